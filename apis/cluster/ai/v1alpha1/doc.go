@@ -1,0 +1,38 @@
+// Package v1alpha1 contains the cluster-scoped (legacy) AI managed resources of
+// provider-coder: AIGatewayKey and AIProvider in ai.coder.crossplane.io.
+// +kubebuilder:object:generate=true
+// +groupName=ai.coder.crossplane.io
+// +versionName=v1alpha1
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/scheme"
+)
+
+// Package type metadata.
+const (
+	Group   = "ai.coder.crossplane.io"
+	Version = "v1alpha1"
+)
+
+var (
+	// SchemeGroupVersion is group version used to register these objects.
+	SchemeGroupVersion = schema.GroupVersion{Group: Group, Version: Version}
+
+	// SchemeBuilder is used to add go types to the GroupVersionKind scheme.
+	SchemeBuilder = &scheme.Builder{GroupVersion: SchemeGroupVersion}
+)
+
+// Kinds of this group, as the rest of the provider names them.
+var (
+	AIGatewayKeyKind             = "AIGatewayKey"
+	AIGatewayKeyGroupVersionKind = SchemeGroupVersion.WithKind(AIGatewayKeyKind)
+	AIProviderKind               = "AIProvider"
+	AIProviderGroupVersionKind   = SchemeGroupVersion.WithKind(AIProviderKind)
+)
+
+func init() {
+	SchemeBuilder.Register(&AIGatewayKey{}, &AIGatewayKeyList{})
+	SchemeBuilder.Register(&AIProvider{}, &AIProviderList{})
+}

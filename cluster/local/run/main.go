@@ -1,0 +1,163 @@
+// Command run is `make run`: it starts a local Kubernetes control plane and a
+// fake Coder (or uses CODER_URL and CODER_TOKEN), installs the CRDs and
+// examples/quickstart, and runs the provider in the foreground. Ctrl-C stops
+// everything it started.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"syscall"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+)
+
+// quickstartNamespace is where examples/quickstart puts its objects.
+const quickstartNamespace = "team-a"
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "make run:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	start := time.Now()
+
+	bin, err := controlplane.BinDir()
+	if err != nil {
+		return err
+	}
+	say("starting etcd, kube-apiserver and kube-controller-manager ...")
+	cp, err := controlplane.Start(ctx, controlplane.Options{BinDir: bin})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = cp.Stop() }()
+
+	url, token := os.Getenv("CODER_URL"), os.Getenv("CODER_TOKEN")
+	if url == "" {
+		fake := fakecoder.New(fakecoder.Options{})
+		addr := os.Getenv("FAKECODER_LISTEN")
+		if addr == "" {
+			addr = "127.0.0.1:0"
+		}
+		if err := fake.StartOn(addr); err != nil {
+			return err
+		}
+		defer fake.Close()
+		url, token = fake.URL(), fake.Token()
+		say("fake Coder at %s (admin API %s)", url, fake.AdminURL())
+	} else if token == "" {
+		return errors.New("CODER_URL is set but CODER_TOKEN is not")
+	} else {
+		say("using the Coder at %s", url)
+	}
+
+	if err := crds.Install(ctx, cp.Config); err != nil {
+		return err
+	}
+	s, err := provider.Scheme()
+	if err != nil {
+		return err
+	}
+	kube, err := client.New(cp.Config, client.Options{Scheme: s})
+	if err != nil {
+		return err
+	}
+	if err := applyQuickstart(ctx, kube, url, token); err != nil {
+		return err
+	}
+	say("control plane, CRDs and quickstart ready in %s", time.Since(start).Round(time.Millisecond))
+	say("")
+	say("export KUBECONFIG=%s", cp.KubeconfigPath)
+	say("kubectl get providerconfigs.coder.m.crossplane.io,aigatewaykeys.ai.coder.m.crossplane.io -A")
+	say("kubectl -n %s get secret gateway-key -o jsonpath='{.data.keyPrefix}' | base64 -d", quickstartNamespace)
+	say("kubectl get events -A --watch")
+	say("(kubectl is at %s)", filepath.Join(bin, "kubectl"))
+	say("")
+
+	o := provider.DefaultOptions()
+	o.Debug = os.Getenv("DEBUG") != ""
+	o.PollInterval = 15 * time.Second
+	o.MetricsBindAddress = "127.0.0.1:8080"
+	o.HealthProbeBindAddress = "127.0.0.1:8081"
+	err = provider.Run(ctx, cp.Config, o)
+	if ctx.Err() != nil {
+		say("stopping everything make run started")
+		return nil
+	}
+	return err
+}
+
+// applyQuickstart creates the token Secret and every object of
+// examples/quickstart, pointing the ProviderConfig at url.
+func applyQuickstart(ctx context.Context, kube client.Client, url, token string) error {
+	files, err := filepath.Glob(filepath.Join(crds.RepoRoot(), "examples", "quickstart", "*.yaml"))
+	if err != nil {
+		return err
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		d := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+		for {
+			u := &unstructured.Unstructured{}
+			if err := d.Decode(u); err != nil {
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				return fmt.Errorf("cannot decode %s: %w", f, err)
+			}
+			if u.Object == nil {
+				continue
+			}
+			if u.GetKind() == "ProviderConfig" {
+				if err := unstructured.SetNestedField(u.Object, url, "spec", "url"); err != nil {
+					return err
+				}
+			}
+			if err := kube.Create(ctx, u); err != nil && !kerrors.IsAlreadyExists(err) {
+				return fmt.Errorf("cannot create %s %s: %w", u.GetKind(), u.GetName(), err)
+			}
+			if u.GetKind() == "Namespace" && u.GetName() == quickstartNamespace {
+				secret := &corev1.Secret{
+					ObjectMeta: metav1.ObjectMeta{Namespace: quickstartNamespace, Name: "coder-token"},
+					Data:       map[string][]byte{"token": []byte(token)},
+				}
+				if err := kube.Create(ctx, secret); err != nil && !kerrors.IsAlreadyExists(err) {
+					return fmt.Errorf("cannot create the token Secret: %w", err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func say(format string, args ...any) {
+	fmt.Printf("==> "+format+"\n", args...)
+}

@@ -1,0 +1,39 @@
+// Command provider runs provider-coder, the Crossplane provider for Coder's
+// AI Gateway keys and AI providers.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
+)
+
+func main() {
+	o := provider.DefaultOptions()
+	fs := flag.NewFlagSet("provider", flag.ExitOnError)
+	fs.BoolVar(&o.Debug, "debug", o.Debug, "Run with debug logging.")
+	fs.DurationVar(&o.PollInterval, "poll", o.PollInterval, "How often each managed resource checks Coder for drift.")
+	fs.DurationVar(&o.SyncInterval, "sync", o.SyncInterval, "How often every watched object is reconciled again.")
+	fs.IntVar(&o.MaxReconcileRate, "max-reconcile-rate", o.MaxReconcileRate, "The global maximum rate per second at which resources may be reconciled.")
+	fs.BoolVar(&o.LeaderElection, "leader-election", o.LeaderElection, "Use leader election so that only one replica reconciles.")
+	fs.BoolVar(&o.ManagementPolicies, "enable-management-policies", o.ManagementPolicies, "Honour spec.managementPolicies on managed resources.")
+	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the Prometheus metrics endpoint binds to; 0 disables it.")
+	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the health and readiness probes bind to.")
+	fs.DurationVar(&o.CoderTimeout, "coder-timeout", o.CoderTimeout, "Timeout of each request to Coder.")
+	fs.DurationVar(&o.KeyListTTL, "key-list-ttl", o.KeyListTTL, "How long one list of AI Gateway keys serves every key of a ProviderConfig.")
+	_ = fs.Parse(os.Args[1:])
+
+	cfg, err := ctrl.GetConfig()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "provider-coder: cannot get Kubernetes config:", err)
+		os.Exit(1)
+	}
+	if err := provider.Run(ctrl.SetupSignalHandler(), cfg, o); err != nil {
+		fmt.Fprintln(os.Stderr, "provider-coder:", err)
+		os.Exit(1)
+	}
+}

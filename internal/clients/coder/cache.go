@@ -1,0 +1,131 @@
+package coder
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"sync"
+	"time"
+)
+
+// Cache keeps one Client per Config, so reconciles that connect on every pass
+// reuse the same connections instead of building a transport each time.
+// Entries are keyed by a hash of the Config, never by the token itself, and
+// are dropped after being unused for the idle period or, beyond the size
+// bound, least recently used first.
+type Cache struct {
+	max  int
+	idle time.Duration
+
+	mu      sync.Mutex
+	entries map[[sha256.Size]byte]*cacheEntry
+}
+
+type cacheEntry struct {
+	client   *Client
+	lastUsed time.Time
+}
+
+// NewCache returns a Cache of at most size clients (at least 1) that drops a
+// client unused for idle (never, when idle is not positive).
+func NewCache(size int, idle time.Duration) *Cache {
+	return &Cache{max: max(size, 1), idle: idle, entries: map[[sha256.Size]byte]*cacheEntry{}}
+}
+
+// Get returns the cached Client for cfg, creating it on first use.
+func (c *Cache) Get(cfg Config) (*Client, error) {
+	k := cacheKey(cfg)
+	now := time.Now()
+
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.evictIdle(now)
+	if e, ok := c.entries[k]; ok {
+		e.lastUsed = now
+		return e.client, nil
+	}
+	cl, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.entries) >= c.max {
+		c.evictOldest()
+	}
+	c.entries[k] = &cacheEntry{client: cl, lastUsed: now}
+	return cl, nil
+}
+
+// Len is the number of cached clients.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}
+
+func (c *Cache) evictIdle(now time.Time) {
+	if c.idle <= 0 {
+		return
+	}
+	for k, e := range c.entries {
+		if now.Sub(e.lastUsed) > c.idle {
+			c.drop(k)
+		}
+	}
+}
+
+func (c *Cache) evictOldest() {
+	var (
+		oldest [sha256.Size]byte
+		at     time.Time
+		found  bool
+	)
+	for k, e := range c.entries {
+		if !found || e.lastUsed.Before(at) {
+			oldest, at, found = k, e.lastUsed, true
+		}
+	}
+	if found {
+		c.drop(oldest)
+	}
+}
+
+// drop forgets a client. A reconcile may still hold it, so only its idle
+// connections are closed; requests in progress finish.
+func (c *Cache) drop(k [sha256.Size]byte) {
+	c.entries[k].client.CloseIdleConnections()
+	delete(c.entries, k)
+}
+
+// Fingerprint identifies cfg without revealing it: equal configs have equal
+// fingerprints, and any change (a rotated token, a new CA) changes it. It is
+// meant for comparisons in memory; there is no reason to publish it.
+func Fingerprint(cfg Config) string {
+	k := cacheKey(cfg)
+	return hex.EncodeToString(k[:])
+}
+
+// cacheKey hashes every field that shapes a Client, each length-prefixed so
+// no two configs share an encoding.
+func cacheKey(cfg Config) [sha256.Size]byte {
+	h := sha256.New()
+	field := func(b []byte) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	field([]byte(cfg.URL))
+	field([]byte(cfg.Token))
+	field(cfg.CABundle)
+	if cfg.InsecureSkipVerify {
+		field([]byte{1})
+	} else {
+		field([]byte{0})
+	}
+	var t [8]byte
+	binary.BigEndian.PutUint64(t[:], uint64(cfg.Timeout))
+	field(t[:])
+	var k [sha256.Size]byte
+	copy(k[:], h.Sum(nil))
+	return k
+}

@@ -1,0 +1,246 @@
+// Package coder is the one way provider-coder talks to Coder. It owns the
+// HTTP client (TLS, timeouts, connection reuse, request metrics), one typed
+// method per Coder call over codersdk, the classification of every error into
+// a small set of classes controllers can act on, and the shared AI Gateway key
+// list.
+//
+// It is built from plain data (Config) and must not import the provider's API
+// types, build Kubernetes conditions, or log. Nothing it returns or prints may
+// contain the session token or any request body: errors from this package are
+// safe to put in a Kubernetes condition as they are.
+package coder
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
+)
+
+// DefaultTimeout bounds one request when Config.Timeout is zero.
+const DefaultTimeout = 30 * time.Second
+
+// Path templates of the Coder endpoints we call. They label metrics and
+// errors, so they never contain a concrete id.
+const (
+	EndpointBuildInfo = "/api/v2/buildinfo"
+	EndpointMe        = "/api/v2/users/me"
+	EndpointKeys      = "/api/v2/ai-gateway/keys"
+	EndpointKey       = "/api/v2/ai-gateway/keys/{id}"
+	EndpointProviders = "/api/v2/ai/providers"
+	EndpointProvider  = "/api/v2/ai/providers/{idOrName}"
+)
+
+// Config is everything needed to reach one Coder deployment.
+type Config struct {
+	// URL is Coder's access URL, http or https.
+	URL string
+
+	// Token is a Coder session token. It is sent only as a request header and
+	// never appears in an error, a log line, or a printed Config.
+	Token string `json:"-"`
+
+	// CABundle is an optional PEM bundle. When set, Coder's certificate must
+	// chain to exactly these roots; see tlsConfig for why the system roots are
+	// then not trusted.
+	CABundle []byte
+
+	// InsecureSkipVerify disables certificate verification. Only an explicit
+	// setting turns it on.
+	InsecureSkipVerify bool
+
+	// Timeout bounds one request, including reading the response body.
+	// Zero means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Format prints a Config without its token for every verb, so no %v, %+v,
+// %#v or %s in a log line or error can leak it.
+func (c Config) Format(f fmt.State, _ rune) {
+	_, _ = fmt.Fprintf(f, "coder.Config{URL: %q, Token: %s, CABundle: %d bytes, InsecureSkipVerify: %t, Timeout: %s}",
+		c.URL, redactedIfSet(c.Token), len(c.CABundle), c.InsecureSkipVerify, c.Timeout)
+}
+
+func redactedIfSet(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return "[REDACTED]"
+}
+
+// Client calls one Coder deployment. It is safe for concurrent use; reuse it
+// (see Cache) so connections are reused across reconciles.
+type Client struct {
+	sdk     *codersdk.Client
+	http    *http.Client
+	url     string
+	timeout time.Duration
+}
+
+// New returns a Client for cfg. It does not contact Coder.
+func New(cfg Config) (*Client, error) {
+	u, err := parseURL(cfg.URL)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Token == "" {
+		return nil, invalid(errNoToken)
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	hc, err := newHTTPClient(cfg, timeout)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{
+		sdk:     codersdk.New(u, codersdk.WithSessionToken(cfg.Token), codersdk.WithHTTPClient(hc)),
+		http:    hc,
+		url:     u.String(),
+		timeout: timeout,
+	}, nil
+}
+
+// Format prints a Client as its URL. The token is held only inside codersdk's
+// client, so not even a copied Client prints it.
+func (c Client) Format(f fmt.State, _ rune) {
+	_, _ = fmt.Fprintf(f, "coder.Client{URL: %q}", c.url)
+}
+
+// Timeout is the per-request bound of this client.
+func (c *Client) Timeout() time.Duration { return c.timeout }
+
+// CloseIdleConnections releases the client's idle connections.
+func (c *Client) CloseIdleConnections() { c.http.CloseIdleConnections() }
+
+// BuildInfo returns Coder's version and deployment id.
+func (c *Client) BuildInfo(ctx context.Context) (codersdk.BuildInfoResponse, error) {
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointBuildInfo)
+	bi, err := c.sdk.BuildInfo(ctx)
+	return bi, wrap(rec, err)
+}
+
+// Me returns the user the token belongs to, which proves the token is valid.
+func (c *Client) Me(ctx context.Context) (codersdk.User, error) {
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointMe)
+	u, err := c.sdk.User(ctx, codersdk.Me)
+	return u, wrap(rec, err)
+}
+
+// ListKeys lists every AI Gateway key. Prefer KeyLister, which shares one list
+// among the callers of a ProviderConfig.
+func (c *Client) ListKeys(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointKeys)
+	keys, err := c.sdk.ListAIGatewayKeys(ctx)
+	return keys, wrap(rec, err)
+}
+
+// CreateKey creates an AI Gateway key. The response carries the key's
+// plaintext, which Coder returns only this once.
+func (c *Client) CreateKey(ctx context.Context, name string) (codersdk.CreateAIGatewayKeyResponse, error) {
+	ctx, rec := c.begin(ctx, http.MethodPost, EndpointKeys)
+	resp, err := c.sdk.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: name})
+	return resp, wrap(rec, err)
+}
+
+// DeleteKey deletes an AI Gateway key. A key that does not exist is a NotFound
+// error.
+func (c *Client) DeleteKey(ctx context.Context, id uuid.UUID) error {
+	ctx, rec := c.begin(ctx, http.MethodDelete, EndpointKey)
+	return wrap(rec, c.sdk.DeleteAIGatewayKey(ctx, id))
+}
+
+// ListProviders lists every AI provider that is not deleted.
+func (c *Client) ListProviders(ctx context.Context) ([]codersdk.AIProvider, error) {
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointProviders)
+	ps, err := c.sdk.AIProviders(ctx)
+	return ps, wrap(rec, err)
+}
+
+// GetProvider returns one AI provider by id or name.
+func (c *Client) GetProvider(ctx context.Context, idOrName string) (codersdk.AIProvider, error) {
+	if err := checkIDOrName(http.MethodGet, idOrName); err != nil {
+		return codersdk.AIProvider{}, err
+	}
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointProvider)
+	p, err := c.sdk.AIProvider(ctx, idOrName)
+	return p, wrap(rec, err)
+}
+
+// CreateProvider creates an AI provider. A name in use is a Conflict error.
+func (c *Client) CreateProvider(ctx context.Context, req codersdk.CreateAIProviderRequest) (codersdk.AIProvider, error) {
+	ctx, rec := c.begin(ctx, http.MethodPost, EndpointProviders, createSecrets(req)...)
+	p, err := c.sdk.CreateAIProvider(ctx, req)
+	return p, wrap(rec, err)
+}
+
+// UpdateProvider patches an AI provider by id or name.
+func (c *Client) UpdateProvider(ctx context.Context, idOrName string, req codersdk.UpdateAIProviderRequest) (codersdk.AIProvider, error) {
+	if err := checkIDOrName(http.MethodPatch, idOrName); err != nil {
+		return codersdk.AIProvider{}, err
+	}
+	ctx, rec := c.begin(ctx, http.MethodPatch, EndpointProvider, updateSecrets(req)...)
+	p, err := c.sdk.UpdateAIProvider(ctx, idOrName, req)
+	return p, wrap(rec, err)
+}
+
+// DeleteProvider soft-deletes an AI provider by id or name. A provider that
+// does not exist (or is already deleted) is a NotFound error.
+func (c *Client) DeleteProvider(ctx context.Context, idOrName string) error {
+	if err := checkIDOrName(http.MethodDelete, idOrName); err != nil {
+		return err
+	}
+	ctx, rec := c.begin(ctx, http.MethodDelete, EndpointProvider)
+	return wrap(rec, c.sdk.DeleteAIProvider(ctx, idOrName))
+}
+
+// checkIDOrName refuses values codersdk would paste into the path unescaped,
+// so a name can never address another endpoint.
+func checkIDOrName(method, idOrName string) error {
+	if _, err := uuid.Parse(idOrName); err == nil {
+		return nil
+	}
+	if codersdk.AIProviderNameRegex.MatchString(idOrName) {
+		return nil
+	}
+	return &Error{method: method, endpoint: EndpointProvider, message: fmt.Sprintf(errFmtIDOrName, idOrName), local: true}
+}
+
+// createSecrets are the values of req that must never appear in an error.
+func createSecrets(req codersdk.CreateAIProviderRequest) []string {
+	s := append([]string{}, req.APIKeys...)
+	return append(s, bedrockSecrets(req.Settings.Bedrock)...)
+}
+
+func updateSecrets(req codersdk.UpdateAIProviderRequest) []string {
+	var s []string
+	if req.APIKeys != nil {
+		for _, m := range *req.APIKeys {
+			if m.APIKey != nil {
+				s = append(s, *m.APIKey)
+			}
+		}
+	}
+	if req.Settings != nil {
+		s = append(s, bedrockSecrets(req.Settings.Bedrock)...)
+	}
+	return s
+}
+
+func bedrockSecrets(b *codersdk.AIProviderBedrockSettings) []string {
+	var s []string
+	if b == nil {
+		return nil
+	}
+	if b.AccessKey != nil {
+		s = append(s, *b.AccessKey)
+	}
+	if b.AccessKeySecret != nil {
+		s = append(s, *b.AccessKeySecret)
+	}
+	return s
+}

@@ -1,0 +1,400 @@
+package coder
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"syscall"
+
+	"github.com/coder/coder/v2/codersdk"
+)
+
+// Class is what a controller needs to know about a failed Coder call.
+type Class string
+
+// Error classes.
+const (
+	// ClassNotFound: Coder's own API answered 404 for the object. A 404 for a
+	// route Coder does not serve, or from something that is not Coder, is
+	// Invalid, so it can never be mistaken for verified absence.
+	ClassNotFound Class = "NotFound"
+	// ClassConflict: the name is taken.
+	ClassConflict Class = "Conflict"
+	// ClassForbidden: see ForbiddenCause.
+	ClassForbidden Class = "Forbidden"
+	// ClassUnauthorized: the session token is missing, invalid or expired.
+	ClassUnauthorized Class = "Unauthorized"
+	// ClassUnavailable: Coder could not be reached or was overloaded; retry.
+	ClassUnavailable Class = "Unavailable"
+	// ClassInvalid: the request or the configuration is wrong; retrying the
+	// same thing will not help.
+	ClassInvalid Class = "Invalid"
+	// ClassTLS: Coder's certificate was not trusted (unknown authority,
+	// wrong host name, expired) or the URL's scheme does not match the
+	// server. It is not Unavailable: an operator must fix the ProviderConfig's
+	// TLS settings or URL, and a retry alone never succeeds.
+	ClassTLS Class = "TLS"
+	// ClassUnknown: anything else, including a caller's cancelled context.
+	ClassUnknown Class = "Unknown"
+)
+
+// ForbiddenCause sentences, for conditions.
+const (
+	CauseNotLicensed  = "Coder is not licensed for AI Gateway, or AI Gateway is not enabled on the deployment"
+	CauseNoPermission = "the token's user lacks permission (needs the Owner role)"
+)
+
+const (
+	errDecode = "cannot read Coder's response"
+
+	// Coder's answer for a path it does not serve, e.g. AI Gateway keys on a
+	// build without the enterprise routes (coderd/httpapi.RouteNotFound).
+	msgRouteNotFound  = "Route not found."
+	hintRouteNotFound = "this Coder does not serve the endpoint; check its version and edition"
+	// Coder's answer when a Premium feature is not entitled
+	// (enterprise/coderd/templates.go, RequireFeatureMW).
+	msgPremiumFeature = "is a Premium feature"
+	// Go's http.Transport answer when an https URL reaches a plain http port.
+	msgHTTPToHTTPS = "server gave HTTP response to HTTPS client"
+
+	maxDetail = 256
+	redacted  = "[REDACTED]"
+)
+
+// Error is a failed Coder call. Its text names the method, the path template,
+// the status and Coder's message and validations. It never quotes our request,
+// and the session token and every secret the request carried are redacted from
+// whatever the server sent back, so it is safe in a Kubernetes condition.
+type Error struct {
+	method   string
+	endpoint string
+
+	// status is 0 when no HTTP response arrived.
+	status      int
+	message     string
+	detail      string
+	validations []codersdk.ValidationError
+	// coderJSON is true when the error body was JSON, i.e. plausibly Coder's.
+	coderJSON bool
+
+	// cause is the transport or decode failure; causeMsg its redacted text.
+	cause    error
+	causeMsg string
+	// sent is true when the request reached the wire before it failed.
+	sent bool
+	// local is true when we refused the call without sending it.
+	local bool
+}
+
+// StatusCode is the HTTP status Coder answered, or 0 when none arrived.
+func (e *Error) StatusCode() int { return e.status }
+
+// Validations are Coder's per-field validation errors, if any.
+func (e *Error) Validations() []codersdk.ValidationError { return e.validations }
+
+// Unwrap exposes transport failures, so errors.Is(err, context.DeadlineExceeded)
+// works. Coder's own error is not exposed: its text is not redacted.
+func (e *Error) Unwrap() error { return e.cause }
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	_, _ = fmt.Fprintf(&b, "%s %s: ", e.method, e.endpoint)
+	switch {
+	case e.local:
+		b.WriteString(e.message)
+	case e.status == 0:
+		b.WriteString("no response from Coder: ")
+		b.WriteString(e.causeMsg)
+	default:
+		_, _ = fmt.Fprintf(&b, "%d %s", e.status, http.StatusText(e.status))
+		if e.status == http.StatusForbidden {
+			// Operators act on the cause, not on Coder's generic text.
+			b.WriteString(": " + forbiddenCause(e.message))
+		}
+		if e.message != "" {
+			b.WriteString(": " + e.message)
+		}
+		if e.detail != "" {
+			b.WriteString(" (" + e.detail + ")")
+		}
+		for _, v := range e.validations {
+			b.WriteString("; " + v.Field + ": " + v.Detail)
+		}
+		if e.causeMsg != "" {
+			b.WriteString(": " + e.causeMsg)
+		}
+	}
+	return b.String()
+}
+
+// Format prints the error's safe text for every verb; %#v would otherwise
+// dump the fields, including the unredacted cause.
+func (e *Error) Format(f fmt.State, _ rune) { _, _ = io.WriteString(f, e.Error()) }
+
+// invalidConfig is a configuration New refused before any request.
+type invalidConfig string
+
+func (e invalidConfig) Error() string { return string(e) }
+
+func invalid(msg string) error { return invalidConfig(msg) }
+
+// wrap turns what codersdk returned into an *Error, using what the transport
+// saw on the wire, and redacts the call's secrets from every string kept.
+func wrap(rec *call, err error) error {
+	if err == nil {
+		return nil
+	}
+	e := &Error{method: rec.method, endpoint: rec.endpoint}
+	var se *codersdk.Error
+	switch {
+	case errors.As(err, &se):
+		e.status = se.StatusCode()
+		e.message, e.detail = se.Message, se.Detail
+		e.validations = append([]codersdk.ValidationError(nil), se.Validations...)
+		e.coderJSON = isJSON(rec.contentType)
+		if rec.location != "" {
+			e.message, e.detail = fmt.Sprintf(errFmtRedirect, rec.location), ""
+		}
+	case rec.status != 0:
+		// A response arrived but its body could not be read or decoded;
+		// codersdk drops the status in that case, the transport kept it.
+		e.status, e.message = rec.status, errDecode
+		e.cause, e.causeMsg = err, err.Error()
+		e.sent = true
+	default:
+		e.cause, e.causeMsg = err, transportMessage(err)
+		e.sent = rec.wrote.Load()
+	}
+	if e.status == http.StatusNotFound && e.message == msgRouteNotFound {
+		e.detail = hintRouteNotFound
+	}
+	r := newRedactor(rec.secrets)
+	e.message = r.Replace(e.message)
+	e.detail = shorten(r.Replace(e.detail))
+	e.causeMsg = r.Replace(e.causeMsg)
+	for i := range e.validations {
+		e.validations[i].Field = r.Replace(e.validations[i].Field)
+		e.validations[i].Detail = r.Replace(e.validations[i].Detail)
+	}
+	return e
+}
+
+// newRedactor replaces every secret, longest first: strings.Replacer takes
+// the first listed of the matches at one position, so a secret that contains
+// another is removed whole.
+func newRedactor(secrets []string) *strings.Replacer {
+	s := slices.Clone(secrets)
+	slices.SortFunc(s, func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, secret := range s {
+		if secret != "" {
+			pairs = append(pairs, secret, redacted)
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
+
+// shorten keeps a detail to one line of bounded length: non-JSON error bodies
+// (a proxy's HTML page) can be kilobytes.
+func shorten(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > maxDetail {
+		return string(r[:maxDetail]) + "..."
+	}
+	return s
+}
+
+// transportMessage drops url.Error's repetition of method and URL, which our
+// error already names as a path template.
+func transportMessage(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+func isNetTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// ClassOf classifies an error returned by this package. It is the one place
+// that maps Coder's statuses and transport failures to classes.
+func ClassOf(err error) Class {
+	if err == nil {
+		return ""
+	}
+	var ic invalidConfig
+	if errors.As(err, &ic) {
+		return ClassInvalid
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		switch {
+		case e.local:
+			return ClassInvalid
+		case e.status == 0:
+			return transportClass(e.cause)
+		}
+		return statusClass(e)
+	}
+	var se *codersdk.Error
+	if errors.As(err, &se) {
+		return statusClass(&Error{status: se.StatusCode(), message: se.Message, validations: se.Validations, coderJSON: true})
+	}
+	return transportClass(err)
+}
+
+func statusClass(e *Error) Class {
+	s := e.status
+	switch {
+	case s == http.StatusUnauthorized:
+		return ClassUnauthorized
+	case s == http.StatusForbidden:
+		return ClassForbidden
+	case s == http.StatusNotFound:
+		if e.coderJSON && e.message != msgRouteNotFound {
+			return ClassNotFound
+		}
+		return ClassInvalid
+	case s == http.StatusConflict, s == http.StatusBadRequest && nameTaken(e):
+		return ClassConflict
+	case s == http.StatusRequestTimeout, s == http.StatusTooManyRequests, s >= 500:
+		return ClassUnavailable
+	case s >= 300:
+		// 400, 405, 413, 422 and redirects: fix the request or the URL.
+		return ClassInvalid
+	case e.message == errDecode:
+		// A success whose body broke off (Unavailable) or is not what we
+		// expect (Unknown).
+		return transportClass(e.cause)
+	case !e.coderJSON:
+		// A success status with a non-JSON body: the URL is not Coder's API.
+		return ClassInvalid
+	}
+	return ClassUnknown
+}
+
+// nameTaken recognises Coder's answer to a duplicate AI Gateway key name,
+// which is a 400 with a name validation, not a 409
+// (enterprise/coderd/aigatewaykeys.go, writeKeyInsertError).
+func nameTaken(e *Error) bool {
+	for _, v := range e.validations {
+		if v.Field == "name" && strings.Contains(v.Detail, "already exists") {
+			return true
+		}
+	}
+	return false
+}
+
+func transportClass(err error) Class {
+	var (
+		certErr    *tls.CertificateVerificationError
+		authErr    x509.UnknownAuthorityError
+		hostErr    x509.HostnameError
+		invalidErr x509.CertificateInvalidError
+		recordErr  tls.RecordHeaderError
+		netErr     net.Error
+		errno      syscall.Errno
+	)
+	switch {
+	case err == nil:
+		return ClassUnknown
+	case errors.As(err, &certErr), errors.As(err, &authErr), errors.As(err, &hostErr),
+		errors.As(err, &invalidErr), errors.As(err, &recordErr),
+		strings.Contains(err.Error(), msgHTTPToHTTPS):
+		return ClassTLS
+	case errors.Is(err, context.Canceled) && !isNetTimeout(err):
+		// The caller gave up; that says nothing about Coder.
+		return ClassUnknown
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr), errors.As(err, &errno),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		// Timeouts, refused and reset connections, DNS failures.
+		return ClassUnavailable
+	}
+	return ClassUnknown
+}
+
+// IsNotFound is true when Coder verified the object does not exist.
+func IsNotFound(err error) bool { return ClassOf(err) == ClassNotFound }
+
+// IsConflict is true when the name is taken.
+func IsConflict(err error) bool { return ClassOf(err) == ClassConflict }
+
+// IsForbidden is true when Coder refused the token's user; see ForbiddenCause.
+func IsForbidden(err error) bool { return ClassOf(err) == ClassForbidden }
+
+// IsUnauthorized is true when the session token was not accepted.
+func IsUnauthorized(err error) bool { return ClassOf(err) == ClassUnauthorized }
+
+// IsUnavailable is true when retrying later may succeed.
+func IsUnavailable(err error) bool { return ClassOf(err) == ClassUnavailable }
+
+// IsInvalid is true when the request or configuration must change.
+func IsInvalid(err error) bool { return ClassOf(err) == ClassInvalid }
+
+// IsTLS is true when Coder's certificate was not trusted.
+func IsTLS(err error) bool { return ClassOf(err) == ClassTLS }
+
+// ForbiddenCause says, in a short sentence for a condition, why Coder answered
+// 403: AI Gateway keys need an AI Gateway entitlement that is enabled on the
+// deployment, and every call needs a user allowed to manage the object (the
+// Owner role). It returns "" when err is not Forbidden.
+func ForbiddenCause(err error) string {
+	if !IsForbidden(err) {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return forbiddenCause(e.message)
+	}
+	var se *codersdk.Error
+	if errors.As(err, &se) {
+		return forbiddenCause(se.Message)
+	}
+	return CauseNoPermission
+}
+
+func forbiddenCause(message string) string {
+	if strings.Contains(message, msgPremiumFeature) {
+		return CauseNotLicensed
+	}
+	return CauseNoPermission
+}
+
+// Timeout is true when the outcome is uncertain: the request may have been
+// applied although no answer arrived, as after a client timeout or a
+// connection reset once the request was sent, a success response whose body
+// was lost, or a proxy's 502 or 504. A call refused before sending (connection
+// refused, DNS, TLS) is not uncertain. After an uncertain create, look the
+// object up before trying again.
+func Timeout(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) || e.local {
+		return false
+	}
+	switch {
+	case e.status == 0:
+		return e.sent
+	case e.status == http.StatusBadGateway, e.status == http.StatusGatewayTimeout:
+		return true
+	case e.status >= 200 && e.status < 300:
+		return e.sent
+	}
+	return false
+}

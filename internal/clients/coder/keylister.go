@@ -1,0 +1,122 @@
+package coder
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+)
+
+// DefaultKeyListTTL is how long a key list serves callers when NewKeyLister
+// is given no TTL: long enough to cover every key of a ProviderConfig polling
+// at about the same time, short enough that changes made outside show soon.
+const DefaultKeyListTTL = 5 * time.Second
+
+// KeyLister shares one AI Gateway key list per scope (a ProviderConfig and
+// its URL) among every caller: concurrent callers share one request, and a
+// successful list serves later callers for the TTL. Errors are not cached.
+type KeyLister struct {
+	ttl time.Duration
+
+	mu     sync.Mutex
+	scopes map[string]*keyScope
+}
+
+type keyScope struct {
+	// gen counts Invalidate calls. A list is served or stored only for the
+	// generation it started in, so one started before our own create or
+	// delete never answers a caller that came after it.
+	gen uint64
+
+	cached  []codersdk.AIGatewayKey
+	valid   bool
+	expires time.Time
+
+	flight *keyFlight
+}
+
+type keyFlight struct {
+	gen  uint64
+	done chan struct{}
+	keys []codersdk.AIGatewayKey
+	err  error
+}
+
+// NewKeyLister returns a KeyLister whose lists live for ttl, or for
+// DefaultKeyListTTL when ttl is not positive.
+func NewKeyLister(ttl time.Duration) *KeyLister {
+	if ttl <= 0 {
+		ttl = DefaultKeyListTTL
+	}
+	return &KeyLister{ttl: ttl, scopes: map[string]*keyScope{}}
+}
+
+// List returns the keys of scope, listing them with c unless a list of the
+// current generation is cached or in flight. A caller whose ctx ends gets
+// ctx.Err() and leaves the list running for the others; the list itself is
+// bounded by c's timeout.
+func (l *KeyLister) List(ctx context.Context, scope string, c *Client) ([]codersdk.AIGatewayKey, error) {
+	l.mu.Lock()
+	s := l.scopes[scope]
+	if s == nil {
+		s = &keyScope{}
+		l.scopes[scope] = s
+	}
+	if s.valid && time.Now().Before(s.expires) {
+		keys := slices.Clone(s.cached)
+		l.mu.Unlock()
+		return keys, nil
+	}
+	f := s.flight
+	if f == nil || f.gen != s.gen {
+		f = &keyFlight{gen: s.gen, done: make(chan struct{})}
+		s.flight = f
+		// Detached from this caller's cancellation, which must not fail the
+		// others, but keeping its values (e.g. the logger).
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.Timeout())
+		go func() {
+			defer cancel()
+			l.run(fctx, s, f, c)
+		}()
+	}
+	l.mu.Unlock()
+
+	select {
+	case <-f.done:
+		// Each caller gets its own slice; the shared one stays intact.
+		return slices.Clone(f.keys), f.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Client) {
+	keys, err := c.ListKeys(ctx)
+
+	l.mu.Lock()
+	f.keys, f.err = keys, err
+	if s.flight == f {
+		s.flight = nil
+	}
+	if err == nil && f.gen == s.gen {
+		s.cached, s.valid, s.expires = keys, true, time.Now().Add(l.ttl)
+	}
+	l.mu.Unlock()
+	close(f.done)
+}
+
+// Invalidate forgets the list of scope, including one in flight: callers that
+// arrive afterwards get a list that started afterwards. Call it after our own
+// create or delete of a key.
+func (l *KeyLister) Invalidate(scope string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.scopes[scope]
+	if s == nil {
+		return
+	}
+	s.gen++
+	s.cached, s.valid = nil, false
+}

@@ -1,0 +1,87 @@
+package aigatewaykey
+
+import (
+	"strings"
+)
+
+// maxKeyNameLength is Coder's limit on AI Gateway key names (a CHECK
+// constraint on ai_gateway_keys.name).
+const maxKeyNameLength = 64
+
+// uidChars is how many hex characters of the managed resource's UID the
+// derived name carries. They tie a Coder key to one incarnation of the
+// object, so a re-created object with the same name never adopts or deletes
+// an earlier incarnation's key.
+const uidChars = 8
+
+// KeyName derives the Coder-side name of a key from the managed resource's
+// name prefix, namespace (empty for cluster-scoped resources), name and UID.
+// The result matches ^[a-z0-9]+(-[a-z0-9]+)*$ and is at most 64 characters;
+// the UID suffix is never shortened, the namespace and name are.
+func KeyName(prefix, namespace, name, uid string) string {
+	suffix := strings.ReplaceAll(sanitize(uid), "-", "")
+	if len(suffix) > uidChars {
+		suffix = suffix[:uidChars]
+	}
+	parts := make([]string, 0, 4)
+	for _, p := range []string{prefix, namespace, name} {
+		if s := sanitize(p); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	// Room left for the readable parts: the limit minus the suffix and the
+	// hyphen before it.
+	room := maxKeyNameLength - len(suffix) - 1
+	readable := shorten(parts, room)
+	if readable == "" {
+		return suffix
+	}
+	if suffix == "" {
+		return readable
+	}
+	return readable + "-" + suffix
+}
+
+// shorten joins parts with hyphens in at most room characters, cutting the
+// longest part one character at a time so that each part keeps a
+// recognisable start.
+func shorten(parts []string, room int) string {
+	for {
+		joined := strings.Join(parts, "-")
+		if len(joined) <= room {
+			return joined
+		}
+		longest := 0
+		for i := range parts {
+			if len(parts[i]) > len(parts[longest]) {
+				longest = i
+			}
+		}
+		if len(parts[longest]) <= 1 {
+			// Every part is one character and it still does not fit: drop
+			// the first part (the prefix is the least identifying).
+			parts = parts[1:]
+			continue
+		}
+		parts[longest] = strings.TrimRight(parts[longest][:len(parts[longest])-1], "-")
+	}
+}
+
+// sanitize lowercases s and turns every run of characters outside [a-z0-9]
+// into one hyphen, trimming hyphens at both ends.
+func sanitize(s string) string {
+	var b strings.Builder
+	hyphen := false
+	for _, r := range strings.ToLower(s) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if hyphen && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			hyphen = false
+			b.WriteRune(r)
+			continue
+		}
+		hyphen = true
+	}
+	return b.String()
+}

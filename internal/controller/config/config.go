@@ -1,0 +1,256 @@
+// Package config reconciles the three ProviderConfig kinds: it reports
+// whether Coder answers and accepts the session token, records the Coder
+// deployment, and counts the managed resources that use each ProviderConfig.
+// It must not create anything in Coder.
+package config
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+// SecretsIndex is the field index on ProviderConfigs listing the Secrets
+// (namespace/name) each one reads, so a Secret change re-checks them.
+const SecretsIndex = "coder.crossplane.io/secrets"
+
+// Reasons of the Ready condition of a ProviderConfig. Each names what an
+// operator has to look at.
+const (
+	// ReasonCredentialsUnavailable: the token Secret or CA Secret cannot be read.
+	ReasonCredentialsUnavailable xpv2.ConditionReason = "CredentialsUnavailable"
+	// ReasonCoderUnreachable: /api/v2/buildinfo did not answer.
+	ReasonCoderUnreachable xpv2.ConditionReason = "CoderUnreachable"
+	// ReasonUnauthorized: Coder rejected the session token.
+	ReasonUnauthorized xpv2.ConditionReason = "Unauthorized"
+	// ReasonConnected: Coder answered and accepted the token.
+	ReasonConnected xpv2.ConditionReason = "Connected"
+)
+
+const (
+	errGetPC        = "cannot get ProviderConfig"
+	errDependents   = "cannot count dependents"
+	errUpdateStatus = "cannot update ProviderConfig status"
+	errClient       = "cannot build Coder client"
+)
+
+// Options configure the ProviderConfig reconcilers.
+type Options struct {
+	Logger logging.Logger
+	// Clients builds and reuses Coder clients.
+	Clients *coder.Cache
+	// Poll is how often a Ready ProviderConfig re-checks Coder.
+	Poll time.Duration
+	// Timeout bounds each Coder request.
+	Timeout time.Duration
+	// MaxConcurrentReconciles per ProviderConfig kind.
+	MaxConcurrentReconciles int
+}
+
+// Setup adds a reconciler for each ProviderConfig kind to the manager. The
+// field indexes it needs must already be registered (see SetupIndexes).
+func Setup(mgr ctrl.Manager, o Options) error {
+	checks := &checkCache{entries: map[providerconfig.Ref]check{}}
+	for _, gk := range providerconfig.Kinds() {
+		if err := setupKind(mgr, gk, o, checks); err != nil {
+			return errors.Wrapf(err, "cannot set up %s reconciler", gk.Kind)
+		}
+	}
+	return nil
+}
+
+// SetupIndexes registers the field indexes of ProviderConfigs and managed
+// resources with the manager's cache.
+func SetupIndexes(ctx context.Context, mgr ctrl.Manager) error {
+	for _, gk := range providerconfig.Kinds() {
+		pc, _ := providerconfig.New(gk)
+		if err := mgr.GetFieldIndexer().IndexField(ctx, pc, SecretsIndex, indexSecrets); err != nil {
+			return errors.Wrapf(err, "cannot index %s by Secret", gk.Kind)
+		}
+	}
+	for _, k := range providerconfig.ManagedKinds() {
+		if err := mgr.GetFieldIndexer().IndexField(ctx, k.New(), providerconfig.DependentsIndex, providerconfig.IndexDependents); err != nil {
+			return errors.Wrapf(err, "cannot index %s by ProviderConfig", k.Kind)
+		}
+	}
+	return nil
+}
+
+func indexSecrets(o client.Object) []string {
+	pc, ok := o.(providerconfig.Object)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for _, s := range providerconfig.ConnectionOf(pc).Secrets() {
+		out = append(out, s.NamespacedName().String())
+	}
+	return out
+}
+
+func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, checks *checkCache) error {
+	pc, err := providerconfig.New(gk)
+	if err != nil {
+		return err
+	}
+	r := &Reconciler{
+		kube:    mgr.GetClient(),
+		kind:    gk,
+		clients: o.Clients,
+		log:     o.Logger.WithValues("controller", strings.ToLower(gk.Kind)+"."+gk.Group),
+		poll:    o.Poll,
+		timeout: o.Timeout,
+		checks:  checks,
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(strings.ToLower(gk.Kind)+"."+gk.Group).
+		For(pc).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, o.MaxConcurrentReconciles)}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsUsingSecret))
+	for _, k := range providerconfig.ManagedKinds() {
+		// Creating and deleting dependents changes status.users.
+		b = b.Watches(k.New(), handler.EnqueueRequestsFromMapFunc(r.configOfDependent), builder.WithPredicates(dependentChanged()))
+	}
+	return b.Complete(r)
+}
+
+// A Reconciler reconciles one ProviderConfig kind.
+type Reconciler struct {
+	kube    client.Client
+	kind    schema.GroupKind
+	clients *coder.Cache
+	log     logging.Logger
+	poll    time.Duration
+	timeout time.Duration
+	checks  *checkCache
+}
+
+// Reconcile checks Coder for one ProviderConfig and records the result.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ref := providerconfig.Ref{GroupKind: r.kind, Namespace: req.Namespace, Name: req.Name}
+	log := r.log.WithValues("request", ref.String())
+
+	pc, err := providerconfig.Get(ctx, r.kube, ref)
+	if kerrors.IsNotFound(errors.Cause(err)) {
+		r.checks.forget(ref)
+		return reconcile.Result{}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, errors.Wrap(err, errGetPC)
+	}
+	before := providerconfig.StatusOf(pc).DeepCopy()
+
+	deps, err := providerconfig.ListDependents(ctx, r.kube, ref)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrap(err, errDependents)
+	}
+	pc.SetUsers(int64(len(deps)))
+
+	c := r.check(ctx, pc)
+	status := providerconfig.StatusOf(pc)
+	status.DeploymentID, status.Version = c.deploymentID, c.version
+	pc.SetConditions(c.condition)
+
+	if !equality.Semantic.DeepEqual(before, status) {
+		log.Debug("ProviderConfig status changed", "ready", c.condition.Status, "reason", c.condition.Reason, "users", len(deps))
+		if err := r.kube.Status().Update(ctx, pc); err != nil {
+			return reconcile.Result{}, errors.Wrap(resource.IgnoreNotFound(err), errUpdateStatus)
+		}
+	}
+	if c.condition.Status != corev1.ConditionTrue {
+		// Not ready: retry sooner than the poll, with the workqueue's
+		// backoff bounding the load on a Coder that is down.
+		return reconcile.Result{RequeueAfter: min(r.poll, 10*time.Second)}, nil
+	}
+	return reconcile.Result{RequeueAfter: r.poll}, nil
+}
+
+// check asks Coder for its build info and the token's user, reusing a
+// result younger than the poll interval for the same inputs, so a burst of
+// dependent changes does not become a burst of Coder requests.
+func (r *Reconciler) check(ctx context.Context, pc providerconfig.Object) check {
+	ref := providerconfig.RefOfConfig(pc)
+	conn := providerconfig.ConnectionOf(pc)
+	cfg, err := providerconfig.ClientConfig(ctx, r.kube, conn, r.timeout)
+	if err != nil {
+		return check{condition: unavailable(ReasonCredentialsUnavailable, err)}
+	}
+	key := checkKey{generation: pc.GetGeneration(), client: coder.Fingerprint(cfg)}
+	if c, ok := r.checks.get(ref, key, time.Now(), r.poll); ok {
+		return c
+	}
+	c := r.askCoder(ctx, cfg)
+	c.key, c.at = key, time.Now()
+	r.checks.put(ref, c)
+	return c
+}
+
+func (r *Reconciler) askCoder(ctx context.Context, cfg coder.Config) check {
+	cl, err := r.clients.Get(cfg)
+	if err != nil {
+		return check{condition: unavailable(ReasonCredentialsUnavailable, errors.Wrap(err, errClient))}
+	}
+	bi, err := cl.BuildInfo(ctx)
+	if err != nil {
+		return check{condition: unavailable(ReasonCoderUnreachable, err)}
+	}
+	c := check{deploymentID: bi.DeploymentID, version: bi.Version}
+	if _, err := cl.Me(ctx); err != nil {
+		reason := ReasonCoderUnreachable
+		if coder.IsUnauthorized(err) {
+			reason = ReasonUnauthorized
+		}
+		c.condition = unavailable(reason, err)
+		return c
+	}
+	c.condition = xpv2.Available()
+	c.condition.Reason = ReasonConnected
+	return c
+}
+
+func unavailable(reason xpv2.ConditionReason, err error) xpv2.Condition {
+	c := xpv2.Unavailable().WithMessage(err.Error())
+	c.Reason = reason
+	return c
+}
+
+func (r *Reconciler) configsUsingSecret(ctx context.Context, o client.Object) []reconcile.Request {
+	pcs, err := r.listKind(ctx, client.MatchingFields{SecretsIndex: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}.String()})
+	if err != nil {
+		r.log.Info("Cannot list ProviderConfigs using a Secret", "error", err)
+		return nil
+	}
+	return pcs
+}
+
+func (r *Reconciler) configOfDependent(_ context.Context, o client.Object) []reconcile.Request {
+	mg, ok := o.(resource.Managed)
+	if !ok {
+		return nil
+	}
+	ref, err := providerconfig.RefOf(mg)
+	if err != nil || ref.GroupKind != r.kind {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: ref.NamespacedName()}}
+}

@@ -1,0 +1,102 @@
+package config
+
+import (
+	"context"
+	"reflect"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+// listKind lists the ProviderConfigs of the reconciler's kind that match the
+// options, as requests.
+func (r *Reconciler) listKind(ctx context.Context, opts ...client.ListOption) ([]reconcile.Request, error) {
+	l, err := providerconfig.NewList(r.kind)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.kube.List(ctx, l, opts...); err != nil {
+		return nil, err
+	}
+	var out []reconcile.Request
+	for _, pc := range providerconfig.Items(l) {
+		out = append(out, reconcile.Request{NamespacedName: providerconfig.RefOfConfig(pc).NamespacedName()})
+	}
+	return out, nil
+}
+
+// dependentChanged passes the events of a managed resource that change the
+// dependents of a ProviderConfig: created, deleted, its deletion started, or
+// its providerConfigRef changed.
+func dependentChanged() predicate.Predicate {
+	return predicate.Funcs{
+		CreateFunc: func(event.CreateEvent) bool { return true },
+		DeleteFunc: func(event.DeleteEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(resource.Managed)
+			n, ok2 := e.ObjectNew.(resource.Managed)
+			if !ok1 || !ok2 {
+				return false
+			}
+			if (o.GetDeletionTimestamp() == nil) != (n.GetDeletionTimestamp() == nil) {
+				return true
+			}
+			ro, _ := providerconfig.RefOf(o)
+			rn, _ := providerconfig.RefOf(n)
+			return ro != rn
+		},
+		GenericFunc: func(event.GenericEvent) bool { return false },
+	}
+}
+
+// A check is the outcome of asking Coder about a ProviderConfig.
+type check struct {
+	key          checkKey
+	at           time.Time
+	condition    xpv2.Condition
+	deploymentID string
+	version      string
+}
+
+// checkKey is what a check depends on: the spec and the credentials.
+type checkKey struct {
+	generation int64
+	client     string
+}
+
+// checkCache remembers the last check per ProviderConfig.
+type checkCache struct {
+	mu      sync.Mutex
+	entries map[providerconfig.Ref]check
+}
+
+func (c *checkCache) get(ref providerconfig.Ref, key checkKey, now time.Time, maxAge time.Duration) (check, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[ref]
+	if !ok || !reflect.DeepEqual(e.key, key) || now.Sub(e.at) >= maxAge {
+		return check{}, false
+	}
+	return e, true
+}
+
+func (c *checkCache) put(ref providerconfig.Ref, e check) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.entries[ref] = e
+}
+
+func (c *checkCache) forget(ref providerconfig.Ref) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.entries, ref)
+}

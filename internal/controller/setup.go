@@ -1,0 +1,65 @@
+// Package controller wires every controller of provider-coder into a
+// manager: the ProviderConfig reconcilers and the managed reconcilers of both
+// scopes. Scope-specific parts are the GroupVersionKinds alone; each kind has
+// one external client for both scopes.
+package controller
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
+	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+// Options configure every controller.
+type Options struct {
+	controller.Options
+	// CoderTimeout bounds each Coder request.
+	CoderTimeout time.Duration
+	// KeyListTTL is how long one list of AI Gateway keys serves every key of
+	// a ProviderConfig.
+	KeyListTTL time.Duration
+	// ManagementPolicies enables management policies on managed resources.
+	ManagementPolicies bool
+}
+
+// Setup adds every controller of the provider to the manager.
+func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
+	if err := config.SetupIndexes(ctx, mgr); err != nil {
+		return err
+	}
+	clients := coder.NewCache(256, 30*time.Minute)
+	if err := config.Setup(mgr, config.Options{
+		Logger:                  o.Logger,
+		Clients:                 clients,
+		Poll:                    o.PollInterval,
+		Timeout:                 o.CoderTimeout,
+		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
+	}); err != nil {
+		return err
+	}
+	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
+	keys := coder.NewKeyLister(o.KeyListTTL)
+	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind, clusteraiv1alpha1.AIGatewayKeyGroupVersionKind} {
+		if err := aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{
+			Options:            o.Options,
+			Connector:          conn,
+			Keys:               keys,
+			ManagementPolicies: o.ManagementPolicies,
+		}); err != nil {
+			return errors.Wrapf(err, "cannot set up %s", gvk)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,56 @@
+// Package metrics owns every Prometheus metric of provider-coder. Metrics are
+// registered once, with controller-runtime's registry, so the manager serves
+// them next to crossplane-runtime's managed-resource metrics; other packages
+// record through the small functions here and never touch a collector.
+//
+// Labels carry only bounded values that are safe to publish: kinds, path
+// templates, HTTP methods, status codes, reasons. Never a secret in a label,
+// and never a per-object value (names, ids, URLs), which would also make the
+// series count unbounded.
+package metrics
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+const namespace = "provider_coder"
+
+// Coder API requests, as seen by the one Coder client.
+var (
+	coderAPIRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace,
+		Subsystem: "coder_api",
+		Name:      "requests_total",
+		Help:      "Requests to the Coder API by endpoint path template, method and HTTP status code (\"error\" when no response arrived).",
+	}, []string{"endpoint", "method", "code"})
+
+	coderAPIRequestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace,
+		Subsystem: "coder_api",
+		Name:      "request_duration_seconds",
+		Help:      "Duration of requests to the Coder API by endpoint path template and method.",
+		// Up to the client's default 30s timeout, so slow Coders are visible.
+		Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+	}, []string{"endpoint", "method"})
+)
+
+// CodeError is the code label of a request that got no HTTP response.
+const CodeError = "error"
+
+func init() {
+	metrics.Registry.MustRegister(
+		coderAPIRequests,
+		coderAPIRequestDuration,
+	)
+}
+
+// ObserveCoderRequest records one request to the Coder API. endpoint must be a
+// path template (/api/v2/ai/providers/{idOrName}), never a concrete path, and
+// code an HTTP status code or CodeError.
+func ObserveCoderRequest(endpoint, method, code string, d time.Duration) {
+	coderAPIRequests.WithLabelValues(endpoint, method, code).Inc()
+	coderAPIRequestDuration.WithLabelValues(endpoint, method).Observe(d.Seconds())
+}

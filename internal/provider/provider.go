@@ -1,0 +1,137 @@
+// Package provider builds and runs the provider-coder manager. The binary
+// and the integration tests run the provider through the same function, so
+// the tests exercise the real wiring.
+package provider
+
+import (
+	"context"
+	"io"
+	"os"
+	"time"
+
+	"go.uber.org/zap/zapcore"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	xpcontroller "github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+
+	"github.com/crossplane-contrib/provider-coder/apis"
+	"github.com/crossplane-contrib/provider-coder/internal/controller"
+)
+
+// Options are the provider's settings; the binary's flags fill them.
+type Options struct {
+	Debug                  bool
+	PollInterval           time.Duration
+	SyncInterval           time.Duration
+	MaxReconcileRate       int
+	LeaderElection         bool
+	ManagementPolicies     bool
+	MetricsBindAddress     string
+	HealthProbeBindAddress string
+	CoderTimeout           time.Duration
+	KeyListTTL             time.Duration
+	// LogOutput receives the provider's logs; standard error when nil.
+	LogOutput io.Writer
+	// SkipControllerNameValidation lets one process run the provider more
+	// than once, as tests that simulate a crash and restart do.
+	SkipControllerNameValidation bool
+}
+
+// DefaultOptions are the defaults Crossplane users expect.
+func DefaultOptions() Options {
+	return Options{
+		PollInterval:           time.Minute,
+		SyncInterval:           time.Hour,
+		MaxReconcileRate:       10,
+		ManagementPolicies:     true,
+		MetricsBindAddress:     ":8080",
+		HealthProbeBindAddress: ":8081",
+		CoderTimeout:           30 * time.Second,
+		KeyListTTL:             5 * time.Second,
+	}
+}
+
+// Scheme returns a scheme with Kubernetes' and provider-coder's types.
+func Scheme() (*runtime.Scheme, error) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if err := apis.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Run runs the provider against the cluster cfg points at until ctx ends.
+func Run(ctx context.Context, cfg *rest.Config, o Options) error {
+	out := o.LogOutput
+	if out == nil {
+		out = os.Stderr
+	}
+	zl := zap.New(zap.UseDevMode(o.Debug), zap.WriteTo(out), zap.Level(levelOf(o.Debug)))
+	ctrl.SetLogger(zl)
+	log := logging.NewLogrLogger(zl.WithName("provider-coder"))
+
+	s, err := Scheme()
+	if err != nil {
+		return errors.Wrap(err, "cannot build scheme")
+	}
+	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
+		Scheme:                     s,
+		Logger:                     zl,
+		LeaderElection:             o.LeaderElection,
+		LeaderElectionID:           "crossplane-leader-election-provider-coder",
+		LeaderElectionResourceLock: "leases",
+		Cache:                      cache.Options{SyncPeriod: &o.SyncInterval},
+		Metrics:                    metricsserver.Options{BindAddress: o.MetricsBindAddress},
+		HealthProbeBindAddress:     o.HealthProbeBindAddress,
+		Controller:                 ctrlconfig.Controller{SkipNameValidation: &o.SkipControllerNameValidation},
+	})
+	if err != nil {
+		return errors.Wrap(err, "cannot create manager")
+	}
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return errors.Wrap(err, "cannot add health check")
+	}
+	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
+		return errors.Wrap(err, "cannot add ready check")
+	}
+
+	rate := max(1, o.MaxReconcileRate)
+	if err := controller.Setup(ctx, mgr, controller.Options{
+		Options: xpcontroller.Options{
+			Logger:                  log,
+			GlobalRateLimiter:       ratelimiter.NewGlobal(rate),
+			PollInterval:            o.PollInterval,
+			MaxConcurrentReconciles: rate,
+			Features:                &feature.Flags{},
+		},
+		CoderTimeout:       o.CoderTimeout,
+		KeyListTTL:         o.KeyListTTL,
+		ManagementPolicies: o.ManagementPolicies,
+	}); err != nil {
+		return errors.Wrap(err, "cannot set up controllers")
+	}
+	log.Info("Starting provider-coder", "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate)
+	return errors.Wrap(mgr.Start(ctx), "cannot run manager")
+}
+
+func levelOf(debug bool) zapcore.Level {
+	if debug {
+		return zapcore.DebugLevel
+	}
+	return zapcore.InfoLevel
+}

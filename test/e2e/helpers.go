@@ -1,0 +1,210 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+)
+
+// TokenKey is the Secret key that holds the Coder session token in tests.
+const TokenKey = "token"
+
+var nsSeq atomic.Int64
+
+// Namespace creates a fresh namespace for one test and deletes it when the
+// test ends.
+func (e *Env) Namespace(t *testing.T) string {
+	t.Helper()
+	name := fmt.Sprintf("t%d-%s", nsSeq.Add(1), strings.ToLower(sanitize(t.Name())))
+	if len(name) > 50 {
+		name = strings.TrimRight(name[:50], "-")
+	}
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	if err := e.Kube.Create(context.Background(), ns); err != nil {
+		t.Fatalf("cannot create namespace: %v", err)
+	}
+	return name
+}
+
+func sanitize(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+// TokenSecret creates a Secret holding token.
+func (e *Env) TokenSecret(t *testing.T, ns, name, token string) *corev1.Secret {
+	t.Helper()
+	s := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+		Data:       map[string][]byte{TokenKey: []byte(token)},
+	}
+	e.Create(t, s)
+	return s
+}
+
+// ProviderConfig creates a Secret with the fake Coder's token and a
+// namespaced ProviderConfig named "default" that uses it.
+func (e *Env) ProviderConfig(t *testing.T, ns string) *namespacedv1alpha1.ProviderConfig {
+	t.Helper()
+	e.TokenSecret(t, ns, "coder-token", e.Coder.Token())
+	pc := &namespacedv1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+		Spec: common.LocalProviderConfigSpec{
+			URL: e.Coder.URL(),
+			Credentials: common.LocalCredentials{
+				Source:    common.CredentialsSourceSecret,
+				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+			},
+		},
+	}
+	e.Create(t, pc)
+	return pc
+}
+
+// PCRef is a providerConfigRef to the namespaced ProviderConfig "default".
+func PCRef() *xpv2.ProviderConfigReference {
+	return &xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"}
+}
+
+// Create creates o or fails the test.
+func (e *Env) Create(t *testing.T, o client.Object) {
+	t.Helper()
+	if err := e.Kube.Create(context.Background(), o); err != nil {
+		t.Fatalf("cannot create %T %s: %v", o, o.GetName(), err)
+	}
+}
+
+// Delete deletes o or fails the test; an object already gone is fine.
+func (e *Env) Delete(t *testing.T, o client.Object, opts ...client.DeleteOption) {
+	t.Helper()
+	if err := e.Kube.Delete(context.Background(), o, opts...); err != nil && !kerrors.IsNotFound(err) {
+		t.Fatalf("cannot delete %T %s: %v", o, o.GetName(), err)
+	}
+}
+
+// Eventually polls cond until it returns true, failing the test after
+// timeout with the last reason cond gave.
+func Eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		ok, why := cond()
+		if ok {
+			return
+		}
+		last = why
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Get reads o fresh; it reports whether o exists.
+func (e *Env) Get(t *testing.T, o client.Object) bool {
+	t.Helper()
+	err := e.Kube.Get(context.Background(), types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}, o)
+	if kerrors.IsNotFound(err) {
+		return false
+	}
+	if err != nil {
+		t.Fatalf("cannot get %T %s: %v", o, o.GetName(), err)
+	}
+	return true
+}
+
+// WaitCondition waits until o has a condition of type ct with status s,
+// and returns the condition.
+func (e *Env) WaitCondition(t *testing.T, o resource.Conditioned, ct xpv2.ConditionType, s corev1.ConditionStatus, timeout time.Duration) xpv2.Condition {
+	t.Helper()
+	obj := o.(client.Object)
+	var c xpv2.Condition
+	Eventually(t, timeout, fmt.Sprintf("%T %s to be %s=%s", o, obj.GetName(), ct, s), func() (bool, string) {
+		if !e.Get(t, obj) {
+			return false, "object does not exist"
+		}
+		c = o.GetCondition(ct)
+		return c.Status == s, fmt.Sprintf("%s=%s reason=%s message=%q", ct, c.Status, c.Reason, c.Message)
+	})
+	return c
+}
+
+// WaitGone waits until o no longer exists.
+func (e *Env) WaitGone(t *testing.T, o client.Object, timeout time.Duration) {
+	t.Helper()
+	Eventually(t, timeout, fmt.Sprintf("%T %s to be gone", o, o.GetName()), func() (bool, string) {
+		if e.Get(t, o) {
+			return false, fmt.Sprintf("still there, finalizers %v", o.GetFinalizers())
+		}
+		return true, ""
+	})
+}
+
+// Events returns every Event in the cluster.
+func (e *Env) Events(t *testing.T) []corev1.Event {
+	t.Helper()
+	l := &corev1.EventList{}
+	if err := e.Kube.List(context.Background(), l); err != nil {
+		t.Fatalf("cannot list events: %v", err)
+	}
+	return l.Items
+}
+
+// ProviderConfigFromSecret creates a namespaced ProviderConfig "default" that
+// reads its token from the named Secret.
+func (e *Env) ProviderConfigFromSecret(t *testing.T, ns, secret string) *namespacedv1alpha1.ProviderConfig {
+	t.Helper()
+	pc := &namespacedv1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+		Spec: common.LocalProviderConfigSpec{
+			URL: e.Coder.URL(),
+			Credentials: common.LocalCredentials{
+				Source:    common.CredentialsSourceSecret,
+				SecretRef: &common.LocalSecretKeySelector{Name: secret, Key: TokenKey},
+			},
+		},
+	}
+	e.Create(t, pc)
+	return pc
+}
+
+func inNamespace(ns string) client.InNamespace { return client.InNamespace(ns) }
+
+// CoderClient is a codersdk client of the fake Coder, acting as a human
+// with the deployment's token would.
+func (e *Env) CoderClient(t *testing.T) *codersdk.Client {
+	t.Helper()
+	u, err := url.Parse(e.Coder.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codersdk.New(u)
+	c.SetSessionToken(e.Coder.Token())
+	return c
+}

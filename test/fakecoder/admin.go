@@ -1,0 +1,306 @@
+package fakecoder
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/coder/coder/v2/codersdk"
+)
+
+// The admin API exposes the Go API as JSON for tests that run the fake in
+// another process. It needs no token and is never counted or faulted.
+//
+//	GET    /fakecoder/admin/config                  AdminConfig (token included)
+//	PATCH  /fakecoder/admin/config                  AdminConfigPatch -> AdminConfig
+//	GET    /fakecoder/admin/faults                  {endpoint: AdminFault}
+//	PUT    /fakecoder/admin/faults                  AdminFault (with "endpoint") -> 204
+//	DELETE /fakecoder/admin/faults[?endpoint=E]     clear one or all -> 204
+//	GET    /fakecoder/admin/requests                {endpoint: count}
+//	DELETE /fakecoder/admin/requests                reset counters -> 204
+//	GET    /fakecoder/admin/keys                    []KeyRow
+//	POST   /fakecoder/admin/keys/{id}/heartbeat     {"at": RFC3339} (default now) -> 204
+//	GET    /fakecoder/admin/providers[?include_deleted=true]  []ProviderRow
+//	PATCH  /fakecoder/admin/providers/{idOrName}    ProviderEdit -> ProviderRow
+//	POST   /fakecoder/admin/down                    {"duration": "5s"} -> 202
+//	POST   /fakecoder/admin/up                      -> 204
+//	POST   /fakecoder/admin/reset                   -> 204
+//
+// Durations are Go duration strings. Down answers before the listener
+// closes. Without a duration the server stays down until /up, which is only
+// reachable on a separate admin listener (StartAdminOn, --admin-listen);
+// the main listener therefore requires a duration.
+
+// AdminConfig is the deployment-wide state.
+type AdminConfig struct {
+	Token        string `json:"token"`
+	Owner        bool   `json:"owner"`
+	Licensed     bool   `json:"licensed"`
+	DeploymentID string `json:"deployment_id"`
+	Version      string `json:"version"`
+}
+
+// AdminConfigPatch changes the fields that are set.
+type AdminConfigPatch struct {
+	Token    *string `json:"token,omitempty"`
+	Owner    *bool   `json:"owner,omitempty"`
+	Licensed *bool   `json:"licensed,omitempty"`
+}
+
+// AdminFault is a Fault on the wire.
+type AdminFault struct {
+	Endpoint          string  `json:"endpoint,omitempty"`
+	Latency           string  `json:"latency,omitempty"`
+	Status            int     `json:"status,omitempty"`
+	Message           string  `json:"message,omitempty"`
+	Commit            bool    `json:"commit,omitempty"`
+	CommitThenTimeout bool    `json:"commit_then_timeout,omitempty"`
+	ErrorRate         float64 `json:"error_rate,omitempty"`
+	Times             int     `json:"times,omitempty"`
+}
+
+func (a AdminFault) fault() (Fault, error) {
+	f := Fault{Status: a.Status, Message: a.Message, Commit: a.Commit,
+		CommitThenTimeout: a.CommitThenTimeout, ErrorRate: a.ErrorRate, Times: a.Times}
+	if a.Latency != "" {
+		d, err := time.ParseDuration(a.Latency)
+		if err != nil {
+			return Fault{}, err
+		}
+		f.Latency = d
+	}
+	return f, nil
+}
+
+func adminFault(f Fault) AdminFault {
+	a := AdminFault{Status: f.Status, Message: f.Message, Commit: f.Commit,
+		CommitThenTimeout: f.CommitThenTimeout, ErrorRate: f.ErrorRate, Times: f.Times}
+	if f.Latency > 0 {
+		a.Latency = f.Latency.String()
+	}
+	return a
+}
+
+// ProviderEdit is what the admin API can change on a provider "in the
+// Coder UI". APIKeys is the full list of plaintexts afterwards: keys whose
+// plaintext is listed keep their ID, the others are removed, new ones added.
+type ProviderEdit struct {
+	DisplayName *string                      `json:"display_name,omitempty"`
+	Icon        *string                      `json:"icon,omitempty"`
+	Enabled     *bool                        `json:"enabled,omitempty"`
+	BaseURL     *string                      `json:"base_url,omitempty"`
+	APIKeys     *[]string                    `json:"api_keys,omitempty"`
+	Settings    *codersdk.AIProviderSettings `json:"settings,omitempty"`
+}
+
+// Apply changes p as described; it suits EditProvider.
+func (e ProviderEdit) Apply(p *ProviderRow) {
+	set := func(dst, src *string) {
+		if src != nil {
+			*dst = *src
+		}
+	}
+	set(&p.DisplayName, e.DisplayName)
+	set(&p.Icon, e.Icon)
+	set(&p.BaseURL, e.BaseURL)
+	if e.Enabled != nil {
+		p.Enabled = *e.Enabled
+	}
+	if e.Settings != nil {
+		p.Settings = cloneSettings(*e.Settings)
+	}
+	if e.APIKeys != nil {
+		var keys []ProviderKeyRow
+		for _, plain := range *e.APIKeys {
+			i := slices.IndexFunc(p.APIKeys, func(k ProviderKeyRow) bool { return k.APIKey == plain })
+			if i >= 0 {
+				keys = append(keys, p.APIKeys[i])
+			} else {
+				keys = append(keys, ProviderKeyRow{APIKey: plain}) // EditProvider assigns the ID
+			}
+		}
+		p.APIKeys = keys
+	}
+}
+
+// adminHandler serves the admin API. standalone is true on the separate
+// admin listener, which survives SetDown.
+func (s *Server) adminHandler(standalone bool) http.Handler {
+	mux := http.NewServeMux()
+	const p = "/fakecoder/admin"
+	mux.HandleFunc("GET "+p+"/config", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.adminConfig())
+	})
+	mux.HandleFunc("PATCH "+p+"/config", func(w http.ResponseWriter, r *http.Request) {
+		var patch AdminConfigPatch
+		if !decodeAdmin(w, r, &patch) {
+			return
+		}
+		s.mu.Lock()
+		if patch.Token != nil {
+			s.token = *patch.Token
+		}
+		if patch.Owner != nil {
+			s.owner = *patch.Owner
+		}
+		if patch.Licensed != nil {
+			s.licensed = *patch.Licensed
+		}
+		s.mu.Unlock()
+		writeJSON(w, http.StatusOK, s.adminConfig())
+	})
+	mux.HandleFunc("GET "+p+"/faults", func(w http.ResponseWriter, _ *http.Request) {
+		out := map[string]AdminFault{}
+		for e, f := range s.Faults() {
+			out[e] = adminFault(f)
+		}
+		writeJSON(w, http.StatusOK, out)
+	})
+	mux.HandleFunc("PUT "+p+"/faults", func(w http.ResponseWriter, r *http.Request) {
+		var a AdminFault
+		if !decodeAdmin(w, r, &a) {
+			return
+		}
+		f, err := a.fault()
+		if err == nil {
+			err = s.SetFault(a.Endpoint, f)
+		}
+		if err != nil {
+			adminError(w, http.StatusBadRequest, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("DELETE "+p+"/faults", func(w http.ResponseWriter, r *http.Request) {
+		if e := r.URL.Query().Get("endpoint"); e != "" {
+			s.ClearFault(e)
+		} else {
+			s.ClearFaults()
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET "+p+"/requests", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.RequestCounts())
+	})
+	mux.HandleFunc("DELETE "+p+"/requests", func(w http.ResponseWriter, _ *http.Request) {
+		s.ResetCounts()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET "+p+"/keys", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.Keys())
+	})
+	mux.HandleFunc("POST "+p+"/keys/{id}/heartbeat", func(w http.ResponseWriter, r *http.Request) {
+		id, err := uuid.Parse(r.PathValue("id"))
+		if err != nil {
+			adminError(w, http.StatusBadRequest, err)
+			return
+		}
+		var body struct {
+			At *time.Time `json:"at"`
+		}
+		if r.ContentLength != 0 && !decodeAdmin(w, r, &body) {
+			return
+		}
+		at := time.Now()
+		if body.At != nil {
+			at = *body.At
+		}
+		if err := s.Heartbeat(id, at); err != nil {
+			adminError(w, http.StatusNotFound, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET "+p+"/providers", func(w http.ResponseWriter, r *http.Request) {
+		rows := s.Providers(r.URL.Query().Get("include_deleted") == "true")
+		if rows == nil {
+			rows = []ProviderRow{}
+		}
+		writeJSON(w, http.StatusOK, rows)
+	})
+	mux.HandleFunc("PATCH "+p+"/providers/{idOrName}", func(w http.ResponseWriter, r *http.Request) {
+		var edit ProviderEdit
+		if !decodeAdmin(w, r, &edit) {
+			return
+		}
+		row, err := s.EditProvider(r.PathValue("idOrName"), edit.Apply)
+		switch {
+		case errors.Is(err, ErrNotFound):
+			adminError(w, http.StatusNotFound, err)
+		case err != nil:
+			adminError(w, http.StatusBadRequest, err)
+		default:
+			writeJSON(w, http.StatusOK, row)
+		}
+	})
+	mux.HandleFunc("POST "+p+"/down", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Duration string `json:"duration"`
+		}
+		if r.ContentLength != 0 && !decodeAdmin(w, r, &body) {
+			return
+		}
+		var d time.Duration
+		if body.Duration != "" {
+			var err error
+			if d, err = time.ParseDuration(body.Duration); err != nil || d <= 0 {
+				adminError(w, http.StatusBadRequest, errors.New("duration must be a positive Go duration"))
+				return
+			}
+		}
+		if d == 0 && !standalone {
+			adminError(w, http.StatusBadRequest, errors.New("a duration is required on the main listener: nothing could bring it back up"))
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+		_ = http.NewResponseController(w).Flush()
+		// Go down after answering: closing the listener from inside this
+		// request would cut the answer off.
+		go func() {
+			if d > 0 {
+				_ = s.DownFor(d)
+			} else {
+				_ = s.SetDown(true)
+			}
+		}()
+	})
+	mux.HandleFunc("POST "+p+"/up", func(w http.ResponseWriter, _ *http.Request) {
+		if err := s.SetDown(false); err != nil {
+			adminError(w, http.StatusConflict, err)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("POST "+p+"/reset", func(w http.ResponseWriter, _ *http.Request) {
+		s.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc(p+"/", func(w http.ResponseWriter, _ *http.Request) {
+		adminError(w, http.StatusNotFound, errors.New("no such admin route"))
+	})
+	return mux
+}
+
+func (s *Server) adminConfig() AdminConfig {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return AdminConfig{Token: s.token, Owner: s.owner, Licensed: s.licensed, DeploymentID: s.deploymentID, Version: s.version}
+}
+
+func decodeAdmin(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields() // catch typos in test setups early
+	if err := dec.Decode(v); err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return false
+	}
+	return true
+}
+
+func adminError(w http.ResponseWriter, status int, err error) {
+	writeJSON(w, status, codersdk.Response{Message: err.Error()})
+}

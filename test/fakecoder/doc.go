@@ -1,0 +1,32 @@
+// Package fakecoder is an in-memory test double of the external Coder
+// server (v2.36.0), limited to the API surface provider-coder uses:
+//
+//	GET    /api/v2/buildinfo
+//	GET    /api/v2/users/me
+//	GET    /api/v2/ai-gateway/keys
+//	POST   /api/v2/ai-gateway/keys
+//	DELETE /api/v2/ai-gateway/keys/{key}
+//	GET    /api/v2/ai/providers
+//	POST   /api/v2/ai/providers
+//	GET    /api/v2/ai/providers/{idOrName}
+//	PATCH  /api/v2/ai/providers/{idOrName}
+//	DELETE /api/v2/ai/providers/{idOrName}
+//
+// It is meant to be driven through codersdk.Client exactly like a real
+// deployment, so it mirrors the real server's status codes, JSON bodies
+// (codersdk.Response with validations), validation order, authorization
+// (owner-only, AI Gateway entitlement), hard delete of gateway keys and
+// soft delete of AI providers. Comments on handlers name the coder source
+// file each behaviour was taken from.
+//
+// On top of the Coder API it offers what a real server cannot: per-endpoint
+// fault injection (latency, error statuses, "commit then time out"),
+// refusing connections and coming back on the same address, request
+// counters, and direct access to stored rows including secrets the real
+// API never returns. The same features are served as JSON under
+// /fakecoder/admin/ (see admin.go) for tests that run the fake in another
+// process; cmd/fakecoder is that binary.
+//
+// It is not a Coder implementation: there is no database, no audit log,
+// no pubsub, and only one user (whose session token is configurable).
+package fakecoder

@@ -1,0 +1,192 @@
+package fakecoder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+)
+
+// Fault describes how one endpoint misbehaves. Latency applies to every
+// request; the other effects apply when the fault "fires".
+type Fault struct {
+	// Latency delays the request before anything else happens.
+	Latency time.Duration
+	// Status, when non-zero, answers with this status and a codersdk.Response
+	// body instead of running the endpoint.
+	Status int
+	// Message overrides the body's message for Status.
+	Message string
+	// Commit runs the endpoint (so a write happens) before answering
+	// Status, like a server that fails after committing. Needs Status.
+	Commit bool
+	// CommitThenTimeout runs the endpoint, throws its answer away and never
+	// answers: the request hangs until the client gives up or the server
+	// goes down. The classic "did my create happen?" failure.
+	CommitThenTimeout bool
+	// ErrorRate is the probability (0..1) that Status or CommitThenTimeout
+	// fires on a request; 0 means always.
+	ErrorRate float64
+	// Times limits the fault to the next Times requests to the endpoint,
+	// after which it is removed; 0 means until cleared.
+	Times int
+}
+
+func (f Fault) validate() error {
+	var errs []error
+	if f.Latency < 0 || f.Times < 0 {
+		errs = append(errs, errors.New("latency and times must not be negative"))
+	}
+	if f.ErrorRate < 0 || f.ErrorRate > 1 {
+		errs = append(errs, errors.New("error rate must be within 0..1"))
+	}
+	if f.Status != 0 && (f.Status < 100 || f.Status > 599) {
+		errs = append(errs, fmt.Errorf("invalid status %d", f.Status))
+	}
+	if f.Commit && f.Status == 0 {
+		errs = append(errs, errors.New("commit needs a status"))
+	}
+	if f.CommitThenTimeout && f.Status != 0 {
+		errs = append(errs, errors.New("commit-then-timeout never answers, so it takes no status"))
+	}
+	return errors.Join(errs...)
+}
+
+// SetFault makes endpoint (one of the Endpoint constants) misbehave as f,
+// replacing any previous fault on it.
+func (s *Server) SetFault(endpoint string, f Fault) error {
+	if !slices.Contains(Endpoints(), endpoint) {
+		return fmt.Errorf("fakecoder: unknown endpoint %q", endpoint)
+	}
+	if err := f.validate(); err != nil {
+		return fmt.Errorf("fakecoder: fault for %q: %w", endpoint, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.faults[endpoint] = &f
+	return nil
+}
+
+// ClearFault removes the fault on one endpoint.
+func (s *Server) ClearFault(endpoint string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.faults, endpoint)
+}
+
+// ClearFaults removes every fault.
+func (s *Server) ClearFaults() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.faults)
+}
+
+// Faults returns the active faults by endpoint, with Times counting down.
+func (s *Server) Faults() map[string]Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]Fault, len(s.faults))
+	for e, f := range s.faults {
+		out[e] = *f
+	}
+	return out
+}
+
+// Requests returns how many requests reached endpoint since the last
+// ResetCounts, whatever their outcome (401s and injected faults included).
+func (s *Server) Requests(endpoint string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.counts[endpoint]
+}
+
+// RequestCounts returns Requests for every endpoint.
+func (s *Server) RequestCounts() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]int)
+	for _, e := range Endpoints() {
+		out[e] = s.counts[e]
+	}
+	return out
+}
+
+// ResetCounts zeroes every request counter.
+func (s *Server) ResetCounts() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.counts)
+}
+
+// hit counts a request and decides what its fault does to it.
+func (s *Server) hit(endpoint string) (f Fault, fire bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.counts[endpoint]++
+	active, ok := s.faults[endpoint]
+	if !ok {
+		return Fault{}, false
+	}
+	f = *active
+	if active.Times > 0 {
+		if active.Times--; active.Times == 0 {
+			delete(s.faults, endpoint)
+		}
+	}
+	fire = (f.Status != 0 || f.CommitThenTimeout) && (f.ErrorRate == 0 || rand.Float64() < f.ErrorRate)
+	return f, fire
+}
+
+// instrument wraps an endpoint with request counting and fault injection.
+// Faults act before authentication, like a broken network or proxy would.
+func (s *Server) instrument(endpoint string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f, fire := s.hit(endpoint)
+		if f.Latency > 0 && !s.wait(r.Context(), f.Latency) {
+			return
+		}
+		if !fire {
+			h.ServeHTTP(w, r)
+			return
+		}
+		if f.Commit || f.CommitThenTimeout {
+			h.ServeHTTP(httptest.NewRecorder(), r) // apply the request, drop the answer
+			_, _ = io.Copy(io.Discard, r.Body)     // lets net/http notice a hang-up
+		}
+		if f.CommitThenTimeout {
+			s.wait(r.Context(), 0)
+			return
+		}
+		msg := f.Message
+		if msg == "" {
+			msg = fmt.Sprintf("fakecoder: injected %d %s.", f.Status, http.StatusText(f.Status))
+		}
+		writeJSON(w, f.Status, codersdk.Response{Message: msg})
+	})
+}
+
+// wait sleeps for d (forever if d is 0) and reports whether it slept the
+// whole time rather than being cut short by the client or by Close.
+func (s *Server) wait(ctx context.Context, d time.Duration) bool {
+	var elapsed <-chan time.Time
+	if d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		elapsed = t.C
+	}
+	select {
+	case <-elapsed:
+		return true
+	case <-ctx.Done():
+		return false
+	case <-s.done:
+		return false
+	}
+}

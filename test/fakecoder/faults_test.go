@@ -1,0 +1,246 @@
+package fakecoder
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/coder/coder/v2/codersdk"
+)
+
+func TestFaultStatus(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		fault       Fault
+		wantMessage string
+	}{
+		{Fault{Status: http.StatusInternalServerError}, "fakecoder: injected 500 Internal Server Error."},
+		{Fault{Status: http.StatusBadGateway}, "fakecoder: injected 502 Bad Gateway."},
+		{Fault{Status: http.StatusForbidden, Message: "nope"}, "nope"},
+	}
+	for _, tt := range tests {
+		t.Run(http.StatusText(tt.fault.Status), func(t *testing.T) {
+			t.Parallel()
+			s, c := start(t, Options{})
+			if err := s.SetFault(EndpointProvidersList, tt.fault); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.AIProviders(testContext(t))
+			wantAPIError(t, err, tt.fault.Status, codersdk.Response{Message: tt.wantMessage})
+
+			s.ClearFaults()
+			if _, err := c.AIProviders(testContext(t)); err != nil {
+				t.Errorf("after ClearFaults: %v", err)
+			}
+		})
+	}
+}
+
+func TestFaultTimes(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	ctx := testContext(t)
+	if err := s.SetFault(EndpointKeysList, Fault{Status: http.StatusServiceUnavailable, Times: 2}); err != nil {
+		t.Fatal(err)
+	}
+	var statuses []int
+	for range 3 {
+		_, err := c.ListAIGatewayKeys(ctx)
+		status := http.StatusOK
+		if err != nil {
+			status = apiError(t, err).StatusCode()
+		}
+		statuses = append(statuses, status)
+	}
+	if diff := cmp.Diff([]int{503, 503, 200}, statuses); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if len(s.Faults()) != 0 {
+		t.Errorf("exhausted fault still set: %v", s.Faults())
+	}
+}
+
+func TestFaultErrorRate(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	ctx := testContext(t)
+	if err := s.SetFault(EndpointBuildInfo, Fault{Status: http.StatusInternalServerError, ErrorRate: 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	failed := 0
+	for range 100 {
+		if _, err := c.BuildInfo(ctx); err != nil {
+			failed++
+		}
+	}
+	// Chance of a false failure is about 2^-100 per bound.
+	if failed == 0 || failed == 100 {
+		t.Errorf("%d of 100 failed, want some but not all", failed)
+	}
+}
+
+func TestFaultLatency(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	if err := s.SetFault(EndpointUserMe, Fault{Latency: 150 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	if _, err := c.User(testContext(t), codersdk.Me); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(begin); took < 150*time.Millisecond {
+		t.Errorf("request took %v, want at least the latency", took)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := c.User(ctx, codersdk.Me); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want a client timeout", err)
+	}
+}
+
+func TestFaultCommitThenTimeout(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	if err := s.SetFault(EndpointKeysCreate, Fault{CommitThenTimeout: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetFault(EndpointProvidersCreate, Fault{CommitThenTimeout: true}); err != nil {
+		t.Fatal(err)
+	}
+
+	shortContext := func() context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	_, err := c.CreateAIGatewayKey(shortContext(), codersdk.CreateAIGatewayKeyRequest{Name: "gw"})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("key create err = %v, want a client timeout", err)
+	}
+	_, err = c.CreateAIProvider(shortContext(), openAIRequest("p", keyA))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("provider create err = %v, want a client timeout", err)
+	}
+
+	if keys := s.Keys(); len(keys) != 1 || keys[0].Name != "gw" {
+		t.Errorf("keys = %+v, want the committed key", keys)
+	}
+	if rows := s.Providers(false); len(rows) != 1 || rows[0].PlaintextKeys()[0] != keyA {
+		t.Errorf("providers = %+v, want the committed provider", rows)
+	}
+}
+
+func TestFaultCommitThenStatus(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	if err := s.SetFault(EndpointProviderDelete, Fault{Status: http.StatusBadGateway, Commit: true}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := testContext(t)
+	must[codersdk.AIProvider](t)(c.CreateAIProvider(ctx, openAIRequest("p")))
+	if got := apiError(t, c.DeleteAIProvider(ctx, "p")).StatusCode(); got != http.StatusBadGateway {
+		t.Errorf("status = %d, want 502", got)
+	}
+	if rows := s.Providers(true); !rows[0].Deleted {
+		t.Error("delete was not committed")
+	}
+}
+
+func TestSetFaultRejectsNonsense(t *testing.T) {
+	t.Parallel()
+	s := New(Options{})
+	for name, call := range map[string]func() error{
+		"unknown endpoint": func() error { return s.SetFault("GET /nope", Fault{Status: 500}) },
+		"rate above one":   func() error { return s.SetFault(EndpointUserMe, Fault{Status: 500, ErrorRate: 2}) },
+		"commit no status": func() error { return s.SetFault(EndpointUserMe, Fault{Commit: true}) },
+		"hang and status":  func() error { return s.SetFault(EndpointUserMe, Fault{Status: 500, CommitThenTimeout: true}) },
+	} {
+		if call() == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestDownAndBackOnSameURL(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	ctx := testContext(t)
+	url := s.URL()
+	created := must[codersdk.CreateAIGatewayKeyResponse](t)(c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "gw"}))
+
+	if err := s.SetDown(true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ListAIGatewayKeys(ctx); !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Fatalf("err = %v, want connection refused", err)
+	}
+
+	if err := s.SetDown(false); err != nil {
+		t.Fatal(err)
+	}
+	if s.URL() != url {
+		t.Errorf("URL changed from %s to %s", url, s.URL())
+	}
+	keys := must[[]codersdk.AIGatewayKey](t)(c.ListAIGatewayKeys(ctx))
+	if len(keys) != 1 || keys[0].ID != created.ID {
+		t.Errorf("keys after restart = %+v", keys)
+	}
+}
+
+func TestDownReleasesHungRequests(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	if err := s.SetFault(EndpointKeysCreate, Fault{CommitThenTimeout: true}); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CreateAIGatewayKey(context.Background(), codersdk.CreateAIGatewayKeyRequest{Name: "gw"})
+		errc <- err
+	}()
+	for s.Requests(EndpointKeysCreate) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := s.SetDown(true); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Error("hung request succeeded")
+		}
+	case <-time.After(2 * time.Second):
+		t.Fatal("hung request was not released by SetDown")
+	}
+}
+
+func TestRequestCounting(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	ctx := testContext(t)
+	anon := client(t, s.URL())
+
+	_, _ = c.AIProviders(ctx)
+	_, _ = anon.AIProviders(ctx) // 401s count too
+	_ = s.SetFault(EndpointProviderGet, Fault{Status: 500})
+	_, _ = c.AIProvider(ctx, "missing") // so do injected faults
+	_, _ = c.BuildInfo(ctx)
+
+	want := map[string]int{EndpointProvidersList: 2, EndpointProviderGet: 1, EndpointBuildInfo: 1}
+	for _, e := range Endpoints() {
+		if got := s.Requests(e); got != want[e] {
+			t.Errorf("Requests(%q) = %d, want %d", e, got, want[e])
+		}
+	}
+	s.ResetCounts()
+	if got := s.Requests(EndpointProvidersList); got != 0 {
+		t.Errorf("after reset: %d", got)
+	}
+}

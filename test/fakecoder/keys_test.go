@@ -1,0 +1,142 @@
+package fakecoder
+
+import (
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/coder/coder/v2/codersdk"
+)
+
+func TestKeyLifecycle(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	ctx := testContext(t)
+
+	if keys := must[[]codersdk.AIGatewayKey](t)(c.ListAIGatewayKeys(ctx)); len(keys) != 0 {
+		t.Fatalf("initial keys = %v", keys)
+	}
+
+	created := must[codersdk.CreateAIGatewayKeyResponse](t)(c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "gw-1"}))
+	if len(created.Key) != 43 || len(created.KeyPrefix) != 11 || !strings.HasPrefix(created.Key, created.KeyPrefix) {
+		t.Errorf("key %q / prefix %q do not have Coder's shape", created.Key, created.KeyPrefix)
+	}
+	if rows := s.Keys(); len(rows) != 1 || rows[0].Key != created.Key {
+		t.Errorf("stored keys = %+v, want the created plaintext", rows)
+	}
+
+	// The plaintext is only in the create response.
+	res, err := c.Request(ctx, http.MethodGet, "/api/v2/ai-gateway/keys", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	_ = res.Body.Close()
+	if strings.Contains(string(body), created.Key) {
+		t.Error("list leaked the key plaintext")
+	}
+
+	beat := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	if err := s.Heartbeat(created.ID, beat); err != nil {
+		t.Fatal(err)
+	}
+	want := []codersdk.AIGatewayKey{{
+		ID: created.ID, Name: "gw-1", KeyPrefix: created.KeyPrefix, CreatedAt: created.CreatedAt, LastHeartbeatAt: &beat,
+	}}
+	if diff := cmp.Diff(want, must[[]codersdk.AIGatewayKey](t)(c.ListAIGatewayKeys(ctx))); diff != "" {
+		t.Errorf("list (-want +got):\n%s", diff)
+	}
+
+	if err := c.DeleteAIGatewayKey(ctx, created.ID); err != nil {
+		t.Fatal(err)
+	}
+	if rows := s.Keys(); len(rows) != 0 {
+		t.Errorf("key survived delete: %+v (Coder hard-deletes keys)", rows)
+	}
+	wantAPIError(t, c.DeleteAIGatewayKey(ctx, created.ID), http.StatusNotFound, notFoundReply.body.(codersdk.Response))
+
+	res, err = c.Request(ctx, http.MethodDelete, "/api/v2/ai-gateway/keys/not-a-uuid", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := apiError(t, codersdk.ReadBodyAsError(res)); got.StatusCode() != http.StatusBadRequest || got.Message != "Invalid key ID." {
+		t.Errorf("bad id: %v", got)
+	}
+}
+
+func TestKeyCreateValidation(t *testing.T) {
+	t.Parallel()
+	_, c := start(t, Options{})
+	ctx := testContext(t)
+	if _, err := c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "taken"}); err != nil {
+		t.Fatal(err)
+	}
+
+	invalidName := codersdk.Response{
+		Message: "Invalid key name.",
+		Validations: []codersdk.ValidationError{{Field: "name",
+			Detail: "Must be 64 characters or fewer, lowercase letters, numbers, and non-consecutive hyphens, cannot start or end with a hyphen."}},
+	}
+	tests := []struct {
+		name string
+		want codersdk.Response
+	}{
+		{"", codersdk.Response{
+			Message:     "Validation failed.",
+			Validations: []codersdk.ValidationError{{Field: "name", Detail: `Validation failed for tag "required" with value: ""`}},
+		}},
+		{strings.Repeat("a", 65), invalidName},
+		{"UPPER-CASE", invalidName},
+		{"double--hyphen", invalidName},
+		{"-leading", invalidName},
+		{"taken", codersdk.Response{
+			Message:     "Key name must be unique.",
+			Validations: []codersdk.ValidationError{{Field: "name", Detail: "A key with this name already exists."}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: tt.name})
+			wantAPIError(t, err, http.StatusBadRequest, tt.want)
+		})
+	}
+	if _, err := c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: strings.Repeat("a", 64)}); err != nil {
+		t.Errorf("64 characters must be accepted: %v", err)
+	}
+}
+
+func TestKeysNeedOwnerAndLicense(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{Unlicensed: true})
+	ctx := testContext(t)
+
+	premium := codersdk.Response{Message: "AI Gateway is a Premium feature. Contact sales!"}
+	_, err := c.ListAIGatewayKeys(ctx)
+	wantAPIError(t, err, http.StatusForbidden, premium)
+
+	// Authentication is checked before the entitlement.
+	anon := client(t, s.URL())
+	_, err = anon.ListAIGatewayKeys(ctx)
+	if got := apiError(t, err).StatusCode(); got != http.StatusUnauthorized {
+		t.Errorf("anonymous status = %d, want 401", got)
+	}
+
+	s.SetLicensed(true)
+	s.SetOwner(false)
+	forbidden := forbiddenReply.body.(codersdk.Response)
+	_, err = c.ListAIGatewayKeys(ctx)
+	wantAPIError(t, err, http.StatusForbidden, forbidden)
+	_, err = c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "gw"})
+	wantAPIError(t, err, http.StatusForbidden, forbidden)
+	wantAPIError(t, c.DeleteAIGatewayKey(ctx, uuid.New()), http.StatusForbidden, forbidden)
+
+	s.SetOwner(true)
+	if _, err := c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "gw"}); err != nil {
+		t.Fatal(err)
+	}
+}
