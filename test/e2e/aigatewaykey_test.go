@@ -89,6 +89,9 @@ func TestKeyCreatePublishesTheStoredKeyAndDeleteRemovesIt(t *testing.T) {
 
 	env.Delete(t, k)
 	env.WaitGone(t, k, waitLong)
+	if env.Get(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gateway-conn"}}) {
+		t.Errorf("the connection Secret of a revoked key outlived its object")
+	}
 	if n := len(liveKeysNamed(name)); n != 0 {
 		t.Errorf("after delete the fake still holds %d keys named %q", n, name)
 	}
@@ -137,7 +140,13 @@ func TestKeyRecreatedWithSameNameGetsANewKey(t *testing.T) {
 	env.WaitGone(t, first, waitLong)
 	second := newKey(ns, "same")
 	env.Create(t, second)
-	env.WaitCondition(t, second, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	// The first incarnation's connection Secret went with it, so the second
+	// publishes its own at once instead of waiting for garbage collection.
+	env.WaitCondition(t, second, xpv2.TypeReady, corev1.ConditionTrue, 15*time.Second)
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "same-conn"}}
+	Eventually(t, 15*time.Second, "the second incarnation's connection Secret", func() (bool, string) {
+		return env.Get(t, s) && string(s.Data[aigatewaykey.ConnectionID]) == meta.GetExternalName(second), "Secret missing or not the second key's"
+	})
 
 	if meta.GetExternalName(second) == firstID {
 		t.Fatalf("the re-created object adopted the earlier incarnation's key %s", firstID)

@@ -25,6 +25,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -103,7 +104,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 		// missing, so do not wait 30s to believe it (that would also delay
 		// every delete of a young key).
 		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(resource.NewAPIFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer)),
+		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer)),
 	}
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())

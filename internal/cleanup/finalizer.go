@@ -1,0 +1,95 @@
+// Package cleanup owns what happens when a managed resource lets go of its
+// object in Coder: the removal of our finalizer, the connection Secret that
+// held a key's plaintext, and (with the hold) the accounting of releases
+// without a verified delete. It never calls Coder.
+package cleanup
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+)
+
+const (
+	errDeleteConnectionSecret = "cannot delete connection Secret"
+)
+
+// A Finalizer adds and removes the managed resources' finalizer. Before it
+// removes the finalizer it deletes the connection Secret the resource
+// controls: the credential it holds was revoked (or deliberately kept in
+// Coder), and a re-created object of the same name must be able to publish
+// its own Secret at once rather than after garbage collection.
+type Finalizer struct {
+	kube client.Client
+	api  resource.Finalizer
+}
+
+// NewFinalizer returns a Finalizer for the named finalizer key.
+func NewFinalizer(kube client.Client, finalizer string) *Finalizer {
+	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer)}
+}
+
+// AddFinalizer adds the finalizer.
+func (f *Finalizer) AddFinalizer(ctx context.Context, obj resource.Object) error {
+	return f.api.AddFinalizer(ctx, obj)
+}
+
+// RemoveFinalizer deletes the connection Secret, then removes only our
+// finalizer, with the optimistic concurrency of an update.
+func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) error {
+	if err := f.deleteConnectionSecret(ctx, obj); err != nil {
+		return err
+	}
+	return f.api.RemoveFinalizer(ctx, obj)
+}
+
+func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Object) error {
+	nn, ok := connectionSecret(obj)
+	if !ok {
+		return nil
+	}
+	s := &corev1.Secret{}
+	if err := f.kube.Get(ctx, nn, s); err != nil {
+		return errors.Wrap(resource.IgnoreNotFound(err), errDeleteConnectionSecret)
+	}
+	// Only a Secret this very object controls: never one a user made or an
+	// earlier incarnation of the same name still owns.
+	if c := controllerUID(s); c != obj.GetUID() {
+		return nil
+	}
+	err := f.kube.Delete(ctx, s, client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion})
+	if kerrors.IsNotFound(err) || kerrors.IsConflict(err) {
+		// Gone, or changed under us: garbage collection still removes it
+		// through its owner reference.
+		return nil
+	}
+	return errors.Wrap(err, errDeleteConnectionSecret)
+}
+
+func connectionSecret(obj resource.Object) (types.NamespacedName, bool) {
+	switch o := obj.(type) {
+	case resource.LocalConnectionSecretWriterTo:
+		if r := o.GetWriteConnectionSecretToReference(); r != nil {
+			return types.NamespacedName{Namespace: obj.GetNamespace(), Name: r.Name}, true
+		}
+	case resource.ConnectionSecretWriterTo:
+		if r := o.GetWriteConnectionSecretToReference(); r != nil {
+			return types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, true
+		}
+	}
+	return types.NamespacedName{}, false
+}
+
+func controllerUID(s *corev1.Secret) types.UID {
+	if ref := metav1.GetControllerOf(s); ref != nil {
+		return ref.UID
+	}
+	return ""
+}
