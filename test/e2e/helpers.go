@@ -208,3 +208,20 @@ func (e *Env) CoderClient(t *testing.T) *codersdk.Client {
 	c.SetSessionToken(e.Coder.Token())
 	return c
 }
+
+// Update applies mutate to a fresh copy of o and updates it, retrying when
+// the provider wrote the object in between. It returns the last error.
+func (e *Env) Update(t *testing.T, o client.Object, mutate func()) error {
+	t.Helper()
+	var err error
+	for range 10 {
+		if !e.Get(t, o) {
+			t.Fatalf("%T %s does not exist", o, o.GetName())
+		}
+		mutate()
+		if err = e.Kube.Update(context.Background(), o); !kerrors.IsConflict(err) {
+			return err
+		}
+	}
+	return err
+}

@@ -9,6 +9,7 @@ import (
 )
 
 // AIGatewayKeySpec is the desired state of an AIGatewayKey.
+// +kubebuilder:validation:XValidation:rule="!has(self.providerConfigRef) || self.providerConfigRef.kind in ['ProviderConfig', 'ClusterProviderConfig']",message="spec.providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
 type AIGatewayKeySpec struct {
 	xpv2.ManagedResourceSpec `json:",inline"`
 	// +optional

@@ -1,0 +1,153 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+)
+
+// TestInvalidSpecsAreRejectedAtAdmission checks the CRDs' own validation:
+// each bad object is refused by the API server, before the provider or Coder
+// sees it, with a message that names the offending field.
+func TestInvalidSpecsAreRejectedAtAdmission(t *testing.T) {
+	ns := env.Namespace(t)
+	pc := func(mut func(*namespacedv1alpha1.ProviderConfig)) client.Object {
+		p := &namespacedv1alpha1.ProviderConfig{
+			ObjectMeta: metav1.ObjectMeta{Namespace: ns, GenerateName: "pc-"},
+			Spec: common.LocalProviderConfigSpec{
+				URL: "https://coder.example.com",
+				Credentials: common.LocalCredentials{
+					Source:    common.CredentialsSourceSecret,
+					SecretRef: &common.LocalSecretKeySelector{Name: "t", Key: "token"},
+				},
+			},
+		}
+		mut(p)
+		return p
+	}
+	key := func(mut func(*aiv1alpha1.AIGatewayKey)) client.Object {
+		k := newKey(ns, "")
+		k.GenerateName = "key-"
+		mut(k)
+		return k
+	}
+	cases := map[string]struct {
+		obj       client.Object
+		wantField string
+	}{
+		"ProviderConfigURLWithoutScheme": {
+			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.URL = "coder.example.com" }),
+			wantField: "spec.url",
+		},
+		"ProviderConfigURLNotHTTP": {
+			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.URL = "ftp://coder.example.com" }),
+			wantField: "spec.url",
+		},
+		"ProviderConfigUnknownCredentialsSource": {
+			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.Credentials.Source = "Env" }),
+			wantField: "spec.credentials.source",
+		},
+		"ProviderConfigSecretSourceWithoutSecretRef": {
+			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.Credentials.SecretRef = nil }),
+			wantField: "spec.credentials.secretRef",
+		},
+		"ProviderConfigSecretRefWithoutKey": {
+			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.Credentials.SecretRef.Key = "" }),
+			wantField: "spec.credentials.secretRef.key",
+		},
+		"ClusterProviderConfigSecretWithoutNamespace": {
+			obj: &clusterv1alpha1.ProviderConfig{
+				ObjectMeta: metav1.ObjectMeta{GenerateName: "pc-"},
+				Spec: common.ProviderConfigSpec{
+					URL: "https://coder.example.com",
+					Credentials: common.Credentials{
+						Source:    common.CredentialsSourceSecret,
+						SecretRef: &common.SecretKeySelector{LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "t", Key: "token"}},
+					},
+				},
+			},
+			wantField: "spec.credentials.secretRef.namespace",
+		},
+		"KeyNamePrefixUpperCase": {
+			obj:       key(func(k *aiv1alpha1.AIGatewayKey) { k.Spec.ForProvider.NamePrefix = "Gateway" }),
+			wantField: "spec.forProvider.namePrefix",
+		},
+		"KeyNamePrefixDoubleHyphen": {
+			obj:       key(func(k *aiv1alpha1.AIGatewayKey) { k.Spec.ForProvider.NamePrefix = "gw--a" }),
+			wantField: "spec.forProvider.namePrefix",
+		},
+		"KeyNamePrefixTooLong": {
+			obj:       key(func(k *aiv1alpha1.AIGatewayKey) { k.Spec.ForProvider.NamePrefix = strings.Repeat("a", 21) }),
+			wantField: "spec.forProvider.namePrefix",
+		},
+		"KeyUnknownProviderConfigKind": {
+			obj:       key(func(k *aiv1alpha1.AIGatewayKey) { k.Spec.ProviderConfigReference.Kind = "Secret" }),
+			wantField: "spec.providerConfigRef",
+		},
+		"ProviderUnknownType": {
+			obj:       aiProvider(ns, "bad-type", func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Type = "mistral" }),
+			wantField: "spec.forProvider.type",
+		},
+		"ProviderNameNotACoderName": {
+			obj:       aiProvider(ns, "bad-name", func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Name = ptr.To("My_Provider") }),
+			wantField: "spec.forProvider.name",
+		},
+		"ProviderBaseURLNotHTTP": {
+			obj:       aiProvider(ns, "bad-url", func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.BaseURL = "file:///etc/passwd" }),
+			wantField: "spec.forProvider.baseURL",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := env.Kube.Create(context.Background(), tc.obj)
+			if err == nil {
+				t.Fatalf("the API server accepted an invalid object")
+			}
+			if !kerrors.IsInvalid(err) {
+				t.Fatalf("error is not Invalid: %v", err)
+			}
+			if !strings.Contains(err.Error(), tc.wantField) {
+				t.Errorf("error %q does not name the field %s", err, tc.wantField)
+			}
+		})
+	}
+}
+
+// TestImmutableFieldsCannotChange checks the CRDs' transition rules.
+func TestImmutableFieldsCannotChange(t *testing.T) {
+	ns := env.Namespace(t)
+	k := newKey(ns, "immutable")
+	k.Spec.ForProvider.NamePrefix = "gw"
+	env.Create(t, k)
+	err := env.Update(t, k, func() { k.Spec.ForProvider.NamePrefix = "other" })
+	if !kerrors.IsInvalid(err) || !strings.Contains(err.Error(), "namePrefix") {
+		t.Errorf("changing namePrefix: got %v, want Invalid naming namePrefix", err)
+	}
+
+	p := aiProvider(ns, "immutable", func(*aiv1alpha1.AIProvider) {})
+	env.Create(t, p)
+	err = env.Update(t, p, func() { p.Spec.ForProvider.Type = "anthropic" })
+	if !kerrors.IsInvalid(err) || !strings.Contains(err.Error(), "type") {
+		t.Errorf("changing type: got %v, want Invalid naming type", err)
+	}
+}
+
+// aiProvider is a valid namespaced OpenAI AIProvider that mut may spoil.
+func aiProvider(ns, name string, mut func(*aiv1alpha1.AIProvider)) *aiv1alpha1.AIProvider {
+	p := &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	p.Spec.ProviderConfigReference = PCRef()
+	p.Spec.ForProvider.Type = "openai"
+	p.Spec.ForProvider.BaseURL = "https://api.openai.com/v1/"
+	mut(p)
+	return p
+}
