@@ -18,6 +18,7 @@ import (
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -56,6 +57,15 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			Options:            o.Options,
 			Connector:          conn,
 			Keys:               keys,
+			ManagementPolicies: o.ManagementPolicies,
+		}); err != nil {
+			return errors.Wrapf(err, "cannot set up %s", gvk)
+		}
+	}
+	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIProviderGroupVersionKind, clusteraiv1alpha1.AIProviderGroupVersionKind} {
+		if err := aiprovider.Setup(ctx, mgr, gvk, aiprovider.Options{
+			Options:            o.Options,
+			Connector:          conn,
 			ManagementPolicies: o.ManagementPolicies,
 		}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)

@@ -42,6 +42,8 @@ type Options struct {
 	HealthProbeBindAddress string
 	CoderTimeout           time.Duration
 	KeyListTTL             time.Duration
+	// ConsoleLogs writes human-readable lines instead of JSON.
+	ConsoleLogs bool
 	// LogOutput receives the provider's logs; standard error when nil.
 	LogOutput io.Writer
 	// SkipControllerNameValidation lets one process run the provider more
@@ -81,7 +83,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if out == nil {
 		out = os.Stderr
 	}
-	zl := zap.New(zap.UseDevMode(o.Debug), zap.WriteTo(out), zap.Level(levelOf(o.Debug)))
+	zo := []zap.Opts{zap.UseDevMode(o.Debug), zap.WriteTo(out), zap.Level(levelOf(o.Debug))}
+	if o.ConsoleLogs {
+		zo = append(zo, zap.ConsoleEncoder())
+	}
+	zl := zap.New(zo...)
 	ctrl.SetLogger(zl)
 	log := logging.NewLogrLogger(zl.WithName("provider-coder"))
 

@@ -21,6 +21,7 @@ import (
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 // TokenKey is the Secret key that holds the Coder session token in tests.
@@ -40,7 +41,34 @@ func (e *Env) Namespace(t *testing.T) string {
 	if err := e.Kube.Create(context.Background(), ns); err != nil {
 		t.Fatalf("cannot create namespace: %v", err)
 	}
+	t.Cleanup(func() { e.cleanNamespace(t, name) })
 	return name
+}
+
+// cleanNamespace deletes a test's managed resources, waits for them to go
+// (so the next scenario does not share the provider with a backlog), then
+// deletes the namespace.
+func (e *Env) cleanNamespace(t *testing.T, ns string) {
+	ctx := context.Background()
+	for _, k := range providerconfig.ManagedKinds() {
+		if err := e.Kube.DeleteAllOf(ctx, k.New(), client.InNamespace(ns)); err != nil && !kerrors.IsNotFound(err) {
+			t.Errorf("cannot delete the %ss of namespace %s: %v", k.Kind, ns, err)
+		}
+	}
+	Eventually(t, 2*time.Minute, "the managed resources of namespace "+ns+" to be gone", func() (bool, string) {
+		left := 0
+		for _, k := range providerconfig.ManagedKinds() {
+			l := k.NewList()
+			if err := e.Kube.List(ctx, l, client.InNamespace(ns)); err != nil {
+				return false, err.Error()
+			}
+			left += len(l.GetItems())
+		}
+		return left == 0, fmt.Sprintf("%d left", left)
+	})
+	if err := e.Kube.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil && !kerrors.IsNotFound(err) {
+		t.Errorf("cannot delete namespace %s: %v", ns, err)
+	}
 }
 
 func sanitize(s string) string {

@@ -68,7 +68,7 @@ func run() error {
 		}
 		defer fake.Close()
 		url, token = fake.URL(), fake.Token()
-		say("fake Coder at %s (admin API %s)", url, fake.AdminURL())
+		say("fake Coder at %s (admin API %s/fakecoder/admin/)", url, url)
 	} else if token == "" {
 		return errors.New("CODER_URL is set but CODER_TOKEN is not")
 	} else {
@@ -100,6 +100,7 @@ func run() error {
 
 	o := provider.DefaultOptions()
 	o.Debug = os.Getenv("DEBUG") != ""
+	o.ConsoleLogs = true
 	o.PollInterval = 15 * time.Second
 	o.MetricsBindAddress = "127.0.0.1:8080"
 	o.HealthProbeBindAddress = "127.0.0.1:8081"

@@ -54,6 +54,7 @@ type BedrockParameters struct {
 }
 
 // AIProviderSpec is the desired state of an AIProvider.
+// +kubebuilder:validation:XValidation:rule="!has(self.providerConfigRef) || self.providerConfigRef.kind in ['ProviderConfig', 'ClusterProviderConfig']",message="spec.providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
 type AIProviderSpec struct {
 	xpv2.ManagedResourceSpec `json:",inline"`
 	ForProvider              AIProviderParameters `json:"forProvider"`

@@ -1,0 +1,428 @@
+// Package aiprovider is the one external client for AIProviders, both
+// scopes. The external name is the Coder provider id; the Coder-wide name is
+// forProvider.name (default metadata.name). API keys come from Secrets only:
+// they go to Coder and into a salted fingerprint in status, never to status,
+// events, logs or errors as they are.
+package aiprovider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+// AnnotationRefusedCreate holds the external-create-pending time of the last
+// create attempt that certainly wrote nothing: Coder refused it, or it was
+// never sent. A provider found by name is never taken for the result of that
+// attempt. It is a copy rather than a removal of the pending annotation, so a
+// refused create writes the object no more often than crossplane-runtime's
+// own bookkeeping does, and the reconciler's backoff holds.
+const AnnotationRefusedCreate = "coder.crossplane.io/refused-create"
+
+// ReasonAdoptedUncertainCreate is the event reason when a provider that an
+// earlier create attempt wrote, although its response was lost, becomes this
+// resource's external resource.
+const ReasonAdoptedUncertainCreate event.Reason = "AdoptedUncertainCreate"
+
+const (
+	errNotProvider     = "managed resource is not an AIProvider"
+	errConnect         = "cannot connect to Coder"
+	errGetProvider     = "cannot get AI provider"
+	errCreateProvider  = "cannot create AI provider"
+	errUpdateProvider  = "cannot update AI provider"
+	errDeleteProvider  = "cannot delete AI provider"
+	errExternalName    = "external name is not a Coder provider id"
+	errInvalidSpec     = "invalid AIProvider spec"
+	errAccessKeyPair   = "spec.forProvider.bedrock: set both accessKeyIDSecretRef and secretAccessKeySecretRef, or neither"
+	errRecordAdoption  = "cannot record the adopted provider's id as the external name"
+	errNotObserved     = "cannot update an AI provider that was not observed first"
+	errCannotPutBack   = "cannot make the provider in Coder match the spec"
+	errSetupKind       = "cannot set up AIProvider controller"
+	errSetupIndex      = "cannot index AIProviders by the Secrets they read"
+	errKindNotScheme   = "kind is not registered"
+	errFmtNameTaken    = "the name %q is taken in Coder by provider %s, created %s, which this resource did not create; it is not adopted: choose another spec.forProvider.name, or delete that provider in Coder"
+	errFmtCreateTaken  = "cannot create AI provider: the name %q is taken in Coder by a provider this resource does not own; it is not adopted, and creating is retried with backoff"
+	msgFmtAdopted      = "Adopted Coder provider %s: an earlier create attempt wrote it, although its response was lost"
+	msgStatusNotStored = "Cannot record the created provider's key ids and fingerprint; the keys will be sent again"
+)
+
+// A Resource is an AIProvider of either scope.
+type Resource interface {
+	resource.Managed
+	ProviderFields() *common.AIProviderFields
+	ProviderBedrock() *common.BedrockFields
+	ProviderSecretRefs() common.AIProviderSecretRefs
+	ProviderObservation() *common.AIProviderObservation
+}
+
+// Options configure the AIProvider controllers.
+type Options struct {
+	controller.Options
+	// Connector connects managed resources to Coder.
+	Connector *providerconfig.Connector
+	// ManagementPolicies enables management policies.
+	ManagementPolicies bool
+}
+
+// Setup adds a controller for the AIProvider kind gvk to the manager. A
+// change to a Secret an AIProvider reads reconciles that AIProvider at once,
+// so a rotated key reaches Coder without waiting for the next poll.
+func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
+	name := managed.ControllerName(gvk.GroupKind().String())
+	obj, err := mgr.GetScheme().New(gvk)
+	if err != nil {
+		return errors.Wrap(err, errKindNotScheme)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(ctx, obj.(client.Object), secretIndex, indexSecrets); err != nil {
+		return errors.Wrap(err, errSetupIndex)
+	}
+	readers, err := readersOfSecret(mgr.GetClient(), mgr.GetScheme(), gvk)
+	if err != nil {
+		return errors.Wrap(err, errSetupKind)
+	}
+	log := o.Logger.WithValues("controller", name)
+	rec := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
+	opts := []managed.ReconcilerOption{
+		managed.WithExternalConnector(&connector{conn: o.Connector, kube: mgr.GetClient(), log: log, record: rec}),
+		managed.WithLogger(log),
+		managed.WithRecorder(rec),
+		managed.WithPollInterval(o.PollInterval),
+		// The external name is the Coder id, known only after create: do not
+		// default it to metadata.name.
+		managed.WithInitializers(),
+		// The id is not deterministic, but a create whose outcome is unknown
+		// is found again by name and adopted only when Coder created it after
+		// the attempt (see observeUncreated): safe to proceed.
+		managed.WithDeterministicExternalName(true),
+		// Coder reads its own writes: a provider it does not return by id
+		// right after creating it is gone (deleted at once, or out of band),
+		// not late. Without this a delete within 30 s of the create waits
+		// out the rest of those 30 s.
+		managed.WithCreationGracePeriod(0),
+		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer)),
+	}
+	if o.ManagementPolicies {
+		opts = append(opts, managed.WithManagementPolicies())
+	}
+	if o.MetricOptions != nil {
+		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
+	}
+	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
+	return errors.Wrap(ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		WithOptions(o.ForControllerRuntime()).
+		For(obj.(client.Object)).
+		Watches(secretObject(), readers).
+		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetupKind)
+}
+
+type connector struct {
+	conn   *providerconfig.Connector
+	kube   client.Client
+	log    logging.Logger
+	record event.Recorder
+}
+
+func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
+	if _, ok := mg.(Resource); !ok {
+		return nil, errors.New(errNotProvider)
+	}
+	s, err := c.conn.Connect(ctx, mg)
+	if err != nil {
+		return nil, errors.Wrap(err, errConnect)
+	}
+	return &external{coder: s.Client, kube: c.kube, log: c.log, record: c.record}, nil
+}
+
+// external talks to Coder for one AIProvider during one reconcile.
+type external struct {
+	coder  *coder.Client
+	kube   client.Client
+	log    logging.Logger
+	record event.Recorder
+
+	// Observe leaves what it found for Update, which follows it in the same
+	// reconcile: one GET and one read of the Secrets per reconcile.
+	want  *Desired
+	drift *Drift
+}
+
+func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
+	p := mg.(Resource)
+	id := meta.GetExternalName(mg)
+	if id == "" {
+		return e.observeUncreated(ctx, p)
+	}
+	if _, err := uuid.Parse(id); err != nil {
+		return managed.ExternalObservation{}, errors.New(errExternalName)
+	}
+	got, err := e.coder.GetProvider(ctx, id)
+	if coder.IsNotFound(err) {
+		// Verified absence: Coder's own 404 for the id. A soft-deleted
+		// provider is a 404 too.
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	if err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
+	}
+	return e.observeExisting(ctx, p, got)
+}
+
+// observeUncreated handles a resource without an external name. Only a
+// create attempt whose outcome is unknown can have left a provider of ours
+// in Coder; it is found by name and adopted when Coder created it after the
+// attempt. Any other provider of that name belongs to someone else.
+func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.ExternalObservation, error) {
+	attempt := UncertainAttempt(p.GetAnnotations())
+	if attempt.IsZero() {
+		// No attempt, or only one that certainly wrote nothing: there is
+		// nothing of ours to look for.
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	name := ProviderName(p)
+	got, err := e.coder.GetProvider(ctx, name)
+	if coder.IsNotFound(err) {
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	if err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
+	}
+	if !CreatedByAttempt(got.CreatedAt, attempt) {
+		if meta.WasDeleted(p) {
+			// Never delete someone else's provider.
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
+		return managed.ExternalObservation{}, errors.Errorf(errFmtNameTaken, name, got.ID, got.CreatedAt.UTC().Format(time.RFC3339))
+	}
+	meta.SetExternalName(p, got.ID.String())
+	if !meta.WasDeleted(p) {
+		// Record the id now rather than through late initialization, which
+		// management policies may switch off.
+		if err := e.kube.Update(ctx, p); err != nil {
+			return managed.ExternalObservation{}, errors.Wrap(err, errRecordAdoption)
+		}
+	}
+	e.record.Event(p, event.Normal(ReasonAdoptedUncertainCreate, fmt.Sprintf(msgFmtAdopted, got.ID)))
+	return e.observeExisting(ctx, p, got)
+}
+
+func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk.AIProvider) (managed.ExternalObservation, error) {
+	observe(p.ProviderObservation(), got)
+	p.SetConditions(xpv2.Available())
+	if meta.WasDeleted(p) || !mayUpdate(p) {
+		// Nothing will be changed, so neither the Secrets nor the drift
+		// matter: deleting works even when the Secrets are gone.
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+	}
+	want, err := e.desired(ctx, p)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	d := Diff(want, got, AppliedOf(p.ProviderObservation()))
+	e.want, e.drift = &want, &d
+	return managed.ExternalObservation{
+		ResourceExists:   true,
+		ResourceUpToDate: d.UpToDate(),
+		Diff:             strings.Join(d.Fields, ", "),
+	}, nil
+}
+
+// desired reads r's Secrets and builds what Coder should hold.
+func (e *external) desired(ctx context.Context, r Resource) (Desired, error) {
+	c, err := ReadCredentials(ctx, e.kube, r.ProviderSecretRefs())
+	if err != nil {
+		return Desired{}, err
+	}
+	return Desired{
+		Request:          CreateRequest(ProviderName(r), *r.ProviderFields(), r.ProviderBedrock(), c),
+		Fingerprint:      Fingerprint(string(r.GetUID()), c),
+		NameFromMetadata: r.ProviderFields().Name == nil,
+	}, nil
+}
+
+func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
+	p := mg.(Resource)
+	want, err := e.desired(ctx, p)
+	if err != nil {
+		markRefused(p)
+		return managed.ExternalCreation{}, err
+	}
+	// Coder's own rules, before anything is sent.
+	if vs := want.Request.Validate(); len(vs) > 0 {
+		markRefused(p)
+		return managed.ExternalCreation{}, InvalidSpec(vs, want.NameFromMetadata)
+	}
+	got, err := e.coder.CreateProvider(ctx, want.Request)
+	if err != nil {
+		if coder.Timeout(err) {
+			// Coder may have written it: the next Observe looks.
+			meta.RemoveAnnotations(p, AnnotationRefusedCreate)
+		} else {
+			// Coder answered, so this attempt wrote nothing: it must not
+			// make a provider someone creates meanwhile look like ours.
+			markRefused(p)
+		}
+		if coder.IsConflict(err) {
+			return managed.ExternalCreation{}, errors.Wrapf(err, errFmtCreateTaken, want.Request.Name)
+		}
+		return managed.ExternalCreation{}, errors.Wrap(err, errCreateProvider)
+	}
+
+	o := p.ProviderObservation()
+	observe(o, got)
+	o.AppliedAPIKeyIDs = keyIDs(got.APIKeys)
+	o.CredentialsFingerprint = want.Fingerprint
+	// After Create the reconciler persists annotations only, and its update
+	// resets the status: write the applied key ids and fingerprint now, or
+	// the next Observe would send the keys again for nothing.
+	if err := e.kube.Status().Update(ctx, p); err != nil {
+		e.log.Debug(msgStatusNotStored, "error", err)
+	}
+	// After the status update, which reads the object back.
+	meta.SetExternalName(p, got.ID.String())
+	return managed.ExternalCreation{}, nil
+}
+
+// markRefused records that the pending create attempt certainly wrote
+// nothing. The reconciler persists it with its own annotations.
+func markRefused(mg resource.Managed) {
+	meta.AddAnnotations(mg, map[string]string{AnnotationRefusedCreate: mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending]})
+}
+
+// UncertainAttempt is when the last create attempt whose outcome is unknown
+// was made, from the object's annotations; zero when there is none.
+func UncertainAttempt(annotations map[string]string) time.Time {
+	pending := annotations[meta.AnnotationKeyExternalCreatePending]
+	if pending == "" || annotations[AnnotationRefusedCreate] == pending {
+		return time.Time{}
+	}
+	t, err := time.Parse(time.RFC3339, pending)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+// Update sends the one PATCH that puts back what Observe found different.
+func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {
+	p := mg.(Resource)
+	if e.drift == nil || e.want == nil {
+		return managed.ExternalUpdate{}, errors.New(errNotObserved)
+	}
+	d := *e.drift
+	if !d.Patch.IsEmpty() {
+		if vs := e.want.Request.Validate(); len(vs) > 0 {
+			return managed.ExternalUpdate{}, InvalidSpec(vs, e.want.NameFromMetadata)
+		}
+		if vs := d.Patch.Validate(); len(vs) > 0 {
+			return managed.ExternalUpdate{}, InvalidSpec(vs, e.want.NameFromMetadata)
+		}
+		got, err := e.coder.UpdateProvider(ctx, meta.GetExternalName(p), d.Patch)
+		if err != nil {
+			return managed.ExternalUpdate{}, errors.Wrap(err, errUpdateProvider)
+		}
+		o := p.ProviderObservation()
+		observe(o, got)
+		if d.SendsAPIKeys {
+			o.AppliedAPIKeyIDs = keyIDs(got.APIKeys)
+		}
+		if d.SendsCredentials {
+			o.CredentialsFingerprint = e.want.Fingerprint
+		}
+	}
+	if len(d.Unfixable) > 0 {
+		return managed.ExternalUpdate{}, errors.New(errCannotPutBack + ": " + strings.Join(d.Unfixable, "; "))
+	}
+	return managed.ExternalUpdate{}, nil
+}
+
+// Delete soft-deletes the provider in Coder. The reconciler then observes
+// again and releases the finalizer only when a GET by id answers 404.
+func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.ExternalDelete, error) {
+	mg.SetConditions(xpv2.Deleting())
+	id := meta.GetExternalName(mg)
+	if _, err := uuid.Parse(id); err != nil {
+		return managed.ExternalDelete{}, errors.New(errExternalName)
+	}
+	if err := e.coder.DeleteProvider(ctx, id); err != nil && !coder.IsNotFound(err) {
+		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteProvider)
+	}
+	return managed.ExternalDelete{}, nil
+}
+
+func (e *external) Disconnect(context.Context) error { return nil }
+
+// mayUpdate is false when the management policies leave Coder alone, so
+// Observe need not read Secrets the resource does not use.
+func mayUpdate(mg resource.Managed) bool {
+	ps := mg.GetManagementPolicies()
+	if len(ps) == 0 {
+		return true
+	}
+	for _, p := range ps {
+		if p == xpv2.ManagementActionAll || p == xpv2.ManagementActionUpdate {
+			return true
+		}
+	}
+	return false
+}
+
+// observe records what Coder reports. Coder returns masked keys and no
+// Bedrock credentials, so nothing secret reaches the status.
+func observe(o *common.AIProviderObservation, p codersdk.AIProvider) {
+	o.ID = p.ID.String()
+	o.Name = p.Name
+	o.Type = string(p.Type)
+	o.DisplayName = p.DisplayName
+	o.Icon = p.Icon
+	o.Enabled = ptr(p.Enabled)
+	o.BaseURL = p.BaseURL
+	o.APIKeys = nil
+	for _, k := range p.APIKeys {
+		o.APIKeys = append(o.APIKeys, common.AIProviderKeyObservation{ID: k.ID.String(), Masked: k.Masked, CreatedAt: timePtr(k.CreatedAt)})
+	}
+	o.Bedrock = nil
+	if b := p.Settings.Bedrock; b != nil {
+		o.Bedrock = &common.AIProviderBedrockObservation{
+			Region:         b.Region,
+			Model:          b.Model,
+			SmallFastModel: b.SmallFastModel,
+			Protocol:       string(b.Protocol),
+			RoleARN:        b.RoleARN,
+			ExternalID:     b.ExternalID,
+		}
+	}
+	o.CreatedAt = timePtr(p.CreatedAt)
+	o.UpdatedAt = timePtr(p.UpdatedAt)
+}
+
+func timePtr(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := metav1.NewTime(t.UTC().Truncate(time.Second))
+	return &mt
+}

@@ -1,0 +1,224 @@
+package aiprovider
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/coder/coder/v2/codersdk"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+)
+
+// Credentials are the secret values of one AIProvider, read from its
+// Secrets. They go to Coder and into a salted fingerprint, nowhere else.
+type Credentials struct {
+	APIKeys []string
+	// AccessKeyID and SecretAccessKey are both set or both nil.
+	AccessKeyID     *string
+	SecretAccessKey *string
+}
+
+// Format prints Credentials as counts only, for every verb, so a stray log
+// line or error can never carry the material.
+func (c Credentials) Format(f fmt.State, _ rune) {
+	_, _ = fmt.Fprintf(f, "aiprovider.Credentials{APIKeys: %d, AccessKeyPair: %t}", len(c.APIKeys), c.AccessKeyID != nil)
+}
+
+// Desired is what Coder should hold for one AIProvider: the create request
+// built from the spec and the Secrets, and the fingerprint of the secret
+// values in it. The request carries plaintext.
+type Desired struct {
+	Request     codersdk.CreateAIProviderRequest
+	Fingerprint string
+	// NameFromMetadata is true when the spec leaves forProvider.name unset.
+	NameFromMetadata bool
+}
+
+// Format prints Desired without its secret values.
+func (d Desired) Format(f fmt.State, _ rune) {
+	_, _ = fmt.Fprintf(f, "aiprovider.Desired{Type: %q, Name: %q, APIKeys: %d, Fingerprint: %q}",
+		d.Request.Type, d.Request.Name, len(d.Request.APIKeys), d.Fingerprint)
+}
+
+// ProviderName is the Coder-wide name of r's provider: forProvider.name, or
+// metadata.name when that is unset.
+func ProviderName(r Resource) string {
+	if n := r.ProviderFields().Name; n != nil && *n != "" {
+		return *n
+	}
+	return r.GetName()
+}
+
+// CreateRequest builds the request that creates the provider the spec
+// describes, with the given secret values. A Bedrock region left unset is
+// derived from a canonical Bedrock base URL.
+func CreateRequest(name string, f common.AIProviderFields, b *common.BedrockFields, c Credentials) codersdk.CreateAIProviderRequest {
+	req := codersdk.CreateAIProviderRequest{
+		Type:    codersdk.AIProviderType(f.Type),
+		Name:    name,
+		Enabled: f.Enabled == nil || *f.Enabled,
+		BaseURL: f.BaseURL,
+		APIKeys: slices.Clone(c.APIKeys),
+	}
+	if f.DisplayName != nil {
+		req.DisplayName = *f.DisplayName
+	}
+	if f.Icon != nil {
+		req.Icon = *f.Icon
+	}
+	if b != nil {
+		region := b.Region
+		if region == "" {
+			region = RegionFromBaseURL(f.BaseURL)
+		}
+		req.Settings.Bedrock = &codersdk.AIProviderBedrockSettings{
+			Region:          region,
+			Model:           b.Model,
+			SmallFastModel:  b.SmallFastModel,
+			RoleARN:         b.RoleARN,
+			Protocol:        codersdk.AIProviderBedrockProtocol(b.Protocol),
+			AccessKey:       c.AccessKeyID,
+			AccessKeySecret: c.SecretAccessKey,
+		}
+	}
+	return req
+}
+
+// canonicalBedrockURL matches the endpoints AWS publishes for Bedrock: the
+// InvokeModel runtime (also FIPS and China) and mantle, whose base URL may
+// end in /anthropic. The CEL rules of the AIProvider CRDs use the same
+// pattern; keep them in step.
+var canonicalBedrockURL = regexp.MustCompile(`(?i)^https://bedrock-(?:runtime(?:-fips)?\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?|mantle\.([a-z0-9-]+)\.api\.aws(?:/anthropic)?)/?$`)
+
+// RegionFromBaseURL returns the AWS region of a canonical Bedrock base URL,
+// or "" for any other URL.
+func RegionFromBaseURL(baseURL string) string {
+	m := canonicalBedrockURL.FindStringSubmatch(baseURL)
+	if m == nil {
+		return ""
+	}
+	return strings.ToLower(m[1] + m[2])
+}
+
+// fingerprintDomain separates this hash from any other use of the salt.
+const fingerprintDomain = "provider-coder/aiprovider/credentials/v1"
+
+// Fingerprint is a salted SHA-256 of the credential material, so a changed
+// Secret is noticed without storing the material. The salt is the object's
+// UID: the same key in two objects gives two unrelated fingerprints. Every
+// value is length-prefixed, so no two different sets of credentials hash the
+// same input; API keys are sorted, so reordering the references rotates
+// nothing.
+func Fingerprint(salt string, c Credentials) string {
+	h := sha256.New()
+	write := func(s string) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
+		_, _ = h.Write(n[:])
+		_, _ = h.Write([]byte(s))
+	}
+	optional := func(p *string) {
+		if p == nil {
+			write("absent")
+			return
+		}
+		write("present")
+		write(*p)
+	}
+	write(fingerprintDomain)
+	write(salt)
+	keys := slices.Sorted(slices.Values(c.APIKeys))
+	write(fmt.Sprint(len(keys)))
+	for _, k := range keys {
+		write(k)
+	}
+	optional(c.AccessKeyID)
+	optional(c.SecretAccessKey)
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+}
+
+// Spec field paths of the secret references, for errors.
+const (
+	fieldAPIKeys         = "spec.forProvider.apiKeySecretRefs"
+	fieldAccessKeyID     = "spec.forProvider.bedrock.accessKeyIDSecretRef"
+	fieldSecretAccessKey = "spec.forProvider.bedrock.secretAccessKeySecretRef"
+)
+
+// ReadCredentials reads every secret value r refers to. Surrounding
+// whitespace, such as the newline a file-based Secret often keeps, is
+// removed: Coder stores keys verbatim and refuses surrounding whitespace.
+// Errors name the field and the Secret, never a value.
+func ReadCredentials(ctx context.Context, kube client.Reader, refs common.AIProviderSecretRefs) (Credentials, error) {
+	var c Credentials
+	for i, ref := range refs.APIKeys {
+		v, err := secretValue(ctx, kube, fmt.Sprintf("%s[%d]", fieldAPIKeys, i), ref)
+		if err != nil {
+			return Credentials{}, err
+		}
+		c.APIKeys = append(c.APIKeys, v)
+	}
+	if refs.AccessKeyID != nil {
+		v, err := secretValue(ctx, kube, fieldAccessKeyID, *refs.AccessKeyID)
+		if err != nil {
+			return Credentials{}, err
+		}
+		c.AccessKeyID = &v
+	}
+	if refs.SecretAccessKey != nil {
+		v, err := secretValue(ctx, kube, fieldSecretAccessKey, *refs.SecretAccessKey)
+		if err != nil {
+			return Credentials{}, err
+		}
+		c.SecretAccessKey = &v
+	}
+	if (c.AccessKeyID == nil) != (c.SecretAccessKey == nil) {
+		return Credentials{}, errors.New(errAccessKeyPair)
+	}
+	return c, nil
+}
+
+func secretValue(ctx context.Context, kube client.Reader, field string, ref common.SecretKeySelector) (string, error) {
+	s := &corev1.Secret{}
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, s); err != nil {
+		return "", errors.Wrapf(err, "cannot read %s: cannot get Secret %s/%s", field, ref.Namespace, ref.Name)
+	}
+	raw, ok := s.Data[ref.Key]
+	if !ok {
+		return "", errors.Errorf("cannot read %s: Secret %s/%s has no key %q", field, ref.Namespace, ref.Name, ref.Key)
+	}
+	v := strings.TrimSpace(string(raw))
+	if v == "" {
+		return "", errors.Errorf("cannot read %s: key %q of Secret %s/%s is empty", field, ref.Key, ref.Namespace, ref.Name)
+	}
+	return v, nil
+}
+
+// SecretIndexValues are the "namespace/name" of every Secret refs name, once
+// each: the values of the field index that maps a Secret to its readers.
+func SecretIndexValues(refs common.AIProviderSecretRefs) []string {
+	all := slices.Clone(refs.APIKeys)
+	for _, r := range []*common.SecretKeySelector{refs.AccessKeyID, refs.SecretAccessKey} {
+		if r != nil {
+			all = append(all, *r)
+		}
+	}
+	out := make([]string, 0, len(all))
+	for _, r := range all {
+		v := r.Namespace + "/" + r.Name
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,201 @@
+package aiprovider
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+)
+
+// Names of the fields a drift can concern, as the spec names them. They
+// appear in the Diff of an observation and in errors; never a value.
+const (
+	DriftDisplayName        = "displayName"
+	DriftIcon               = "icon"
+	DriftEnabled            = "enabled"
+	DriftBaseURL            = "baseURL"
+	DriftBedrock            = "bedrock"
+	DriftBedrockCredentials = "bedrock credentials" //nolint:gosec // A field name, not a credential.
+	DriftAPIKeys            = "apiKeys"
+	DriftType               = "type"
+	DriftName               = "name"
+)
+
+// Applied is what this resource last wrote to Coder's credentials, as its
+// status records it.
+type Applied struct {
+	// Fingerprint of the credentials last sent.
+	Fingerprint string
+	// KeyIDs Coder reported right after that.
+	KeyIDs []string
+}
+
+// AppliedOf reads Applied from a status.
+func AppliedOf(o *common.AIProviderObservation) Applied {
+	return Applied{Fingerprint: o.CredentialsFingerprint, KeyIDs: o.AppliedAPIKeyIDs}
+}
+
+// A Drift is how Coder differs from the desired state, and the one PATCH
+// that puts back what can be put back.
+type Drift struct {
+	// Fields names every field that differs, in a fixed order.
+	Fields []string
+	// Patch undoes every difference Coder's API can undo. It is empty when
+	// there is none.
+	Patch codersdk.UpdateAIProviderRequest
+	// SendsAPIKeys is true when Patch replaces the key set; the key ids
+	// Coder reports afterwards are the applied ones.
+	SendsAPIKeys bool
+	// SendsCredentials is true when Patch carries every credential of the
+	// spec (API keys or the Bedrock access key pair), so the fingerprint is
+	// the applied one afterwards.
+	SendsCredentials bool
+	// Unfixable explains the differences Coder's API cannot undo.
+	Unfixable []string
+}
+
+// UpToDate is true when Coder matches the desired state.
+func (d Drift) UpToDate() bool { return len(d.Fields) == 0 }
+
+func (d *Drift) add(field string) {
+	if !slices.Contains(d.Fields, field) {
+		d.Fields = append(d.Fields, field)
+	}
+}
+
+// Diff compares every field Coder returns with the desired state. API keys
+// cannot be read back, so they are sent again when the fingerprint of the
+// Secrets' values differs from the applied one, or when Coder's key ids are
+// no longer the ones it reported after the last write (someone added or
+// removed a key). Sending keys replaces Coder's whole key set.
+func Diff(want Desired, got codersdk.AIProvider, applied Applied) Drift {
+	req := want.Request
+	var d Drift
+	if got.Type != req.Type {
+		d.add(DriftType)
+		d.Unfixable = append(d.Unfixable, fmt.Sprintf("the provider in Coder has type %q, the spec %q, and a provider's type cannot change", got.Type, req.Type))
+	}
+	if got.Name != req.Name {
+		d.add(DriftName)
+		d.Unfixable = append(d.Unfixable, fmt.Sprintf("the provider in Coder is named %q, the spec %q, and a provider's name cannot change", got.Name, req.Name))
+	}
+	// Coder reports the name when no display name is stored, and an empty
+	// display name clears it: compare what Coder would show.
+	if got.DisplayName != cmp.Or(req.DisplayName, req.Name) {
+		d.add(DriftDisplayName)
+		d.Patch.DisplayName = ptr(req.DisplayName)
+	}
+	if got.Icon != req.Icon {
+		d.add(DriftIcon)
+		d.Patch.Icon = ptr(req.Icon)
+	}
+	if got.Enabled != req.Enabled {
+		d.add(DriftEnabled)
+		d.Patch.Enabled = ptr(req.Enabled)
+	}
+	if got.BaseURL != req.BaseURL {
+		d.add(DriftBaseURL)
+		d.Patch.BaseURL = ptr(req.BaseURL)
+	}
+
+	credentialsChanged := want.Fingerprint != applied.Fingerprint
+	wb, gb := req.Settings.Bedrock, got.Settings.Bedrock
+	switch {
+	case wb == nil && gb != nil:
+		// A PATCH without Bedrock settings keeps them: codersdk encodes
+		// empty settings as JSON null, which decodes to "not sent".
+		d.add(DriftBedrock)
+		d.Unfixable = append(d.Unfixable, "the provider in Coder has Bedrock settings the spec does not have, and Coder's API cannot remove them: add spec.forProvider.bedrock, or delete the provider in Coder so it is created again")
+	case wb != nil:
+		differs := gb == nil || !sameBedrock(*wb, *gb)
+		if differs || credentialsChanged {
+			// Settings are replaced as a whole; omitted (nil) credentials
+			// keep the stored ones, and Coder keeps its external id.
+			s := *wb
+			s.ExternalID = ""
+			s.AccessKey, s.AccessKeySecret = nil, nil
+			if differs {
+				d.add(DriftBedrock)
+			}
+			if credentialsChanged {
+				d.add(DriftBedrockCredentials)
+				// Without references the pair is cleared, so Coder falls
+				// back to its own AWS identity as the spec says.
+				s.AccessKey = cmp.Or(wb.AccessKey, ptr(""))
+				s.AccessKeySecret = cmp.Or(wb.AccessKeySecret, ptr(""))
+				d.SendsCredentials = true
+			}
+			d.Patch.Settings = &codersdk.AIProviderSettings{Bedrock: &s}
+		}
+	}
+
+	gotIDs := keyIDs(got.APIKeys)
+	keysMoved := !sameSet(gotIDs, applied.KeyIDs)
+	if AcceptsAPIKeys(req) {
+		if keysMoved || credentialsChanged {
+			muts := make([]codersdk.AIProviderKeyMutation, 0, len(req.APIKeys))
+			for _, k := range req.APIKeys {
+				muts = append(muts, codersdk.AIProviderKeyMutation{APIKey: ptr(k)})
+			}
+			d.add(DriftAPIKeys)
+			d.Patch.APIKeys = &muts
+			d.SendsAPIKeys, d.SendsCredentials = true, true
+		}
+	} else if len(gotIDs) > 0 || (credentialsChanged && wb == nil) {
+		// No keys belong here; an empty list clears whatever is there and
+		// records that Coder holds exactly the spec's (no) credentials.
+		d.add(DriftAPIKeys)
+		d.Patch.APIKeys = &[]codersdk.AIProviderKeyMutation{}
+		d.SendsAPIKeys = true
+		d.SendsCredentials = d.SendsCredentials || wb == nil
+	}
+	return d
+}
+
+// AcceptsAPIKeys is false for providers Coder refuses keys for: Bedrock and
+// Copilot, and any provider with Bedrock settings.
+func AcceptsAPIKeys(req codersdk.CreateAIProviderRequest) bool {
+	return req.Type != codersdk.AIProviderTypeBedrock && req.Type != codersdk.AIProviderTypeCopilot && req.Settings.Bedrock == nil
+}
+
+// sameBedrock compares the Bedrock settings Coder reports. An empty protocol
+// means invoke-model, so either spelling matches the other.
+func sameBedrock(want, got codersdk.AIProviderBedrockSettings) bool {
+	return want.Region == got.Region &&
+		want.Model == got.Model &&
+		want.SmallFastModel == got.SmallFastModel &&
+		want.RoleARN == got.RoleARN &&
+		want.ResolvedProtocol() == got.ResolvedProtocol()
+}
+
+func keyIDs(keys []codersdk.AIProviderKey) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, k.ID.String())
+	}
+	return out
+}
+
+func sameSet(a, b []string) bool {
+	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
+}
+
+// adoptionSkew is how much earlier than our recorded create attempt Coder
+// may date a provider that attempt created. The attempt is recorded in the
+// external-create-pending annotation, in whole seconds (truncated) and by our
+// clock; Coder dates rows by its own clock. A few seconds cover both; a
+// provider older than that existed before we asked, so it is someone else's.
+const adoptionSkew = 5 * time.Second
+
+// CreatedByAttempt reports whether a provider Coder created at createdAt can
+// come from the create attempt recorded at attempt, whose response was lost.
+// Without a recorded attempt nothing is ours.
+func CreatedByAttempt(createdAt, attempt time.Time) bool {
+	return !attempt.IsZero() && !createdAt.Before(attempt.Add(-adoptionSkew))
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,367 @@
+package aiprovider
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+)
+
+var (
+	key1 = uuid.MustParse("11111111-1111-4111-8111-111111111111")
+	key2 = uuid.MustParse("22222222-2222-4222-8222-222222222222")
+	key3 = uuid.MustParse("33333333-3333-4333-8333-333333333333")
+)
+
+// openAI is a desired OpenAI provider with two keys, and the Coder row that
+// matches it after the keys were applied.
+func openAI() (Desired, codersdk.AIProvider, Applied) {
+	want := Desired{
+		Request: codersdk.CreateAIProviderRequest{
+			Type: "openai", Name: "openai", DisplayName: "OpenAI", Icon: "/icon/openai.svg",
+			Enabled: true, BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-1", "sk-2"},
+		},
+		Fingerprint: "sha256:current",
+	}
+	got := codersdk.AIProvider{
+		ID: uuid.New(), Type: "openai", Name: "openai", DisplayName: "OpenAI", Icon: "/icon/openai.svg",
+		Enabled: true, BaseURL: "https://api.openai.com/v1",
+		APIKeys: []codersdk.AIProviderKey{{ID: key2, Masked: "..."}, {ID: key1, Masked: "..."}},
+	}
+	return want, got, Applied{Fingerprint: "sha256:current", KeyIDs: []string{key1.String(), key2.String()}}
+}
+
+// bedrock is a desired Bedrock provider with an access key pair, and its
+// matching Coder row.
+func bedrock() (Desired, codersdk.AIProvider, Applied) {
+	want := Desired{
+		Request: codersdk.CreateAIProviderRequest{
+			Type: "bedrock", Name: "bedrock", Enabled: true, BaseURL: "https://bedrock-runtime.us-east-1.amazonaws.com",
+			Settings: codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
+				Region: "us-east-1", Model: "claude", SmallFastModel: "haiku", RoleARN: "arn:aws:iam::1:role/r",
+				AccessKey: ptr("AKIA"), AccessKeySecret: ptr("secret"),
+			}},
+		},
+		Fingerprint: "sha256:pair",
+	}
+	got := codersdk.AIProvider{
+		ID: uuid.New(), Type: "bedrock", Name: "bedrock", DisplayName: "bedrock", Enabled: true,
+		BaseURL: "https://bedrock-runtime.us-east-1.amazonaws.com", APIKeys: []codersdk.AIProviderKey{},
+		Settings: codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
+			Region: "us-east-1", Model: "claude", SmallFastModel: "haiku", RoleARN: "arn:aws:iam::1:role/r",
+			ExternalID: "SERVERGENERATED", Protocol: "invoke-model",
+		}},
+	}
+	return want, got, Applied{Fingerprint: "sha256:pair"}
+}
+
+func keyMutations(keys ...string) *[]codersdk.AIProviderKeyMutation {
+	out := []codersdk.AIProviderKeyMutation{}
+	for _, k := range keys {
+		out = append(out, codersdk.AIProviderKeyMutation{APIKey: ptr(k)})
+	}
+	return &out
+}
+
+func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
+	type want struct {
+		fields           []string
+		patch            codersdk.UpdateAIProviderRequest
+		sendsAPIKeys     bool
+		sendsCredentials bool
+		unfixable        int
+	}
+	cases := map[string]struct {
+		reason string
+		setup  func() (Desired, codersdk.AIProvider, Applied)
+		want   want
+	}{
+		"InSync": {
+			reason: "Coder matches: nothing to send, whatever order Coder lists the keys in",
+			setup:  openAI,
+		},
+		"DisplayNameUnsetShowsName": {
+			reason: "Coder reports the name when no display name is stored; that is no drift",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				w.Request.DisplayName, g.DisplayName = "", "openai"
+				return w, g, a
+			},
+		},
+		"DisplayNameSetInCoderWhileSpecLeavesItUnset": {
+			reason: "a display name added in Coder is cleared again (an empty one makes Coder show the name)",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				w.Request.DisplayName, g.DisplayName = "", "Renamed by hand"
+				return w, g, a
+			},
+			want: want{fields: []string{DriftDisplayName}, patch: codersdk.UpdateAIProviderRequest{DisplayName: ptr("")}},
+		},
+		"DisplayNameEdited": {
+			reason: "only the display name is sent",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				g.DisplayName = "Renamed by hand"
+				return w, g, a
+			},
+			want: want{fields: []string{DriftDisplayName}, patch: codersdk.UpdateAIProviderRequest{DisplayName: ptr("OpenAI")}},
+		},
+		"DisabledAndMovedInCoder": {
+			reason: "two drifts, one PATCH with both fields",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				g.Enabled, g.BaseURL, g.Icon = false, "https://evil.example.com/v1", ""
+				return w, g, a
+			},
+			want: want{
+				fields: []string{DriftIcon, DriftEnabled, DriftBaseURL},
+				patch:  codersdk.UpdateAIProviderRequest{Icon: ptr("/icon/openai.svg"), Enabled: ptr(true), BaseURL: ptr("https://api.openai.com/v1")},
+			},
+		},
+		"KeyRemovedInCoder": {
+			reason: "Coder's key ids no longer match the applied ones: every key is sent again, replacing the set",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				g.APIKeys = g.APIKeys[:1]
+				return w, g, a
+			},
+			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2")}, sendsAPIKeys: true, sendsCredentials: true},
+		},
+		"KeyAddedInCoder": {
+			reason: "a key added by hand is replaced by the spec's keys",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				g.APIKeys = append(g.APIKeys, codersdk.AIProviderKey{ID: key3})
+				return w, g, a
+			},
+			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2")}, sendsAPIKeys: true, sendsCredentials: true},
+		},
+		"SecretRotated": {
+			reason: "the Secret's value changed (fingerprint differs) although Coder's ids did not",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				w.Request.APIKeys[1], w.Fingerprint = "sk-2-rotated", "sha256:rotated"
+				return w, g, a
+			},
+			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2-rotated")}, sendsAPIKeys: true, sendsCredentials: true},
+		},
+		"AllKeysRemovedFromSpec": {
+			reason: "no references left: an empty list clears Coder's keys",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				w.Request.APIKeys, w.Fingerprint = nil, "sha256:none"
+				return w, g, a
+			},
+			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations()}, sendsAPIKeys: true, sendsCredentials: true},
+		},
+		"NothingRecordedYet": {
+			reason: "after adopting an uncertain create nothing was recorded, so the keys are sent once",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, _ := openAI()
+				return w, g, Applied{}
+			},
+			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2")}, sendsAPIKeys: true, sendsCredentials: true},
+		},
+		"CopilotInSync": {
+			reason: "a provider without keys and nothing recorded differently needs nothing",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w := Desired{Request: codersdk.CreateAIProviderRequest{Type: "copilot", Name: "copilot", Enabled: true, BaseURL: "https://api.githubcopilot.com"}, Fingerprint: "sha256:none"}
+				g := codersdk.AIProvider{Type: "copilot", Name: "copilot", DisplayName: "copilot", Enabled: true, BaseURL: "https://api.githubcopilot.com"}
+				return w, g, Applied{Fingerprint: "sha256:none"}
+			},
+		},
+		"CopilotAdopted": {
+			reason: "nothing recorded for a provider without credentials: an empty key list records that Coder holds none",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w := Desired{Request: codersdk.CreateAIProviderRequest{Type: "copilot", Name: "copilot", Enabled: true, BaseURL: "https://api.githubcopilot.com"}, Fingerprint: "sha256:none"}
+				g := codersdk.AIProvider{Type: "copilot", Name: "copilot", DisplayName: "copilot", Enabled: true, BaseURL: "https://api.githubcopilot.com"}
+				return w, g, Applied{}
+			},
+			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations()}, sendsAPIKeys: true, sendsCredentials: true},
+		},
+		"BedrockInSync": {
+			reason: "credentials cannot be read back and Coder's external id and resolved protocol are no drift",
+			setup:  bedrock,
+		},
+		"BedrockRegionEdited": {
+			reason: "settings are sent whole, without credentials (nil keeps Coder's) and without the external id",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := bedrock()
+				g.Settings.Bedrock.Region = "eu-west-1"
+				return w, g, a
+			},
+			want: want{
+				fields: []string{DriftBedrock},
+				patch: codersdk.UpdateAIProviderRequest{Settings: &codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
+					Region: "us-east-1", Model: "claude", SmallFastModel: "haiku", RoleARN: "arn:aws:iam::1:role/r",
+				}}},
+			},
+		},
+		"BedrockAccessKeyRotated": {
+			reason: "a changed access key pair is sent with the settings",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := bedrock()
+				w.Fingerprint = "sha256:rotated"
+				return w, g, a
+			},
+			want: want{
+				fields: []string{DriftBedrockCredentials},
+				patch: codersdk.UpdateAIProviderRequest{Settings: &codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
+					Region: "us-east-1", Model: "claude", SmallFastModel: "haiku", RoleARN: "arn:aws:iam::1:role/r",
+					AccessKey: ptr("AKIA"), AccessKeySecret: ptr("secret"),
+				}}},
+				sendsCredentials: true,
+			},
+		},
+		"BedrockAccessKeyRefsRemoved": {
+			reason: "without references the pair is cleared with empty strings, so Coder uses its own AWS identity",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := bedrock()
+				w.Request.Settings.Bedrock.AccessKey, w.Request.Settings.Bedrock.AccessKeySecret = nil, nil
+				w.Fingerprint = "sha256:none"
+				return w, g, a
+			},
+			want: want{
+				fields: []string{DriftBedrockCredentials},
+				patch: codersdk.UpdateAIProviderRequest{Settings: &codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
+					Region: "us-east-1", Model: "claude", SmallFastModel: "haiku", RoleARN: "arn:aws:iam::1:role/r",
+					AccessKey: ptr(""), AccessKeySecret: ptr(""),
+				}}},
+				sendsCredentials: true,
+			},
+		},
+		"BedrockSettingsAddedInCoder": {
+			reason: "Coder's API cannot remove Bedrock settings: reported as unfixable, nothing is sent",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				w.Request.Type, g.Type = "anthropic", "anthropic"
+				g.Settings.Bedrock = &codersdk.AIProviderBedrockSettings{Region: "us-east-1"}
+				return w, g, a
+			},
+			want: want{fields: []string{DriftBedrock}, unfixable: 1},
+		},
+		"TypeDiffers": {
+			reason: "an external name pointing at a provider of another type cannot be fixed by a PATCH",
+			setup: func() (Desired, codersdk.AIProvider, Applied) {
+				w, g, a := openAI()
+				g.Type = "azure"
+				return w, g, a
+			},
+			want: want{fields: []string{DriftType}, unfixable: 1},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			w, g, a := tc.setup()
+			d := Diff(w, g, a)
+			if diff := cmp.Diff(tc.want.fields, d.Fields); diff != "" {
+				t.Errorf("%s\nFields: -want, +got:\n%s", tc.reason, diff)
+			}
+			if diff := cmp.Diff(tc.want.patch, d.Patch); diff != "" {
+				t.Errorf("%s\nPatch: -want, +got:\n%s", tc.reason, diff)
+			}
+			if d.SendsAPIKeys != tc.want.sendsAPIKeys || d.SendsCredentials != tc.want.sendsCredentials {
+				t.Errorf("%s\nSendsAPIKeys, SendsCredentials = %t, %t, want %t, %t", tc.reason, d.SendsAPIKeys, d.SendsCredentials, tc.want.sendsAPIKeys, tc.want.sendsCredentials)
+			}
+			if len(d.Unfixable) != tc.want.unfixable {
+				t.Errorf("%s\nUnfixable = %q, want %d entries", tc.reason, d.Unfixable, tc.want.unfixable)
+			}
+			if d.UpToDate() != (len(tc.want.fields) == 0) {
+				t.Errorf("%s\nUpToDate = %t with fields %v", tc.reason, d.UpToDate(), d.Fields)
+			}
+			if !d.Patch.IsEmpty() {
+				if vs := d.Patch.Validate(); len(vs) > 0 {
+					t.Errorf("%s\nthe patch fails codersdk's own validation: %v", tc.reason, vs)
+				}
+			}
+			for _, f := range append(d.Fields, d.Unfixable...) {
+				for _, secret := range []string{"sk-1", "sk-2", "AKIA", "secret\""} {
+					if strings.Contains(f, secret) {
+						t.Errorf("drift description %q contains key material", f)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestUncertainCreateAdoptsOnlyWhatTheAttemptCreated(t *testing.T) {
+	attempt := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		reason    string
+		createdAt time.Time
+		attempt   time.Time
+		want      bool
+	}{
+		"CreatedAfterAttempt": {
+			reason:    "the lost response's provider",
+			createdAt: attempt.Add(800 * time.Millisecond), attempt: attempt, want: true,
+		},
+		"WithinSkew": {
+			reason:    "the annotation is truncated to seconds and clocks differ: a few seconds earlier is still ours",
+			createdAt: attempt.Add(-4 * time.Second), attempt: attempt, want: true,
+		},
+		"BeforeAttempt": {
+			reason:    "it existed before we asked: someone else's",
+			createdAt: attempt.Add(-10 * time.Second), attempt: attempt, want: false,
+		},
+		"LongBefore": {
+			reason:    "a provider from last week",
+			createdAt: attempt.Add(-7 * 24 * time.Hour), attempt: attempt, want: false,
+		},
+		"NoAttempt": {
+			reason:    "without a recorded attempt nothing is ours",
+			createdAt: attempt, attempt: time.Time{}, want: false,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := CreatedByAttempt(tc.createdAt, tc.attempt); got != tc.want {
+				t.Errorf("%s\nCreatedByAttempt = %t, want %t", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOnlyAnUncertainCreateAttemptIsLookedFor(t *testing.T) {
+	const pending = "2026-05-01T12:00:00Z"
+	cases := map[string]struct {
+		reason      string
+		annotations map[string]string
+		want        time.Time
+	}{
+		"NeverAttempted": {
+			reason: "no create attempt: nothing of ours can exist",
+		},
+		"Uncertain": {
+			reason:      "an attempt without a recorded refusal may have written the provider",
+			annotations: map[string]string{meta.AnnotationKeyExternalCreatePending: pending},
+			want:        time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
+		},
+		"Refused": {
+			reason:      "Coder refused this very attempt (409, 400, ...) or it was never sent",
+			annotations: map[string]string{meta.AnnotationKeyExternalCreatePending: pending, AnnotationRefusedCreate: pending},
+		},
+		"RefusedEarlier": {
+			reason:      "an earlier attempt was refused, the latest one is uncertain",
+			annotations: map[string]string{meta.AnnotationKeyExternalCreatePending: pending, AnnotationRefusedCreate: "2026-05-01T11:59:00Z"},
+			want:        time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
+		},
+		"Unparsable": {
+			reason:      "a pending time that is not RFC 3339 is no evidence",
+			annotations: map[string]string{meta.AnnotationKeyExternalCreatePending: "yesterday"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := UncertainAttempt(tc.annotations); !got.Equal(tc.want) {
+				t.Errorf("%s\nUncertainAttempt = %v, want %v", tc.reason, got, tc.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,72 @@
+package aiprovider
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+)
+
+// secretIndex maps an AIProvider to the "namespace/name" of every Secret it
+// reads, so a Secret change finds its readers without a full list.
+const secretIndex = "aiprovider.secretRefs"
+
+func indexSecrets(o client.Object) []string {
+	r, ok := o.(Resource)
+	if !ok {
+		return nil
+	}
+	return SecretIndexValues(r.ProviderSecretRefs())
+}
+
+func secretObject() client.Object { return &corev1.Secret{} }
+
+// readersOfSecret enqueues the AIProviders of kind gvk that read a Secret
+// when it changes, so a rotated key reaches Coder before the next poll. A
+// failed list enqueues nothing: the next poll catches up.
+func readersOfSecret(kube client.Reader, s *runtime.Scheme, gvk schema.GroupVersionKind) (handler.EventHandler, error) {
+	listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
+	if _, err := newList(s, listGVK); err != nil {
+		return nil, err
+	}
+	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, secret client.Object) []reconcile.Request {
+		l, err := newList(s, listGVK)
+		if err != nil {
+			return nil
+		}
+		if err := kube.List(ctx, l, client.MatchingFields{secretIndex: secret.GetNamespace() + "/" + secret.GetName()}); err != nil {
+			return nil
+		}
+		items, err := apimeta.ExtractList(l)
+		if err != nil {
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(items))
+		for _, it := range items {
+			if o, ok := it.(client.Object); ok {
+				out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
+			}
+		}
+		return out
+	}), nil
+}
+
+func newList(s *runtime.Scheme, gvk schema.GroupVersionKind) (client.ObjectList, error) {
+	o, err := s.New(gvk)
+	if err != nil {
+		return nil, errors.Wrap(err, errKindNotScheme)
+	}
+	l, ok := o.(client.ObjectList)
+	if !ok {
+		return nil, errors.Errorf("%s is not a list", gvk)
+	}
+	return l, nil
+}
