@@ -6,6 +6,7 @@ package cleanup
 
 import (
 	"context"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -14,7 +15,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
 
 const (
@@ -27,13 +31,18 @@ const (
 // Coder), and a re-created object of the same name must be able to publish
 // its own Secret at once rather than after garbage collection.
 type Finalizer struct {
-	kube client.Client
-	api  resource.Finalizer
+	kube     client.Client
+	api      resource.Finalizer
+	kind     string
+	releases *Releases
+	record   event.Recorder
 }
 
-// NewFinalizer returns a Finalizer for the named finalizer key.
-func NewFinalizer(kube client.Client, finalizer string) *Finalizer {
-	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer)}
+// NewFinalizer returns a Finalizer for the named finalizer key of managed
+// resources of the given kind. After the finalizer's removal is persisted it
+// counts a release without delete noted in releases, with a Warning event.
+func NewFinalizer(kube client.Client, finalizer, kind string, releases *Releases, record event.Recorder) *Finalizer {
+	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer), kind: kind, releases: releases, record: record}
 }
 
 // AddFinalizer adds the finalizer.
@@ -47,8 +56,23 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 	if err := f.deleteConnectionSecret(ctx, obj); err != nil {
 		return err
 	}
-	return f.api.RemoveFinalizer(ctx, obj)
+	if err := f.api.RemoveFinalizer(ctx, obj); err != nil {
+		return err
+	}
+	if ts := obj.GetDeletionTimestamp(); ts != nil {
+		metrics.ObserveDeletion(f.kind, time.Since(ts.Time))
+	}
+	if why, ok := f.releases.take(obj.GetUID()); ok {
+		metrics.ReleasedWithoutDelete(f.kind)
+		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
+			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
+	}
+	return nil
 }
+
+// ReasonReleasedWithoutDelete is the Warning event of a release without a
+// verified delete in Coder.
+const ReasonReleasedWithoutDelete event.Reason = "ReleasedWithoutDelete"
 
 func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Object) error {
 	nn, ok := connectionSecret(obj)

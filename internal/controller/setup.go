@@ -16,6 +16,7 @@ import (
 
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
@@ -52,12 +53,14 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	}
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
 	keys := coder.NewKeyLister(o.KeyListTTL)
+	releases := cleanup.NewReleases()
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind, clusteraiv1alpha1.AIGatewayKeyGroupVersionKind} {
 		if err := aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{
 			Options:            o.Options,
 			Connector:          conn,
 			Keys:               keys,
 			ManagementPolicies: o.ManagementPolicies,
+			Releases:           releases,
 		}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
@@ -67,6 +70,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			Options:            o.Options,
 			Connector:          conn,
 			ManagementPolicies: o.ManagementPolicies,
+			Releases:           releases,
 		}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}

@@ -182,38 +182,51 @@ func Decide(in Input) Decision {
 		return Decision{Phase: PhaseReleased, Why: WhyCoderUnreachable}
 	}
 
+	// Decide again no later than when Coder's silence would release it.
+	next := in.Now.Add(Recheck)
+	if in.NamespaceDeleting && !in.UnreachableSince.IsZero() {
+		next = minTime(next, in.UnreachableSince.Add(in.Bounds.UnreachableTimeout))
+	}
+
 	if len(deleting) == 0 {
 		until := in.DeletedAt.Add(in.Bounds.LiveDependentTimeout)
 		if in.Now.Before(until) {
-			return holding(in.Now, PhaseHolding, WhyLiveDependents, until, live)
+			return holding(in.Now, next, PhaseHolding, WhyLiveDependents, until, live)
 		}
 		return Decision{Phase: PhaseReleased, Why: WhyLiveDependentTimeout}
 	}
 
 	holdUntil := in.DeletedAt.Add(in.Bounds.DependentTimeout)
 	if in.Now.Before(holdUntil) {
-		return holding(in.Now, PhaseHolding, WhyDeletingDependents, holdUntil, deleting)
+		return holding(in.Now, next, PhaseHolding, WhyDeletingDependents, holdUntil, deleting)
 	}
 	graceUntil := in.GraceUntil
 	if graceUntil.IsZero() {
 		graceUntil = holdUntil.Add(in.Bounds.Grace(deleting))
 	}
 	if in.Now.Before(graceUntil) {
-		return holding(in.Now, PhaseGrace, WhyGrace, graceUntil, deleting)
+		return holding(in.Now, next, PhaseGrace, WhyGrace, graceUntil, deleting)
 	}
 	return Decision{Phase: PhaseReleased, Why: WhyDependentTimeout}
 }
 
-func holding(now time.Time, p Phase, why string, until time.Time, waiting []Dependent) Decision {
+func holding(now, next time.Time, p Phase, why string, until time.Time, waiting []Dependent) Decision {
 	sorted := append([]Dependent(nil), waiting...)
 	sort.Slice(sorted, func(i, j int) bool { return sorted[i].String() < sorted[j].String() })
 	return Decision{
 		Phase:        p,
 		Why:          why,
 		Until:        until,
-		RequeueAfter: max(time.Second, min(Recheck, until.Sub(now))),
+		RequeueAfter: max(time.Second, minTime(next, until).Sub(now)),
 		Waiting:      sorted,
 	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
 }
 
 // List renders dependents for a condition or log line, capped so a

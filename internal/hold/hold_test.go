@@ -83,6 +83,13 @@ func TestDecide(t *testing.T) {
 				UnreachableSince: t0.Add(30 * time.Second), Dependents: []Dependent{key("a", true)}},
 			want: Decision{Phase: PhaseReleased, Why: WhyCoderUnreachable},
 		},
+		"NamespaceDeletionRechecksWhenSilenceWouldRelease": {
+			reason: "Coder silent for 1s of 30s: decide again when the 30s are up, not later",
+			in: Input{Now: t0.Add(time.Minute), DeletedAt: t0, NamespaceDeleting: true, Bounds: b,
+				UnreachableSince: t0.Add(time.Minute - 27*time.Second), Dependents: []Dependent{key("a", true)}},
+			want: Decision{Phase: PhaseHolding, Why: WhyDeletingDependents, Until: t0.Add(10 * time.Minute),
+				RequeueAfter: 3 * time.Second, Waiting: []Dependent{key("a", true)}},
+		},
 		"UnreachableOutsideNamespaceDeletionStillHolds": {
 			reason: "outside a namespace deletion Coder may come back: hold to the bound",
 			in: Input{Now: t0.Add(5 * time.Minute), DeletedAt: t0, Bounds: b,

@@ -37,6 +37,65 @@ var (
 	}, []string{"endpoint", "method"})
 )
 
+// Deletion: the hold and the dependents' side of it (DESIGN section 4).
+var (
+	releasedWithoutDelete = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace,
+		Subsystem: "cleanup",
+		Name:      "released_without_delete_total",
+		Help:      "Managed resources whose finalizer was removed without a verified delete in Coder, by kind. Counted after the finalizer removal is persisted; an intentional Orphan is not counted.",
+	}, []string{"kind"})
+
+	deletionDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: namespace,
+		Subsystem: "cleanup",
+		Name:      "deletion_duration_seconds",
+		Help:      "Time from a managed resource's deletion timestamp to the removal of its finalizer, by kind.",
+		Buckets:   []float64{0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 900},
+	}, []string{"kind"})
+
+	externalDeleteFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace,
+		Subsystem: "cleanup",
+		Name:      "external_delete_failures_total",
+		Help:      "Failed deletes in Coder, by kind and error class (Unavailable, Forbidden, Unauthorized, Invalid, TLS, Unknown, CredentialsUnavailable).",
+	}, []string{"kind", "reason"})
+
+	holdDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Namespace: namespace,
+		Subsystem: "hold",
+		Name:      "duration_seconds",
+		Help:      "Time from a ProviderConfig's deletion timestamp to its release.",
+		Buckets:   []float64{0.5, 1, 5, 10, 30, 60, 120, 300, 600, 900},
+	})
+
+	holding = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: namespace,
+		Subsystem: "hold",
+		Name:      "providerconfigs",
+		Help:      "ProviderConfigs being deleted that hold for their dependents now.",
+	})
+)
+
+// ReleasedWithoutDelete counts one release without a verified delete.
+func ReleasedWithoutDelete(kind string) { releasedWithoutDelete.WithLabelValues(kind).Inc() }
+
+// ObserveDeletion records how long a managed resource took to delete.
+func ObserveDeletion(kind string, d time.Duration) {
+	deletionDuration.WithLabelValues(kind).Observe(d.Seconds())
+}
+
+// ExternalDeleteFailed counts one failed delete in Coder.
+func ExternalDeleteFailed(kind, reason string) {
+	externalDeleteFailures.WithLabelValues(kind, reason).Inc()
+}
+
+// ObserveHold records how long a ProviderConfig held before its release.
+func ObserveHold(d time.Duration) { holdDuration.Observe(d.Seconds()) }
+
+// SetHolding sets how many ProviderConfigs hold now.
+func SetHolding(n int) { holding.Set(float64(n)) }
+
 // CodeError is the code label of a request that got no HTTP response.
 const CodeError = "error"
 
@@ -44,6 +103,11 @@ func init() {
 	metrics.Registry.MustRegister(
 		coderAPIRequests,
 		coderAPIRequestDuration,
+		releasedWithoutDelete,
+		deletionDuration,
+		externalDeleteFailures,
+		holdDuration,
+		holding,
 	)
 }
 

@@ -4,12 +4,16 @@ import (
 	"context"
 	"time"
 
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
 )
 
 const errBuildClient = "cannot build Coder client"
@@ -26,7 +30,14 @@ type Connector struct {
 
 // A Session is what a managed resource needs to talk to Coder.
 type Session struct {
+	// Client is nil in a bounded pass that could not build one (the
+	// ProviderConfig or its Secret is gone).
 	Client *coder.Client
+	// Mode is how a deleting resource deletes; see hold.DependentMode.
+	Mode hold.Mode
+	// ConfigDeleting: the ProviderConfig is being deleted, so new creates
+	// through it are refused.
+	ConfigDeleting bool
 	// Config is the ProviderConfig the resource uses.
 	Config Object
 	Ref    Ref
@@ -42,18 +53,40 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 	if err != nil {
 		return Session{}, err
 	}
+	deleting := meta.WasDeleted(mg)
 	pc, err := Get(ctx, c.Kube, ref)
 	if err != nil {
+		if deleting && kerrors.IsNotFound(err) {
+			// Nothing holds for this resource any more: one bounded pass,
+			// which without credentials is a release without delete.
+			return Session{Ref: ref, Mode: hold.ModeBoundedPass}, nil
+		}
 		return Session{}, err
+	}
+	s := Session{Config: pc, Ref: ref, Mode: hold.ModeNormal, ConfigDeleting: pc.GetDeletionTimestamp() != nil}
+	if deleting {
+		s.Mode = hold.DependentMode(StateOf(pc))
 	}
 	conn := ConnectionOf(pc)
+	s.URL, s.Scope = conn.URL, ref.IndexValue()+" "+conn.URL
 	cfg, err := ClientConfig(ctx, c.Kube, conn, c.Timeout)
 	if err != nil {
+		if s.Mode == hold.ModeBoundedPass {
+			return s, nil
+		}
 		return Session{}, err
 	}
-	cl, err := c.Clients.Get(cfg)
-	if err != nil {
+	if s.Client, err = c.Clients.Get(cfg); err != nil {
 		return Session{}, errors.Wrap(err, errBuildClient)
 	}
-	return Session{Client: cl, Config: pc, Ref: ref, URL: conn.URL, Scope: ref.IndexValue() + " " + conn.URL}, nil
+	return s, nil
+}
+
+// StateOf is what a dependent knows of its ProviderConfig.
+func StateOf(pc Object) hold.ConfigState {
+	st := hold.ConfigState{Deleting: pc.GetDeletionTimestamp() != nil}
+	if h := StatusOf(pc).Hold; h != nil {
+		st.Phase = hold.Phase(h.Phase)
+	}
+	return st
 }

@@ -2,6 +2,14 @@ package providerconfig
 
 import (
 	"context"
+	"reflect"
+
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -109,4 +117,53 @@ func ListDependents(ctx context.Context, r client.Reader, ref Ref) ([]Dependent,
 		}
 	}
 	return out, nil
+}
+
+// WatchConfigs makes a managed controller reconcile the dependents of a
+// ProviderConfig, of the kind it manages, when that ProviderConfig's hold
+// moves on or it is gone: a dependent waiting out a backoff then makes its
+// bounded pass at once instead of minutes later.
+func WatchConfigs(b *builder.Builder, kube client.Reader, kind ManagedKind) *builder.Builder {
+	enqueue := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []reconcile.Request {
+		pc, ok := o.(Object)
+		if !ok {
+			return nil
+		}
+		l := kind.NewList()
+		if err := kube.List(ctx, l, client.MatchingFields{DependentsIndex: RefOfConfig(pc).IndexValue()}); err != nil {
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(l.GetItems()))
+		for _, mg := range l.GetItems() {
+			if mg.GetDeletionTimestamp() != nil {
+				out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: mg.GetNamespace(), Name: mg.GetName()}})
+			}
+		}
+		return out
+	})
+	holdMoved := predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return true },
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			o, ok1 := e.ObjectOld.(Object)
+			n, ok2 := e.ObjectNew.(Object)
+			return ok1 && ok2 && StateOf(o) != StateOf(n)
+		},
+	}
+	for _, gk := range Kinds() {
+		pc, _ := New(gk)
+		b = b.Watches(pc, enqueue, builder.WithPredicates(holdMoved))
+	}
+	return b
+}
+
+// ManagedKindOf returns the ManagedKind of a managed resource's Go type.
+func ManagedKindOf(mg resource.Managed) (ManagedKind, bool) {
+	for _, k := range ManagedKinds() {
+		if reflect.TypeOf(k.New()) == reflect.TypeOf(mg) {
+			return k, true
+		}
+	}
+	return ManagedKind{}, false
 }

@@ -208,8 +208,15 @@ func (e *Env) Events(t *testing.T) []corev1.Event {
 // reads its token from the named Secret.
 func (e *Env) ProviderConfigFromSecret(t *testing.T, ns, secret string) *namespacedv1alpha1.ProviderConfig {
 	t.Helper()
+	return e.ProviderConfigFromSecretNamed(t, ns, "default", secret)
+}
+
+// ProviderConfigFromSecretNamed creates a namespaced ProviderConfig that
+// reads its token from the named Secret.
+func (e *Env) ProviderConfigFromSecretNamed(t *testing.T, ns, name, secret string) *namespacedv1alpha1.ProviderConfig {
+	t.Helper()
 	pc := &namespacedv1alpha1.ProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: common.LocalProviderConfigSpec{
 			URL: e.Coder.URL(),
 			Credentials: common.LocalCredentials{

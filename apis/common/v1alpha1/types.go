@@ -96,6 +96,29 @@ type ProviderConfigStatus struct {
 	// Version is the Coder server version from /api/v2/buildinfo.
 	// +optional
 	Version string `json:"version,omitempty"`
+
+	// Hold shows, while the ProviderConfig is being deleted, whom it waits
+	// for and until when at the latest.
+	// +optional
+	Hold *HoldStatus `json:"hold,omitempty"`
+}
+
+// HoldStatus is the dependent hold of a ProviderConfig being deleted.
+type HoldStatus struct {
+	// Phase is Holding (dependents delete normally), Grace (each makes one
+	// bounded pass) or Released.
+	Phase string `json:"phase,omitempty"`
+	// Since is the ProviderConfig's deletion timestamp.
+	Since *metav1.Time `json:"since,omitempty"`
+	// Until is when the current phase ends at the latest.
+	Until *metav1.Time `json:"until,omitempty"`
+	// GraceUntil is the end of the grace period once it has started; it
+	// does not move while dependents finish.
+	GraceUntil *metav1.Time `json:"graceUntil,omitempty"`
+	// Dependents are the managed resources it waits for (at most ten).
+	Dependents []string `json:"dependents,omitempty"`
+	// Remaining is how many dependents it waits for.
+	Remaining int `json:"remaining,omitempty"`
 }
 
 // AIGatewayKeyParameters are the configurable fields of an AIGatewayKey.

@@ -78,6 +78,8 @@ type Options struct {
 	Keys *coder.KeyLister
 	// ManagementPolicies enables management policies.
 	ManagementPolicies bool
+	// Releases counts releases without a verified delete.
+	Releases *cleanup.Releases
 }
 
 // Setup adds a controller for the AIGatewayKey kind gvk to the manager.
@@ -89,7 +91,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	}
 	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
 	opts := []managed.ReconcilerOption{
-		managed.WithExternalConnector(&connector{conn: o.Connector, keys: o.Keys, record: record}),
+		managed.WithExternalConnector(&connector{conn: o.Connector, keys: o.Keys, record: record, kind: gvk.Kind, releases: o.Releases}),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithRecorder(record),
 		managed.WithPollInterval(o.PollInterval),
@@ -104,7 +106,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 		// missing, so do not wait 30s to believe it (that would also delay
 		// every delete of a young key).
 		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer)),
+		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, record)),
 	}
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())
@@ -113,17 +115,22 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
 	}
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
-	return errors.Wrap(ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
-		For(obj.(client.Object)).
-		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetupKind)
+		For(obj.(client.Object))
+	if kind, ok := providerconfig.ManagedKindOf(obj.(resource.Managed)); ok {
+		b = providerconfig.WatchConfigs(b, mgr.GetClient(), kind)
+	}
+	return errors.Wrap(b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetupKind)
 }
 
 type connector struct {
-	conn   *providerconfig.Connector
-	keys   *coder.KeyLister
-	record event.Recorder
+	conn     *providerconfig.Connector
+	keys     *coder.KeyLister
+	record   event.Recorder
+	kind     string
+	releases *cleanup.Releases
 }
 
 func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
@@ -134,7 +141,11 @@ func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.E
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
-	return &external{coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, record: c.record}, nil
+	pass := cleanup.Pass{Kind: c.kind, Mode: s.Mode, Releases: c.releases, ConfigDeleting: s.ConfigDeleting}
+	if s.Client == nil {
+		return pass.Wrap(nil), nil
+	}
+	return pass.Wrap(&external{coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, record: c.record}), nil
 }
 
 // external talks to Coder for one key, through one ProviderConfig.

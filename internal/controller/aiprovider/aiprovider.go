@@ -85,6 +85,8 @@ type Options struct {
 	Connector *providerconfig.Connector
 	// ManagementPolicies enables management policies.
 	ManagementPolicies bool
+	// Releases counts releases without a verified delete.
+	Releases *cleanup.Releases
 }
 
 // Setup adds a controller for the AIProvider kind gvk to the manager. A
@@ -106,7 +108,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 	log := o.Logger.WithValues("controller", name)
 	rec := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
 	opts := []managed.ReconcilerOption{
-		managed.WithExternalConnector(&connector{conn: o.Connector, kube: mgr.GetClient(), log: log, record: rec}),
+		managed.WithExternalConnector(&connector{conn: o.Connector, kube: mgr.GetClient(), log: log, record: rec, kind: gvk.Kind, releases: o.Releases}),
 		managed.WithLogger(log),
 		managed.WithRecorder(rec),
 		managed.WithPollInterval(o.PollInterval),
@@ -122,7 +124,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 		// not late. Without this a delete within 30 s of the create waits
 		// out the rest of those 30 s.
 		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer)),
+		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, rec)),
 	}
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())
@@ -131,19 +133,24 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
 	}
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
-	return errors.Wrap(ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		For(obj.(client.Object)).
-		Watches(secretObject(), readers).
-		Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetupKind)
+		Watches(secretObject(), readers)
+	if kind, ok := providerconfig.ManagedKindOf(obj.(resource.Managed)); ok {
+		b = providerconfig.WatchConfigs(b, mgr.GetClient(), kind)
+	}
+	return errors.Wrap(b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetupKind)
 }
 
 type connector struct {
-	conn   *providerconfig.Connector
-	kube   client.Client
-	log    logging.Logger
-	record event.Recorder
+	conn     *providerconfig.Connector
+	kube     client.Client
+	log      logging.Logger
+	record   event.Recorder
+	kind     string
+	releases *cleanup.Releases
 }
 
 func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
@@ -154,7 +161,11 @@ func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.E
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
-	return &external{coder: s.Client, kube: c.kube, log: c.log, record: c.record}, nil
+	pass := cleanup.Pass{Kind: c.kind, Mode: s.Mode, Releases: c.releases, ConfigDeleting: s.ConfigDeleting}
+	if s.Client == nil {
+		return pass.Wrap(nil), nil
+	}
+	return pass.Wrap(&external{coder: s.Client, kube: c.kube, log: c.log, record: c.record}), nil
 }
 
 // external talks to Coder for one AIProvider during one reconcile.

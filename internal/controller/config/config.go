@@ -71,8 +71,10 @@ type Options struct {
 // field indexes it needs must already be registered (see SetupIndexes).
 func Setup(mgr ctrl.Manager, o Options) error {
 	checks := &checkCache{entries: map[providerconfig.Ref]check{}}
+	unreachable := &unreachableSince{m: map[providerconfig.Ref]time.Time{}}
+	holding := &holdingSet{m: map[providerconfig.Ref]bool{}}
 	for _, gk := range providerconfig.Kinds() {
-		if err := setupKind(mgr, gk, o, checks); err != nil {
+		if err := setupKind(mgr, gk, o, checks, unreachable, holding); err != nil {
 			return errors.Wrapf(err, "cannot set up %s reconciler", gk.Kind)
 		}
 	}
@@ -108,7 +110,7 @@ func indexSecrets(o client.Object) []string {
 	return out
 }
 
-func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, checks *checkCache) error {
+func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, checks *checkCache, unreachable *unreachableSince, holding *holdingSet) error {
 	pc, err := providerconfig.New(gk)
 	if err != nil {
 		return err
@@ -121,6 +123,10 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, checks *checkCa
 		poll:    o.Poll,
 		timeout: o.Timeout,
 		checks:  checks,
+
+		finalizer:   resource.NewAPIFinalizer(mgr.GetClient(), Finalizer),
+		unreachable: unreachable,
+		holding:     holding,
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(strings.ToLower(gk.Kind)+"."+gk.Group).
@@ -143,6 +149,10 @@ type Reconciler struct {
 	poll    time.Duration
 	timeout time.Duration
 	checks  *checkCache
+
+	finalizer   resource.Finalizer
+	unreachable *unreachableSince
+	holding     *holdingSet
 }
 
 // Reconcile checks Coder for one ProviderConfig and records the result.
@@ -166,7 +176,19 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	pc.SetUsers(int64(len(deps)))
 
+	if pc.GetDeletionTimestamp() != nil {
+		return r.reconcileDeletion(ctx, log, pc, deps)
+	}
+	if err := r.finalizer.AddFinalizer(ctx, pc); err != nil {
+		return reconcile.Result{}, errors.Wrap(err, errAddFinalizer)
+	}
+
 	c := r.check(ctx, pc)
+	if err := r.protectSecrets(ctx, pc); err != nil {
+		// Not Ready until the credentials are protected: a dependent must
+		// not create in Coder what a namespace deletion could strand.
+		c.condition = unavailable(ReasonCredentialsUnavailable, err)
+	}
 	status := providerconfig.StatusOf(pc)
 	status.DeploymentID, status.Version = c.deploymentID, c.version
 	pc.SetConditions(c.condition)

@@ -1,0 +1,196 @@
+package cleanup
+
+import (
+	"context"
+	"sync"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+)
+
+const (
+	errCreateThroughDeletingPC = "refusing to create in Coder: the ProviderConfig is being deleted"
+	errDeleting                = "the managed resource is being deleted"
+
+	// ReasonCredentialsUnavailable is the failure reason when no Coder
+	// client could be built (ProviderConfig or its Secret gone).
+	ReasonCredentialsUnavailable = "CredentialsUnavailable"
+	reasonStillPresent           = "StillPresent"
+)
+
+// Releases remembers the managed resources that are letting go of their
+// object in Coder without a verified delete, until the removal of their
+// finalizer is persisted: only then is the release counted, so a retry that
+// then deletes is not.
+type Releases struct {
+	mu sync.Mutex
+	m  map[types.UID]string
+}
+
+// NewReleases returns an empty registry.
+func NewReleases() *Releases { return &Releases{m: map[types.UID]string{}} }
+
+// mark notes that uid releases without a delete, and why.
+func (r *Releases) mark(uid types.UID, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[uid] = why
+}
+
+// take returns and forgets why uid released without a delete.
+func (r *Releases) take(uid types.UID) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	why, ok := r.m[uid]
+	delete(r.m, uid)
+	return why, ok
+}
+
+// forget drops a mark: the resource deleted after all.
+func (r *Releases) forget(uid types.UID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, uid)
+}
+
+// A Pass is how a managed resource reaches Coder on this reconcile: its
+// ProviderConfig's state decides between the normal path and the bounded
+// pass (see hold.DependentMode).
+type Pass struct {
+	Kind     string
+	Mode     hold.Mode
+	Releases *Releases
+	// ConfigDeleting refuses creates through a ProviderConfig being deleted.
+	ConfigDeleting bool
+}
+
+// Wrap returns the external client the managed reconciler uses. inner may be
+// nil in a bounded pass when no Coder client could be built: the resource
+// then releases without a delete.
+func (p Pass) Wrap(inner managed.ExternalClient) managed.ExternalClient {
+	if p.Mode == hold.ModeBoundedPass {
+		return &boundedPass{inner: inner, pass: p}
+	}
+	return &normal{inner: inner, pass: p}
+}
+
+// normal is the usual path: failures are errors, so the reconciler keeps the
+// finalizer and retries while the ProviderConfig holds.
+type normal struct {
+	inner managed.ExternalClient
+	pass  Pass
+}
+
+func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
+	if meta.WasDeleted(mg) {
+		// A bounded pass of an earlier reconcile may have given up; this
+		// one deletes for real.
+		n.pass.Releases.forget(mg.GetUID())
+	}
+	return n.inner.Observe(ctx, mg)
+}
+
+func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
+	if n.pass.ConfigDeleting {
+		return managed.ExternalCreation{}, errors.New(errCreateThroughDeletingPC)
+	}
+	return n.inner.Create(ctx, mg)
+}
+
+func (n *normal) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {
+	return n.inner.Update(ctx, mg)
+}
+
+func (n *normal) Delete(ctx context.Context, mg resource.Managed) (managed.ExternalDelete, error) {
+	d, err := n.inner.Delete(ctx, mg)
+	if err != nil {
+		metrics.ExternalDeleteFailed(n.pass.Kind, string(coder.ClassOf(err)))
+	}
+	return d, err
+}
+
+func (n *normal) Disconnect(ctx context.Context) error { return n.inner.Disconnect(ctx) }
+
+// boundedPass makes one attempt to delete, within one Observe: a success
+// is a normal release; a failure is a release without delete. Either way it
+// reports the object as gone so the reconciler lets the finalizer go.
+type boundedPass struct {
+	inner managed.ExternalClient
+	pass  Pass
+}
+
+func (b *boundedPass) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
+	if !meta.WasDeleted(mg) {
+		// Only deleting resources take a bounded pass; a live one waits.
+		return managed.ExternalObservation{}, errors.New(errCreateThroughDeletingPC)
+	}
+	gone := managed.ExternalObservation{ResourceExists: false}
+	if b.inner == nil {
+		if meta.GetExternalName(mg) != "" {
+			b.release(mg, ReasonCredentialsUnavailable)
+		}
+		return gone, nil
+	}
+	obs, err := b.inner.Observe(ctx, mg)
+	if err != nil {
+		b.fail(mg, err)
+		return gone, nil
+	}
+	if !obs.ResourceExists {
+		return obs, nil
+	}
+	if _, err := b.inner.Delete(ctx, mg); err != nil {
+		b.fail(mg, err)
+		return gone, nil
+	}
+	after, err := b.inner.Observe(ctx, mg)
+	if err != nil {
+		b.fail(mg, err)
+		return gone, nil
+	}
+	if after.ResourceExists {
+		metrics.ExternalDeleteFailed(b.pass.Kind, reasonStillPresent)
+		b.release(mg, reasonStillPresent)
+	}
+	return gone, nil
+}
+
+func (b *boundedPass) fail(mg resource.Managed, err error) {
+	why := string(coder.ClassOf(err))
+	metrics.ExternalDeleteFailed(b.pass.Kind, why)
+	if meta.GetExternalName(mg) != "" {
+		b.release(mg, why)
+	}
+}
+
+func (b *boundedPass) release(mg resource.Managed, why string) {
+	b.pass.Releases.mark(mg.GetUID(), why)
+}
+
+func (b *boundedPass) Create(context.Context, resource.Managed) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, errors.New(errDeleting)
+}
+
+func (b *boundedPass) Update(context.Context, resource.Managed) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, errors.New(errDeleting)
+}
+
+// Delete is not reached: Observe reports the object gone.
+func (b *boundedPass) Delete(context.Context, resource.Managed) (managed.ExternalDelete, error) {
+	return managed.ExternalDelete{}, nil
+}
+
+func (b *boundedPass) Disconnect(ctx context.Context) error {
+	if b.inner == nil {
+		return nil
+	}
+	return b.inner.Disconnect(ctx)
+}

@@ -1,0 +1,296 @@
+package config
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+const (
+	// Finalizer keeps a ProviderConfig while its dependents may still need
+	// its credentials to delete their objects in Coder.
+	Finalizer = "coder.crossplane.io/dependent-hold"
+	// CredentialsFinalizer keeps a Secret a ProviderConfig reads, so a
+	// namespace deletion cannot take the credentials away before the
+	// dependents have deleted their objects. A Secret being deleted still
+	// serves its data.
+	CredentialsFinalizer = "coder.crossplane.io/credentials-in-use"
+
+	// WaitingMessage is the hold's log line and condition message.
+	WaitingMessage = "Waiting for the objects that use this ProviderConfig to delete their resources in Coder"
+
+	errAddFinalizer       = "cannot add finalizer to ProviderConfig"
+	errRemoveFinalizer    = "cannot remove finalizer from ProviderConfig"
+	errProtectSecret      = "cannot protect credentials Secret"
+	errReleaseSecret      = "cannot release credentials Secret"
+	errSecretBeingDeleted = "credentials Secret is being deleted and was not protected"
+)
+
+// ReasonHolding and friends are the Ready reasons of a ProviderConfig being
+// deleted; they are the hold's own "why".
+const (
+	ReasonHolding = hold.WhyDeletingDependents
+)
+
+// protectSecrets puts the credentials finalizer on every Secret the
+// ProviderConfig reads. It runs before the ProviderConfig can report Ready,
+// so before any dependent can create anything in Coder; Kubernetes refuses
+// new finalizers once a deletion has begun, which is why it cannot wait.
+func (r *Reconciler) protectSecrets(ctx context.Context, pc providerconfig.Object) error {
+	for _, s := range providerconfig.ConnectionOf(pc).Secrets() {
+		sec := &corev1.Secret{}
+		if err := r.kube.Get(ctx, s.NamespacedName(), sec); err != nil {
+			if kerrors.IsNotFound(err) {
+				// ClientConfig reports the missing Secret; protect it
+				// when it appears (the Secret watch re-queues us).
+				continue
+			}
+			return errors.Wrap(err, errProtectSecret)
+		}
+		if controllerutil.ContainsFinalizer(sec, CredentialsFinalizer) {
+			continue
+		}
+		if sec.DeletionTimestamp != nil {
+			return errors.Errorf("%s: %s", errSecretBeingDeleted, s.NamespacedName())
+		}
+		orig := sec.DeepCopy()
+		controllerutil.AddFinalizer(sec, CredentialsFinalizer)
+		if err := r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
+			return errors.Wrap(err, errProtectSecret)
+		}
+	}
+	return nil
+}
+
+// releaseSecrets removes the credentials finalizer from the Secrets of a
+// released ProviderConfig that no other ProviderConfig still needs.
+func (r *Reconciler) releaseSecrets(ctx context.Context, pc providerconfig.Object) error {
+	self := providerconfig.RefOfConfig(pc)
+	for _, s := range providerconfig.ConnectionOf(pc).Secrets() {
+		needed, err := r.secretNeeded(ctx, s.NamespacedName(), self)
+		if err != nil {
+			return errors.Wrap(err, errReleaseSecret)
+		}
+		if needed {
+			continue
+		}
+		sec := &corev1.Secret{}
+		if err := r.kube.Get(ctx, s.NamespacedName(), sec); err != nil {
+			if kerrors.IsNotFound(err) {
+				continue
+			}
+			return errors.Wrap(err, errReleaseSecret)
+		}
+		if !controllerutil.ContainsFinalizer(sec, CredentialsFinalizer) {
+			continue
+		}
+		orig := sec.DeepCopy()
+		controllerutil.RemoveFinalizer(sec, CredentialsFinalizer)
+		if err := r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !kerrors.IsNotFound(err) {
+			return errors.Wrap(err, errReleaseSecret)
+		}
+	}
+	return nil
+}
+
+// secretNeeded reports whether a ProviderConfig other than self, of any
+// kind, still holds or may still hold a Secret.
+func (r *Reconciler) secretNeeded(ctx context.Context, secret types.NamespacedName, self providerconfig.Ref) (bool, error) {
+	for _, gk := range providerconfig.Kinds() {
+		l, _ := providerconfig.NewList(gk)
+		if err := r.kube.List(ctx, l, client.MatchingFields{SecretsIndex: secret.String()}); err != nil {
+			return false, err
+		}
+		for _, other := range providerconfig.Items(l) {
+			if providerconfig.RefOfConfig(other) == self {
+				continue
+			}
+			if other.GetDeletionTimestamp() == nil || meta.FinalizerExists(other, Finalizer) {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// reconcileDeletion runs the hold of a ProviderConfig being deleted.
+func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, pc providerconfig.Object, deps []providerconfig.Dependent) (reconcile.Result, error) {
+	ref := providerconfig.RefOfConfig(pc)
+	if !meta.FinalizerExists(pc, Finalizer) {
+		r.holding.set(ref, false)
+		return reconcile.Result{}, nil
+	}
+	now := time.Now()
+	deletedAt := pc.GetDeletionTimestamp().Time
+	status := providerconfig.StatusOf(pc)
+	conn := providerconfig.ConnectionOf(pc)
+
+	in := hold.Input{
+		Now:        now,
+		DeletedAt:  deletedAt,
+		Dependents: dependents(deps),
+		Bounds:     hold.BoundsFrom(conn.Deletion),
+	}
+	if h := status.Hold; h != nil && h.GraceUntil != nil {
+		in.GraceUntil = h.GraceUntil.Time
+	}
+	nsDeleting, err := r.namespaceDeleting(ctx, pc, conn)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if in.NamespaceDeleting = nsDeleting; nsDeleting {
+		in.UnreachableSince = r.probe(ctx, ref, pc, now)
+	}
+	d := hold.Decide(in)
+
+	if d.Phase != hold.PhaseReleased {
+		r.holding.set(ref, true)
+		listed := hold.List(d.Waiting)
+		h := &common.HoldStatus{
+			Phase:      string(d.Phase),
+			Since:      &metav1.Time{Time: deletedAt},
+			Until:      &metav1.Time{Time: d.Until.Truncate(time.Second)},
+			Dependents: listed,
+			Remaining:  len(d.Waiting),
+		}
+		if d.Phase == hold.PhaseGrace {
+			h.GraceUntil = h.Until
+		}
+		status.Hold = h
+		c := xpv2.Unavailable().WithMessage(WaitingMessage + " (" + string(d.Phase) + " until " + h.Until.UTC().Format(time.RFC3339) + "): " + strings.Join(listed, ", "))
+		c.Reason = xpv2.ConditionReason(d.Why)
+		pc.SetConditions(c)
+		log.Info(WaitingMessage, "phase", d.Phase, "until", h.Until.UTC().Format(time.RFC3339), "remaining", len(d.Waiting), "dependents", listed)
+		if err := r.kube.Status().Update(ctx, pc); err != nil {
+			return reconcile.Result{}, errors.Wrap(err, errUpdateStatus)
+		}
+		return reconcile.Result{RequeueAfter: d.RequeueAfter}, nil
+	}
+
+	log.Info("Releasing ProviderConfig", "reason", d.Why, "held", now.Sub(deletedAt).Round(time.Second).String(), "remaining", len(deps))
+	if err := r.releaseSecrets(ctx, pc); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.finalizer.RemoveFinalizer(ctx, pc); err != nil {
+		return reconcile.Result{}, errors.Wrap(err, errRemoveFinalizer)
+	}
+	metrics.ObserveHold(now.Sub(deletedAt))
+	r.holding.set(ref, false)
+	r.unreachable.forget(ref)
+	return reconcile.Result{}, nil
+}
+
+// dependents are the managed resources that hold: live ones, and deleting
+// ones that still carry our finalizer (they may still need Coder).
+func dependents(deps []providerconfig.Dependent) []hold.Dependent {
+	out := make([]hold.Dependent, 0, len(deps))
+	for _, d := range deps {
+		if d.Deleting && !meta.FinalizerExists(d.Object, providerconfig.ManagedFinalizer) {
+			continue
+		}
+		out = append(out, hold.Dependent{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Deleting: d.Deleting})
+	}
+	return out
+}
+
+// namespaceDeleting reports whether the ProviderConfig's namespace, or the
+// namespace of its token Secret, is being deleted.
+func (r *Reconciler) namespaceDeleting(ctx context.Context, pc providerconfig.Object, conn providerconfig.Connection) (bool, error) {
+	names := map[string]bool{}
+	if pc.GetNamespace() != "" {
+		names[pc.GetNamespace()] = true
+	}
+	if conn.Token != nil {
+		names[conn.Token.Namespace] = true
+	}
+	for n := range names {
+		ns := &corev1.Namespace{}
+		if err := r.kube.Get(ctx, types.NamespacedName{Name: n}, ns); err != nil {
+			if kerrors.IsNotFound(err) {
+				return true, nil
+			}
+			return false, errors.Wrap(err, "cannot get namespace")
+		}
+		if ns.DeletionTimestamp != nil {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// probe asks /api/v2/buildinfo whether Coder still answers, and returns
+// since when it has not (zero while it answers).
+func (r *Reconciler) probe(ctx context.Context, ref providerconfig.Ref, pc providerconfig.Object, now time.Time) time.Time {
+	cfg, err := providerconfig.ClientConfig(ctx, r.kube, providerconfig.ConnectionOf(pc), r.timeout)
+	if err == nil {
+		cl, cerr := r.clients.Get(cfg)
+		if err = cerr; err == nil {
+			_, err = cl.BuildInfo(ctx)
+		}
+	}
+	if err == nil {
+		r.unreachable.forget(ref)
+		return time.Time{}
+	}
+	return r.unreachable.since(ref, now)
+}
+
+// unreachableSince remembers since when Coder has not answered, per
+// ProviderConfig. It lives in memory: after a restart the clock starts
+// again, which only lengthens a bounded wait.
+type unreachableSince struct {
+	mu sync.Mutex
+	m  map[providerconfig.Ref]time.Time
+}
+
+func (u *unreachableSince) since(ref providerconfig.Ref, now time.Time) time.Time {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if t, ok := u.m[ref]; ok {
+		return t
+	}
+	u.m[ref] = now
+	return now
+}
+
+func (u *unreachableSince) forget(ref providerconfig.Ref) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	delete(u.m, ref)
+}
+
+// holdingSet tracks the ProviderConfigs that hold now, for the gauge.
+type holdingSet struct {
+	mu sync.Mutex
+	m  map[providerconfig.Ref]bool
+}
+
+func (h *holdingSet) set(ref providerconfig.Ref, holding bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if holding {
+		h.m[ref] = true
+	} else {
+		delete(h.m, ref)
+	}
+	metrics.SetHolding(len(h.m))
+}

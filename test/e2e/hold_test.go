@@ -1,0 +1,283 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+)
+
+// shortBounds compress the hold's minutes into seconds through the
+// ProviderConfig's own knobs.
+func shortBounds() *common.DeletionSpec {
+	d := func(s time.Duration) *metav1.Duration { return &metav1.Duration{Duration: s} }
+	return &common.DeletionSpec{
+		DependentTimeout:     d(8 * time.Second),
+		LiveDependentTimeout: d(3 * time.Second),
+		UnreachableTimeout:   d(3 * time.Second),
+		Grace:                &common.GraceSpec{Base: d(2 * time.Second), PerDependent: d(time.Second), Max: d(10 * time.Second)},
+	}
+}
+
+// holdSetup is a Ready ProviderConfig with short bounds, a Ready key and a
+// Ready provider that use it.
+type holdSetup struct {
+	ns  string
+	pc  *namespacedv1alpha1.ProviderConfig
+	key *aiv1alpha1.AIGatewayKey
+	ai  *aiv1alpha1.AIProvider
+}
+
+func newHoldSetup(t *testing.T) holdSetup {
+	t.Helper()
+	ns := env.Namespace(t)
+	env.TokenSecret(t, ns, "coder-token", env.Coder.Token())
+	pc := &namespacedv1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+		Spec: common.LocalProviderConfigSpec{
+			URL: env.Coder.URL(),
+			Credentials: common.LocalCredentials{
+				Source:    common.CredentialsSourceSecret,
+				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+			},
+			Deletion: shortBounds(),
+		},
+	}
+	env.Create(t, pc)
+	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	// Credential protection is in place before the ProviderConfig is
+	// Ready, so before any dependent can create anything in Coder.
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "coder-token"}}
+	if !env.Get(t, secret) || !meta.FinalizerExists(secret, config.CredentialsFinalizer) {
+		t.Fatalf("the token Secret lacks %s although the ProviderConfig is Ready: %v", config.CredentialsFinalizer, secret.Finalizers)
+	}
+	if !meta.FinalizerExists(pc, config.Finalizer) {
+		env.Get(t, pc)
+		if !meta.FinalizerExists(pc, config.Finalizer) {
+			t.Fatalf("the ProviderConfig lacks %s: %v", config.Finalizer, pc.Finalizers)
+		}
+	}
+	k := newKey(ns, "gateway")
+	env.Create(t, k)
+	p := aiProvider(ns, "openai-"+ns, func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Name = ptr.To("openai-" + ns) })
+	env.Create(t, p)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	return holdSetup{ns: ns, pc: pc, key: k, ai: p}
+}
+
+func (s holdSetup) keyInCoder() bool { return hasKeyID(meta.GetExternalName(s.key)) }
+
+func (s holdSetup) providerInCoder() bool {
+	for _, p := range env.Coder.Providers(false) {
+		if p.ID.String() == meta.GetExternalName(s.ai) {
+			return true
+		}
+	}
+	return false
+}
+
+// releasedWithoutDelete reads provider_coder_cleanup_released_without_delete_total.
+func releasedWithoutDelete(t *testing.T, kind string) float64 {
+	t.Helper()
+	mfs, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "provider_coder_cleanup_released_without_delete_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "kind" && l.GetValue() == kind {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+func TestHoldLetsDependentsDeleteWhenEverythingIsDeletedAtOnce(t *testing.T) {
+	s := newHoldSetup(t)
+	keysBefore, provsBefore := releasedWithoutDelete(t, "AIGatewayKey"), releasedWithoutDelete(t, "AIProvider")
+	// The worst order: the ProviderConfig first, as `kubectl delete -f`
+	// of a directory may do.
+	env.Delete(t, s.pc)
+	env.Delete(t, s.key)
+	env.Delete(t, s.ai)
+	env.WaitGone(t, s.key, waitLong)
+	env.WaitGone(t, s.ai, waitLong)
+	env.WaitGone(t, s.pc, waitLong)
+	if s.keyInCoder() || s.providerInCoder() {
+		t.Errorf("after the deletion Coder still has the key: %v, the provider: %v", s.keyInCoder(), s.providerInCoder())
+	}
+	if d := releasedWithoutDelete(t, "AIGatewayKey") - keysBefore + releasedWithoutDelete(t, "AIProvider") - provsBefore; d != 0 {
+		t.Errorf("releases without delete = %v, want 0", d)
+	}
+}
+
+func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
+	s := newHoldSetup(t)
+	before := releasedWithoutDelete(t, "AIGatewayKey")
+	start := time.Now()
+	env.Delete(t, s.pc)
+	env.WaitGone(t, s.pc, waitLong)
+	held := time.Since(start)
+	t.Logf("ProviderConfig with only live dependents held for %s", held.Round(100*time.Millisecond))
+	// The deletion timestamp has second precision, so the bound may
+	// start up to a second before our clock did.
+	if held < 2*time.Second {
+		t.Errorf("held %s, want at least liveDependentTimeout (3s) less the timestamp's second", held)
+	}
+
+	// The key now has no ProviderConfig: its delete is a bounded pass that
+	// cannot reach Coder, a release without delete.
+	env.Delete(t, s.key)
+	env.WaitGone(t, s.key, waitLong)
+	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
+		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
+	}
+	if !s.keyInCoder() {
+		t.Errorf("the key is gone from Coder, but nothing could have deleted it")
+	}
+	Eventually(t, waitLong, "a ReleasedWithoutDelete event", func() (bool, string) {
+		for _, e := range env.Events(t) {
+			if e.Reason == "ReleasedWithoutDelete" && e.InvolvedObject.UID == s.key.UID {
+				return true, ""
+			}
+		}
+		return false, "no event"
+	})
+}
+
+func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
+	s := newHoldSetup(t)
+	before := releasedWithoutDelete(t, "AIGatewayKey")
+	if err := env.Coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 502}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysDelete) })
+	env.Delete(t, s.key)
+	env.Delete(t, s.pc)
+
+	Eventually(t, waitLong, "the ProviderConfig to hold for the key", func() (bool, string) {
+		env.Get(t, s.pc)
+		c := s.pc.GetCondition(xpv2.TypeReady)
+		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+s.ns+"/gateway"),
+			c.Message
+	})
+	if h := s.pc.Status.Hold; h == nil || h.Phase != "Holding" || h.Remaining != 1 {
+		t.Errorf("status.hold = %+v, want phase Holding with 1 remaining", h)
+	}
+	if !env.Get(t, s.key) || !s.keyInCoder() {
+		t.Fatalf("the key let go while Coder failed its delete")
+	}
+	if !env.Logs.Contains(config.WaitingMessage) {
+		t.Errorf("the provider never logged %q", config.WaitingMessage)
+	}
+
+	env.Coder.ClearFault(fakecoder.EndpointKeysDelete)
+	env.WaitGone(t, s.key, waitLong)
+	env.WaitGone(t, s.pc, waitLong)
+	if s.keyInCoder() {
+		t.Errorf("the key is still in Coder")
+	}
+	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 0 {
+		t.Errorf("released_without_delete grew by %v, want 0: the retry deleted", got)
+	}
+}
+
+func TestHoldIsBoundedWhenDeletesKeepFailing(t *testing.T) {
+	s := newHoldSetup(t)
+	before := releasedWithoutDelete(t, "AIGatewayKey")
+	if err := env.Coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 500}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysDelete) })
+	start := time.Now()
+	env.Delete(t, s.key)
+	env.Delete(t, s.pc)
+	env.WaitGone(t, s.key, waitLong)
+	env.WaitGone(t, s.pc, waitLong)
+	took := time.Since(start)
+	t.Logf("with every delete failing, key and ProviderConfig were gone after %s (dependentTimeout 8s, then one bounded pass)", took.Round(100*time.Millisecond))
+	// Second precision of the deletion timestamp, as above.
+	if took < 7*time.Second {
+		t.Errorf("gone after %s, before dependentTimeout (8s): the hold did not hold", took)
+	}
+	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
+		t.Errorf("released_without_delete grew by %v, want 1", got)
+	}
+	if !s.keyInCoder() {
+		t.Errorf("the key left Coder although every delete failed")
+	}
+}
+
+func TestNamespaceDeletionWithCoderUpDeletesEverything(t *testing.T) {
+	s := newHoldSetup(t)
+	before := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider")
+	start := time.Now()
+	env.Delete(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}})
+	env.WaitGone(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}, 2*time.Minute)
+	t.Logf("namespace with a ProviderConfig, its Secret, a key and a provider deleted in %s", time.Since(start).Round(100*time.Millisecond))
+	if s.keyInCoder() || s.providerInCoder() {
+		t.Errorf("after the namespace deletion Coder still has the key: %v, the provider: %v", s.keyInCoder(), s.providerInCoder())
+	}
+	if got := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider") - before; got != 0 {
+		t.Errorf("releases without delete = %v, want 0", got)
+	}
+}
+
+func TestCredentialsFinalizerLeavesWithTheLastProviderConfig(t *testing.T) {
+	ns := env.Namespace(t)
+	first := env.ProviderConfig(t, ns)
+	second := env.ProviderConfigFromSecretNamed(t, ns, "second", "coder-token")
+	env.WaitCondition(t, first, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, second, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "coder-token"}}
+
+	env.Delete(t, first)
+	env.WaitGone(t, first, waitLong)
+	if env.Get(t, secret); !meta.FinalizerExists(secret, config.CredentialsFinalizer) {
+		t.Fatalf("the Secret lost its protection while ProviderConfig %s still uses it", second.Name)
+	}
+	env.Delete(t, second)
+	env.WaitGone(t, second, waitLong)
+	Eventually(t, waitLong, "the Secret to lose our finalizer", func() (bool, string) {
+		env.Get(t, secret)
+		return !meta.FinalizerExists(secret, config.CredentialsFinalizer), fmt.Sprint(secret.Finalizers)
+	})
+}
+
+func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
+	s := newHoldSetup(t)
+	before := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider")
+	if err := env.Coder.SetDown(true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Coder.SetDown(false) })
+	start := time.Now()
+	env.Delete(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}})
+	env.WaitGone(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}, 2*time.Minute)
+	took := time.Since(start)
+	t.Logf("namespace deleted with Coder down in %s (unreachableTimeout 3s, dependentTimeout 8s)", took.Round(100*time.Millisecond))
+	if got := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider") - before; got != 2 {
+		t.Errorf("releases without delete = %v, want 2 (the key and the provider)", got)
+	}
+}
