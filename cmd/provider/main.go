@@ -25,6 +25,7 @@ func main() {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the health and readiness probes bind to.")
 	fs.DurationVar(&o.CoderTimeout, "coder-timeout", o.CoderTimeout, "Timeout of each request to Coder.")
 	fs.DurationVar(&o.KeyListTTL, "key-list-ttl", o.KeyListTTL, "How long one list of AI Gateway keys serves every key of a ProviderConfig.")
+	fs.BoolVar(&o.Sweep, "sweep", o.Sweep, "Sweep Abandoned cleanup records: delete in Coder what a release without delete left, at start and every --sync.")
 	_ = fs.Parse(os.Args[1:])
 
 	cfg, err := ctrl.GetConfig()

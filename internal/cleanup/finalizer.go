@@ -35,14 +35,15 @@ type Finalizer struct {
 	api      resource.Finalizer
 	kind     string
 	releases *Releases
+	records  *Records
 	record   event.Recorder
 }
 
 // NewFinalizer returns a Finalizer for the named finalizer key of managed
 // resources of the given kind. After the finalizer's removal is persisted it
 // counts a release without delete noted in releases, with a Warning event.
-func NewFinalizer(kube client.Client, finalizer, kind string, releases *Releases, record event.Recorder) *Finalizer {
-	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer), kind: kind, releases: releases, record: record}
+func NewFinalizer(kube client.Client, finalizer, kind string, releases *Releases, records *Records, record event.Recorder) *Finalizer {
+	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer), kind: kind, releases: releases, records: records, record: record}
 }
 
 // AddFinalizer adds the finalizer.
@@ -55,6 +56,18 @@ func (f *Finalizer) AddFinalizer(ctx context.Context, obj resource.Object) error
 func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) error {
 	if err := f.deleteConnectionSecret(ctx, obj); err != nil {
 		return err
+	}
+	// The record is settled before the finalizer goes: if writing it
+	// fails, the finalizer stays and the pass is retried.
+	mg, ok := obj.(resource.Managed)
+	if why, released := f.releases.peek(obj.GetUID()); released && ok {
+		if err := f.records.Abandon(ctx, mg, f.kind, why); err != nil {
+			return err
+		}
+	} else if ok {
+		if err := f.records.Delete(ctx, mg, f.kind); err != nil {
+			return err
+		}
 	}
 	if err := f.api.RemoveFinalizer(ctx, obj); err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 const (
 	errCreateThroughDeletingPC = "refusing to create in Coder: the ProviderConfig is being deleted"
 	errDeleting                = "the managed resource is being deleted"
+	errNoDeployment            = "the ProviderConfig has not reported Coder's deployment id yet"
 
 	// ReasonCredentialsUnavailable is the failure reason when no Coder
 	// client could be built (ProviderConfig or its Secret gone).
@@ -43,6 +44,14 @@ func (r *Releases) mark(uid types.UID, why string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.m[uid] = why
+}
+
+// peek returns why uid releases without a delete, if it does.
+func (r *Releases) peek(uid types.UID) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	why, ok := r.m[uid]
+	return why, ok
 }
 
 // take returns and forgets why uid released without a delete.
@@ -70,6 +79,16 @@ type Pass struct {
 	Releases *Releases
 	// ConfigDeleting refuses creates through a ProviderConfig being deleted.
 	ConfigDeleting bool
+	// Records writes the cleanup record before anything is created.
+	Records *Records
+	// DeploymentID is the Coder deployment the ProviderConfig reaches.
+	DeploymentID string
+	// CoderName is the name the object will have in Coder.
+	CoderName func(resource.Managed) string
+	// Refused, if set, notes on the resource that a create attempt was
+	// refused before anything was sent to Coder, so the next Observe does
+	// not take it for a create whose outcome is unknown.
+	Refused func(resource.Managed)
 }
 
 // Wrap returns the external client the managed reconciler uses. inner may be
@@ -100,9 +119,31 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 
 func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
 	if n.pass.ConfigDeleting {
-		return managed.ExternalCreation{}, errors.New(errCreateThroughDeletingPC)
+		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateThroughDeletingPC))
 	}
-	return n.inner.Create(ctx, mg)
+	if n.pass.DeploymentID == "" {
+		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errNoDeployment))
+	}
+	// The record comes first: whatever happens next, what may exist in
+	// Coder is written down somewhere a namespace deletion cannot reach.
+	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.DeploymentID, n.pass.CoderName(mg)); err != nil {
+		return managed.ExternalCreation{}, n.refuse(mg, err)
+	}
+	c, err := n.inner.Create(ctx, mg)
+	if err == nil {
+		if id := meta.GetExternalName(mg); id != "" {
+			// Best effort: a record without the id is swept by name.
+			_ = n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
+		}
+	}
+	return c, err
+}
+
+func (n *normal) refuse(mg resource.Managed, err error) error {
+	if n.pass.Refused != nil {
+		n.pass.Refused(mg)
+	}
+	return err
 }
 
 func (n *normal) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {

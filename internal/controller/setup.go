@@ -34,6 +34,11 @@ type Options struct {
 	KeyListTTL time.Duration
 	// ManagementPolicies enables management policies on managed resources.
 	ManagementPolicies bool
+	// SweepInterval is the period of the cleanup sweep; zero disables it.
+	SweepInterval time.Duration
+	// SweepGrace is how old an Active cleanup record must be before its
+	// missing managed resource counts as gone.
+	SweepGrace time.Duration
 }
 
 // Setup adds every controller of the provider to the manager.
@@ -54,6 +59,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
 	keys := coder.NewKeyLister(o.KeyListTTL)
 	releases := cleanup.NewReleases()
+	var abandoned func()
+	if o.SweepInterval > 0 {
+		sw := cleanup.NewSweeper()
+		sw.Kube, sw.Reader, sw.Clients, sw.Log = mgr.GetClient(), mgr.GetAPIReader(), clients, o.Logger.WithValues("controller", "cleanup-sweep")
+		sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
+		if err := mgr.Add(sw); err != nil {
+			return errors.Wrap(err, "cannot add the cleanup sweep")
+		}
+		abandoned = sw.Trigger
+	}
+	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), abandoned)
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind, clusteraiv1alpha1.AIGatewayKeyGroupVersionKind} {
 		if err := aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{
 			Options:            o.Options,
@@ -61,6 +77,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			Keys:               keys,
 			ManagementPolicies: o.ManagementPolicies,
 			Releases:           releases,
+			Records:            records,
 		}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
@@ -71,6 +88,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			Connector:          conn,
 			ManagementPolicies: o.ManagementPolicies,
 			Releases:           releases,
+			Records:            records,
 		}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}

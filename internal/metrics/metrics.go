@@ -58,7 +58,7 @@ var (
 		Namespace: namespace,
 		Subsystem: "cleanup",
 		Name:      "external_delete_failures_total",
-		Help:      "Failed deletes in Coder, by kind and error class (Unavailable, Forbidden, Unauthorized, Invalid, TLS, Unknown, CredentialsUnavailable).",
+		Help:      "Failed deletes in Coder, by kind and error class (Unavailable, Forbidden, Unauthorized, Invalid, TLS, Unknown, StillPresent).",
 	}, []string{"kind", "reason"})
 
 	holdDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
@@ -76,6 +76,40 @@ var (
 		Help:      "ProviderConfigs being deleted that hold for their dependents now.",
 	})
 )
+
+// Cleanup records and the sweep (DESIGN section 5).
+var (
+	records = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: namespace,
+		Subsystem: "cleanup",
+		Name:      "records",
+		Help:      "Cleanup records by phase (Active, Abandoned), as of the last sweep.",
+	}, []string{"phase"})
+
+	swept = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: namespace,
+		Subsystem: "cleanup",
+		Name:      "swept_total",
+		Help:      "Abandoned cleanup records swept, by kind and result (deleted: verified absent in Coder and the record removed; error: retried on the next tick).",
+	}, []string{"kind", "result"})
+
+	sweepDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Namespace: namespace,
+		Subsystem: "cleanup",
+		Name:      "sweep_duration_seconds",
+		Help:      "Duration of one sweep over every cleanup record.",
+		Buckets:   prometheus.ExponentialBuckets(0.01, 4, 8),
+	})
+)
+
+// SetRecords sets the number of cleanup records in a phase.
+func SetRecords(phase string, n int) { records.WithLabelValues(phase).Set(float64(n)) }
+
+// Swept counts one swept record.
+func Swept(kind, result string) { swept.WithLabelValues(kind, result).Inc() }
+
+// ObserveSweep records the duration of one sweep.
+func ObserveSweep(d time.Duration) { sweepDuration.Observe(d.Seconds()) }
 
 // ReleasedWithoutDelete counts one release without a verified delete.
 func ReleasedWithoutDelete(kind string) { releasedWithoutDelete.WithLabelValues(kind).Inc() }
@@ -108,6 +142,9 @@ func init() {
 		externalDeleteFailures,
 		holdDuration,
 		holding,
+		records,
+		swept,
+		sweepDuration,
 	)
 }
 

@@ -42,6 +42,13 @@ type Options struct {
 	HealthProbeBindAddress string
 	CoderTimeout           time.Duration
 	KeyListTTL             time.Duration
+	// Sweep enables the cleanup-record sweep (every SyncInterval).
+	Sweep bool
+	// SweepInterval overrides SyncInterval for the sweep.
+	SweepInterval time.Duration
+	// SweepGrace is how old an Active cleanup record must be before its
+	// missing managed resource counts as gone.
+	SweepGrace time.Duration
 	// ConsoleLogs writes human-readable lines instead of JSON.
 	ConsoleLogs bool
 	// LogOutput receives the provider's logs; standard error when nil.
@@ -62,6 +69,8 @@ func DefaultOptions() Options {
 		HealthProbeBindAddress: ":8081",
 		CoderTimeout:           30 * time.Second,
 		KeyListTTL:             5 * time.Second,
+		Sweep:                  true,
+		SweepGrace:             time.Minute,
 	}
 }
 
@@ -128,11 +137,24 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		CoderTimeout:       o.CoderTimeout,
 		KeyListTTL:         o.KeyListTTL,
 		ManagementPolicies: o.ManagementPolicies,
+		SweepInterval:      sweepInterval(o),
+		SweepGrace:         o.SweepGrace,
 	}); err != nil {
 		return errors.Wrap(err, "cannot set up controllers")
 	}
 	log.Info("Starting provider-coder", "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate)
 	return errors.Wrap(mgr.Start(ctx), "cannot run manager")
+}
+
+func sweepInterval(o Options) time.Duration {
+	switch {
+	case !o.Sweep:
+		return 0
+	case o.SweepInterval > 0:
+		return o.SweepInterval
+	default:
+		return o.SyncInterval
+	}
 }
 
 func levelOf(debug bool) zapcore.Level {

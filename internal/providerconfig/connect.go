@@ -38,6 +38,8 @@ type Session struct {
 	// ConfigDeleting: the ProviderConfig is being deleted, so new creates
 	// through it are refused.
 	ConfigDeleting bool
+	// DeploymentID is the Coder deployment the ProviderConfig reaches.
+	DeploymentID string
 	// Config is the ProviderConfig the resource uses.
 	Config Object
 	Ref    Ref
@@ -63,9 +65,12 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		}
 		return Session{}, err
 	}
-	s := Session{Config: pc, Ref: ref, Mode: hold.ModeNormal, ConfigDeleting: pc.GetDeletionTimestamp() != nil}
+	s := Session{Config: pc, Ref: ref, Mode: hold.ModeNormal, ConfigDeleting: pc.GetDeletionTimestamp() != nil, DeploymentID: StatusOf(pc).DeploymentID}
 	if deleting {
 		s.Mode = hold.DependentMode(StateOf(pc))
+	} else if s.DeploymentID == "" {
+		// Cleanup records name the deployment: wait for the first check.
+		return Session{}, errors.Errorf("%s has not reported Coder's deployment id yet; is it Ready?", ref)
 	}
 	conn := ConnectionOf(pc)
 	s.URL, s.Scope = conn.URL, ref.IndexValue()+" "+conn.URL

@@ -96,21 +96,14 @@ func (e *Env) TokenSecret(t *testing.T, ns, name, token string) *corev1.Secret {
 }
 
 // ProviderConfig creates a Secret with the fake Coder's token and a
-// namespaced ProviderConfig named "default" that uses it.
+// namespaced ProviderConfig named "default" that uses it, and waits until it
+// is Ready: managed resources connect only through a ProviderConfig that has
+// reported Coder's deployment id.
 func (e *Env) ProviderConfig(t *testing.T, ns string) *namespacedv1alpha1.ProviderConfig {
 	t.Helper()
 	e.TokenSecret(t, ns, "coder-token", e.Coder.Token())
-	pc := &namespacedv1alpha1.ProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
-		Spec: common.LocalProviderConfigSpec{
-			URL: e.Coder.URL(),
-			Credentials: common.LocalCredentials{
-				Source:    common.CredentialsSourceSecret,
-				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
-			},
-		},
-	}
-	e.Create(t, pc)
+	pc := e.ProviderConfigFromSecret(t, ns, "coder-token")
+	e.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, time.Minute)
 	return pc
 }
 

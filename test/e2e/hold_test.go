@@ -8,15 +8,19 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
@@ -153,9 +157,14 @@ func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
-	if !s.keyInCoder() {
-		t.Errorf("the key is gone from Coder, but nothing could have deleted it")
-	}
+	// Not a leak but a delay: the record is Abandoned (or already swept by
+	// a Ready ProviderConfig of another scenario on the same deployment),
+	// and a Ready ProviderConfig of the deployment sweeps it.
+	other := env.Namespace(t)
+	env.ProviderConfig(t, other)
+	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
+		return !s.keyInCoder() && s.record(t, "AIGatewayKey", s.key.UID) == nil, "key or record left"
+	})
 	Eventually(t, waitLong, "a ReleasedWithoutDelete event", func() (bool, string) {
 		for _, e := range env.Events(t) {
 			if e.Reason == "ReleasedWithoutDelete" && e.InvolvedObject.UID == s.key.UID {
@@ -280,4 +289,83 @@ func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
 	if got := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider") - before; got != 2 {
 		t.Errorf("releases without delete = %v, want 2 (the key and the provider)", got)
 	}
+	// The releases are not leaks but delays: their records survived the
+	// namespace, Abandoned.
+	for _, r := range []*clusterv1alpha1.CleanupRecord{s.record(t, "AIGatewayKey", s.key.UID), s.record(t, "AIProvider", s.ai.UID)} {
+		if r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+			t.Fatalf("cleanup record = %+v, want Abandoned", r)
+		}
+	}
+	if !s.keyInCoder() || !s.providerInCoder() {
+		t.Fatalf("Coder lost the key or provider while it was down")
+	}
+
+	// Coder comes back; a ProviderConfig of the same deployment in another
+	// namespace sweeps what the namespace deletion left.
+	if err := env.Coder.SetDown(false); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	other := env.Namespace(t)
+	env.ProviderConfig(t, other)
+	Eventually(t, waitLong, "the sweep to delete the key and the provider in Coder", func() (bool, string) {
+		return !s.keyInCoder() && !s.providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", s.keyInCoder(), s.providerInCoder())
+	})
+	Eventually(t, waitLong, "the swept records to be deleted", func() (bool, string) {
+		k, p := s.record(t, "AIGatewayKey", s.key.UID), s.record(t, "AIProvider", s.ai.UID)
+		return k == nil && p == nil, "records left"
+	})
+	t.Logf("swept in %s after a ProviderConfig of the same deployment appeared", time.Since(start).Round(100*time.Millisecond))
+}
+
+func TestStrippedFinalizersLeaveRecordsThatAreSwept(t *testing.T) {
+	s := newHoldSetup(t)
+	if r := s.record(t, "AIGatewayKey", s.key.UID); r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseActive || r.Spec.ExternalID != meta.GetExternalName(s.key) {
+		t.Fatalf("cleanup record of a Ready key = %+v, want Active with the key id", r)
+	}
+	// What an operator does to unstick an object by hand.
+	for _, o := range []client.Object{s.key, s.ai} {
+		if err := env.Update(t, o, func() { o.SetFinalizers(nil) }); err != nil {
+			t.Fatal(err)
+		}
+		env.Delete(t, o)
+		env.WaitGone(t, o, waitLong)
+	}
+	Eventually(t, waitLong, "the sweep to delete the stripped objects in Coder", func() (bool, string) {
+		return !s.keyInCoder() && !s.providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", s.keyInCoder(), s.providerInCoder())
+	})
+	Eventually(t, waitLong, "the records to be deleted", func() (bool, string) {
+		return s.record(t, "AIGatewayKey", s.key.UID) == nil && s.record(t, "AIProvider", s.ai.UID) == nil, "records left"
+	})
+}
+
+func TestOrphanLeavesNoRecord(t *testing.T) {
+	s := newHoldSetup(t)
+	before := releasedWithoutDelete(t, "AIGatewayKey")
+	if err := env.Update(t, s.key, func() {
+		s.key.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	env.Delete(t, s.key)
+	env.WaitGone(t, s.key, waitLong)
+	if r := s.record(t, "AIGatewayKey", s.key.UID); r != nil {
+		t.Errorf("an intentional abandon left the cleanup record %+v", r.Spec)
+	}
+	if !s.keyInCoder() {
+		t.Errorf("the orphaned key was deleted in Coder")
+	}
+	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 0 {
+		t.Errorf("released_without_delete grew by %v for an intentional abandon", got)
+	}
+}
+
+// record returns the cleanup record of a managed resource, nil if none.
+func (s holdSetup) record(t *testing.T, kind string, uid types.UID) *clusterv1alpha1.CleanupRecord {
+	t.Helper()
+	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName(kind, uid)}}
+	if !env.Get(t, r) {
+		return nil
+	}
+	return r
 }

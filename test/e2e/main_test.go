@@ -35,6 +35,8 @@ func TestMain(m *testing.M) {
 	o.PollInterval = 3 * time.Second
 	o.CoderTimeout = 2 * time.Second
 	o.KeyListTTL = 2 * time.Second
+	o.SweepInterval = 2 * time.Second
+	o.SweepGrace = 2 * time.Second
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	start := time.Now()

@@ -1,5 +1,6 @@
-// Package v1alpha1 contains the cluster-scoped (legacy) ProviderConfig of
-// coder.crossplane.io, which the cluster-scoped managed resources use.
+// Package v1alpha1 contains the cluster-scoped kinds of coder.crossplane.io:
+// the legacy ProviderConfig, which the cluster-scoped managed resources use,
+// and CleanupRecord.
 // +kubebuilder:object:generate=true
 // +groupName=coder.crossplane.io
 // +versionName=v1alpha1
@@ -32,4 +33,5 @@ var (
 
 func init() {
 	SchemeBuilder.Register(&ProviderConfig{}, &ProviderConfigList{})
+	SchemeBuilder.Register(&CleanupRecord{}, &CleanupRecordList{})
 }

@@ -80,6 +80,8 @@ type Options struct {
 	ManagementPolicies bool
 	// Releases counts releases without a verified delete.
 	Releases *cleanup.Releases
+	// Records writes the cleanup records.
+	Records *cleanup.Records
 }
 
 // Setup adds a controller for the AIGatewayKey kind gvk to the manager.
@@ -91,7 +93,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	}
 	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
 	opts := []managed.ReconcilerOption{
-		managed.WithExternalConnector(&connector{conn: o.Connector, keys: o.Keys, record: record, kind: gvk.Kind, releases: o.Releases}),
+		managed.WithExternalConnector(&connector{conn: o.Connector, keys: o.Keys, record: record, kind: gvk.Kind, releases: o.Releases, records: o.Records}),
 		managed.WithLogger(o.Logger.WithValues("controller", name)),
 		managed.WithRecorder(record),
 		managed.WithPollInterval(o.PollInterval),
@@ -106,7 +108,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 		// missing, so do not wait 30s to believe it (that would also delay
 		// every delete of a young key).
 		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, record)),
+		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)),
 	}
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())
@@ -131,6 +133,7 @@ type connector struct {
 	record   event.Recorder
 	kind     string
 	releases *cleanup.Releases
+	records  *cleanup.Records
 }
 
 func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
@@ -141,7 +144,8 @@ func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.E
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
-	pass := cleanup.Pass{Kind: c.kind, Mode: s.Mode, Releases: c.releases, ConfigDeleting: s.ConfigDeleting}
+	pass := cleanup.Pass{Kind: c.kind, Mode: s.Mode, Releases: c.releases, ConfigDeleting: s.ConfigDeleting,
+		Records: c.records, DeploymentID: s.DeploymentID, CoderName: func(mg resource.Managed) string { return DerivedName(mg.(Resource)) }}
 	if s.Client == nil {
 		return pass.Wrap(nil), nil
 	}

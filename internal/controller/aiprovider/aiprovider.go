@@ -87,6 +87,8 @@ type Options struct {
 	ManagementPolicies bool
 	// Releases counts releases without a verified delete.
 	Releases *cleanup.Releases
+	// Records writes the cleanup records.
+	Records *cleanup.Records
 }
 
 // Setup adds a controller for the AIProvider kind gvk to the manager. A
@@ -108,7 +110,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 	log := o.Logger.WithValues("controller", name)
 	rec := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
 	opts := []managed.ReconcilerOption{
-		managed.WithExternalConnector(&connector{conn: o.Connector, kube: mgr.GetClient(), log: log, record: rec, kind: gvk.Kind, releases: o.Releases}),
+		managed.WithExternalConnector(&connector{conn: o.Connector, kube: mgr.GetClient(), log: log, record: rec, kind: gvk.Kind, releases: o.Releases, records: o.Records}),
 		managed.WithLogger(log),
 		managed.WithRecorder(rec),
 		managed.WithPollInterval(o.PollInterval),
@@ -124,7 +126,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 		// not late. Without this a delete within 30 s of the create waits
 		// out the rest of those 30 s.
 		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, rec)),
+		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, rec)),
 	}
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())
@@ -151,6 +153,7 @@ type connector struct {
 	record   event.Recorder
 	kind     string
 	releases *cleanup.Releases
+	records  *cleanup.Records
 }
 
 func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
@@ -161,7 +164,9 @@ func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.E
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
-	pass := cleanup.Pass{Kind: c.kind, Mode: s.Mode, Releases: c.releases, ConfigDeleting: s.ConfigDeleting}
+	pass := cleanup.Pass{Kind: c.kind, Mode: s.Mode, Releases: c.releases, ConfigDeleting: s.ConfigDeleting,
+		Records: c.records, DeploymentID: s.DeploymentID, CoderName: func(mg resource.Managed) string { return ProviderName(mg.(Resource)) },
+		Refused: MarkRefused}
 	if s.Client == nil {
 		return pass.Wrap(nil), nil
 	}
@@ -278,12 +283,12 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 	p := mg.(Resource)
 	want, err := e.desired(ctx, p)
 	if err != nil {
-		markRefused(p)
+		MarkRefused(p)
 		return managed.ExternalCreation{}, err
 	}
 	// Coder's own rules, before anything is sent.
 	if vs := want.Request.Validate(); len(vs) > 0 {
-		markRefused(p)
+		MarkRefused(p)
 		return managed.ExternalCreation{}, InvalidSpec(vs, want.NameFromMetadata)
 	}
 	got, err := e.coder.CreateProvider(ctx, want.Request)
@@ -294,7 +299,7 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 		} else {
 			// Coder answered, so this attempt wrote nothing: it must not
 			// make a provider someone creates meanwhile look like ours.
-			markRefused(p)
+			MarkRefused(p)
 		}
 		if coder.IsConflict(err) {
 			return managed.ExternalCreation{}, errors.Wrapf(err, errFmtCreateTaken, want.Request.Name)
@@ -317,9 +322,9 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 	return managed.ExternalCreation{}, nil
 }
 
-// markRefused records that the pending create attempt certainly wrote
+// MarkRefused records that the pending create attempt certainly wrote
 // nothing. The reconciler persists it with its own annotations.
-func markRefused(mg resource.Managed) {
+func MarkRefused(mg resource.Managed) {
 	meta.AddAnnotations(mg, map[string]string{AnnotationRefusedCreate: mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending]})
 }
 

@@ -1,0 +1,83 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Phases of a cleanup record.
+const (
+	// CleanupPhaseActive: the managed resource owns the object in Coder.
+	CleanupPhaseActive = "Active"
+	// CleanupPhaseAbandoned: the managed resource let go without a verified
+	// delete; a sweep deletes the object in Coder.
+	CleanupPhaseAbandoned = "Abandoned"
+)
+
+// ManagedResourceReference names a managed resource exactly, UID included.
+type ManagedResourceReference struct {
+	APIVersion string `json:"apiVersion"`
+	Kind       string `json:"kind"`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	UID       string `json:"uid"`
+}
+
+// CleanupRecordSpec is what the provider created in Coder for one managed
+// resource, and whether that object still needs deleting.
+type CleanupRecordSpec struct {
+	// Kind of the object in Coder: AIGatewayKey or AIProvider.
+	// +kubebuilder:validation:Enum=AIGatewayKey;AIProvider
+	Kind string `json:"kind"`
+	// ManagedResource is the managed resource that created it.
+	ManagedResource ManagedResourceReference `json:"managedResource"`
+	// DeploymentID of the Coder deployment it lives in (from buildinfo).
+	DeploymentID string `json:"deploymentID"`
+	// CoderName is the object's name in Coder, known before it is created.
+	CoderName string `json:"coderName"`
+	// ExternalID is the Coder id, once known.
+	// +optional
+	ExternalID string `json:"externalID,omitempty"`
+	// Phase is Active or Abandoned.
+	// +kubebuilder:validation:Enum=Active;Abandoned
+	Phase string `json:"phase"`
+	// Reason the record was abandoned.
+	// +optional
+	Reason string `json:"reason,omitempty"`
+	// Attempts counts sweep attempts.
+	// +optional
+	Attempts int `json:"attempts,omitempty"`
+	// LastError of the last failed sweep.
+	// +optional
+	LastError string `json:"lastError,omitempty"`
+	// AbandonedAt is when the record turned Abandoned.
+	// +optional
+	AbandonedAt *metav1.Time `json:"abandonedAt,omitempty"`
+}
+
+// A CleanupRecord is written before the provider creates anything in Coder
+// and names it. It is cluster-scoped so a namespace deletion cannot remove
+// it: `kubectl get cleanuprecords` is an inventory of everything the
+// provider created in Coder, and the Abandoned ones are what a sweep still
+// has to delete.
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,categories={coder}
+// +kubebuilder:printcolumn:name="KIND",type="string",JSONPath=".spec.kind"
+// +kubebuilder:printcolumn:name="PHASE",type="string",JSONPath=".spec.phase"
+// +kubebuilder:printcolumn:name="MANAGED-RESOURCE",type="string",JSONPath=".spec.managedResource.name"
+// +kubebuilder:printcolumn:name="DEPLOYMENT",type="string",JSONPath=".spec.deploymentID"
+// +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
+type CleanupRecord struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec CleanupRecordSpec `json:"spec"`
+}
+
+// CleanupRecordList is a list of CleanupRecords.
+// +kubebuilder:object:root=true
+type CleanupRecordList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []CleanupRecord `json:"items"`
+}

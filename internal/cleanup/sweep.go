@@ -1,0 +1,287 @@
+package cleanup
+
+import (
+	"context"
+	"math/rand/v2"
+	"time"
+
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+// Reasons a record turns Abandoned outside a bounded pass.
+const (
+	ReasonManagedResourceGone = "ManagedResourceGone"
+
+	errStillPresent = "still present in Coder after delete"
+	errListRecords  = "cannot list cleanup records"
+)
+
+// A Sweeper deletes in Coder what Abandoned cleanup records name, through a
+// Ready ProviderConfig of the same Coder deployment, and abandons Active
+// records whose managed resource vanished without deleting (finalizers
+// stripped by hand). It runs at start, then every Interval with 10% jitter,
+// and at once when Trigger is called. It reads records and managed
+// resources through the uncached API reader: a stale cache could make it
+// abandon a record whose resource exists.
+type Sweeper struct {
+	Kube    client.Client
+	Reader  client.Reader
+	Clients *coder.Cache
+	Log     logging.Logger
+	// Timeout bounds each Coder request.
+	Timeout time.Duration
+	// Interval between sweeps.
+	Interval time.Duration
+	// Grace is how old an Active record must be before its missing
+	// resource counts as gone, so a fresh create is never raced.
+	Grace time.Duration
+
+	trigger chan struct{}
+}
+
+// NewSweeper returns a Sweeper; set its fields before Start.
+func NewSweeper() *Sweeper { return &Sweeper{trigger: make(chan struct{}, 1)} }
+
+// Trigger asks for a sweep as soon as possible.
+func (s *Sweeper) Trigger() {
+	select {
+	case s.trigger <- struct{}{}:
+	default:
+	}
+}
+
+// NeedLeaderElection: only the leader sweeps.
+func (s *Sweeper) NeedLeaderElection() bool { return true }
+
+// Start sweeps until ctx ends. A failed sweep is logged and retried on the
+// next tick; it never stops the provider.
+func (s *Sweeper) Start(ctx context.Context) error {
+	for {
+		if _, err := s.Sweep(ctx); err != nil {
+			s.Log.Info("Cleanup sweep failed; retrying on the next tick", "error", err)
+		}
+		jitter := time.Duration((rand.Float64()*0.2 - 0.1) * float64(s.Interval)) //nolint:gosec // Jitter needs no cryptographic randomness.
+		t := time.NewTimer(s.Interval + jitter)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-s.trigger:
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// Sweep makes one pass over every cleanup record and returns how many it
+// removed after a verified delete in Coder.
+func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
+	start := time.Now()
+	defer func() { metrics.ObserveSweep(time.Since(start)) }()
+
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := s.Reader.List(ctx, l); err != nil {
+		return 0, errors.Wrap(err, errListRecords)
+	}
+	sweepers, err := s.readyConfigs(ctx)
+	if err != nil {
+		return 0, err
+	}
+	phases := map[string]int{clusterv1alpha1.CleanupPhaseActive: 0, clusterv1alpha1.CleanupPhaseAbandoned: 0}
+	swept := 0
+	for i := range l.Items {
+		rec := &l.Items[i]
+		if rec.Spec.Phase == clusterv1alpha1.CleanupPhaseActive {
+			if gone, err := s.resourceGone(ctx, rec); err == nil && gone {
+				rec.Spec.Phase = clusterv1alpha1.CleanupPhaseAbandoned
+				rec.Spec.Reason = ReasonManagedResourceGone
+				// A conflict or NotFound means the resource settled the
+				// record itself in the meantime.
+				if err := s.Kube.Update(ctx, rec); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
+					s.Log.Info("Cannot abandon cleanup record", "record", rec.Name, "error", err)
+				}
+			}
+		}
+		if rec.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+			phases[rec.Spec.Phase]++
+			continue
+		}
+		cl, ok := sweepers[rec.Spec.DeploymentID]
+		if !ok {
+			phases[rec.Spec.Phase]++
+			continue
+		}
+		if s.sweepOne(ctx, cl, rec, l.Items) {
+			swept++
+			continue
+		}
+		phases[rec.Spec.Phase]++
+	}
+	for p, n := range phases {
+		metrics.SetRecords(p, n)
+	}
+	return swept, nil
+}
+
+// readyConfigs returns a Coder client per deployment id, from the Ready
+// ProviderConfigs that are not being deleted.
+func (s *Sweeper) readyConfigs(ctx context.Context) (map[string]*coder.Client, error) {
+	out := map[string]*coder.Client{}
+	for _, gk := range providerconfig.Kinds() {
+		l, _ := providerconfig.NewList(gk)
+		if err := s.Kube.List(ctx, l); err != nil {
+			return nil, errors.Wrap(err, "cannot list ProviderConfigs")
+		}
+		for _, pc := range providerconfig.Items(l) {
+			id := providerconfig.StatusOf(pc).DeploymentID
+			if _, ok := out[id]; ok || id == "" || pc.GetDeletionTimestamp() != nil || pc.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
+				continue
+			}
+			cfg, err := providerconfig.ClientConfig(ctx, s.Kube, providerconfig.ConnectionOf(pc), s.Timeout)
+			if err != nil {
+				continue
+			}
+			if cl, err := s.Clients.Get(cfg); err == nil {
+				out[id] = cl
+			}
+		}
+	}
+	return out, nil
+}
+
+// resourceGone reports whether an Active record's managed resource no
+// longer exists (or is another incarnation), past the grace period.
+func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.CleanupRecord) (bool, error) {
+	if time.Since(rec.CreationTimestamp.Time) < s.Grace {
+		return false, nil
+	}
+	ref := rec.Spec.ManagedResource
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
+	err := s.Reader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, u)
+	if kerrors.IsNotFound(err) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return string(u.GetUID()) != ref.UID, nil
+}
+
+// sweepOne deletes the object of one Abandoned record in Coder, verifies
+// its absence and deletes the record. Counting the attempt with an update
+// first claims the record: a second sweeper holding an older version gets a
+// conflict and leaves it alone.
+func (s *Sweeper) sweepOne(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, all []clusterv1alpha1.CleanupRecord) bool {
+	rec.Spec.Attempts++
+	if err := s.Kube.Update(ctx, rec); err != nil {
+		return false
+	}
+	err := s.deleteInCoder(ctx, cl, rec, all)
+	if err != nil {
+		metrics.Swept(rec.Spec.Kind, "error")
+		s.Log.Info("Cannot sweep cleanup record; retrying on the next tick", "record", rec.Name, "error", err)
+		rec.Spec.LastError = err.Error()
+		_ = s.Kube.Update(ctx, rec)
+		return false
+	}
+	rv := rec.ResourceVersion
+	if err := s.Kube.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rv}); err != nil && !kerrors.IsNotFound(err) {
+		return false
+	}
+	metrics.Swept(rec.Spec.Kind, "deleted")
+	s.Log.Debug("Swept cleanup record", "record", rec.Name, "kind", rec.Spec.Kind)
+	return true
+}
+
+func (s *Sweeper) deleteInCoder(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, all []clusterv1alpha1.CleanupRecord) error {
+	switch rec.Spec.Kind {
+	case "AIGatewayKey":
+		return deleteKey(ctx, cl, rec)
+	case "AIProvider":
+		return deleteProvider(ctx, cl, rec, all)
+	}
+	return errors.Errorf("unknown kind %q", rec.Spec.Kind)
+}
+
+// deleteKey deletes a key by id, or by its UID-derived name, which no other
+// object can share.
+func deleteKey(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord) error {
+	keys, err := cl.ListKeys(ctx)
+	if err != nil {
+		return err
+	}
+	var id uuid.UUID
+	for _, k := range keys {
+		if k.ID.String() == rec.Spec.ExternalID || (rec.Spec.ExternalID == "" && k.Name == rec.Spec.CoderName) {
+			id = k.ID
+		}
+	}
+	if id == uuid.Nil {
+		return nil
+	}
+	if err := cl.DeleteKey(ctx, id); err != nil && !coder.IsNotFound(err) {
+		return err
+	}
+	keys, err = cl.ListKeys(ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range keys {
+		if k.ID == id {
+			return errors.New(errStillPresent)
+		}
+	}
+	return nil
+}
+
+// deleteProvider deletes a provider by id. By name only when no other
+// record names it: provider names are chosen by users and may be reused.
+func deleteProvider(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, all []clusterv1alpha1.CleanupRecord) error {
+	idOrName := rec.Spec.ExternalID
+	if idOrName == "" {
+		for i := range all {
+			o := &all[i]
+			if o.Name != rec.Name && o.Spec.Kind == rec.Spec.Kind && o.Spec.DeploymentID == rec.Spec.DeploymentID && o.Spec.CoderName == rec.Spec.CoderName {
+				return errors.New("another cleanup record names the same provider; set externalID or delete one record")
+			}
+		}
+		p, err := cl.GetProvider(ctx, rec.Spec.CoderName)
+		if coder.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if p.CreatedAt.Before(rec.CreationTimestamp.Add(-5 * time.Second)) {
+			// Older than our record: not ours.
+			return nil
+		}
+		idOrName = p.ID.String()
+	}
+	if err := cl.DeleteProvider(ctx, idOrName); err != nil && !coder.IsNotFound(err) {
+		return err
+	}
+	if _, err := cl.GetProvider(ctx, idOrName); !coder.IsNotFound(err) {
+		if err != nil {
+			return err
+		}
+		return errors.New(errStillPresent)
+	}
+	return nil
+}
