@@ -22,6 +22,7 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
 // TokenKey is the Secret key that holds the Coder session token in tests.
@@ -252,4 +253,20 @@ func (e *Env) Update(t *testing.T, o client.Object, mutate func()) error {
 		}
 	}
 	return err
+}
+
+// fakecoderClient is a codersdk client of a fake Coder other than env's.
+func fakecoderClient(t *testing.T, f *fakecoder.Server) *codersdk.Client {
+	t.Helper()
+	u, err := url.Parse(f.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codersdk.New(u)
+	c.SetSessionToken(f.Token())
+	return c
+}
+
+func codersdkKeyRequest(name string) codersdk.CreateAIGatewayKeyRequest {
+	return codersdk.CreateAIGatewayKeyRequest{Name: name}
 }

@@ -1,0 +1,178 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+)
+
+// TestSweepNeverTouchesAnotherDeploymentsRecords: a Ready ProviderConfig of
+// deployment B leaves the Abandoned records of deployment A alone, even when
+// an object of the same id could exist in B.
+func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
+	b := fakecoder.New(fakecoder.Options{DeploymentID: "2c6f1b8e-0000-4000-8000-00000000000b"})
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	// A key in B whose id an A record names: deleting it would be a bug.
+	resp, err := fakecoderClient(t, b).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("in-b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	ns := env.Namespace(t)
+	env.TokenSecret(t, ns, "coder-token", b.Token())
+	pc := &namespacedv1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+		Spec: common.LocalProviderConfigSpec{
+			URL: b.URL(),
+			Credentials: common.LocalCredentials{
+				Source:    common.CredentialsSourceSecret,
+				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+			},
+		},
+	}
+	env.Create(t, pc)
+	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+
+	rec := &clusterv1alpha1.CleanupRecord{
+		ObjectMeta: metav1.ObjectMeta{Name: "aigatewaykey-deployment-a-test"},
+		Spec: clusterv1alpha1.CleanupRecordSpec{
+			Kind: "AIGatewayKey",
+			ManagedResource: clusterv1alpha1.ManagedResourceReference{
+				APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIGatewayKey", Namespace: ns, Name: "gone", UID: "deployment-a-test",
+			},
+			DeploymentID: "2c6f1b8e-0000-4000-8000-00000000000a",
+			CoderName:    "in-b",
+			ExternalID:   resp.ID.String(),
+			Phase:        clusterv1alpha1.CleanupPhaseAbandoned,
+		},
+	}
+	env.Create(t, rec)
+	t.Cleanup(func() { env.Delete(t, rec) })
+
+	time.Sleep(3 * env.opts.SweepInterval)
+	if !env.Get(t, rec) || rec.Spec.Attempts != 0 {
+		t.Errorf("record of deployment A = %+v, want untouched (0 attempts)", rec.Spec)
+	}
+	if n := b.Requests(fakecoder.EndpointKeysDelete); n != 0 {
+		t.Errorf("Coder B received %d key deletes for deployment A's record", n)
+	}
+	if len(b.Keys()) != 1 {
+		t.Errorf("Coder B holds %d keys, want its 1", len(b.Keys()))
+	}
+}
+
+// TestSweepOf500Records reports how long one ProviderConfig takes to sweep
+// 500 Abandoned records (issue scenario 6); it fails only past a generous
+// bound, the figure is in the log.
+func TestSweepOf500Records(t *testing.T) {
+	const n = 500
+	ns := env.Namespace(t)
+	env.ProviderConfig(t, ns)
+	pc := &namespacedv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}
+	env.Get(t, pc)
+	c := env.CoderClient(t)
+	ids := make(map[string]bool, n)
+	for i := range n {
+		resp, err := c.CreateAIGatewayKey(t.Context(), codersdkKeyRequest(fmt.Sprintf("sweep-%s-%03d", ns, i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[resp.ID.String()] = true
+		env.Create(t, &clusterv1alpha1.CleanupRecord{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("aigatewaykey-sweep-%s-%03d", ns, i)},
+			Spec: clusterv1alpha1.CleanupRecordSpec{
+				Kind: "AIGatewayKey",
+				ManagedResource: clusterv1alpha1.ManagedResourceReference{
+					APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIGatewayKey", Namespace: ns, Name: fmt.Sprint(i), UID: fmt.Sprint(i),
+				},
+				DeploymentID: pc.Status.DeploymentID,
+				CoderName:    fmt.Sprintf("sweep-%s-%03d", ns, i),
+				ExternalID:   resp.ID.String(),
+				Phase:        clusterv1alpha1.CleanupPhaseAbandoned,
+			},
+		})
+	}
+	start := time.Now()
+	Eventually(t, 5*time.Minute, fmt.Sprintf("%d records to be swept", n), func() (bool, string) {
+		l := &clusterv1alpha1.CleanupRecordList{}
+		if err := env.Kube.List(t.Context(), l); err != nil {
+			return false, err.Error()
+		}
+		left := 0
+		for _, r := range l.Items {
+			if strings.HasPrefix(r.Name, "aigatewaykey-sweep-"+ns) {
+				left++
+			}
+		}
+		return left == 0, fmt.Sprintf("%d records left", left)
+	})
+	took := time.Since(start)
+	live := 0
+	for _, k := range env.Coder.Keys() {
+		if ids[k.ID.String()] {
+			live++
+		}
+	}
+	t.Logf("%d Abandoned records swept by one ProviderConfig in %s (%.1f records/s); %d of their keys left in Coder",
+		n, took.Round(100*time.Millisecond), float64(n)/took.Seconds(), live)
+	if live != 0 {
+		t.Errorf("%d swept keys are still in Coder", live)
+	}
+}
+
+// TestProviderKilledMidCreateLeavesOneKeyAndOneRecord kills the provider
+// while Coder has written a key whose answer never arrived (after the
+// record, before the id was recorded), restarts it, and checks there is
+// exactly one key and one record for the object, and none after its delete.
+func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
+	ns := env.Namespace(t)
+	env.ProviderConfig(t, ns)
+	if err := env.Coder.SetFault(fakecoder.EndpointKeysCreate, fakecoder.Fault{CommitThenTimeout: true, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysCreate) })
+	k := newKey(ns, "killed")
+	env.Create(t, k)
+	env.Get(t, k)
+	name := aigatewaykey.DerivedName(k)
+	Eventually(t, waitLong, "Coder to hold the key whose answer is lost", func() (bool, string) {
+		return len(liveKeysNamed(name)) == 1, "no key yet"
+	})
+	env.StopProvider()
+	if err := env.StartProvider(); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	if rows := liveKeysNamed(name); len(rows) != 1 || rows[0].ID.String() != meta.GetExternalName(k) {
+		t.Fatalf("Coder holds %d keys named %s, want exactly the one the object names", len(rows), name)
+	}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIGatewayKey", k.UID)}}
+	Eventually(t, waitLong, "the record to carry the surviving key's id", func() (bool, string) {
+		return env.Get(t, rec) && rec.Spec.ExternalID == meta.GetExternalName(k), fmt.Sprintf("record %+v", rec.Spec)
+	})
+	env.Delete(t, k)
+	env.WaitGone(t, k, waitLong)
+	if n := len(liveKeysNamed(name)); n != 0 {
+		t.Errorf("%d keys left in Coder after the delete", n)
+	}
+	if env.Get(t, rec) {
+		t.Errorf("the record outlived its deleted key")
+	}
+}
