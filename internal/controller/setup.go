@@ -21,6 +21,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -70,26 +71,20 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		abandoned = sw.Trigger
 	}
 	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), abandoned)
+	kinds := managedkind.Options{
+		Options:            o.Options,
+		Connector:          conn,
+		ManagementPolicies: o.ManagementPolicies,
+		Releases:           releases,
+		Records:            records,
+	}
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind, clusteraiv1alpha1.AIGatewayKeyGroupVersionKind} {
-		if err := aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{
-			Options:            o.Options,
-			Connector:          conn,
-			Keys:               keys,
-			ManagementPolicies: o.ManagementPolicies,
-			Releases:           releases,
-			Records:            records,
-		}); err != nil {
+		if err := aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{Options: kinds, Keys: keys}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIProviderGroupVersionKind, clusteraiv1alpha1.AIProviderGroupVersionKind} {
-		if err := aiprovider.Setup(ctx, mgr, gvk, aiprovider.Options{
-			Options:            o.Options,
-			Connector:          conn,
-			ManagementPolicies: o.ManagementPolicies,
-			Releases:           releases,
-			Records:            records,
-		}); err != nil {
+		if err := aiprovider.Setup(ctx, mgr, gvk, aiprovider.Options{Options: kinds}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}

@@ -150,12 +150,18 @@ func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
 		t.Errorf("held %s, want at least liveDependentTimeout (3s) less the timestamp's second", held)
 	}
 
-	// The key now has no ProviderConfig: its delete is a bounded pass that
-	// cannot reach Coder, a release without delete.
+	// The dependents now have no ProviderConfig: their deletes are bounded
+	// passes that cannot reach Coder, releases without delete.
+	beforeProv := releasedWithoutDelete(t, "AIProvider")
 	env.Delete(t, s.key)
+	env.Delete(t, s.ai)
 	env.WaitGone(t, s.key, waitLong)
+	env.WaitGone(t, s.ai, waitLong)
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
+	}
+	if got := releasedWithoutDelete(t, "AIProvider") - beforeProv; got != 1 {
+		t.Errorf("released_without_delete{kind=AIProvider} grew by %v, want 1", got)
 	}
 	// Not a leak but a delay: the record is Abandoned (or already swept by
 	// a Ready ProviderConfig of another scenario on the same deployment),
@@ -163,7 +169,8 @@ func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
 	other := env.Namespace(t)
 	env.ProviderConfig(t, other)
 	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
-		return !s.keyInCoder() && s.record(t, "AIGatewayKey", s.key.UID) == nil, "key or record left"
+		return !s.keyInCoder() && !s.providerInCoder() && s.record(t, "AIGatewayKey", s.key.UID) == nil && s.record(t, "AIProvider", s.ai.UID) == nil,
+			"rows or records left"
 	})
 	Eventually(t, waitLong, "a ReleasedWithoutDelete event", func() (bool, string) {
 		for _, e := range env.Events(t) {
@@ -203,7 +210,11 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 
 	env.Coder.ClearFault(fakecoder.EndpointKeysDelete)
 	env.WaitGone(t, s.key, waitLong)
-	env.WaitGone(t, s.pc, waitLong)
+	// The removal of its last dependent re-queues the ProviderConfig at
+	// once, not at the next 10s re-check.
+	gone := time.Now()
+	env.WaitGone(t, s.pc, 5*time.Second)
+	t.Logf("ProviderConfig released %s after its last dependent went", time.Since(gone).Round(10*time.Millisecond))
 	if s.keyInCoder() {
 		t.Errorf("the key is still in Coder")
 	}
@@ -215,7 +226,7 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 func TestHoldIsBoundedWhenDeletesKeepFailing(t *testing.T) {
 	s := newHoldSetup(t)
 	before := releasedWithoutDelete(t, "AIGatewayKey")
-	if err := env.Coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 500}); err != nil {
+	if err := env.Coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 403}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysDelete) })
@@ -227,7 +238,7 @@ func TestHoldIsBoundedWhenDeletesKeepFailing(t *testing.T) {
 	took := time.Since(start)
 	t.Logf("with every delete failing, key and ProviderConfig were gone after %s (dependentTimeout 8s, then one bounded pass)", took.Round(100*time.Millisecond))
 	// Second precision of the deletion timestamp, as above.
-	if took < 7*time.Second {
+	if took < 6500*time.Millisecond {
 		t.Errorf("gone after %s, before dependentTimeout (8s): the hold did not hold", took)
 	}
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
@@ -368,4 +379,98 @@ func (s holdSetup) record(t *testing.T, kind string, uid types.UID) *clusterv1al
 		return nil
 	}
 	return r
+}
+
+func TestHoldWithForegroundDeletion(t *testing.T) {
+	s := newHoldSetup(t)
+	before := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider")
+	fg := client.PropagationPolicy(metav1.DeletePropagationForeground)
+	env.Delete(t, s.pc, fg)
+	env.Delete(t, s.key, fg)
+	env.Delete(t, s.ai, fg)
+	env.WaitGone(t, s.key, waitLong)
+	env.WaitGone(t, s.ai, waitLong)
+	env.WaitGone(t, s.pc, waitLong)
+	if s.keyInCoder() || s.providerInCoder() {
+		t.Errorf("after a foreground deletion Coder still has the key: %v, the provider: %v", s.keyInCoder(), s.providerInCoder())
+	}
+	if got := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider") - before; got != 0 {
+		t.Errorf("releases without delete = %v, want 0", got)
+	}
+}
+
+func TestHoldResumesAfterProviderRestart(t *testing.T) {
+	s := newHoldSetup(t)
+	if err := env.Coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 502}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysDelete) })
+	env.Delete(t, s.key)
+	env.Delete(t, s.pc)
+	Eventually(t, waitLong, "the hold to start", func() (bool, string) {
+		env.Get(t, s.pc)
+		return s.pc.Status.Hold != nil, "no status.hold"
+	})
+	env.StopProvider()
+	time.Sleep(time.Second)
+	if err := env.StartProvider(); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, waitLong, "the restarted provider to hold from the deletion timestamp", func() (bool, string) {
+		env.Get(t, s.pc)
+		h := s.pc.Status.Hold
+		return h != nil && h.Since.Equal(s.pc.DeletionTimestamp) && h.Until.Time.Equal(s.pc.DeletionTimestamp.Add(8*time.Second)),
+			fmt.Sprintf("hold %+v, deletionTimestamp %v", h, s.pc.DeletionTimestamp)
+	})
+	env.Coder.ClearFault(fakecoder.EndpointKeysDelete)
+	env.WaitGone(t, s.key, waitLong)
+	env.WaitGone(t, s.pc, waitLong)
+	if s.keyInCoder() {
+		t.Errorf("the key is still in Coder")
+	}
+}
+
+func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T) {
+	secretNS := env.Namespace(t)
+	env.TokenSecret(t, secretNS, "coder-token", env.Coder.Token())
+	cpc := &namespacedv1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: secretNS},
+		Spec: common.ProviderConfigSpec{
+			URL: env.Coder.URL(),
+			Credentials: common.Credentials{
+				Source: common.CredentialsSourceSecret,
+				SecretRef: &common.SecretKeySelector{
+					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+					Namespace:              secretNS,
+				},
+			},
+			Deletion: shortBounds(),
+		},
+	}
+	env.Create(t, cpc)
+	t.Cleanup(func() { env.Delete(t, cpc) })
+	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	mrNS := env.Namespace(t)
+	k := newKey(mrNS, "shared")
+	k.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: cpc.Name}
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretNS}}
+	env.Delete(t, ns)
+	time.Sleep(8 * time.Second) // past the namespace controller's first pass
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretNS, Name: "coder-token"}}
+	if !env.Get(t, secret) {
+		t.Fatalf("the namespace deletion removed the Secret a ClusterProviderConfig still uses")
+	}
+	// The key keeps working: it deletes in Coder with the held credentials.
+	id := meta.GetExternalName(k)
+	env.Delete(t, k)
+	env.WaitGone(t, k, waitLong)
+	if hasKeyID(id) {
+		t.Errorf("the key could not delete in Coder while its Secret's namespace was deleted")
+	}
+	env.Delete(t, cpc)
+	env.WaitGone(t, cpc, waitLong)
+	env.WaitGone(t, ns, 2*time.Minute)
 }

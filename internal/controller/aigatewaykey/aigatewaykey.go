@@ -13,21 +13,17 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 )
 
 // Connection detail keys written to writeConnectionSecretToRef.
@@ -45,15 +41,13 @@ const (
 const ReasonUncertainCreateReplaced event.Reason = "UncertainCreateReplaced"
 
 const (
-	errNotKey        = "managed resource is not an AIGatewayKey"
-	errListKeys      = "cannot list AI Gateway keys"
-	errCreateKey     = "cannot create AI Gateway key"
-	errDeleteKey     = "cannot delete AI Gateway key"
-	errReplaceKey    = "cannot delete the AI Gateway key left by an uncertain create"
-	errExternalName  = "external name is not a Coder key id"
-	errConnect       = "cannot connect to Coder"
-	errSetupKind     = "cannot set up AIGatewayKey controller"
-	errKindNotScheme = "kind is not registered"
+	errNotKey       = "managed resource is not an AIGatewayKey"
+	errListKeys     = "cannot list AI Gateway keys"
+	errCreateKey    = "cannot create AI Gateway key"
+	errDeleteKey    = "cannot delete AI Gateway key"
+	errReplaceKey   = "cannot delete the AI Gateway key left by an uncertain create"
+	errExternalName = "external name is not a Coder key id"
+	errConnect      = "cannot connect to Coder"
 )
 
 // A Resource is an AIGatewayKey of either scope.
@@ -70,82 +64,35 @@ func DerivedName(r Resource) string {
 
 // Options configure the AIGatewayKey controllers.
 type Options struct {
-	controller.Options
-	// Connector connects managed resources to Coder.
-	Connector *providerconfig.Connector
+	managedkind.Options
 	// Keys shares one key list per ProviderConfig among every key polling at
 	// about the same time.
 	Keys *coder.KeyLister
-	// ManagementPolicies enables management policies.
-	ManagementPolicies bool
-	// Releases counts releases without a verified delete.
-	Releases *cleanup.Releases
-	// Records writes the cleanup records.
-	Records *cleanup.Records
 }
 
 // Setup adds a controller for the AIGatewayKey kind gvk to the manager.
 func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
-	name := managed.ControllerName(gvk.GroupKind().String())
-	obj, err := mgr.GetScheme().New(gvk)
-	if err != nil {
-		return errors.Wrap(err, errKindNotScheme)
-	}
-	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
-	opts := []managed.ReconcilerOption{
-		managed.WithExternalConnector(&connector{conn: o.Connector, keys: o.Keys, record: record, kind: gvk.Kind, releases: o.Releases, records: o.Records}),
-		managed.WithLogger(o.Logger.WithValues("controller", name)),
-		managed.WithRecorder(record),
-		managed.WithPollInterval(o.PollInterval),
-		// The external name is the Coder id, known only after create: do not
-		// default it to metadata.name.
-		managed.WithInitializers(),
-		// The Coder-side name is derived from the UID, so a create whose
-		// outcome is unknown is found again by name: safe to proceed.
-		managed.WithDeterministicExternalName(true),
-		// Coder reads its own writes and our key lists are invalidated by
-		// our writes: a key missing right after its create is really
-		// missing, so do not wait 30s to believe it (that would also delay
-		// every delete of a young key).
-		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)),
-	}
-	if o.ManagementPolicies {
-		opts = append(opts, managed.WithManagementPolicies())
-	}
-	if o.MetricOptions != nil {
-		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
-	}
-	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
-	b := ctrl.NewControllerManagedBy(mgr).
-		Named(name).
-		WithOptions(o.ForControllerRuntime()).
-		For(obj.(client.Object))
-	if kind, ok := providerconfig.ManagedKindOf(obj.(resource.Managed)); ok {
-		b = providerconfig.WatchConfigs(b, mgr.GetClient(), kind)
-	}
-	return errors.Wrap(b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetupKind)
+	return managedkind.Setup(mgr, gvk, o.Options, func(k managedkind.Kit) managed.ExternalConnector {
+		return &connector{opts: o.Options, keys: o.Keys, record: k.Record, kind: k.Kind}
+	}, nil)
 }
 
 type connector struct {
-	conn     *providerconfig.Connector
-	keys     *coder.KeyLister
-	record   event.Recorder
-	kind     string
-	releases *cleanup.Releases
-	records  *cleanup.Records
+	opts   managedkind.Options
+	keys   *coder.KeyLister
+	record event.Recorder
+	kind   string
 }
 
 func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
 	if _, ok := mg.(Resource); !ok {
 		return nil, errors.New(errNotKey)
 	}
-	s, err := c.conn.Connect(ctx, mg)
+	s, err := c.opts.Connector.Connect(ctx, mg)
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
-	pass := cleanup.Pass{Kind: c.kind, Mode: s.Mode, Releases: c.releases, ConfigDeleting: s.ConfigDeleting,
-		Records: c.records, DeploymentID: s.DeploymentID, CoderName: func(mg resource.Managed) string { return DerivedName(mg.(Resource)) }}
+	pass := c.opts.Pass(c.kind, s, func(mg resource.Managed) string { return DerivedName(mg.(Resource)) })
 	if s.Client == nil {
 		return pass.Wrap(nil), nil
 	}

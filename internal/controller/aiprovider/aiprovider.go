@@ -16,22 +16,20 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 )
 
 // AnnotationRefusedCreate holds the external-create-pending time of the last
@@ -80,22 +78,13 @@ type Resource interface {
 
 // Options configure the AIProvider controllers.
 type Options struct {
-	controller.Options
-	// Connector connects managed resources to Coder.
-	Connector *providerconfig.Connector
-	// ManagementPolicies enables management policies.
-	ManagementPolicies bool
-	// Releases counts releases without a verified delete.
-	Releases *cleanup.Releases
-	// Records writes the cleanup records.
-	Records *cleanup.Records
+	managedkind.Options
 }
 
 // Setup adds a controller for the AIProvider kind gvk to the manager. A
 // change to a Secret an AIProvider reads reconciles that AIProvider at once,
 // so a rotated key reaches Coder without waiting for the next poll.
 func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
-	name := managed.ControllerName(gvk.GroupKind().String())
 	obj, err := mgr.GetScheme().New(gvk)
 	if err != nil {
 		return errors.Wrap(err, errKindNotScheme)
@@ -107,66 +96,31 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 	if err != nil {
 		return errors.Wrap(err, errSetupKind)
 	}
-	log := o.Logger.WithValues("controller", name)
-	rec := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
-	opts := []managed.ReconcilerOption{
-		managed.WithExternalConnector(&connector{conn: o.Connector, kube: mgr.GetClient(), log: log, record: rec, kind: gvk.Kind, releases: o.Releases, records: o.Records}),
-		managed.WithLogger(log),
-		managed.WithRecorder(rec),
-		managed.WithPollInterval(o.PollInterval),
-		// The external name is the Coder id, known only after create: do not
-		// default it to metadata.name.
-		managed.WithInitializers(),
-		// The id is not deterministic, but a create whose outcome is unknown
-		// is found again by name and adopted only when Coder created it after
-		// the attempt (see observeUncreated): safe to proceed.
-		managed.WithDeterministicExternalName(true),
-		// Coder reads its own writes: a provider it does not return by id
-		// right after creating it is gone (deleted at once, or out of band),
-		// not late. Without this a delete within 30 s of the create waits
-		// out the rest of those 30 s.
-		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, rec)),
-	}
-	if o.ManagementPolicies {
-		opts = append(opts, managed.WithManagementPolicies())
-	}
-	if o.MetricOptions != nil {
-		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
-	}
-	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
-	b := ctrl.NewControllerManagedBy(mgr).
-		Named(name).
-		WithOptions(o.ForControllerRuntime()).
-		For(obj.(client.Object)).
-		Watches(secretObject(), readers)
-	if kind, ok := providerconfig.ManagedKindOf(obj.(resource.Managed)); ok {
-		b = providerconfig.WatchConfigs(b, mgr.GetClient(), kind)
-	}
-	return errors.Wrap(b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetupKind)
+	return managedkind.Setup(mgr, gvk, o.Options, func(k managedkind.Kit) managed.ExternalConnector {
+		return &connector{opts: o.Options, kube: mgr.GetClient(), log: k.Log, record: k.Record, kind: k.Kind}
+	}, func(b *builder.Builder) *builder.Builder {
+		return b.Watches(secretObject(), readers)
+	})
 }
 
 type connector struct {
-	conn     *providerconfig.Connector
-	kube     client.Client
-	log      logging.Logger
-	record   event.Recorder
-	kind     string
-	releases *cleanup.Releases
-	records  *cleanup.Records
+	opts   managedkind.Options
+	kube   client.Client
+	log    logging.Logger
+	record event.Recorder
+	kind   string
 }
 
 func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
 	if _, ok := mg.(Resource); !ok {
 		return nil, errors.New(errNotProvider)
 	}
-	s, err := c.conn.Connect(ctx, mg)
+	s, err := c.opts.Connector.Connect(ctx, mg)
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
-	pass := cleanup.Pass{Kind: c.kind, Mode: s.Mode, Releases: c.releases, ConfigDeleting: s.ConfigDeleting,
-		Records: c.records, DeploymentID: s.DeploymentID, CoderName: func(mg resource.Managed) string { return ProviderName(mg.(Resource)) },
-		Refused: MarkRefused}
+	pass := c.opts.Pass(c.kind, s, func(mg resource.Managed) string { return ProviderName(mg.(Resource)) })
+	pass.Refused = MarkRefused
 	if s.Client == nil {
 		return pass.Wrap(nil), nil
 	}

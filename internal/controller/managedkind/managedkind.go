@@ -1,0 +1,108 @@
+// Package managedkind builds the managed reconciler and controller that
+// every managed kind of the provider shares: the external name is the Coder
+// id, the finalizer is ours and settles cleanup records, and the controller
+// follows its ProviderConfig's hold. Kinds supply only their connector and
+// any extra watches.
+package managedkind
+
+import (
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+const (
+	errKindNotScheme = "kind is not registered"
+	errSetup         = "cannot set up managed controller"
+)
+
+// Options every managed kind shares.
+type Options struct {
+	controller.Options
+	// Connector connects managed resources to Coder.
+	Connector *providerconfig.Connector
+	// ManagementPolicies enables management policies.
+	ManagementPolicies bool
+	// Releases counts releases without a verified delete.
+	Releases *cleanup.Releases
+	// Records writes the cleanup records.
+	Records *cleanup.Records
+}
+
+// A Kit is what a kind's connector needs from the setup.
+type Kit struct {
+	Kind   string
+	Log    logging.Logger
+	Record event.Recorder
+}
+
+// Setup adds a controller for the managed kind gvk. connect builds the
+// kind's connector; extra adds the kind's own watches (may be nil).
+func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect func(Kit) managed.ExternalConnector, extra func(*builder.Builder) *builder.Builder) error {
+	name := managed.ControllerName(gvk.GroupKind().String())
+	obj, err := mgr.GetScheme().New(gvk)
+	if err != nil {
+		return errors.Wrap(err, errKindNotScheme)
+	}
+	kit := Kit{
+		Kind:   gvk.Kind,
+		Log:    o.Logger.WithValues("controller", name),
+		Record: event.NewAPIRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
+	}
+	opts := []managed.ReconcilerOption{
+		managed.WithExternalConnector(connect(kit)),
+		managed.WithLogger(kit.Log),
+		managed.WithRecorder(kit.Record),
+		managed.WithPollInterval(o.PollInterval),
+		// The external name is the Coder id, known only after create: do
+		// not default it to metadata.name.
+		managed.WithInitializers(),
+		// A create whose outcome is unknown is found again in Coder by its
+		// name (UID-derived for keys; adopted only when created after the
+		// attempt for providers): safe to proceed.
+		managed.WithDeterministicExternalName(true),
+		// Coder reads its own writes: an object missing right after its
+		// create is really missing. Waiting crossplane-runtime's default
+		// 30s would also delay every delete of a young object.
+		managed.WithCreationGracePeriod(0),
+		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, kit.Record)),
+	}
+	if o.ManagementPolicies {
+		opts = append(opts, managed.WithManagementPolicies())
+	}
+	if o.MetricOptions != nil {
+		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
+	}
+	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(name).
+		WithOptions(o.ForControllerRuntime()).
+		For(obj.(client.Object))
+	if extra != nil {
+		b = extra(b)
+	}
+	if kind, ok := providerconfig.ManagedKindOf(obj.(resource.Managed)); ok {
+		b = providerconfig.WatchConfigs(b, mgr.GetClient(), kind)
+	}
+	return errors.Wrap(b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetup)
+}
+
+// Pass is the cleanup pass of one reconcile for a session of this kind.
+func (o Options) Pass(kind string, s providerconfig.Session, coderName func(resource.Managed) string) cleanup.Pass {
+	return cleanup.Pass{
+		Kind: kind, Mode: s.Mode, Releases: o.Releases, ConfigDeleting: s.ConfigDeleting,
+		Records: o.Records, DeploymentID: s.DeploymentID, CoderName: coderName,
+	}
+}
