@@ -152,7 +152,11 @@ func (s *Sweeper) readyConfigs(ctx context.Context) (map[string]*coder.Client, e
 			if _, ok := out[id]; ok || id == "" || pc.GetDeletionTimestamp() != nil || pc.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
 				continue
 			}
-			cfg, err := providerconfig.ClientConfig(ctx, s.Kube, providerconfig.ConnectionOf(pc), s.Timeout)
+			conn := providerconfig.ConnectionOf(pc)
+			if !conn.Sweep {
+				continue
+			}
+			cfg, err := providerconfig.ClientConfig(ctx, s.Kube, conn, s.Timeout)
 			if err != nil {
 				continue
 			}

@@ -174,6 +174,8 @@ type Connection struct {
 	CA                 *SecretKeyRef
 	InsecureSkipVerify bool
 	Deletion           common.DeletionSpec
+	// Sweep: this ProviderConfig may sweep Abandoned cleanup records.
+	Sweep bool
 }
 
 // Secrets are the Secrets the connection reads.
@@ -205,6 +207,7 @@ func ConnectionOf(pc Object) Connection {
 		if p.Spec.Deletion != nil {
 			c.Deletion = *p.Spec.Deletion
 		}
+		c.Sweep = p.Spec.Sweep == nil || *p.Spec.Sweep
 		return c
 	case *namespacedv1alpha1.ClusterProviderConfig:
 		return connectionOfSpec(p.Spec)
@@ -228,6 +231,7 @@ func connectionOfSpec(s common.ProviderConfigSpec) Connection {
 	if s.Deletion != nil {
 		c.Deletion = *s.Deletion
 	}
+	c.Sweep = s.Sweep == nil || *s.Sweep
 	return c
 }
 

@@ -176,3 +176,52 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 		t.Errorf("the record outlived its deleted key")
 	}
 }
+
+// TestProviderConfigWithSweepOffLeavesRecords: spec.sweep=false keeps a
+// Ready ProviderConfig from sweeping its deployment's records.
+func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
+	ns := env.Namespace(t)
+	env.TokenSecret(t, ns, "coder-token", env.Coder.Token())
+	pc := &namespacedv1alpha1.ProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
+		Spec: common.LocalProviderConfigSpec{
+			URL: env.Coder.URL(),
+			Credentials: common.LocalCredentials{
+				Source:    common.CredentialsSourceSecret,
+				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+			},
+			Sweep: ptrTo(false),
+		},
+	}
+	env.Create(t, pc)
+	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	resp, err := env.CoderClient(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("sweep-off-"+ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &clusterv1alpha1.CleanupRecord{
+		ObjectMeta: metav1.ObjectMeta{Name: "aigatewaykey-sweep-off-" + ns},
+		Spec: clusterv1alpha1.CleanupRecordSpec{
+			Kind: "AIGatewayKey",
+			ManagedResource: clusterv1alpha1.ManagedResourceReference{
+				APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIGatewayKey", Namespace: ns, Name: "gone", UID: "sweep-off",
+			},
+			DeploymentID: pc.Status.DeploymentID,
+			CoderName:    "sweep-off-" + ns,
+			ExternalID:   resp.ID.String(),
+			Phase:        clusterv1alpha1.CleanupPhaseAbandoned,
+		},
+	}
+	env.Create(t, rec)
+	time.Sleep(3 * env.opts.SweepInterval)
+	if !env.Get(t, rec) || rec.Spec.Attempts != 0 || !hasKeyID(resp.ID.String()) {
+		t.Errorf("with sweep off the record was touched: %+v (key in Coder: %v)", rec.Spec, hasKeyID(resp.ID.String()))
+	}
+	// Turning it on sweeps at the next tick.
+	if err := env.Update(t, pc, func() { pc.Spec.Sweep = ptrTo(true) }); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, waitLong, "the record to be swept once sweep is on", func() (bool, string) {
+		return !env.Get(t, rec) && !hasKeyID(resp.ID.String()), "record or key left"
+	})
+}

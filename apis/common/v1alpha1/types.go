@@ -323,6 +323,12 @@ type LocalProviderConfigSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Deletion *DeletionSpec `json:"deletion,omitempty"`
+
+	// Sweep lets this ProviderConfig sweep the Abandoned cleanup records of
+	// its Coder deployment. Defaults to true.
+	// +optional
+	// +kubebuilder:default=true
+	Sweep *bool `json:"sweep,omitempty"`
 }
 
 // ProviderConfigSpec configures a cluster-scoped ProviderConfig. Its Secrets
@@ -344,6 +350,12 @@ type ProviderConfigSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Deletion *DeletionSpec `json:"deletion,omitempty"`
+
+	// Sweep lets this ProviderConfig sweep the Abandoned cleanup records of
+	// its Coder deployment. Defaults to true.
+	// +optional
+	// +kubebuilder:default=true
+	Sweep *bool `json:"sweep,omitempty"`
 }
 
 // LocalCredentials locate a session token in the ProviderConfig's namespace.
