@@ -2,6 +2,7 @@ package cleanup
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -70,18 +71,13 @@ func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind, deploym
 	return nil
 }
 
-// SetExternalID records the Coder id once a create returned it. A record
-// without it is still swept, by name.
+// SetExternalID records the Coder id once a create returned it. It patches
+// instead of reading first: the cache may not have the record just created.
+// A record without the id is still swept, by name.
 func (r *Records) SetExternalID(ctx context.Context, mg resource.Managed, kind, id string) error {
-	rec := &clusterv1alpha1.CleanupRecord{}
-	if err := r.kube.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, rec); err != nil {
-		return errors.Wrap(resource.IgnoreNotFound(err), errWriteRecord)
-	}
-	if rec.Spec.ExternalID == id {
-		return nil
-	}
-	rec.Spec.ExternalID = id
-	return errors.Wrap(r.kube.Update(ctx, rec), errWriteRecord)
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RecordName(kind, mg.GetUID())}}
+	patch := []byte(`{"spec":{"externalID":` + strconv.Quote(id) + `}}`)
+	return errors.Wrap(resource.IgnoreNotFound(r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, patch))), errWriteRecord)
 }
 
 // Delete removes the record of mg: its object was deleted in Coder, or
