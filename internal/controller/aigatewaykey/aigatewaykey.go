@@ -24,6 +24,7 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 // Connection detail keys written to writeConnectionSecretToRef.
@@ -47,7 +48,6 @@ const (
 	errDeleteKey    = "cannot delete AI Gateway key"
 	errReplaceKey   = "cannot delete the AI Gateway key left by an uncertain create"
 	errExternalName = "external name is not a Coder key id"
-	errConnect      = "cannot connect to Coder"
 )
 
 // A Resource is an AIGatewayKey of either scope.
@@ -73,30 +73,15 @@ type Options struct {
 // Setup adds a controller for the AIGatewayKey kind gvk to the manager.
 func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	return managedkind.Setup(mgr, gvk, o.Options, func(k managedkind.Kit) managed.ExternalConnector {
-		return &connector{opts: o.Options, keys: o.Keys, record: k.Record, kind: k.Kind}
+		return &managedkind.Connector{
+			Options: o.Options, Kind: k.Kind, NotKind: errNotKey,
+			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },
+			CoderName: func(mg resource.Managed) string { return DerivedName(mg.(Resource)) },
+			External: func(s providerconfig.Session) managed.ExternalClient {
+				return &external{coder: s.Client, scope: s.Scope, url: s.URL, keys: o.Keys, record: k.Record}
+			},
+		}
 	}, nil)
-}
-
-type connector struct {
-	opts   managedkind.Options
-	keys   *coder.KeyLister
-	record event.Recorder
-	kind   string
-}
-
-func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
-	if _, ok := mg.(Resource); !ok {
-		return nil, errors.New(errNotKey)
-	}
-	s, err := c.opts.Connector.Connect(ctx, mg)
-	if err != nil {
-		return nil, errors.Wrap(err, errConnect)
-	}
-	pass := c.opts.Pass(c.kind, s, func(mg resource.Managed) string { return DerivedName(mg.(Resource)) })
-	if s.Client == nil {
-		return pass.Wrap(nil), nil
-	}
-	return pass.Wrap(&external{coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, record: c.record}), nil
 }
 
 // external talks to Coder for one key, through one ProviderConfig.

@@ -30,6 +30,7 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 // AnnotationRefusedCreate holds the external-create-pending time of the last
@@ -47,7 +48,6 @@ const ReasonAdoptedUncertainCreate event.Reason = "AdoptedUncertainCreate"
 
 const (
 	errNotProvider     = "managed resource is not an AIProvider"
-	errConnect         = "cannot connect to Coder"
 	errGetProvider     = "cannot get AI provider"
 	errCreateProvider  = "cannot create AI provider"
 	errUpdateProvider  = "cannot update AI provider"
@@ -97,34 +97,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 		return errors.Wrap(err, errSetupKind)
 	}
 	return managedkind.Setup(mgr, gvk, o.Options, func(k managedkind.Kit) managed.ExternalConnector {
-		return &connector{opts: o.Options, kube: mgr.GetClient(), log: k.Log, record: k.Record, kind: k.Kind}
+		return &managedkind.Connector{
+			Options: o.Options, Kind: k.Kind, NotKind: errNotProvider, Refused: MarkRefused,
+			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },
+			CoderName: func(mg resource.Managed) string { return ProviderName(mg.(Resource)) },
+			External: func(s providerconfig.Session) managed.ExternalClient {
+				return &external{coder: s.Client, kube: mgr.GetClient(), log: k.Log, record: k.Record}
+			},
+		}
 	}, func(b *builder.Builder) *builder.Builder {
 		return b.Watches(secretObject(), readers)
 	})
-}
-
-type connector struct {
-	opts   managedkind.Options
-	kube   client.Client
-	log    logging.Logger
-	record event.Recorder
-	kind   string
-}
-
-func (c *connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
-	if _, ok := mg.(Resource); !ok {
-		return nil, errors.New(errNotProvider)
-	}
-	s, err := c.opts.Connector.Connect(ctx, mg)
-	if err != nil {
-		return nil, errors.Wrap(err, errConnect)
-	}
-	pass := c.opts.Pass(c.kind, s, func(mg resource.Managed) string { return ProviderName(mg.(Resource)) })
-	pass.Refused = MarkRefused
-	if s.Client == nil {
-		return pass.Wrap(nil), nil
-	}
-	return pass.Wrap(&external{coder: s.Client, kube: c.kube, log: c.log, record: c.record}), nil
 }
 
 // external talks to Coder for one AIProvider during one reconcile.

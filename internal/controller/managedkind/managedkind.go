@@ -6,6 +6,8 @@
 package managedkind
 
 import (
+	"context"
+
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
@@ -99,10 +101,43 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 	return errors.Wrap(b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetup)
 }
 
-// Pass is the cleanup pass of one reconcile for a session of this kind.
-func (o Options) Pass(kind string, s providerconfig.Session, coderName func(resource.Managed) string) cleanup.Pass {
-	return cleanup.Pass{
-		Kind: kind, Mode: s.Mode, Releases: o.Releases, ConfigDeleting: s.ConfigDeleting,
-		Records: o.Records, DeploymentID: s.DeploymentID, CoderName: coderName,
+// errConnect wraps a failure to reach Coder through the ProviderConfig.
+const errConnect = "cannot connect to Coder"
+
+// A Connector connects the managed resources of one kind to Coder through
+// their ProviderConfig and wraps the kind's external client in the cleanup
+// pass, which turns a delete into a bounded pass when the ProviderConfig is
+// gone, released or in its grace.
+type Connector struct {
+	Options
+	Kind string
+	// Is reports whether a managed resource is of this kind; NotKind is the
+	// error when it is not.
+	Is      func(resource.Managed) bool
+	NotKind string
+	// CoderName is the name the resource has (or will have) in Coder.
+	CoderName func(resource.Managed) string
+	// Refused, if set, notes on a resource that Coder refused its create.
+	Refused func(resource.Managed)
+	// External builds the kind's client for a session that has one.
+	External func(providerconfig.Session) managed.ExternalClient
+}
+
+// Connect implements managed.ExternalConnector.
+func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
+	if !c.Is(mg) {
+		return nil, errors.New(c.NotKind)
 	}
+	s, err := c.Connector.Connect(ctx, mg)
+	if err != nil {
+		return nil, errors.Wrap(err, errConnect)
+	}
+	pass := cleanup.Pass{
+		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, ConfigDeleting: s.ConfigDeleting,
+		Records: c.Records, DeploymentID: s.DeploymentID, CoderName: c.CoderName, Refused: c.Refused,
+	}
+	if s.Client == nil {
+		return pass.Wrap(nil), nil
+	}
+	return pass.Wrap(c.External(s)), nil
 }
