@@ -98,11 +98,12 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	if err := s.Reader.List(ctx, l); err != nil {
 		return 0, errors.Wrap(err, errListRecords)
 	}
-	sweepers, err := s.readyConfigs(ctx)
-	if err != nil {
-		return 0, err
-	}
 	phases := map[string]int{clusterv1alpha1.CleanupPhaseActive: 0, clusterv1alpha1.CleanupPhaseAbandoned: 0}
+	// Abandoned key records, by deployment: their keys are deleted
+	// together, with one list before and one after, however many there are.
+	keys := map[string][]*clusterv1alpha1.CleanupRecord{}
+	var sweepers map[string]*coder.Client
+	var err error
 	swept := 0
 	for i := range l.Items {
 		rec := &l.Items[i]
@@ -121,16 +122,36 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 			phases[rec.Spec.Phase]++
 			continue
 		}
+		if sweepers == nil {
+			// Read once per sweep, and only when there is something to sweep.
+			if sweepers, err = s.readyConfigs(ctx); err != nil {
+				return swept, err
+			}
+		}
 		cl, ok := sweepers[rec.Spec.DeploymentID]
-		if !ok {
+		if !ok || !s.claim(ctx, rec) {
 			phases[rec.Spec.Phase]++
 			continue
 		}
-		if s.sweepOne(ctx, cl, rec, l.Items) {
+		if rec.Spec.Kind == kindKey {
+			keys[rec.Spec.DeploymentID] = append(keys[rec.Spec.DeploymentID], rec)
+			continue
+		}
+		if s.settle(ctx, rec, deleteProvider(ctx, cl, rec, l.Items)) {
 			swept++
 			continue
 		}
 		phases[rec.Spec.Phase]++
+	}
+	for id, recs := range keys {
+		errs := deleteKeys(ctx, sweepers[id], recs)
+		for i, rec := range recs {
+			if s.settle(ctx, rec, errs[i]) {
+				swept++
+				continue
+			}
+			phases[rec.Spec.Phase]++
+		}
 	}
 	for p, n := range phases {
 		metrics.SetRecords(p, n)
@@ -187,16 +208,28 @@ func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.Cleanup
 	return string(u.GetUID()) != ref.UID, nil
 }
 
-// sweepOne deletes the object of one Abandoned record in Coder, verifies
-// its absence and deletes the record. Counting the attempt with an update
-// first claims the record: a second sweeper holding an older version gets a
-// conflict and leaves it alone.
-func (s *Sweeper) sweepOne(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, all []clusterv1alpha1.CleanupRecord) bool {
-	rec.Spec.Attempts++
-	if err := s.Kube.Update(ctx, rec); err != nil {
+// Kinds a record can name.
+const (
+	kindKey      = "AIGatewayKey"
+	kindProvider = "AIProvider"
+)
+
+// claim counts a sweep attempt on an Abandoned record. The update claims
+// it: a second sweeper holding an older version gets a conflict and leaves
+// it alone.
+func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord) bool {
+	if rec.Spec.Kind != kindKey && rec.Spec.Kind != kindProvider {
+		s.Log.Info("Cannot sweep cleanup record of an unknown kind", "record", rec.Name, "kind", rec.Spec.Kind)
 		return false
 	}
-	err := s.deleteInCoder(ctx, cl, rec, all)
+	rec.Spec.Attempts++
+	return s.Kube.Update(ctx, rec) == nil
+}
+
+// settle ends a claimed record's sweep: after a verified delete in Coder
+// (err nil) it deletes the record, under the version it claimed; otherwise
+// it notes the error on the record for the next tick.
+func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error) bool {
 	if err != nil {
 		metrics.Swept(rec.Spec.Kind, "error")
 		s.Log.Info("Cannot sweep cleanup record; retrying on the next tick", "record", rec.Name, "error", err)
@@ -213,45 +246,51 @@ func (s *Sweeper) sweepOne(ctx context.Context, cl *coder.Client, rec *clusterv1
 	return true
 }
 
-func (s *Sweeper) deleteInCoder(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, all []clusterv1alpha1.CleanupRecord) error {
-	switch rec.Spec.Kind {
-	case "AIGatewayKey":
-		return deleteKey(ctx, cl, rec)
-	case "AIProvider":
-		return deleteProvider(ctx, cl, rec, all)
+// deleteKeys deletes the keys that records of one deployment name, by id or
+// by their UID-derived name, which no other object can share, and verifies
+// their absence with one list after all the deletes. It returns an error
+// per record, nil for a verified absence.
+func deleteKeys(ctx context.Context, cl *coder.Client, recs []*clusterv1alpha1.CleanupRecord) []error {
+	errs := make([]error, len(recs))
+	fail := func(err error) []error {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		return errs
 	}
-	return errors.Errorf("unknown kind %q", rec.Spec.Kind)
-}
-
-// deleteKey deletes a key by id, or by its UID-derived name, which no other
-// object can share.
-func deleteKey(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord) error {
 	keys, err := cl.ListKeys(ctx)
 	if err != nil {
-		return err
+		return fail(err)
 	}
-	var id uuid.UUID
-	for _, k := range keys {
-		if k.ID.String() == rec.Spec.ExternalID || (rec.Spec.ExternalID == "" && k.Name == rec.Spec.CoderName) {
-			id = k.ID
+	ids := make([]uuid.UUID, len(recs))
+	for i, rec := range recs {
+		for _, k := range keys {
+			if k.ID.String() == rec.Spec.ExternalID || (rec.Spec.ExternalID == "" && k.Name == rec.Spec.CoderName) {
+				ids[i] = k.ID
+			}
+		}
+		if ids[i] == uuid.Nil {
+			continue
+		}
+		if err := cl.DeleteKey(ctx, ids[i]); err != nil && !coder.IsNotFound(err) {
+			errs[i] = err
 		}
 	}
-	if id == uuid.Nil {
-		return nil
+	if keys, err = cl.ListKeys(ctx); err != nil {
+		return fail(err)
 	}
-	if err := cl.DeleteKey(ctx, id); err != nil && !coder.IsNotFound(err) {
-		return err
-	}
-	keys, err = cl.ListKeys(ctx)
-	if err != nil {
-		return err
-	}
+	left := map[uuid.UUID]bool{}
 	for _, k := range keys {
-		if k.ID == id {
-			return errors.New(errStillPresent)
+		left[k.ID] = true
+	}
+	for i := range recs {
+		if errs[i] == nil && left[ids[i]] {
+			errs[i] = errors.New(errStillPresent)
 		}
 	}
-	return nil
+	return errs
 }
 
 // deleteProvider deletes a provider by id. By name only when no other
