@@ -139,13 +139,17 @@ const (
 
 // Why a decision was taken; these are also condition reasons.
 const (
-	WhyDeletingDependents    = "WaitingForDependents"
-	WhyLiveDependents        = "WaitingForLiveDependents"
-	WhyGrace                 = "GracePeriod"
-	WhyNoDependents          = "NoDependents"
-	WhyLiveDependentTimeout  = "LiveDependentTimeout"
-	WhyDependentTimeout      = "DependentTimeout"
-	WhyCoderUnreachable      = "CoderUnreachable"
+	WhyDeletingDependents   = "WaitingForDependents"
+	WhyLiveDependents       = "WaitingForLiveDependents"
+	WhyGrace                = "GracePeriod"
+	WhyNoDependents         = "NoDependents"
+	WhyLiveDependentTimeout = "LiveDependentTimeout"
+	WhyDependentTimeout     = "DependentTimeout"
+	WhyCoderUnreachable     = "CoderUnreachable"
+)
+
+// A condition or log line lists at most maxListedDependents dependents.
+const (
 	maxListedDependents      = 10
 	dependentsListedOverflow = "and %d more"
 )

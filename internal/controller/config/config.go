@@ -70,11 +70,9 @@ type Options struct {
 // Setup adds a reconciler for each ProviderConfig kind to the manager. The
 // field indexes it needs must already be registered (see SetupIndexes).
 func Setup(mgr ctrl.Manager, o Options) error {
-	checks := &checkCache{entries: map[providerconfig.Ref]check{}}
-	unreachable := &unreachableSince{m: map[providerconfig.Ref]time.Time{}}
-	holding := &holdingSet{m: map[providerconfig.Ref]bool{}}
+	mem := &memory{m: map[providerconfig.Ref]*remembered{}}
 	for _, gk := range providerconfig.Kinds() {
-		if err := setupKind(mgr, gk, o, checks, unreachable, holding); err != nil {
+		if err := setupKind(mgr, gk, o, mem); err != nil {
 			return errors.Wrapf(err, "cannot set up %s reconciler", gk.Kind)
 		}
 	}
@@ -110,7 +108,7 @@ func indexSecrets(o client.Object) []string {
 	return out
 }
 
-func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, checks *checkCache, unreachable *unreachableSince, holding *holdingSet) error {
+func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *memory) error {
 	pc, err := providerconfig.New(gk)
 	if err != nil {
 		return err
@@ -122,11 +120,9 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, checks *checkCa
 		log:     o.Logger.WithValues("controller", strings.ToLower(gk.Kind)+"."+gk.Group),
 		poll:    o.Poll,
 		timeout: o.Timeout,
-		checks:  checks,
+		mem:     mem,
 
-		finalizer:   resource.NewAPIFinalizer(mgr.GetClient(), Finalizer),
-		unreachable: unreachable,
-		holding:     holding,
+		finalizer: resource.NewAPIFinalizer(mgr.GetClient(), Finalizer),
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(strings.ToLower(gk.Kind)+"."+gk.Group).
@@ -148,11 +144,9 @@ type Reconciler struct {
 	log     logging.Logger
 	poll    time.Duration
 	timeout time.Duration
-	checks  *checkCache
+	mem     *memory
 
-	finalizer   resource.Finalizer
-	unreachable *unreachableSince
-	holding     *holdingSet
+	finalizer resource.Finalizer
 }
 
 // Reconcile checks Coder for one ProviderConfig and records the result.
@@ -162,7 +156,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 
 	pc, err := providerconfig.Get(ctx, r.kube, ref)
 	if kerrors.IsNotFound(errors.Cause(err)) {
-		r.checks.forget(ref)
+		r.mem.forget(ref)
 		return reconcile.Result{}, nil
 	}
 	if err != nil {
@@ -218,12 +212,12 @@ func (r *Reconciler) check(ctx context.Context, pc providerconfig.Object) check 
 		return check{condition: unavailable(ReasonCredentialsUnavailable, err)}
 	}
 	key := checkKey{generation: pc.GetGeneration(), client: coder.Fingerprint(cfg)}
-	if c, ok := r.checks.get(ref, key, time.Now(), r.poll); ok {
+	if c, ok := r.mem.check(ref, key, time.Now(), r.poll); ok {
 		return c
 	}
 	c := r.askCoder(ctx, cfg)
 	c.key, c.at = key, time.Now()
-	r.checks.put(ref, c)
+	r.mem.putCheck(ref, c)
 	return c
 }
 

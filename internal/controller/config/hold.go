@@ -3,7 +3,6 @@ package config
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -43,12 +42,6 @@ const (
 	errProtectSecret      = "cannot protect credentials Secret"
 	errReleaseSecret      = "cannot release credentials Secret"
 	errSecretBeingDeleted = "credentials Secret is being deleted and was not protected"
-)
-
-// ReasonHolding and friends are the Ready reasons of a ProviderConfig being
-// deleted; they are the hold's own "why".
-const (
-	ReasonHolding = hold.WhyDeletingDependents
 )
 
 // protectSecrets puts the credentials finalizer on every Secret the
@@ -136,7 +129,7 @@ func (r *Reconciler) secretNeeded(ctx context.Context, secret types.NamespacedNa
 func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, pc providerconfig.Object, deps []providerconfig.Dependent) (reconcile.Result, error) {
 	ref := providerconfig.RefOfConfig(pc)
 	if !meta.FinalizerExists(pc, Finalizer) {
-		r.holding.set(ref, false)
+		r.mem.setHolding(ref, false)
 		return reconcile.Result{}, nil
 	}
 	now := time.Now()
@@ -163,7 +156,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	d := hold.Decide(in)
 
 	if d.Phase != hold.PhaseReleased {
-		r.holding.set(ref, true)
+		r.mem.setHolding(ref, true)
 		listed := hold.List(d.Waiting)
 		h := &common.HoldStatus{
 			Phase:      string(d.Phase),
@@ -194,8 +187,8 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 		return reconcile.Result{}, errors.Wrap(err, errRemoveFinalizer)
 	}
 	metrics.ObserveHold(now.Sub(deletedAt))
-	r.holding.set(ref, false)
-	r.unreachable.forget(ref)
+	r.mem.setHolding(ref, false)
+	r.mem.reachable(ref)
 	return reconcile.Result{}, nil
 }
 
@@ -248,49 +241,8 @@ func (r *Reconciler) probe(ctx context.Context, ref providerconfig.Ref, pc provi
 		}
 	}
 	if err == nil {
-		r.unreachable.forget(ref)
+		r.mem.reachable(ref)
 		return time.Time{}
 	}
-	return r.unreachable.since(ref, now)
-}
-
-// unreachableSince remembers since when Coder has not answered, per
-// ProviderConfig. It lives in memory: after a restart the clock starts
-// again, which only lengthens a bounded wait.
-type unreachableSince struct {
-	mu sync.Mutex
-	m  map[providerconfig.Ref]time.Time
-}
-
-func (u *unreachableSince) since(ref providerconfig.Ref, now time.Time) time.Time {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if t, ok := u.m[ref]; ok {
-		return t
-	}
-	u.m[ref] = now
-	return now
-}
-
-func (u *unreachableSince) forget(ref providerconfig.Ref) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	delete(u.m, ref)
-}
-
-// holdingSet tracks the ProviderConfigs that hold now, for the gauge.
-type holdingSet struct {
-	mu sync.Mutex
-	m  map[providerconfig.Ref]bool
-}
-
-func (h *holdingSet) set(ref providerconfig.Ref, holding bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if holding {
-		h.m[ref] = true
-	} else {
-		delete(h.m, ref)
-	}
-	metrics.SetHolding(len(h.m))
+	return r.mem.unreachableSince(ref, now)
 }

@@ -2,8 +2,6 @@ package config
 
 import (
 	"context"
-	"reflect"
-	"sync"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -71,32 +69,4 @@ type check struct {
 type checkKey struct {
 	generation int64
 	client     string
-}
-
-// checkCache remembers the last check per ProviderConfig.
-type checkCache struct {
-	mu      sync.Mutex
-	entries map[providerconfig.Ref]check
-}
-
-func (c *checkCache) get(ref providerconfig.Ref, key checkKey, now time.Time, maxAge time.Duration) (check, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[ref]
-	if !ok || !reflect.DeepEqual(e.key, key) || now.Sub(e.at) >= maxAge {
-		return check{}, false
-	}
-	return e, true
-}
-
-func (c *checkCache) put(ref providerconfig.Ref, e check) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.entries[ref] = e
-}
-
-func (c *checkCache) forget(ref providerconfig.Ref) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.entries, ref)
 }

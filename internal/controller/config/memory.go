@@ -1,0 +1,103 @@
+package config
+
+import (
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+// memory is what the ProviderConfig reconcilers of every kind remember
+// between reconciles, per ProviderConfig. It lives in memory: a restart
+// costs one more check of Coder and restarts the unreachable clock, which
+// only lengthens a bounded wait.
+type memory struct {
+	mu sync.Mutex
+	m  map[providerconfig.Ref]*remembered
+}
+
+type remembered struct {
+	// check is the last answer from Coder, reused while younger than the
+	// poll interval and its inputs are unchanged.
+	check *check
+	// unreachableSince is when Coder stopped answering a ProviderConfig
+	// being deleted; zero while it answers.
+	unreachableSince time.Time
+	// holding: the ProviderConfig holds its deletion now (for the gauge).
+	holding bool
+}
+
+// at returns what is remembered of ref, creating it; the caller holds mu.
+func (m *memory) at(ref providerconfig.Ref) *remembered {
+	r, ok := m.m[ref]
+	if !ok {
+		r = &remembered{}
+		m.m[ref] = r
+	}
+	return r
+}
+
+// check returns the last check of ref if it was made for key less than
+// maxAge ago.
+func (m *memory) check(ref providerconfig.Ref, key checkKey, now time.Time, maxAge time.Duration) (check, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.at(ref).check
+	if c == nil || !reflect.DeepEqual(c.key, key) || now.Sub(c.at) >= maxAge {
+		return check{}, false
+	}
+	return *c, true
+}
+
+func (m *memory) putCheck(ref providerconfig.Ref, c check) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.at(ref).check = &c
+}
+
+// unreachableSince returns since when Coder has not answered for ref,
+// starting the clock at now.
+func (m *memory) unreachableSince(ref providerconfig.Ref, now time.Time) time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.at(ref)
+	if r.unreachableSince.IsZero() {
+		r.unreachableSince = now
+	}
+	return r.unreachableSince
+}
+
+// reachable stops the unreachable clock of ref.
+func (m *memory) reachable(ref providerconfig.Ref) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.at(ref).unreachableSince = time.Time{}
+}
+
+func (m *memory) setHolding(ref providerconfig.Ref, holding bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.at(ref).holding = holding
+	m.publishHolding()
+}
+
+// forget drops everything remembered of a ProviderConfig that is gone.
+func (m *memory) forget(ref providerconfig.Ref) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.m, ref)
+	m.publishHolding()
+}
+
+// publishHolding sets the holding gauge; the caller holds mu.
+func (m *memory) publishHolding() {
+	n := 0
+	for _, r := range m.m {
+		if r.holding {
+			n++
+		}
+	}
+	metrics.SetHolding(n)
+}
