@@ -1,0 +1,460 @@
+package argocd
+
+import (
+	"errors"
+	"sort"
+	"strings"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+// The samples are built from the API types and the provider's own
+// constants and decisions, so a renamed field or reason changes them; the
+// YAML in testdata is their written form, one file per kind, one document
+// per state, named after the state.
+
+var (
+	created = metav1.Date(2026, 11, 29, 13, 0, 0, 0, time.UTC)
+	deleted = metav1.Date(2026, 11, 29, 13, 5, 19, 0, time.UTC)
+)
+
+// generation is metadata.generation of every sample.
+const generation = 3
+
+// A state is one situation of an object, and the health the scripts must
+// report for it. bare: the object has no status at all, as right after its
+// creation.
+type (
+	managedState struct {
+		set  func(resource.Managed)
+		bare bool
+		want health
+	}
+	configState struct {
+		set  func(providerconfig.Object, configKind)
+		bare bool
+		want health
+	}
+	recordState struct {
+		set  func(*clusterv1alpha1.CleanupRecord)
+		want health
+	}
+)
+
+func at(c xpv2.Condition) xpv2.Condition {
+	c.LastTransitionTime = created
+	return c
+}
+
+func synced() xpv2.Condition {
+	return at(xpv2.ReconcileSuccess().WithObservedGeneration(generation))
+}
+
+func syncError(msg string) xpv2.Condition {
+	return at(xpv2.ReconcileError(errors.New(msg)).WithObservedGeneration(generation))
+}
+
+func beingDeleted(o metav1.Object, finalizer string) {
+	o.SetDeletionTimestamp(&deleted)
+	o.SetFinalizers([]string{finalizer})
+}
+
+// managedStates are the states of every managed resource kind.
+var managedStates = map[string]managedState{
+	"ready": {
+		set:  func(mg resource.Managed) { mg.SetConditions(at(xpv2.Available()), synced()) },
+		want: health{"Healthy", "Available in Coder"},
+	},
+	"creating": {
+		set:  func(mg resource.Managed) { mg.SetConditions(at(xpv2.Creating()), synced()) },
+		want: health{"Progressing", "Creating"},
+	},
+	"unavailable": {
+		set: func(mg resource.Managed) {
+			mg.SetConditions(at(xpv2.Unavailable().WithMessage("the key was deleted in Coder")), synced())
+		},
+		want: health{"Progressing", "Unavailable: the key was deleted in Coder"},
+	},
+	"synced-false": {
+		set: func(mg resource.Managed) {
+			mg.SetConditions(at(xpv2.Creating()), syncError("create failed: refusing to create in Coder: the ProviderConfig is being deleted"))
+		},
+		want: health{"Degraded", "create failed: refusing to create in Coder: the ProviderConfig is being deleted"},
+	},
+	"paused": {
+		set: func(mg resource.Managed) {
+			mg.SetAnnotations(map[string]string{"crossplane.io/paused": "true"})
+			mg.SetConditions(at(xpv2.Available()), at(xpv2.ReconcilePaused().WithObservedGeneration(generation)))
+		},
+		want: health{"Suspended", "Reconciliation is paused (crossplane.io/paused or empty managementPolicies)"},
+	},
+	"stale": {
+		// Argo CD has just applied generation 3; the conditions are of 2.
+		set: func(mg resource.Managed) {
+			mg.SetConditions(at(xpv2.Available()), at(xpv2.ReconcileSuccess().WithObservedGeneration(generation-1)))
+		},
+		want: health{"Progressing", "Waiting for the provider to reconcile generation 3"},
+	},
+	"deleting": {
+		set: func(mg resource.Managed) {
+			beingDeleted(mg, providerconfig.ManagedFinalizer)
+			mg.SetConditions(at(xpv2.Deleting()), synced())
+		},
+		want: health{"Progressing", "Deleting"},
+	},
+	"deleting-retrying": {
+		set: func(mg resource.Managed) {
+			beingDeleted(mg, providerconfig.ManagedFinalizer)
+			mg.SetConditions(at(xpv2.Deleting()), syncError("delete failed: Coder is unavailable: 503 Service Unavailable"))
+		},
+		want: health{"Progressing", "Deleting, retrying: delete failed: Coder is unavailable: 503 Service Unavailable"},
+	},
+	"no-status": {
+		set:  func(resource.Managed) {},
+		bare: true,
+		want: health{"Progressing", "Waiting for the provider to reconcile"},
+	},
+}
+
+// A configKind is one ProviderConfig kind with the dependents its samples
+// hold for, as the hold lists them.
+type configKind struct {
+	gk         schema.GroupKind
+	dependents []hold.Dependent
+	listed     string
+}
+
+var configKinds = []configKind{
+	{
+		gk: providerconfig.NamespacedKind,
+		dependents: []hold.Dependent{
+			{Kind: "AIGatewayKey", Namespace: "team-a", Name: "gateway", Deleting: true},
+			{Kind: "AIProvider", Namespace: "team-a", Name: "openai", Deleting: true},
+		},
+		listed: "AIGatewayKey/team-a/gateway, AIProvider/team-a/openai",
+	},
+	{
+		gk: providerconfig.ClusterKind,
+		dependents: []hold.Dependent{
+			{Kind: "AIGatewayKey", Namespace: "team-a", Name: "gateway", Deleting: true},
+			{Kind: "AIProvider", Namespace: "team-b", Name: "openai", Deleting: true},
+		},
+		listed: "AIGatewayKey/team-a/gateway, AIProvider/team-b/openai",
+	},
+	{
+		gk: providerconfig.LegacyKind,
+		dependents: []hold.Dependent{
+			{Kind: "AIGatewayKey", Name: "shared-gateway", Deleting: true},
+			{Kind: "AIProvider", Name: "openai", Deleting: true},
+		},
+		listed: "AIGatewayKey/shared-gateway, AIProvider/openai",
+	},
+}
+
+// holding writes the hold the provider writes for a ProviderConfig being
+// deleted, from the hold's own decision at now.
+func holding(pc providerconfig.Object, deps []hold.Dependent, now time.Time) {
+	beingDeleted(pc, config.Finalizer)
+	d := hold.Decide(hold.Input{Now: now, DeletedAt: deleted.Time, Dependents: deps, Bounds: hold.DefaultBounds()})
+	if d.Phase == hold.PhaseReleased {
+		panic("sample hold is released: " + d.Why)
+	}
+	listed := hold.List(d.Waiting)
+	h := &common.HoldStatus{
+		Phase:      string(d.Phase),
+		Since:      &deleted,
+		Until:      &metav1.Time{Time: d.Until},
+		Dependents: listed,
+		Remaining:  len(d.Waiting),
+	}
+	if d.Phase == hold.PhaseGrace {
+		h.GraceUntil = h.Until
+	}
+	st := providerconfig.StatusOf(pc)
+	st.Hold = h
+	c := xpv2.Unavailable().WithMessage(config.WaitingMessage + " (" + h.Phase + " until " + h.Until.UTC().Format(time.RFC3339) + "): " + strings.Join(listed, ", "))
+	c.Reason = xpv2.ConditionReason(d.Why)
+	pc.SetConditions(at(c))
+}
+
+func connected(pc providerconfig.Object, users int64) {
+	st := providerconfig.StatusOf(pc)
+	st.DeploymentID, st.Version = "0b0c2f51-8c1a-4d8e-9f0e-5a6b7c8d9e0f", "v2.36.0"
+	pc.SetUsers(users)
+	c := xpv2.Available()
+	c.Reason = config.ReasonConnected
+	pc.SetConditions(at(c))
+}
+
+func notReady(reason xpv2.ConditionReason, msg string) func(providerconfig.Object, configKind) {
+	return func(pc providerconfig.Object, _ configKind) {
+		c := xpv2.Unavailable().WithMessage(msg)
+		c.Reason = reason
+		pc.SetConditions(at(c))
+	}
+}
+
+// configStates are the states of every ProviderConfig kind; a want message
+// names the kind's dependents as {dependents}, the first one as {first}.
+var configStates = map[string]configState{
+	"ready": {
+		set:  func(pc providerconfig.Object, _ configKind) { connected(pc, 2) },
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
+	},
+	"ready-one-user": {
+		set:  func(pc providerconfig.Object, _ configKind) { connected(pc, 1) },
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 1 managed resource"},
+	},
+	"unauthorized": {
+		set:  notReady(config.ReasonUnauthorized, "Coder rejected the session token: 401 Unauthorized"),
+		want: health{"Degraded", "Unauthorized: Coder rejected the session token: 401 Unauthorized"},
+	},
+	"credentials-unavailable": {
+		set:  notReady(config.ReasonCredentialsUnavailable, "cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"),
+		want: health{"Degraded", "CredentialsUnavailable: cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"},
+	},
+	"coder-unreachable": {
+		set:  notReady(config.ReasonCoderUnreachable, "Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"),
+		want: health{"Progressing", "CoderUnreachable: Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"},
+	},
+	"holding": {
+		// Its dependents are deleting; it holds until dependentTimeout (10m).
+		set: func(pc providerconfig.Object, k configKind) {
+			connected(pc, 2)
+			holding(pc, k.dependents, deleted.Add(4*time.Second))
+		},
+		want: health{"Progressing", "Holding until 2026-11-29T13:15:19Z: waiting for 2 dependents to delete their objects in Coder: {dependents}"},
+	},
+	"holding-live": {
+		// One live dependent: it holds only for liveDependentTimeout (30s).
+		set: func(pc providerconfig.Object, k configKind) {
+			connected(pc, 1)
+			live := k.dependents[0]
+			live.Deleting = false
+			holding(pc, []hold.Dependent{live}, deleted.Add(4*time.Second))
+		},
+		want: health{"Progressing", "Holding until 2026-11-29T13:05:49Z: waiting for 1 dependent to delete their objects in Coder: {first}"},
+	},
+	"grace": {
+		// dependentTimeout has passed: a grace of 30s + 10s x 1.
+		set: func(pc providerconfig.Object, k configKind) {
+			connected(pc, 2)
+			holding(pc, k.dependents, deleted.Add(10*time.Minute+5*time.Second))
+		},
+		want: health{"Progressing", "Grace until 2026-11-29T13:15:59Z: waiting for 2 dependents to delete their objects in Coder: {dependents}"},
+	},
+	"deleting": {
+		// Deleted a moment ago; the provider has not written the hold yet.
+		set: func(pc providerconfig.Object, _ configKind) {
+			connected(pc, 0)
+			beingDeleted(pc, config.Finalizer)
+		},
+		want: health{"Progressing", "Deleting"},
+	},
+	"no-status": {
+		set:  func(providerconfig.Object, configKind) {},
+		bare: true,
+		want: health{"Progressing", "Waiting for the provider to check Coder"},
+	},
+}
+
+// recordStates are the states of a cleanup record.
+var recordStates = map[string]recordState{
+	"active": {
+		set: func(r *clusterv1alpha1.CleanupRecord) {
+			r.Spec.Phase = clusterv1alpha1.CleanupPhaseActive
+		},
+		want: health{"Healthy", "Active: AIGatewayKey team-a-gateway-5f0c7b1e belongs to AIGatewayKey team-a/gateway"},
+	},
+	"abandoned": {
+		set: func(r *clusterv1alpha1.CleanupRecord) {
+			abandon(r, cleanup.ReasonCredentialsUnavailable)
+		},
+		want: health{"Degraded", "Abandoned (CredentialsUnavailable): AIGatewayKey team-a-gateway-5f0c7b1e may still exist in Coder; a sweep deletes it"},
+	},
+	"abandoned-retrying": {
+		// A cluster-scoped owner, and a sweep that keeps failing.
+		set: func(r *clusterv1alpha1.CleanupRecord) {
+			r.Spec.Kind, r.Spec.CoderName = "AIProvider", "openai"
+			r.Spec.ManagedResource = clusterv1alpha1.ManagedResourceReference{
+				APIVersion: clusteraiv1alpha1.SchemeGroupVersion.String(), Kind: "AIProvider",
+				Name: "openai", UID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
+			}
+			abandon(r, cleanup.ReasonManagedResourceGone)
+			r.Spec.Attempts = 3
+			r.Spec.LastError = "Coder is unavailable: 503 Service Unavailable"
+		},
+		want: health{"Degraded", "Abandoned (ManagedResourceGone): AIProvider openai may still exist in Coder; a sweep deletes it; 3 sweep attempts, last error: Coder is unavailable: 503 Service Unavailable"},
+	},
+}
+
+func abandon(r *clusterv1alpha1.CleanupRecord, reason string) {
+	r.Spec.Phase = clusterv1alpha1.CleanupPhaseAbandoned
+	r.Spec.Reason = reason
+	r.Spec.AbandonedAt = &deleted
+}
+
+// A sample is one object in one state, as Argo CD would read it.
+type sample struct {
+	obj  *unstructured.Unstructured
+	want health
+}
+
+// samples are every kind in every state, by testdata file name.
+func samples(s *runtime.Scheme) (map[string][]sample, error) {
+	out := map[string][]sample{}
+	add := func(o client.Object, bare bool, want health) error {
+		gvk, err := apiutil.GVKForObject(o, s)
+		if err != nil {
+			return err
+		}
+		o.GetObjectKind().SetGroupVersionKind(gvk)
+		o.SetGeneration(generation)
+		o.SetCreationTimestamp(created)
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return err
+		}
+		if bare {
+			delete(m, "status")
+		}
+		file := gvk.Group + "_" + gvk.Kind + ".yaml"
+		out[file] = append(out[file], sample{obj: &unstructured.Unstructured{Object: m}, want: want})
+		return nil
+	}
+
+	for _, k := range providerconfig.ManagedKinds() {
+		for _, name := range sortedKeys(managedStates) {
+			st := managedStates[name]
+			mg := k.New()
+			managedSpec(mg, name)
+			st.set(mg)
+			if err := add(mg, st.bare, st.want); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, k := range configKinds {
+		first := k.dependents[0].String()
+		for _, name := range sortedKeys(configStates) {
+			st := configStates[name]
+			pc, err := providerconfig.New(k.gk)
+			if err != nil {
+				return nil, err
+			}
+			configSpec(pc, name)
+			st.set(pc, k)
+			want := st.want
+			want.Message = strings.NewReplacer("{dependents}", k.listed, "{first}", first).Replace(want.Message)
+			if err := add(pc, st.bare, want); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, name := range sortedKeys(recordStates) {
+		st := recordStates[name]
+		r := &clusterv1alpha1.CleanupRecord{}
+		r.SetName(name)
+		r.Spec = clusterv1alpha1.CleanupRecordSpec{
+			Kind: "AIGatewayKey",
+			ManagedResource: clusterv1alpha1.ManagedResourceReference{
+				APIVersion: namespacedaiv1alpha1.SchemeGroupVersion.String(), Kind: "AIGatewayKey",
+				Namespace: "team-a", Name: "gateway", UID: "5f0c7b1e-2d3a-4c5b-9e8f-0123456789ab",
+			},
+			DeploymentID: "0b0c2f51-8c1a-4d8e-9f0e-5a6b7c8d9e0f",
+			CoderName:    "team-a-gateway-5f0c7b1e",
+			ExternalID:   "7d4e1f2a-3b5c-4d6e-8f9a-0b1c2d3e4f5a",
+		}
+		st.set(r)
+		if err := add(r, false, st.want); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// managedSpec gives a managed resource sample its name and a usual spec.
+func managedSpec(mg resource.Managed, name string) {
+	mg.SetName(name)
+	switch mg := mg.(type) {
+	case *namespacedaiv1alpha1.AIGatewayKey:
+		mg.SetNamespace("team-a")
+		mg.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
+		mg.SetWriteConnectionSecretToReference(&xpv2.LocalSecretReference{Name: name + "-key"})
+	case *namespacedaiv1alpha1.AIProvider:
+		mg.SetNamespace("team-a")
+		mg.SetProviderConfigReference(&xpv2.ProviderConfigReference{Kind: "ProviderConfig", Name: "default"})
+		mg.Spec.ForProvider.AIProviderFields = providerFields()
+		mg.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{{Name: "openai-credentials", Key: "openai"}}
+	case *clusteraiv1alpha1.AIGatewayKey:
+		mg.SetProviderConfigReference(&xpv2.Reference{Name: "default"})
+		mg.SetDeletionPolicy(xpv2.DeletionDelete)
+	case *clusteraiv1alpha1.AIProvider:
+		mg.SetProviderConfigReference(&xpv2.Reference{Name: "default"})
+		mg.SetDeletionPolicy(xpv2.DeletionDelete)
+		mg.Spec.ForProvider.AIProviderFields = providerFields()
+		mg.Spec.ForProvider.APIKeySecretRefs = []common.SecretKeySelector{{
+			LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "openai-credentials", Key: "openai"},
+			Namespace:              "crossplane-system",
+		}}
+	}
+}
+
+func providerFields() common.AIProviderFields {
+	enabled := true
+	return common.AIProviderFields{Type: "openai", Enabled: &enabled, BaseURL: "https://api.openai.com/v1"}
+}
+
+// configSpec gives a ProviderConfig sample its name and a usual spec.
+func configSpec(pc providerconfig.Object, name string) {
+	pc.SetName(name)
+	cluster := common.ProviderConfigSpec{
+		URL: "https://coder.example.com",
+		Credentials: common.Credentials{Source: common.CredentialsSourceSecret, SecretRef: &common.SecretKeySelector{
+			LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: "token"},
+			Namespace:              "crossplane-system",
+		}},
+	}
+	switch pc := pc.(type) {
+	case *namespacedv1alpha1.ProviderConfig:
+		pc.SetNamespace("team-a")
+		pc.Spec = common.LocalProviderConfigSpec{
+			URL: "https://coder.example.com",
+			Credentials: common.LocalCredentials{
+				Source: common.CredentialsSourceSecret, SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: "token"},
+			},
+		}
+	case *namespacedv1alpha1.ClusterProviderConfig:
+		pc.Spec = cluster
+	case *clusterv1alpha1.ProviderConfig:
+		pc.Spec = cluster
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
