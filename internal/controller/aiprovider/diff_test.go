@@ -68,6 +68,15 @@ func keyMutations(keys ...string) *[]codersdk.AIProviderKeyMutation {
 	return &out
 }
 
+// edit returns a case's setup: a base pair changed by mutate.
+func edit(base func() (Desired, codersdk.AIProvider, Applied), mutate func(*Desired, *codersdk.AIProvider, *Applied)) func() (Desired, codersdk.AIProvider, Applied) {
+	return func() (Desired, codersdk.AIProvider, Applied) {
+		w, g, a := base()
+		mutate(&w, &g, &a)
+		return w, g, a
+	}
+}
+
 func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 	type want struct {
 		fields           []string
@@ -87,37 +96,29 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 		},
 		"DisplayNameUnsetShowsName": {
 			reason: "Coder reports the name when no display name is stored; that is no drift",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				w.Request.DisplayName, g.DisplayName = "", "openai"
-				return w, g, a
-			},
+			}),
 		},
 		"DisplayNameSetInCoderWhileSpecLeavesItUnset": {
 			reason: "a display name added in Coder is cleared again (an empty one makes Coder show the name)",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				w.Request.DisplayName, g.DisplayName = "", "Renamed by hand"
-				return w, g, a
-			},
+			}),
 			want: want{fields: []string{DriftDisplayName}, patch: codersdk.UpdateAIProviderRequest{DisplayName: ptr("")}},
 		},
 		"DisplayNameEdited": {
 			reason: "only the display name is sent",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				g.DisplayName = "Renamed by hand"
-				return w, g, a
-			},
+			}),
 			want: want{fields: []string{DriftDisplayName}, patch: codersdk.UpdateAIProviderRequest{DisplayName: ptr("OpenAI")}},
 		},
 		"DisabledAndMovedInCoder": {
 			reason: "two drifts, one PATCH with both fields",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				g.Enabled, g.BaseURL, g.Icon = false, "https://evil.example.com/v1", ""
-				return w, g, a
-			},
+			}),
 			want: want{
 				fields: []string{DriftIcon, DriftEnabled, DriftBaseURL},
 				patch:  codersdk.UpdateAIProviderRequest{Icon: ptr("/icon/openai.svg"), Enabled: ptr(true), BaseURL: ptr("https://api.openai.com/v1")},
@@ -125,47 +126,36 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 		},
 		"KeyRemovedInCoder": {
 			reason: "Coder's key ids no longer match the applied ones: every key is sent again, replacing the set",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				g.APIKeys = g.APIKeys[:1]
-				return w, g, a
-			},
+			}),
 			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2")}, sendsAPIKeys: true, sendsCredentials: true},
 		},
 		"KeyAddedInCoder": {
 			reason: "a key added by hand is replaced by the spec's keys",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				g.APIKeys = append(g.APIKeys, codersdk.AIProviderKey{ID: key3})
-				return w, g, a
-			},
+			}),
 			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2")}, sendsAPIKeys: true, sendsCredentials: true},
 		},
 		"SecretRotated": {
 			reason: "the Secret's value changed (fingerprint differs) although Coder's ids did not",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				w.Request.APIKeys[1], w.Fingerprint = "sk-2-rotated", "sha256:rotated"
-				return w, g, a
-			},
+			}),
 			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2-rotated")}, sendsAPIKeys: true, sendsCredentials: true},
 		},
 		"AllKeysRemovedFromSpec": {
 			reason: "no references left: an empty list clears Coder's keys",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				w.Request.APIKeys, w.Fingerprint = nil, "sha256:none"
-				return w, g, a
-			},
+			}),
 			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations()}, sendsAPIKeys: true, sendsCredentials: true},
 		},
 		"NothingRecordedYet": {
 			reason: "after adopting an uncertain create nothing was recorded, so the keys are sent once",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, _ := openAI()
-				return w, g, Applied{}
-			},
-			want: want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2")}, sendsAPIKeys: true, sendsCredentials: true},
+			setup:  edit(openAI, func(_ *Desired, _ *codersdk.AIProvider, a *Applied) { *a = Applied{} }),
+			want:   want{fields: []string{DriftAPIKeys}, patch: codersdk.UpdateAIProviderRequest{APIKeys: keyMutations("sk-1", "sk-2")}, sendsAPIKeys: true, sendsCredentials: true},
 		},
 		"CopilotInSync": {
 			reason: "a provider without keys and nothing recorded differently needs nothing",
@@ -190,11 +180,9 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 		},
 		"BedrockRegionEdited": {
 			reason: "settings are sent whole, without credentials (nil keeps Coder's) and without the external id",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := bedrock()
+			setup: edit(bedrock, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				g.Settings.Bedrock.Region = "eu-west-1"
-				return w, g, a
-			},
+			}),
 			want: want{
 				fields: []string{DriftBedrock},
 				patch: codersdk.UpdateAIProviderRequest{Settings: &codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
@@ -204,11 +192,9 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 		},
 		"BedrockAccessKeyRotated": {
 			reason: "a changed access key pair is sent with the settings",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := bedrock()
+			setup: edit(bedrock, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				w.Fingerprint = "sha256:rotated"
-				return w, g, a
-			},
+			}),
 			want: want{
 				fields: []string{DriftBedrockCredentials},
 				patch: codersdk.UpdateAIProviderRequest{Settings: &codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
@@ -220,12 +206,10 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 		},
 		"BedrockAccessKeyRefsRemoved": {
 			reason: "without references the pair is cleared with empty strings, so Coder uses its own AWS identity",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := bedrock()
+			setup: edit(bedrock, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				w.Request.Settings.Bedrock.AccessKey, w.Request.Settings.Bedrock.AccessKeySecret = nil, nil
 				w.Fingerprint = "sha256:none"
-				return w, g, a
-			},
+			}),
 			want: want{
 				fields: []string{DriftBedrockCredentials},
 				patch: codersdk.UpdateAIProviderRequest{Settings: &codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
@@ -237,21 +221,17 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 		},
 		"BedrockSettingsAddedInCoder": {
 			reason: "Coder's API cannot remove Bedrock settings: reported as unfixable, nothing is sent",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				w.Request.Type, g.Type = "anthropic", "anthropic"
 				g.Settings.Bedrock = &codersdk.AIProviderBedrockSettings{Region: "us-east-1"}
-				return w, g, a
-			},
+			}),
 			want: want{fields: []string{DriftBedrock}, unfixable: 1},
 		},
 		"TypeDiffers": {
 			reason: "an external name pointing at a provider of another type cannot be fixed by a PATCH",
-			setup: func() (Desired, codersdk.AIProvider, Applied) {
-				w, g, a := openAI()
+			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				g.Type = "azure"
-				return w, g, a
-			},
+			}),
 			want: want{fields: []string{DriftType}, unfixable: 1},
 		},
 	}
