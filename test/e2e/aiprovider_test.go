@@ -50,6 +50,12 @@ func newAIProvider(ns, name string, typ common.AIProviderType, baseURL string) *
 
 func ptrTo[T any](v T) *T { return &v }
 
+// edited returns p after mutate changed it.
+func edited(p *aiv1alpha1.AIProvider, mutate func(*aiv1alpha1.AIProvider)) *aiv1alpha1.AIProvider {
+	mutate(p)
+	return p
+}
+
 // deleteAtEnd deletes the objects when the test ends, so no scenario keeps
 // calling the shared fake Coder after it finished.
 func deleteAtEnd(t *testing.T, objs ...client.Object) {
@@ -508,19 +514,15 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 		want string
 	}{
 		"NamePattern": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "bad-name", "openai", "https://api.openai.com/v1")
+			p: edited(newAIProvider(ns, "bad-name", "openai", "https://api.openai.com/v1"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Name = ptrTo("Not_Valid")
-				return p
-			}(),
+			}),
 			want: "spec.forProvider.name",
 		},
 		"MetadataNameAsCoderName": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "dotted.name", "openai", "https://api.openai.com/v1")
+			p: edited(newAIProvider(ns, "dotted.name", "openai", "https://api.openai.com/v1"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Name = nil
-				return p
-			}(),
+			}),
 			want: "metadata.name is not a valid Coder provider name",
 		},
 		"UnknownType": {
@@ -540,27 +542,21 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 			want: "type bedrock and copilot do not accept API keys",
 		},
 		"KeysForBedrock": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := withKey(newAIProvider(ns, "bedrock-keys", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com"))
+			p: edited(withKey(newAIProvider(ns, "bedrock-keys", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com")), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{}
-				return p
-			}(),
+			}),
 			want: "type bedrock and copilot do not accept API keys",
 		},
 		"KeysWithBedrockSettings": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := withKey(newAIProvider(ns, "anthropic-keys", "anthropic", "https://bedrock-runtime.us-east-1.amazonaws.com"))
+			p: edited(withKey(newAIProvider(ns, "anthropic-keys", "anthropic", "https://bedrock-runtime.us-east-1.amazonaws.com")), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{}
-				return p
-			}(),
+			}),
 			want: "a provider with bedrock settings authenticates with them",
 		},
 		"BedrockSettingsForOpenAI": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "openai-bedrock", "openai", "https://api.openai.com/v1")
+			p: edited(newAIProvider(ns, "openai-bedrock", "openai", "https://api.openai.com/v1"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{BedrockFields: common.BedrockFields{Region: "us-east-1"}}
-				return p
-			}(),
+			}),
 			want: "bedrock settings are only valid for type anthropic or bedrock",
 		},
 		"BedrockWithoutSettings": {
@@ -568,35 +564,27 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 			want: "type bedrock requires bedrock settings",
 		},
 		"BedrockWithoutRegionBehindAProxy": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "bedrock-proxy", "bedrock", "https://bedrock.proxy.example.com")
+			p: edited(newAIProvider(ns, "bedrock-proxy", "bedrock", "https://bedrock.proxy.example.com"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{BedrockFields: common.BedrockFields{Model: "claude"}}
-				return p
-			}(),
+			}),
 			want: "type bedrock requires bedrock settings",
 		},
 		"MantleWithoutRegion": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "mantle-proxy", "anthropic", "https://mantle.proxy.example.com")
+			p: edited(newAIProvider(ns, "mantle-proxy", "anthropic", "https://mantle.proxy.example.com"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{BedrockFields: common.BedrockFields{Protocol: "mantle"}}
-				return p
-			}(),
+			}),
 			want: "region is required for the mantle protocol",
 		},
 		"HalfAnAccessKeyPair": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "half-pair", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com")
+			p: edited(newAIProvider(ns, "half-pair", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{AccessKeyIDSecretRef: ptrTo(ref("keys", "key"))}
-				return p
-			}(),
+			}),
 			want: "set both accessKeyIDSecretRef and secretAccessKeySecretRef, or neither",
 		},
 		"RoleOfAnotherService": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "s3-role", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com")
+			p: edited(newAIProvider(ns, "s3-role", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{BedrockFields: common.BedrockFields{RoleARN: "arn:aws:s3:::bucket/role/x"}}
-				return p
-			}(),
+			}),
 			want: "spec.forProvider.bedrock.roleARN",
 		},
 	}
@@ -619,36 +607,28 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 		want string
 	}{
 		"MissingSecret": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "missing-secret", "openai", "https://api.openai.com/v1")
+			p: edited(newAIProvider(ns, "missing-secret", "openai", "https://api.openai.com/v1"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("keys", "key"), ref("nope", "key")}
-				return p
-			}(),
+			}),
 			want: "cannot read spec.forProvider.apiKeySecretRefs[1]: cannot get Secret " + ns + "/nope",
 		},
 		"MissingKey": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "missing-key", "anthropic", "https://api.anthropic.com/")
+			p: edited(newAIProvider(ns, "missing-key", "anthropic", "https://api.anthropic.com/"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("keys", "other")}
-				return p
-			}(),
+			}),
 			want: `Secret ` + ns + `/keys has no key "other"`,
 		},
 		"BlankKey": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "blank-key", "openai", "https://api.openai.com/v1")
+			p: edited(newAIProvider(ns, "blank-key", "openai", "https://api.openai.com/v1"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("keys", "blank")}
-				return p
-			}(),
+			}),
 			want: `key "blank" of Secret ` + ns + `/keys is empty`,
 		},
 		"BlankAccessKeyPair": {
-			p: func() *aiv1alpha1.AIProvider {
-				p := newAIProvider(ns, "blank-pair", "bedrock", "https://bedrock.proxy.example.com")
+			p: edited(newAIProvider(ns, "blank-pair", "bedrock", "https://bedrock.proxy.example.com"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = pair(&aiv1alpha1.BedrockParameters{})
 				p.Spec.ForProvider.Bedrock.AccessKeyIDSecretRef = ptrTo(ref("keys", "blank"))
-				return p
-			}(),
+			}),
 			want: "cannot read spec.forProvider.bedrock.accessKeyIDSecretRef",
 		},
 	}
