@@ -7,6 +7,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"go.uber.org/zap/zapcore"
@@ -18,6 +19,7 @@ import (
 	ctrlconfig "sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	xpcontroller "github.com/crossplane/crossplane-runtime/v2/pkg/controller"
@@ -25,6 +27,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/controller"
@@ -133,6 +137,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 			PollInterval:            o.PollInterval,
 			MaxConcurrentReconciles: rate,
 			Features:                &feature.Flags{},
+			MetricOptions:           managedMetrics(stateMetricsInterval),
 		},
 		CoderTimeout:       o.CoderTimeout,
 		KeyListTTL:         o.KeyListTTL,
@@ -144,6 +149,28 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	}
 	log.Info("Starting provider-coder", "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate)
 	return errors.Wrap(mgr.Start(ctx), "cannot run manager")
+}
+
+// crossplane-runtime's managed-resource metrics (time to first ready,
+// deletion time, drift; resources by state), registered once per process:
+// the scenario tests run the provider more than once in one.
+var (
+	registerManagedMetrics sync.Once
+	mrMetrics              *managed.MRMetricRecorder
+	mrStateMetrics         *statemetrics.MRStateMetrics
+)
+
+// stateMetricsInterval is how often the resources-by-state gauges are
+// counted, from the cache; crossplane-runtime's providers default to 5s.
+const stateMetricsInterval = 5 * time.Second
+
+func managedMetrics(statePoll time.Duration) *xpcontroller.MetricOptions {
+	registerManagedMetrics.Do(func() {
+		mrMetrics = managed.NewMRMetricRecorder()
+		mrStateMetrics = statemetrics.NewMRStateMetrics()
+		metrics.Registry.MustRegister(mrMetrics, mrStateMetrics)
+	})
+	return &xpcontroller.MetricOptions{PollStateMetricInterval: statePoll, MRMetrics: mrMetrics, MRStateMetrics: mrStateMetrics}
 }
 
 func sweepInterval(o Options) time.Duration {

@@ -20,6 +20,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
@@ -84,8 +85,11 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())
 	}
-	if o.MetricOptions != nil {
-		opts = append(opts, managed.WithMetricRecorder(o.MetricOptions.MRMetrics))
+	if m := o.MetricOptions; m != nil {
+		opts = append(opts, managed.WithMetricRecorder(m.MRMetrics))
+		if err := addStateMetrics(mgr, gvk, kit.Log, m); err != nil {
+			return err
+		}
 	}
 	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
 	b := ctrl.NewControllerManagedBy(mgr).
@@ -99,6 +103,23 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 		b = providerconfig.WatchConfigs(b, mgr.GetClient(), kind)
 	}
 	return errors.Wrap(b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetup)
+}
+
+// addStateMetrics counts the resources of kind gvk by state
+// (crossplane_managed_resource_exists, _ready, _synced).
+func addStateMetrics(mgr ctrl.Manager, gvk schema.GroupVersionKind, log logging.Logger, m *controller.MetricOptions) error {
+	if m.MRStateMetrics == nil {
+		return nil
+	}
+	l, err := mgr.GetScheme().New(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+	if err != nil {
+		return errors.Wrap(err, errKindNotScheme)
+	}
+	list, ok := l.(resource.ManagedList)
+	if !ok {
+		return errors.Errorf("%sList is not a managed resource list", gvk.Kind)
+	}
+	return errors.Wrap(mgr.Add(statemetrics.NewMRStateRecorder(mgr.GetClient(), log, m.MRStateMetrics, list, m.PollStateMetricInterval)), errSetup)
 }
 
 // errConnect wraps a failure to reach Coder through the ProviderConfig.
