@@ -26,6 +26,8 @@ func main() {
 	fs.DurationVar(&o.CoderTimeout, "coder-timeout", o.CoderTimeout, "Timeout of each request to Coder.")
 	fs.DurationVar(&o.KeyListTTL, "key-list-ttl", o.KeyListTTL, "How long one list of AI Gateway keys serves every key of a ProviderConfig.")
 	fs.BoolVar(&o.Sweep, "sweep", o.Sweep, "Sweep Abandoned cleanup records: delete in Coder what a release without delete left, at start and every --sync.")
+	fs.DurationVar(&o.SweepInterval, "sweep-interval", o.SweepInterval, "How often to sweep, when not every --sync (0 means every --sync).")
+	fs.DurationVar(&o.SweepGrace, "sweep-grace", o.SweepGrace, "How old an Active cleanup record must be before its missing managed resource counts as gone.")
 	_ = fs.Parse(os.Args[1:])
 
 	cfg, err := ctrl.GetConfig()

@@ -23,6 +23,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 )
 
 // Env is a cluster with the provider running, and the Coder it talks to.
@@ -34,14 +35,23 @@ type Env struct {
 	Coder *fakecoder.Server
 	// Logs holds everything the provider logged.
 	Logs *LogBuffer
+	// Cluster is what the hold and records scenarios use, so they run
+	// against this control plane or a kind cluster alike.
+	Cluster Cluster
+	// Denials records every request of the provider that RBAC refused.
+	Denials *Denials
 
 	cp       *controlplane.ControlPlane
 	provider *runningProvider
 	opts     provider.Options
+	// providerConfig authenticates as the provider's ServiceAccount, bound
+	// to exactly the ClusterRoles a Crossplane installation gives it.
+	providerConfig *rest.Config
 }
 
-// StartLocal starts a control plane, installs the CRDs, starts a fake Coder
-// and runs the provider in this process.
+// StartLocal starts a control plane, installs the CRDs, grants the
+// provider's ServiceAccount the RBAC of its package, starts a fake Coder and
+// runs the provider in this process as that ServiceAccount.
 func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 	dir, err := controlplane.BinDir()
 	if err != nil {
@@ -59,7 +69,8 @@ func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 	// requests per second would measure the throttle, not the provider.
 	cfg := rest.CopyConfig(cp.Config)
 	cfg.QPS, cfg.Burst = 200, 400
-	e := &Env{Config: cfg, cp: cp, Logs: &LogBuffer{}, opts: o}
+	e := &Env{Config: cfg, cp: cp, Logs: &LogBuffer{}, Denials: &Denials{}, opts: o}
+	e.Cluster = localCluster{e}
 	defer func() {
 		if err != nil {
 			e.Stop()
@@ -75,6 +86,13 @@ func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 	if err := crds.Install(ctx, cp.Config); err != nil {
 		return nil, err
 	}
+	if err := grantPackageRBAC(ctx, e.Kube); err != nil {
+		return nil, err
+	}
+	pcfg := cp.UserConfig(packagerbac.User(), packagerbac.Groups()...)
+	pcfg.QPS, pcfg.Burst = cfg.QPS, cfg.Burst
+	pcfg.WrapTransport = e.Denials.Wrap
+	e.providerConfig = pcfg
 	e.Coder = fakecoder.New(fakecoder.Options{})
 	if err := e.Coder.Start(); err != nil {
 		return nil, err
@@ -94,6 +112,26 @@ func (e *Env) Stop() {
 	if e.cp != nil {
 		_ = e.cp.Stop()
 	}
+}
+
+// grantPackageRBAC creates the ClusterRoles of package/ (what Crossplane
+// grants, and examples/install/rbac.yaml) and binds them to the
+// provider's ServiceAccount.
+func grantPackageRBAC(ctx context.Context, kube client.Client) error {
+	pkg, err := packagerbac.Load(crds.RepoRoot())
+	if err != nil {
+		return err
+	}
+	objs := []client.Object{pkg.SystemClusterRole(), pkg.ExtraClusterRole()}
+	for _, b := range pkg.Bindings() {
+		objs = append(objs, b)
+	}
+	for _, o := range objs {
+		if err := kube.Create(ctx, o); err != nil {
+			return fmt.Errorf("cannot create %T %s: %w", o, o.GetName(), err)
+		}
+	}
+	return nil
 }
 
 // KubeconfigPath is an admin kubeconfig for kubectl.
@@ -117,7 +155,7 @@ func (e *Env) StartProvider() error {
 	o.SkipControllerNameValidation = true
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &runningProvider{cancel: cancel, done: make(chan error, 1)}
-	go func() { p.done <- provider.Run(ctx, e.Config, o) }()
+	go func() { p.done <- provider.Run(ctx, e.providerConfig, o) }()
 	select {
 	case err := <-p.done:
 		cancel()

@@ -3,7 +3,6 @@ package e2e
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,7 +21,6 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
 // TokenKey is the Secret key that holds the Coder session token in tests.
@@ -102,7 +100,7 @@ func (e *Env) TokenSecret(t *testing.T, ns, name, token string) *corev1.Secret {
 // reported Coder's deployment id.
 func (e *Env) ProviderConfig(t *testing.T, ns string) *namespacedv1alpha1.ProviderConfig {
 	t.Helper()
-	e.TokenSecret(t, ns, "coder-token", e.Coder.Token())
+	e.TokenSecret(t, ns, "coder-token", e.Cluster.Coder(t).Token())
 	pc := e.ProviderConfigFromSecret(t, ns, "coder-token")
 	e.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, time.Minute)
 	return pc
@@ -212,7 +210,7 @@ func (e *Env) ProviderConfigFromSecretNamed(t *testing.T, ns, name, secret strin
 	pc := &namespacedv1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: common.LocalProviderConfigSpec{
-			URL: e.Coder.URL(),
+			URL: e.Cluster.Coder(t).URL(),
 			Credentials: common.LocalCredentials{
 				Source:    common.CredentialsSourceSecret,
 				SecretRef: &common.LocalSecretKeySelector{Name: secret, Key: TokenKey},
@@ -229,13 +227,7 @@ func inNamespace(ns string) client.InNamespace { return client.InNamespace(ns) }
 // with the deployment's token would.
 func (e *Env) CoderClient(t *testing.T) *codersdk.Client {
 	t.Helper()
-	u, err := url.Parse(e.Coder.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := codersdk.New(u)
-	c.SetSessionToken(e.Coder.Token())
-	return c
+	return e.Cluster.Coder(t).SDK(t)
 }
 
 // Update applies mutate to a fresh copy of o and updates it, retrying when
@@ -253,18 +245,6 @@ func (e *Env) Update(t *testing.T, o client.Object, mutate func()) error {
 		}
 	}
 	return err
-}
-
-// fakecoderClient is a codersdk client of a fake Coder other than env's.
-func fakecoderClient(t *testing.T, f *fakecoder.Server) *codersdk.Client {
-	t.Helper()
-	u, err := url.Parse(f.URL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := codersdk.New(u)
-	c.SetSessionToken(f.Token())
-	return c
 }
 
 func codersdkKeyRequest(name string) codersdk.CreateAIGatewayKeyRequest {

@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -40,20 +39,22 @@ func shortBounds() *common.DeletionSpec {
 // holdSetup is a Ready ProviderConfig with short bounds, a Ready key and a
 // Ready provider that use it.
 type holdSetup struct {
-	ns  string
-	pc  *namespacedv1alpha1.ProviderConfig
-	key *aiv1alpha1.AIGatewayKey
-	ai  *aiv1alpha1.AIProvider
+	ns    string
+	coder Coder
+	pc    *namespacedv1alpha1.ProviderConfig
+	key   *aiv1alpha1.AIGatewayKey
+	ai    *aiv1alpha1.AIProvider
 }
 
 func newHoldSetup(t *testing.T) holdSetup {
 	t.Helper()
 	ns := env.Namespace(t)
-	env.TokenSecret(t, ns, "coder-token", env.Coder.Token())
+	coder := env.Cluster.Coder(t)
+	env.TokenSecret(t, ns, "coder-token", coder.Token())
 	pc := &namespacedv1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
 		Spec: common.LocalProviderConfigSpec{
-			URL: env.Coder.URL(),
+			URL: coder.URL(),
 			Credentials: common.LocalCredentials{
 				Source:    common.CredentialsSourceSecret,
 				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
@@ -81,13 +82,13 @@ func newHoldSetup(t *testing.T) holdSetup {
 	env.Create(t, p)
 	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	return holdSetup{ns: ns, pc: pc, key: k, ai: p}
+	return holdSetup{ns: ns, coder: coder, pc: pc, key: k, ai: p}
 }
 
-func (s holdSetup) keyInCoder() bool { return hasKeyID(meta.GetExternalName(s.key)) }
+func (s holdSetup) keyInCoder() bool { return liveKey(s.coder, meta.GetExternalName(s.key)) }
 
 func (s holdSetup) providerInCoder() bool {
-	for _, p := range env.Coder.Providers(false) {
+	for _, p := range s.coder.Providers(false) {
 		if p.ID.String() == meta.GetExternalName(s.ai) {
 			return true
 		}
@@ -98,23 +99,7 @@ func (s holdSetup) providerInCoder() bool {
 // releasedWithoutDelete reads provider_coder_cleanup_released_without_delete_total.
 func releasedWithoutDelete(t *testing.T, kind string) float64 {
 	t.Helper()
-	mfs, err := ctrlmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "provider_coder_cleanup_released_without_delete_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "kind" && l.GetValue() == kind {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
+	return counter(env.Cluster.ProviderMetrics(t), "provider_coder_cleanup_released_without_delete_total", "kind", kind)
 }
 
 func TestHoldLetsDependentsDeleteWhenEverythingIsDeletedAtOnce(t *testing.T) {
@@ -185,10 +170,10 @@ func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
 func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	s := newHoldSetup(t)
 	before := releasedWithoutDelete(t, "AIGatewayKey")
-	if err := env.Coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 502}); err != nil {
+	if err := s.coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 502}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysDelete) })
+	t.Cleanup(func() { s.coder.ClearFault(fakecoder.EndpointKeysDelete) })
 	env.Delete(t, s.key)
 	env.Delete(t, s.pc)
 
@@ -204,11 +189,11 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	if !env.Get(t, s.key) || !s.keyInCoder() {
 		t.Fatalf("the key let go while Coder failed its delete")
 	}
-	if !env.Logs.Contains(config.WaitingMessage) {
+	if !strings.Contains(env.Cluster.ProviderLogs(t), config.WaitingMessage) {
 		t.Errorf("the provider never logged %q", config.WaitingMessage)
 	}
 
-	env.Coder.ClearFault(fakecoder.EndpointKeysDelete)
+	s.coder.ClearFault(fakecoder.EndpointKeysDelete)
 	env.WaitGone(t, s.key, waitLong)
 	// The removal of its last dependent re-queues the ProviderConfig at
 	// once, not at the next 10s re-check.
@@ -226,10 +211,10 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 func TestHoldIsBoundedWhenDeletesKeepFailing(t *testing.T) {
 	s := newHoldSetup(t)
 	before := releasedWithoutDelete(t, "AIGatewayKey")
-	if err := env.Coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 403}); err != nil {
+	if err := s.coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 403}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysDelete) })
+	t.Cleanup(func() { s.coder.ClearFault(fakecoder.EndpointKeysDelete) })
 	start := time.Now()
 	env.Delete(t, s.key)
 	env.Delete(t, s.pc)
@@ -288,10 +273,10 @@ func TestCredentialsFinalizerLeavesWithTheLastProviderConfig(t *testing.T) {
 func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
 	s := newHoldSetup(t)
 	before := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider")
-	if err := env.Coder.SetDown(true); err != nil {
+	if err := s.coder.SetDown(true); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = env.Coder.SetDown(false) })
+	t.Cleanup(func() { _ = s.coder.SetDown(false) })
 	start := time.Now()
 	env.Delete(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}})
 	env.WaitGone(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}, 2*time.Minute)
@@ -313,7 +298,7 @@ func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
 
 	// Coder comes back; a ProviderConfig of the same deployment in another
 	// namespace sweeps what the namespace deletion left.
-	if err := env.Coder.SetDown(false); err != nil {
+	if err := s.coder.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
 	start = time.Now()
@@ -401,28 +386,24 @@ func TestHoldWithForegroundDeletion(t *testing.T) {
 
 func TestHoldResumesAfterProviderRestart(t *testing.T) {
 	s := newHoldSetup(t)
-	if err := env.Coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 502}); err != nil {
+	if err := s.coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 502}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysDelete) })
+	t.Cleanup(func() { s.coder.ClearFault(fakecoder.EndpointKeysDelete) })
 	env.Delete(t, s.key)
 	env.Delete(t, s.pc)
 	Eventually(t, waitLong, "the hold to start", func() (bool, string) {
 		env.Get(t, s.pc)
 		return s.pc.Status.Hold != nil, "no status.hold"
 	})
-	env.StopProvider()
-	time.Sleep(time.Second)
-	if err := env.StartProvider(); err != nil {
-		t.Fatal(err)
-	}
+	env.Cluster.RestartProvider(t)
 	Eventually(t, waitLong, "the restarted provider to hold from the deletion timestamp", func() (bool, string) {
 		env.Get(t, s.pc)
 		h := s.pc.Status.Hold
 		return h != nil && h.Since.Equal(s.pc.DeletionTimestamp) && h.Until.Time.Equal(s.pc.DeletionTimestamp.Add(8*time.Second)),
 			fmt.Sprintf("hold %+v, deletionTimestamp %v", h, s.pc.DeletionTimestamp)
 	})
-	env.Coder.ClearFault(fakecoder.EndpointKeysDelete)
+	s.coder.ClearFault(fakecoder.EndpointKeysDelete)
 	env.WaitGone(t, s.key, waitLong)
 	env.WaitGone(t, s.pc, waitLong)
 	if s.keyInCoder() {
@@ -432,11 +413,12 @@ func TestHoldResumesAfterProviderRestart(t *testing.T) {
 
 func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T) {
 	secretNS := env.Namespace(t)
-	env.TokenSecret(t, secretNS, "coder-token", env.Coder.Token())
+	coder := env.Cluster.Coder(t)
+	env.TokenSecret(t, secretNS, "coder-token", coder.Token())
 	cpc := &namespacedv1alpha1.ClusterProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Name: secretNS},
 		Spec: common.ProviderConfigSpec{
-			URL: env.Coder.URL(),
+			URL: coder.URL(),
 			Credentials: common.Credentials{
 				Source: common.CredentialsSourceSecret,
 				SecretRef: &common.SecretKeySelector{
@@ -467,7 +449,7 @@ func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T)
 	id := meta.GetExternalName(k)
 	env.Delete(t, k)
 	env.WaitGone(t, k, waitLong)
-	if hasKeyID(id) {
+	if liveKey(coder, id) {
 		t.Errorf("the key could not delete in Coder while its Secret's namespace was deleted")
 	}
 	env.Delete(t, cpc)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/kind"
 )
 
 // env is the cluster every scenario in this package shares; each scenario
@@ -21,6 +22,9 @@ func TestMain(m *testing.M) {
 	if testing.Short() {
 		fmt.Println("skipping scenario tests in -short mode")
 		os.Exit(0)
+	}
+	if kc := os.Getenv(kind.EnvKubeconfig); kc != "" {
+		os.Exit(runOnKind(m, kc))
 	}
 	if _, err := controlplane.BinDir(); err != nil {
 		if os.Getenv(controlplane.EnvRequire) != "" {
@@ -48,11 +52,49 @@ func TestMain(m *testing.M) {
 	}
 	fmt.Printf("scenario environment up in %s\n", time.Since(start).Round(time.Millisecond))
 	env = e
-	code := m.Run()
+	code := checkRBAC(e, m.Run())
 	if code != 0 || os.Getenv("PROVIDER_CODER_TEST_LOGS") != "" {
 		_ = os.WriteFile("provider.log", []byte(e.Logs.String()), 0o600)
 		fmt.Println("provider logs written to test/e2e/provider.log")
 	}
 	e.Stop()
 	os.Exit(code)
+}
+
+// runOnKind runs the hold and records scenarios against the cluster test/kind
+// set up; without -run, only those (kind.Scenarios), since the others drive
+// an in-process fake Coder.
+func runOnKind(m *testing.M, kubeconfig string) int {
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "" {
+		_ = f.Value.Set(kind.Scenarios)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	e, err := StartKind(ctx, kubeconfig)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cannot use the kind cluster of %s: %v\n", kubeconfig, err)
+		return 1
+	}
+	fmt.Printf("scenarios run against the cluster of %s (%s)\n", kubeconfig, kind.EnvKubeconfig)
+	env = e
+	return checkRBAC(e, m.Run())
+}
+
+// checkRBAC fails the run when the provider's RBAC refused anything: it runs
+// with exactly what its package gets, so a missing rule must not hide behind
+// a retry that happens to succeed some other way.
+func checkRBAC(e *Env, code int) int {
+	denied := e.rbacFailures()
+	if len(denied) == 0 {
+		return code
+	}
+	fmt.Fprintf(os.Stderr, "FAIL: RBAC refused the provider %d times; examples/install/rbac.yaml lacks a rule:\n", len(denied))
+	for i, d := range denied {
+		if i == 20 {
+			fmt.Fprintf(os.Stderr, "  ... and %d more\n", len(denied)-i)
+			break
+		}
+		fmt.Fprintf(os.Stderr, "  %s\n", d)
+	}
+	return 1
 }

@@ -24,13 +24,9 @@ import (
 // deployment B leaves the Abandoned records of deployment A alone, even when
 // an object of the same id could exist in B.
 func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
-	b := fakecoder.New(fakecoder.Options{DeploymentID: "2c6f1b8e-0000-4000-8000-00000000000b"})
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
+	b := env.Cluster.SpareCoder(t)
 	// A key in B whose id an A record names: deleting it would be a bug.
-	resp, err := fakecoderClient(t, b).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("in-b"))
+	resp, err := b.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("in-b"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +62,7 @@ func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
 	env.Create(t, rec)
 	t.Cleanup(func() { env.Delete(t, rec) })
 
-	time.Sleep(3 * env.opts.SweepInterval)
+	time.Sleep(3 * env.Cluster.SweepInterval())
 	if !env.Get(t, rec) || rec.Spec.Attempts != 0 {
 		t.Errorf("record of deployment A = %+v, want untouched (0 attempts)", rec.Spec)
 	}
@@ -87,7 +83,8 @@ func TestSweepOf500Records(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	pc := &namespacedv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}
 	env.Get(t, pc)
-	c := env.CoderClient(t)
+	coder := env.Cluster.Coder(t)
+	c := coder.SDK(t)
 	ids := make(map[string]bool, n)
 	for i := range n {
 		resp, err := c.CreateAIGatewayKey(t.Context(), codersdkKeyRequest(fmt.Sprintf("sweep-%s-%03d", ns, i)))
@@ -125,7 +122,7 @@ func TestSweepOf500Records(t *testing.T) {
 	})
 	took := time.Since(start)
 	live := 0
-	for _, k := range env.Coder.Keys() {
+	for _, k := range coder.Keys() {
 		if ids[k.ID.String()] {
 			live++
 		}
@@ -144,23 +141,21 @@ func TestSweepOf500Records(t *testing.T) {
 func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 	ns := env.Namespace(t)
 	env.ProviderConfig(t, ns)
-	if err := env.Coder.SetFault(fakecoder.EndpointKeysCreate, fakecoder.Fault{CommitThenTimeout: true, Times: 1}); err != nil {
+	coder := env.Cluster.Coder(t)
+	if err := coder.SetFault(fakecoder.EndpointKeysCreate, fakecoder.Fault{CommitThenTimeout: true, Times: 1}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysCreate) })
+	t.Cleanup(func() { coder.ClearFault(fakecoder.EndpointKeysCreate) })
 	k := newKey(ns, "killed")
 	env.Create(t, k)
 	env.Get(t, k)
 	name := aigatewaykey.DerivedName(k)
 	Eventually(t, waitLong, "Coder to hold the key whose answer is lost", func() (bool, string) {
-		return len(liveKeysNamed(name)) == 1, "no key yet"
+		return len(keysNamed(coder, name)) == 1, "no key yet"
 	})
-	env.StopProvider()
-	if err := env.StartProvider(); err != nil {
-		t.Fatal(err)
-	}
+	env.Cluster.RestartProvider(t)
 	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	if rows := liveKeysNamed(name); len(rows) != 1 || rows[0].ID.String() != meta.GetExternalName(k) {
+	if rows := keysNamed(coder, name); len(rows) != 1 || rows[0].ID.String() != meta.GetExternalName(k) {
 		t.Fatalf("Coder holds %d keys named %s, want exactly the one the object names", len(rows), name)
 	}
 	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIGatewayKey", k.UID)}}
@@ -169,7 +164,7 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 	})
 	env.Delete(t, k)
 	env.WaitGone(t, k, waitLong)
-	if n := len(liveKeysNamed(name)); n != 0 {
+	if n := len(keysNamed(coder, name)); n != 0 {
 		t.Errorf("%d keys left in Coder after the delete", n)
 	}
 	if env.Get(t, rec) {
@@ -182,11 +177,7 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 	// A Coder of its own: other scenarios' ProviderConfigs of the shared
 	// fake may still be Ready while their namespaces go, and would sweep.
-	own := fakecoder.New(fakecoder.Options{})
-	if err := own.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(own.Close)
+	own := env.Cluster.SpareCoder(t)
 	ns := env.Namespace(t)
 	env.TokenSecret(t, ns, "coder-token", own.Token())
 	pc := &namespacedv1alpha1.ProviderConfig{
@@ -202,7 +193,7 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 	}
 	env.Create(t, pc)
 	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	resp, err := fakecoderClient(t, own).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("sweep-off-"+ns))
+	resp, err := own.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("sweep-off-"+ns))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +211,7 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 		},
 	}
 	env.Create(t, rec)
-	time.Sleep(3 * env.opts.SweepInterval)
+	time.Sleep(3 * env.Cluster.SweepInterval())
 	if !env.Get(t, rec) || rec.Spec.Attempts != 0 || len(own.Keys()) != 1 {
 		t.Errorf("with sweep off the record was touched: %+v (keys in Coder: %d)", rec.Spec, len(own.Keys()))
 	}

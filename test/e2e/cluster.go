@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	dto "github.com/prometheus/client_model/go"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+)
+
+// Cluster is what the hold and records scenarios need beyond the Kubernetes
+// API: the provider running in the cluster and the fake Coder it talks to.
+// localCluster runs both in this process; kindCluster reaches them in a kind
+// cluster through the API server.
+type Cluster interface {
+	// Coder is the fake Coder every scenario shares.
+	Coder(t *testing.T) Coder
+	// SpareCoder is a fake Coder of another deployment, for t alone.
+	SpareCoder(t *testing.T) Coder
+	// RestartProvider stops the provider as a crash would and waits until
+	// it runs again.
+	RestartProvider(t *testing.T)
+	// ProviderLogs is what the provider logged: this run locally, the
+	// current pod on kind.
+	ProviderLogs(t *testing.T) string
+	// ProviderMetrics gathers the provider's Prometheus metrics.
+	ProviderMetrics(t *testing.T) []*dto.MetricFamily
+	// SweepInterval is how often the provider sweeps cleanup records.
+	SweepInterval() time.Duration
+}
+
+// Coder is a fake Coder as the scenarios drive it; *fakecoder.Server has
+// every method but SDK. URL is the address the provider reaches it at.
+type Coder interface {
+	URL() string
+	Token() string
+	SetFault(endpoint string, f fakecoder.Fault) error
+	ClearFault(endpoint string)
+	SetDown(refuse bool) error
+	Keys() []fakecoder.KeyRow
+	Providers(includeDeleted bool) []fakecoder.ProviderRow
+	Requests(endpoint string) int
+	// SDK is a codersdk client acting as a human with the token would.
+	SDK(t *testing.T) *codersdk.Client
+}
+
+// localCluster is the control plane of StartLocal.
+type localCluster struct{ e *Env }
+
+func (c localCluster) Coder(*testing.T) Coder { return localCoder{c.e.Coder} }
+
+func (c localCluster) SpareCoder(t *testing.T) Coder {
+	t.Helper()
+	s := fakecoder.New(fakecoder.Options{})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	return localCoder{s}
+}
+
+func (c localCluster) RestartProvider(t *testing.T) {
+	t.Helper()
+	c.e.StopProvider()
+	if err := c.e.StartProvider(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (c localCluster) ProviderLogs(*testing.T) string { return c.e.Logs.String() }
+
+func (c localCluster) ProviderMetrics(t *testing.T) []*dto.MetricFamily {
+	t.Helper()
+	mfs, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mfs
+}
+
+func (c localCluster) SweepInterval() time.Duration { return c.e.opts.SweepInterval }
+
+type localCoder struct{ *fakecoder.Server }
+
+func (c localCoder) SDK(t *testing.T) *codersdk.Client {
+	t.Helper()
+	u, err := url.Parse(c.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := codersdk.New(u)
+	cl.SetSessionToken(c.Token())
+	return cl
+}
+
+// counter returns the value of the counter name with the label, 0 if the
+// provider has not counted it yet.
+func counter(mfs []*dto.MetricFamily, name, label, value string) float64 {
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == label && l.GetValue() == value {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
+
+// liveKey reports whether Coder holds a key with the id.
+func liveKey(c Coder, id string) bool {
+	for _, row := range c.Keys() {
+		if row.ID.String() == id {
+			return true
+		}
+	}
+	return false
+}
+
+// keysNamed returns Coder's keys named name.
+func keysNamed(c Coder, name string) []fakecoder.KeyRow {
+	var out []fakecoder.KeyRow
+	for _, k := range c.Keys() {
+		if k.Name == name {
+			out = append(out, k)
+		}
+	}
+	return out
+}

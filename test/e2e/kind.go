@@ -1,0 +1,302 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"path"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/kind"
+)
+
+// StartKind connects to a cluster `make e2e` set up (test/kind): the
+// provider installed as a Crossplane package and the fake Coders deployed.
+// Env.Coder is nil there: only the scenarios that use Env.Cluster run.
+func StartKind(ctx context.Context, kubeconfig string) (*Env, error) {
+	cfg, err := clientcmd.BuildConfigFromFlags("", kubeconfig)
+	if err != nil {
+		return nil, err
+	}
+	cfg.QPS, cfg.Burst = 200, 400
+	s, err := provider.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	kube, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		return nil, err
+	}
+	cs, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := rest.TransportFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	host, err := url.Parse(cfg.Host)
+	if err != nil {
+		return nil, err
+	}
+	c := &kindCluster{cs: cs, rt: rt, host: host}
+	if _, err := c.providerPod(ctx); err != nil {
+		return nil, err
+	}
+	return &Env{Config: cfg, Kube: kube, Logs: &LogBuffer{}, Cluster: c}, nil
+}
+
+// kindCluster reaches the provider and the fake Coders through the API
+// server: services and pods proxies, and the pods/log API.
+type kindCluster struct {
+	cs     kubernetes.Interface
+	rt     http.RoundTripper // authenticates to the API server
+	host   *url.URL
+	spares atomic.Int32
+}
+
+func (c *kindCluster) Coder(t *testing.T) Coder { return c.coder(t, kind.CoderName) }
+
+// SpareCoder hands out the next spare fake Coder, emptied first; there are
+// kind.SpareCoders of them for one test run.
+func (c *kindCluster) SpareCoder(t *testing.T) Coder {
+	t.Helper()
+	i := int(c.spares.Add(1))
+	if i > kind.SpareCoders {
+		t.Fatalf("all %d spare fake Coders are in use; deploy more (test/kind.SpareCoders)", kind.SpareCoders)
+	}
+	rc := c.coder(t, kind.SpareCoderName(i))
+	if err := rc.admin.Reset(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	return rc
+}
+
+func (c *kindCluster) coder(t *testing.T, name string) *remoteCoder {
+	t.Helper()
+	svc := func(port int) string {
+		return fmt.Sprintf("/api/v1/namespaces/%s/services/http:%s:%d/proxy", kind.CoderNamespace, name, port)
+	}
+	rc := &remoteCoder{
+		t:     t,
+		url:   kind.CoderURL(name),
+		admin: &fakecoder.AdminClient{BaseURL: "http://fakecoder", HTTP: c.proxyClient(svc(kind.AdminPort))},
+		api:   c.proxyClient(svc(kind.CoderPort)),
+	}
+	cfg, err := rc.admin.Config(t.Context())
+	if err != nil {
+		t.Fatalf("cannot reach fake Coder %s: %v", name, err)
+	}
+	rc.token = cfg.Token
+	return rc
+}
+
+// proxyClient sends each request to prefix+path on the API server, whatever
+// host the request names; codersdk resolves paths against its URL's root,
+// which would lose a proxy prefix.
+func (c *kindCluster) proxyClient(prefix string) *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: roundTripperFn(func(r *http.Request) (*http.Response, error) {
+		r = r.Clone(r.Context())
+		u := *c.host
+		u.Path = path.Join(c.host.Path, prefix, r.URL.Path)
+		u.RawQuery = r.URL.RawQuery
+		r.URL, r.Host = &u, u.Host
+		return c.rt.RoundTrip(r)
+	})}
+}
+
+func (c *kindCluster) providerPod(ctx context.Context) (*corev1.Pod, error) {
+	l, err := c.cs.CoreV1().Pods(kind.ProviderNamespace).List(ctx, metav1.ListOptions{LabelSelector: kind.ProviderPodSelector})
+	if err != nil {
+		return nil, err
+	}
+	var ready []*corev1.Pod
+	for i := range l.Items {
+		p := &l.Items[i]
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && podReady(p) {
+			ready = append(ready, p)
+		}
+	}
+	if len(ready) != 1 {
+		return nil, fmt.Errorf("%d ready provider pods (%s in %s), want 1", len(ready), kind.ProviderPodSelector, kind.ProviderNamespace)
+	}
+	return ready[0], nil
+}
+
+func podReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// RestartProvider deletes the provider's pod without a grace period, as a
+// crash or a node loss would, and waits for its replacement.
+func (c *kindCluster) RestartProvider(t *testing.T) {
+	t.Helper()
+	old, err := c.providerPod(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cs.CoreV1().Pods(old.Namespace).Delete(t.Context(), old.Name, *metav1.NewDeleteOptions(0)); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, 2*time.Minute, "a new provider pod", func() (bool, string) {
+		p, err := c.providerPod(t.Context())
+		if err != nil {
+			return false, err.Error()
+		}
+		return p.UID != old.UID, "the old pod is still the ready one"
+	})
+}
+
+func (c *kindCluster) ProviderLogs(t *testing.T) string {
+	t.Helper()
+	s, err := c.logs(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (c *kindCluster) logs(ctx context.Context) (string, error) {
+	p, err := c.providerPod(ctx)
+	if err != nil {
+		return "", err
+	}
+	b, err := c.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
+	return string(b), err
+}
+
+func (c *kindCluster) ProviderMetrics(t *testing.T) []*dto.MetricFamily {
+	t.Helper()
+	p, err := c.providerPod(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.cs.CoreV1().Pods(p.Namespace).ProxyGet("http", p.Name, fmt.Sprint(kind.MetricsPort), "metrics", nil).DoRaw(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := parseMetrics(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mfs
+}
+
+func parseMetrics(b []byte) ([]*dto.MetricFamily, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	byName, err := p.TextToMetricFamilies(bytes.NewReader(b))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*dto.MetricFamily, 0, len(byName))
+	for _, mf := range byName {
+		out = append(out, mf)
+	}
+	return out, nil
+}
+
+func (c *kindCluster) SweepInterval() time.Duration { return kind.SweepInterval }
+
+// remoteCoder is a fake Coder in the cluster, driven through its admin API;
+// a failing admin call fails the test that made it.
+type remoteCoder struct {
+	t     *testing.T
+	url   string
+	token string
+	admin *fakecoder.AdminClient
+	api   *http.Client
+}
+
+func (c *remoteCoder) URL() string   { return c.url }
+func (c *remoteCoder) Token() string { return c.token }
+
+func (c *remoteCoder) SetFault(endpoint string, f fakecoder.Fault) error {
+	return c.admin.SetFault(context.Background(), endpoint, f)
+}
+
+func (c *remoteCoder) ClearFault(endpoint string) {
+	if err := c.admin.ClearFault(context.Background(), endpoint); err != nil {
+		c.t.Errorf("cannot clear the fault of %s: %v", endpoint, err)
+	}
+}
+
+// SetDown goes through the admin listener, which stays up.
+func (c *remoteCoder) SetDown(refuse bool) error {
+	if refuse {
+		return c.admin.Down(context.Background(), 0)
+	}
+	return c.admin.Up(context.Background())
+}
+
+func (c *remoteCoder) Keys() []fakecoder.KeyRow {
+	k, err := c.admin.Keys(context.Background())
+	if err != nil {
+		c.t.Fatalf("cannot list the fake Coder's keys: %v", err)
+	}
+	return k
+}
+
+func (c *remoteCoder) Providers(includeDeleted bool) []fakecoder.ProviderRow {
+	p, err := c.admin.Providers(context.Background(), includeDeleted)
+	if err != nil {
+		c.t.Fatalf("cannot list the fake Coder's providers: %v", err)
+	}
+	return p
+}
+
+func (c *remoteCoder) Requests(endpoint string) int {
+	n, err := c.admin.Requests(context.Background())
+	if err != nil {
+		c.t.Fatalf("cannot read the fake Coder's request counts: %v", err)
+	}
+	return n[endpoint]
+}
+
+func (c *remoteCoder) SDK(*testing.T) *codersdk.Client {
+	cl := codersdk.New(&url.URL{Scheme: "http", Host: "fakecoder"})
+	cl.HTTPClient = c.api
+	cl.SetSessionToken(c.token)
+	return cl
+}
+
+// rbacFailures returns what the provider's RBAC refused, from the denials
+// recorded in process or from the provider's logs.
+func (e *Env) rbacFailures() []string {
+	var out []string
+	if e.Denials != nil {
+		out = append(out, e.Denials.All()...)
+	}
+	logs := e.Logs.String()
+	if c, ok := e.Cluster.(*kindCluster); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		l, err := c.logs(ctx)
+		if err != nil {
+			return append(out, "cannot read the provider's logs to look for RBAC denials: "+err.Error())
+		}
+		logs = l
+	}
+	return append(out, forbiddenLines(logs)...)
+}

@@ -1,0 +1,87 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+)
+
+// Denials records the provider's requests that RBAC refused. The provider
+// runs with exactly the RBAC of its package, so a missing rule shows up here
+// even where the provider only logs the error and retries.
+type Denials struct {
+	mu   sync.Mutex
+	seen []string
+}
+
+// Wrap suits rest.Config.WrapTransport.
+func (d *Denials) Wrap(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFn(func(req *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(req)
+		if err != nil || resp.StatusCode != http.StatusForbidden {
+			return resp, err
+		}
+		body, rerr := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+		_ = resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if rerr != nil {
+			return resp, nil
+		}
+		if msg, ok := rbacDenial(body); ok {
+			d.mu.Lock()
+			d.seen = append(d.seen, fmt.Sprintf("%s %s: %s", req.Method, req.URL.Path, msg))
+			d.mu.Unlock()
+		}
+		return resp, nil
+	})
+}
+
+// All returns every denial so far.
+func (d *Denials) All() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.seen...)
+}
+
+type roundTripperFn func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFn) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// rbacDenial tells an authorization failure (`User "u" cannot list
+// resource ...`) from other 403 answers, such as the namespace lifecycle
+// refusing new objects in a terminating namespace, which are expected.
+// Built-in resources answer in protobuf, custom resources in JSON.
+func rbacDenial(body []byte) (string, bool) {
+	s := &metav1.Status{}
+	if err := json.Unmarshal(body, s); err != nil {
+		obj, _, derr := scheme.Codecs.UniversalDeserializer().Decode(body, nil, nil)
+		st, ok := obj.(*metav1.Status)
+		if derr != nil || !ok {
+			return "", false
+		}
+		s = st
+	}
+	if s.Reason != metav1.StatusReasonForbidden {
+		return "", false
+	}
+	return s.Message, strings.Contains(s.Message, "User \""+packagerbac.User()+"\" cannot ")
+}
+
+// forbiddenLog matches an RBAC denial of the provider's ServiceAccount in
+// its logs, JSON-escaped or not.
+var forbiddenLog = regexp.MustCompile(`forbidden: User \\?"` + regexp.QuoteMeta(packagerbac.User()) + `\\?" cannot [^\n]*`)
+
+// forbiddenLines returns the RBAC denials the provider logged.
+func forbiddenLines(logs string) []string {
+	return forbiddenLog.FindAllString(logs, -1)
+}

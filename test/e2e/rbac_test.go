@@ -1,0 +1,52 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+)
+
+// TestRBACDenialsAreCaught checks the net under the suite: a request the
+// provider's role does not allow is recorded (and would fail the run), one
+// it allows is not. It uses a Denials of its own, so the suite's stays clean.
+func TestRBACDenialsAreCaught(t *testing.T) {
+	if env.cp == nil {
+		t.Skip("needs the local control plane, which issues client certificates")
+	}
+	d := &Denials{}
+	cfg := env.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...)
+	cfg.WrapTransport = d.Wrap
+	s, err := provider.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	kube, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := kube.List(ctx, &clusterv1alpha1.CleanupRecordList{}); err != nil {
+		t.Fatalf("the provider's role cannot list cleanup records: %v", err)
+	}
+	// Pods are not the provider's business.
+	err = kube.DeleteAllOf(ctx, &corev1.Pod{}, client.InNamespace("default"))
+	if !kerrors.IsForbidden(err) {
+		t.Fatalf("deleting pods as the provider = %v, want forbidden", err)
+	}
+	got := d.All()
+	if len(got) != 1 || !strings.Contains(got[0], `cannot deletecollection resource "pods"`) {
+		t.Errorf("denials = %q, want the one pod deletion", got)
+	}
+	logged := `E1129 reflector.go:200] "Failed to watch" err="pods is forbidden: User \"` + packagerbac.User() + `\" cannot list resource \"pods\" in API group \"\" at the cluster scope"`
+	if n := len(forbiddenLines(logged + "\nsomething else forbidden: by Coder\n")); n != 1 {
+		t.Errorf("found %d RBAC denials in the log lines, want 1", n)
+	}
+}

@@ -1,0 +1,88 @@
+package fakecoder
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+)
+
+func TestAdminClientDrivesAServerInAnotherProcess(t *testing.T) {
+	s := New(Options{})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	if err := s.StartAdminOn("127.0.0.1:0"); err != nil {
+		t.Fatal(err)
+	}
+	c := &AdminClient{BaseURL: s.AdminURL()}
+	ctx := t.Context()
+
+	cfg, err := c.Config(ctx)
+	if err != nil || cfg.Token != s.Token() {
+		t.Fatalf("Config() = %+v, %v; want the server's token", cfg, err)
+	}
+	if err := c.SetFault(ctx, EndpointKeysDelete, Fault{Status: 502, Times: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if f := s.Faults()[EndpointKeysDelete]; f.Status != 502 || f.Times != 2 {
+		t.Errorf("fault after SetFault = %+v, want status 502 for 2 requests", f)
+	}
+	if err := c.ClearFault(ctx, EndpointKeysDelete); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(s.Faults()); n != 0 {
+		t.Errorf("%d faults left after ClearFault", n)
+	}
+
+	u, _ := url.Parse(s.URL())
+	sdk := codersdk.New(u)
+	sdk.SetSessionToken(s.Token())
+	created, err := sdk.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "one"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := c.Keys(ctx)
+	if err != nil || len(keys) != 1 || keys[0].ID != created.ID {
+		t.Fatalf("Keys() = %+v, %v; want the created key", keys, err)
+	}
+	counts, err := c.Requests(ctx)
+	if err != nil || counts[EndpointKeysCreate] != 1 {
+		t.Errorf("Requests() = %v, %v; want 1 create", counts, err)
+	}
+
+	if err := c.Down(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		resp, err := http.Get(s.URL() + "/api/v2/buildinfo") //nolint:noctx // test
+		if err != nil {
+			break
+		}
+		_ = resp.Body.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("the Coder API still answers after Down")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := c.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sdk.BuildInfo(ctx); err != nil {
+		t.Errorf("the Coder API does not answer after Up: %v", err)
+	}
+
+	if err := c.Reset(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := c.Providers(ctx, true); err != nil || len(rows) != 0 || len(s.Keys()) != 0 {
+		t.Errorf("after Reset: providers %v (%v), %d keys; want none", rows, err, len(s.Keys()))
+	}
+	if err := c.SetFault(ctx, "GET /nope", Fault{Status: 500}); err == nil {
+		t.Errorf("SetFault on an unknown endpoint succeeded")
+	}
+}

@@ -1,0 +1,43 @@
+// Command e2e is `make e2e`: the hold and records scenarios of test/e2e on a
+// kind cluster with Crossplane and provider-coder installed as a package
+// (see package kind). It needs Docker and exits 1 at once without it.
+// KEEP=1 keeps the cluster.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/crossplane-contrib/provider-coder/test/kind"
+)
+
+func main() { os.Exit(run()) }
+
+func run() int {
+	arch := flag.String("arch", "amd64", "GOARCH of the images (ARCH of make image).")
+	flag.Parse()
+	root, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err = kind.Run(ctx, kind.Options{Root: root, Arch: *arch, Keep: os.Getenv("KEEP") == "1", Out: os.Stdout})
+	var noDocker *kind.NoDockerError
+	switch {
+	case errors.As(err, &noDocker):
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		fmt.Fprintln(os.Stderr, "e2e: nothing was run; `make test` runs the same scenarios against a local control plane.")
+		return 1
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	return 0
+}

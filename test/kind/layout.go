@@ -1,0 +1,73 @@
+// Package kind sets up the kind cluster of `make e2e`: a kind cluster with
+// Crossplane, provider-coder installed from its .xpkg as a Crossplane
+// package, and fake Coders; then runs the hold and records scenarios of
+// test/e2e against it. Layout names the pieces both sides agree on.
+//
+// It needs Docker, and says so before doing anything else.
+package kind
+
+import (
+	"fmt"
+	"time"
+)
+
+// EnvKubeconfig points test/e2e at a cluster this package set up instead of
+// a local control plane.
+const EnvKubeconfig = "PROVIDER_CODER_E2E_KUBECONFIG"
+
+// Where things run in the cluster.
+const (
+	ClusterName       = "provider-coder-e2e"
+	ProviderName      = "provider-coder"
+	ProviderNamespace = "crossplane-system"
+	// ProviderPodSelector selects the provider's pods; Crossplane labels
+	// them with the Provider's name.
+	ProviderPodSelector = "pkg.crossplane.io/provider=" + ProviderName
+	MetricsPort         = 8080
+
+	CoderNamespace = "fakecoder"
+	// CoderName is the fake Coder every scenario shares.
+	CoderName = "fakecoder"
+	// SpareCoders is how many more fake Coders run, each for one scenario
+	// that needs a deployment of its own.
+	SpareCoders = 2
+	CoderPort   = 3000
+	AdminPort   = 3001
+)
+
+// SpareCoderName names the i-th spare fake Coder, from 1.
+func SpareCoderName(i int) string { return fmt.Sprintf("%s-spare-%d", CoderName, i) }
+
+// CoderNames are every fake Coder's name.
+func CoderNames() []string {
+	out := []string{CoderName}
+	for i := 1; i <= SpareCoders; i++ {
+		out = append(out, SpareCoderName(i))
+	}
+	return out
+}
+
+// CoderURL is where the provider reaches the named fake Coder.
+func CoderURL(name string) string {
+	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d", name, CoderNamespace, CoderPort)
+}
+
+// SweepInterval is the provider's --sweep-interval in the cluster.
+const SweepInterval = 2 * time.Second
+
+// ProviderArgs compress the provider's time as test/e2e's TestMain does for
+// the in-process provider.
+func ProviderArgs() []string {
+	return []string{
+		"--debug",
+		"--poll=3s",
+		"--coder-timeout=2s",
+		"--key-list-ttl=2s",
+		"--sweep-interval=" + SweepInterval.String(),
+		"--sweep-grace=2s",
+	}
+}
+
+// Scenarios selects the test/e2e scenarios that run on kind: the hold and
+// records scenarios (hold_test.go, sweep_test.go).
+const Scenarios = "^(TestHold|TestNamespaceDeletion|TestCredentialsFinalizer|TestStrippedFinalizers|TestOrphanLeavesNoRecord|TestClusterProviderConfigSecretHeld|TestSweep|TestProviderKilledMidCreate|TestProviderConfigWithSweepOff)"

@@ -1,0 +1,142 @@
+package packagerbac
+
+import (
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	rbacv1 "k8s.io/api/rbac/v1"
+)
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+func TestSystemRulesAreWhatCrossplaneGrants(t *testing.T) {
+	rw := []string{"get", "list", "watch", "update", "patch", "create"}
+	extras := rbacv1.PolicyRule{
+		APIGroups: []string{"", "coordination.k8s.io"},
+		Resources: []string{"secrets", "configmaps", "events", "leases"},
+		Verbs:     []string{"*"},
+	}
+	cases := map[string]struct {
+		reason string
+		rs     []Resource
+		want   []rbacv1.PolicyRule
+	}{
+		"NoCRDs": {
+			reason: "Crossplane renders no role for a package without CRDs.",
+		},
+		"TwoGroups": {
+			reason: "One rule per group, sorted by plural+group, each resource with its status; finalizers of every group; the fixed extras.",
+			rs: []Resource{
+				{Group: "b.example.org", Plural: "widgets"},
+				{Group: "a.example.org", Plural: "gadgets"},
+				{Group: "b.example.org", Plural: "bolts"},
+			},
+			want: []rbacv1.PolicyRule{
+				{APIGroups: []string{"b.example.org"}, Resources: []string{"bolts", "bolts/status", "widgets", "widgets/status"}, Verbs: rw},
+				{APIGroups: []string{"a.example.org"}, Resources: []string{"gadgets", "gadgets/status"}, Verbs: rw},
+				{APIGroups: []string{"b.example.org", "a.example.org"}, Resources: []string{"*/finalizers"}, Verbs: []string{"update"}},
+				extras,
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, SystemRules(tc.rs)); diff != "" {
+				t.Errorf("%s\nSystemRules(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestAllows(t *testing.T) {
+	rules := []rbacv1.PolicyRule{
+		{APIGroups: []string{"g"}, Resources: []string{"things"}, Verbs: []string{"get"}},
+		{APIGroups: []string{"g"}, Resources: []string{"*/finalizers"}, Verbs: []string{"update"}},
+		{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"*"}},
+		{APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"one"}, Verbs: []string{"get"}},
+	}
+	cases := map[string]struct {
+		group, resource, verb string
+		want                  bool
+	}{
+		"ExactMatch":          {"g", "things", "get", true},
+		"OtherVerb":           {"g", "things", "delete", false},
+		"OtherGroup":          {"h", "things", "get", false},
+		"SubresourceWildcard": {"g", "things/finalizers", "update", true},
+		"SubresourceNotBase":  {"g", "things/status", "get", false},
+		"VerbWildcard":        {"", "secrets", "deletecollection", true},
+		"NamedOnly":           {"", "configmaps", "get", false},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := Allows(rules, tc.group, tc.resource, tc.verb); got != tc.want {
+				t.Errorf("Allows(%q, %q, %q) = %v, want %v", tc.group, tc.resource, tc.verb, got, tc.want)
+			}
+		})
+	}
+}
+
+// TestPackageRBAC checks the real package: every CRD is in the system role,
+// and each extra rule asks only for what that role lacks.
+func TestPackageRBAC(t *testing.T) {
+	p, err := Load(repoRoot(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	crds, _ := filepath.Glob(filepath.Join(repoRoot(t), "package", "crds", "*.yaml"))
+	if len(p.Resources) != len(crds) {
+		t.Fatalf("loaded %d resources from %d CRD files", len(p.Resources), len(crds))
+	}
+	system := p.SystemClusterRole().Rules
+	for _, r := range p.Resources {
+		for _, v := range []string{"get", "list", "watch", "create", "update", "patch"} {
+			if !Allows(system, r.Group, r.Plural, v) {
+				t.Errorf("the system role does not allow %s on %s.%s", v, r.Plural, r.Group)
+			}
+		}
+		if Allows(system, r.Group, r.Plural, "delete") {
+			t.Errorf("the system role allows delete on %s.%s; Crossplane v2.1.3 does not grant it", r.Plural, r.Group)
+		}
+	}
+	if len(p.Extra.Rules) == 0 {
+		t.Fatal(ExtraRBACFile + " grants nothing; the provider deletes cleanup records and reads namespaces")
+	}
+	if p.Extra.Name != ExtraClusterRoleName {
+		t.Errorf("%s: the ClusterRole is %q, want %q", ExtraRBACFile, p.Extra.Name, ExtraClusterRoleName)
+	}
+	b := p.ExtraBinding
+	if b.RoleRef.Kind != "ClusterRole" || b.RoleRef.Name != p.Extra.Name || len(b.Subjects) != 1 ||
+		b.Subjects[0].Kind != rbacv1.ServiceAccountKind || b.Subjects[0].Namespace != ServiceAccountNamespace || b.Subjects[0].Name != ServiceAccountName {
+		t.Errorf("%s: the binding %+v does not bind %s to ServiceAccount %s/%s", ExtraRBACFile, b, p.Extra.Name, ServiceAccountNamespace, ServiceAccountName)
+	}
+	for _, rule := range p.Extra.Rules {
+		if len(rule.NonResourceURLs) > 0 {
+			t.Errorf("extra rule %v asks for non-resource URLs", rule)
+		}
+		for _, list := range [][]string{rule.APIGroups, rule.Resources, rule.Verbs} {
+			for _, v := range list {
+				if v == "*" {
+					t.Errorf("extra rule %v uses a wildcard", rule)
+				}
+			}
+		}
+		for _, g := range rule.APIGroups {
+			for _, res := range rule.Resources {
+				for _, v := range rule.Verbs {
+					if Allows(system, g, res, v) {
+						t.Errorf("extra rule %s on %s in group %q is already granted by Crossplane", v, res, g)
+					}
+				}
+			}
+		}
+	}
+	if !Allows(p.ExtraClusterRole().Rules, "coder.crossplane.io", "cleanuprecords", "delete") {
+		t.Errorf("the requests do not allow deleting cleanup records, which the sweep does")
+	}
+}
