@@ -2,6 +2,7 @@ package cleanup
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,38 @@ func RecordName(kind string, uid types.UID) string {
 	return strings.ToLower(kind) + "-" + string(uid)
 }
 
+// ManagedResourceUIDLabel carries the UID of the managed resource on each of
+// its cleanup records, so all of them are found (and deleted) together.
+const ManagedResourceUIDLabel = "coder.crossplane.io/managed-resource-uid"
+
+// RotatedRecordName is the cleanup record of the key of rotation counter n:
+// RecordName for the first key, with a -r<n> suffix for the keys of later
+// rotations. Each key in Coder has its own record.
+func RotatedRecordName(kind string, uid types.UID, n int) string {
+	if n == 0 {
+		return RecordName(kind, uid)
+	}
+	return RecordName(kind, uid) + "-r" + strconv.Itoa(n)
+}
+
+// RotationOfRecord returns the rotation counter of a record name of the
+// managed resource, and whether the name is one of its records at all.
+func RotationOfRecord(kind string, uid types.UID, name string) (int, bool) {
+	base := RecordName(kind, uid)
+	if name == base {
+		return 0, true
+	}
+	rest, ok := strings.CutPrefix(name, base+"-r")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 || RotatedRecordName(kind, uid, n) != name {
+		return 0, false
+	}
+	return n, true
+}
+
 // Records writes the cleanup records of managed resources.
 type Records struct {
 	kube   client.Client
@@ -48,12 +81,33 @@ func NewRecords(kube client.Client, scheme *runtime.Scheme, abandoned func()) *R
 
 // Ensure writes an Active record for mg before anything is created in Coder.
 func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind, deploymentID, coderName string) error {
+	_, err := r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), deploymentID, coderName)
+	return err
+}
+
+// EnsureRotated writes an Active record for the key of rotation counter n
+// before it is created in Coder. A record left by an earlier attempt whose
+// key was discarded loses its stale external id, so a sweep finds the new
+// key by name.
+func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, deploymentID, coderName string) error {
+	name := RotatedRecordName(kind, mg.GetUID(), n)
+	existed, err := r.ensure(ctx, mg, kind, name, deploymentID, coderName)
+	if err != nil || !existed {
+		return err
+	}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	patch := []byte(`{"spec":{"externalID":null,"coderName":` + strconv.Quote(coderName) + `}}`)
+	return errors.Wrap(r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, patch)), errWriteRecord)
+}
+
+// ensure creates the named record and reports whether it existed already.
+func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, deploymentID, coderName string) (bool, error) {
 	gvk, err := apiutil.GVKForObject(mg, r.scheme)
 	if err != nil {
-		return errors.Wrap(err, errWriteRecord)
+		return false, errors.Wrap(err, errWriteRecord)
 	}
 	rec := &clusterv1alpha1.CleanupRecord{
-		ObjectMeta: metav1.ObjectMeta{Name: RecordName(kind, mg.GetUID())},
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedResourceUIDLabel: string(mg.GetUID())}},
 		Spec: clusterv1alpha1.CleanupRecordSpec{
 			Kind: kind,
 			ManagedResource: clusterv1alpha1.ManagedResourceReference{
@@ -65,37 +119,99 @@ func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind, deploym
 			Phase:        clusterv1alpha1.CleanupPhaseActive,
 		},
 	}
-	if err := r.kube.Create(ctx, rec); err != nil && !kerrors.IsAlreadyExists(err) {
-		return errors.Wrap(err, errWriteRecord)
+	err = r.kube.Create(ctx, rec)
+	if kerrors.IsAlreadyExists(err) {
+		return true, nil
 	}
-	return nil
+	return false, errors.Wrap(err, errWriteRecord)
 }
 
 // SetExternalID records the Coder id once a create returned it. It patches
 // instead of reading first: the cache may not have the record just created.
 // A record without the id is still swept, by name.
 func (r *Records) SetExternalID(ctx context.Context, mg resource.Managed, kind, id string) error {
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RecordName(kind, mg.GetUID())}}
+	return r.SetRotatedExternalID(ctx, mg, kind, 0, id)
+}
+
+// SetRotatedExternalID records the Coder id of the key of rotation counter n.
+func (r *Records) SetRotatedExternalID(ctx context.Context, mg resource.Managed, kind string, n int, id string) error {
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RotatedRecordName(kind, mg.GetUID(), n)}}
 	patch := []byte(`{"spec":{"externalID":` + strconv.Quote(id) + `}}`)
 	return errors.Wrap(resource.IgnoreNotFound(r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, patch))), errWriteRecord)
 }
 
-// Delete removes the record of mg: its object was deleted in Coder, or
-// deliberately left there.
-func (r *Records) Delete(ctx context.Context, mg resource.Managed, kind string) error {
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RecordName(kind, mg.GetUID())}}
+// DeleteRotated removes the record of the key of rotation counter n, once
+// that key is verified gone from Coder.
+func (r *Records) DeleteRotated(ctx context.Context, mg resource.Managed, kind string, n int) error {
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RotatedRecordName(kind, mg.GetUID(), n)}}
 	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)
 }
 
-// Abandon marks the record of mg Abandoned: it let go without a verified
-// delete, so a sweep must delete the object in Coder.
-func (r *Records) Abandon(ctx context.Context, mg resource.Managed, kind, reason string) error {
-	rec := &clusterv1alpha1.CleanupRecord{}
-	if err := r.kube.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, rec); err != nil {
-		return errors.Wrap(resource.IgnoreNotFound(err), errAbandonRecord)
+// Rotations returns the rotation counters of the records of mg, as the
+// cache shows them: a record written a moment ago may be missing.
+func (r *Records) Rotations(ctx context.Context, mg resource.Managed, kind string) ([]int, error) {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
+		return nil, errors.Wrap(err, errListRecords)
 	}
-	if err := r.abandon(ctx, rec, reason); err != nil {
-		return err
+	out := make([]int, 0, len(l.Items))
+	for i := range l.Items {
+		if n, ok := RotationOfRecord(kind, mg.GetUID(), l.Items[i].Name); ok {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// Delete removes every record of mg: its objects were deleted in Coder, or
+// deliberately left there. The records of rotations are found by the UID
+// label, one delete each: the package's RBAC grants delete, not
+// deletecollection. A record the cache does not show yet turns Abandoned in
+// the sweep once mg is gone, and the sweep removes it after verifying its
+// key is absent.
+func (r *Records) Delete(ctx context.Context, mg resource.Managed, kind string) error {
+	names := []string{RecordName(kind, mg.GetUID())}
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
+		return errors.Wrap(err, errListRecords)
+	}
+	for i := range l.Items {
+		if l.Items[i].Name != names[0] {
+			names = append(names, l.Items[i].Name)
+		}
+	}
+	for _, n := range names {
+		rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: n}}
+		if err := resource.IgnoreNotFound(r.kube.Delete(ctx, rec)); err != nil {
+			return errors.Wrap(err, errDeleteRecord)
+		}
+	}
+	return nil
+}
+
+// Abandon marks every record of mg Abandoned: it let go without a verified
+// delete, so a sweep must delete its objects in Coder.
+func (r *Records) Abandon(ctx context.Context, mg resource.Managed, kind, reason string) error {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
+		return errors.Wrap(err, errAbandonRecord)
+	}
+	main := RecordName(kind, mg.GetUID())
+	if !slices.ContainsFunc(l.Items, func(rec clusterv1alpha1.CleanupRecord) bool { return rec.Name == main }) {
+		// A record written before records carried the label.
+		rec := clusterv1alpha1.CleanupRecord{}
+		err := r.kube.Get(ctx, types.NamespacedName{Name: main}, &rec)
+		if resource.IgnoreNotFound(err) != nil {
+			return errors.Wrap(err, errAbandonRecord)
+		}
+		if err == nil {
+			l.Items = append(l.Items, rec)
+		}
+	}
+	for i := range l.Items {
+		if err := r.abandon(ctx, &l.Items[i], reason); err != nil {
+			return err
+		}
 	}
 	return nil
 }

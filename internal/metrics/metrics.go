@@ -102,6 +102,16 @@ var (
 	})
 )
 
+// Key rotation.
+var keyRotations = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: namespace,
+	Name:      "key_rotations_total",
+	Help:      "AI Gateway key rotations whose settle window ended and whose retiring key was deleted in Coder, by kind and how the window ended (early: Coder showed the gateway replicas on the new key; full: the window ran its length).",
+}, []string{"kind", "settle"})
+
+// KeyRotated counts one rotation whose retiring key was deleted.
+func KeyRotated(kind, settle string) { keyRotations.WithLabelValues(kind, settle).Inc() }
+
 // SetRecords sets the number of cleanup records in a phase.
 func SetRecords(phase string, n int) { records.WithLabelValues(phase).Set(float64(n)) }
 
@@ -145,6 +155,7 @@ func init() {
 		records,
 		swept,
 		sweepDuration,
+		keyRotations,
 	)
 }
 

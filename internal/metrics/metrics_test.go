@@ -83,3 +83,20 @@ provider_coder_coder_api_requests_total{code="200",endpoint="/api/v2/buildinfo",
 		t.Error(err)
 	}
 }
+
+func TestKeyRotatedCountsByKindAndHowTheWindowEnded(t *testing.T) {
+	keyRotations.Reset()
+	KeyRotated("AIGatewayKey", "early")
+	KeyRotated("AIGatewayKey", "full")
+	KeyRotated("AIGatewayKey", "full")
+
+	want := `
+# HELP provider_coder_key_rotations_total AI Gateway key rotations whose settle window ended and whose retiring key was deleted in Coder, by kind and how the window ended (early: Coder showed the gateway replicas on the new key; full: the window ran its length).
+# TYPE provider_coder_key_rotations_total counter
+provider_coder_key_rotations_total{kind="AIGatewayKey",settle="early"} 1
+provider_coder_key_rotations_total{kind="AIGatewayKey",settle="full"} 2
+`
+	if err := testutil.GatherAndCompare(metrics.Registry, strings.NewReader(want), "provider_coder_key_rotations_total"); err != nil {
+		t.Error(err)
+	}
+}

@@ -1,8 +1,10 @@
 package fakecoder
 
 import (
+	"crypto/subtle"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +63,87 @@ func (s *Server) Heartbeat(keyID uuid.UUID, at time.Time) error {
 		}
 	}
 	return ErrNotFound
+}
+
+// ValidKey reports whether a gateway replica presenting plaintext would be
+// let in, as Coder checks the key header, and returns the key's row.
+func (s *Server) ValidKey(plaintext string) (KeyRow, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range s.keys {
+		if subtle.ConstantTimeCompare([]byte(k.Key), []byte(plaintext)) == 1 {
+			return k.clone(), true
+		}
+	}
+	return KeyRow{}, false
+}
+
+// A KeyLifetime is when one key existed. Coder keeps no such history; the
+// fake does, so tests can tell how many keys existed at once.
+type KeyLifetime struct {
+	ID      uuid.UUID
+	Name    string
+	Created time.Time
+	// Deleted is nil while the key exists.
+	Deleted *time.Time
+}
+
+// KeyHistory returns every key created since the server started or was
+// reset, in creation order.
+func (s *Server) KeyHistory() []KeyLifetime {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]KeyLifetime, len(s.keyLog))
+	for i, l := range s.keyLog {
+		out[i] = l
+		if l.Deleted != nil {
+			d := *l.Deleted
+			out[i].Deleted = &d
+		}
+	}
+	return out
+}
+
+// PeakKeys returns the largest number of keys whose name match accepts
+// that existed at the same time.
+func (s *Server) PeakKeys(match func(name string) bool) int {
+	type change struct {
+		at    time.Time
+		delta int
+	}
+	var changes []change
+	for _, l := range s.KeyHistory() {
+		if !match(l.Name) {
+			continue
+		}
+		changes = append(changes, change{l.Created, 1})
+		if l.Deleted != nil {
+			changes = append(changes, change{*l.Deleted, -1})
+		}
+	}
+	// At equal times a delete counts first: the key was gone when the
+	// other was made.
+	slices.SortStableFunc(changes, func(a, b change) int {
+		if c := a.at.Compare(b.at); c != 0 {
+			return c
+		}
+		return a.delta - b.delta
+	})
+	peak, n := 0, 0
+	for _, c := range changes {
+		n += c.delta
+		peak = max(peak, n)
+	}
+	return peak
+}
+
+func (s *Server) logKeyDeleted(id uuid.UUID) {
+	for i := range s.keyLog {
+		if s.keyLog[i].ID == id && s.keyLog[i].Deleted == nil {
+			t := now()
+			s.keyLog[i].Deleted = &t
+		}
+	}
 }
 
 func (k *KeyRow) clone() KeyRow {
@@ -149,6 +232,7 @@ func (s *Server) createKey(r *http.Request) reply {
 		CreatedAt: now(),
 	}
 	s.keys = append(s.keys, k)
+	s.keyLog = append(s.keyLog, KeyLifetime{ID: k.ID, Name: k.Name, Created: k.CreatedAt})
 	return reply{http.StatusCreated, codersdk.CreateAIGatewayKeyResponse{
 		ID:        k.ID,
 		Name:      k.Name,
@@ -173,6 +257,7 @@ func (s *Server) deleteKey(r *http.Request) reply {
 	for i, k := range s.keys {
 		if k.ID == id {
 			s.keys = append(s.keys[:i], s.keys[i+1:]...)
+			s.logKeyDeleted(id)
 			return reply{status: http.StatusNoContent}
 		}
 	}

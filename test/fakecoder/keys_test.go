@@ -140,3 +140,45 @@ func TestKeysNeedOwnerAndLicense(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestKeyHistoryCountsKeysThatExistedTogether(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	ctx := testContext(t)
+	create := func(name string) codersdk.CreateAIGatewayKeyResponse {
+		return must[codersdk.CreateAIGatewayKeyResponse](t)(c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: name}))
+	}
+	// A rotation: old and new overlap, then the old goes; another key of
+	// a different name is not counted.
+	old := create("gw-abc")
+	create("other")
+	next := create("gw-abc-r1")
+	if err := c.DeleteAIGatewayKey(ctx, old.ID); err != nil {
+		t.Fatal(err)
+	}
+	later := create("gw-abc-r2")
+	gw := func(name string) bool { return strings.HasPrefix(name, "gw-abc") }
+	if got := s.PeakKeys(gw); got != 2 {
+		t.Errorf("PeakKeys = %d, want 2 (old and new overlapped; r2 came after the old one went)", got)
+	}
+	if err := c.DeleteAIGatewayKey(ctx, next.ID); err != nil {
+		t.Fatal(err)
+	}
+	h := s.KeyHistory()
+	if len(h) != 4 || h[0].ID != old.ID || h[0].Deleted == nil || h[1].Deleted != nil || h[2].Deleted == nil || h[3].ID != later.ID {
+		t.Errorf("KeyHistory = %+v, want four keys in creation order, old and r1 deleted", h)
+	}
+	if _, ok := s.ValidKey(old.Key); ok {
+		t.Error("a deleted key is still valid")
+	}
+	if row, ok := s.ValidKey(later.Key); !ok || row.ID != later.ID {
+		t.Errorf("ValidKey(r2) = %v, %v; want the r2 row", row.ID, ok)
+	}
+	if _, ok := s.ValidKey(later.KeyPrefix); ok {
+		t.Error("a key prefix alone is accepted")
+	}
+	s.Reset()
+	if len(s.KeyHistory()) != 0 {
+		t.Error("Reset kept the key history")
+	}
+}

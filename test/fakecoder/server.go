@@ -83,6 +83,7 @@ type Server struct {
 	owner     bool
 	licensed  bool
 	keys      []*KeyRow      // in creation order; deleted keys are removed
+	keyLog    []KeyLifetime  // every key ever created, for tests to read
 	providers []*ProviderRow // in creation order; soft-deleted rows stay
 	faults    map[string]*Fault
 	counts    map[string]int
@@ -355,6 +356,7 @@ func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keys = nil
+	s.keyLog = nil
 	s.providers = nil
 	s.faults = map[string]*Fault{}
 	s.counts = map[string]int{}

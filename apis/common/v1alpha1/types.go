@@ -73,12 +73,16 @@ type DeletionSpec struct {
 // GraceSpec is the grace formula: base + perDependent x remaining dependents
 // of the larger kind, at most max.
 type GraceSpec struct {
+	// Base is the grace period's length before adding per dependent.
 	// +optional
 	// +kubebuilder:default="30s"
 	Base *metav1.Duration `json:"base,omitempty"`
+	// PerDependent is added for each remaining dependent of the kind with
+	// the most.
 	// +optional
 	// +kubebuilder:default="10s"
 	PerDependent *metav1.Duration `json:"perDependent,omitempty"`
+	// Max caps the grace period.
 	// +optional
 	// +kubebuilder:default="5m"
 	Max *metav1.Duration `json:"max,omitempty"`
@@ -132,6 +136,32 @@ type AIGatewayKeyParameters struct {
 	// +kubebuilder:validation:Pattern=`^[a-z0-9]+(-[a-z0-9]+)*$`
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="namePrefix is immutable: a Coder key cannot be renamed"
 	NamePrefix string `json:"namePrefix,omitempty"`
+
+	// Rotation replaces the key with a new one while the old one stays valid
+	// for a settle window, so gateway replicas move to the new key without
+	// an outage. A rotation also starts, with or without this field, when
+	// the annotation coder.crossplane.io/rotate changes value.
+	// +optional
+	Rotation *AIGatewayKeyRotation `json:"rotation,omitempty"`
+}
+
+// AIGatewayKeyRotation says when a key is rotated and how long the old key
+// stays valid after the new one is published.
+// +kubebuilder:validation:XValidation:rule="!has(self.every) || !has(self.settleWindow) || duration(self.every) > duration(self.settleWindow)",message="rotation.every must be longer than rotation.settleWindow"
+type AIGatewayKeyRotation struct {
+	// Every rotates the key when this much time has passed since the current
+	// key was created. Unset: rotate only on demand, through the annotation
+	// coder.crossplane.io/rotate.
+	// +optional
+	Every *metav1.Duration `json:"every,omitempty"`
+
+	// SettleWindow is how long the old key stays valid after the new key is
+	// published to the connection Secret. It ends early when Coder shows that
+	// the gateway replicas moved: the new key has a heartbeat after the
+	// rotation began and the old key has had none for two heartbeat periods.
+	// +optional
+	// +kubebuilder:default="5m"
+	SettleWindow *metav1.Duration `json:"settleWindow,omitempty"`
 }
 
 // AIGatewayKeyObservation is the observed state of a key in Coder. The key's
@@ -148,6 +178,40 @@ type AIGatewayKeyObservation struct {
 	// LastHeartbeatAt is the last time a gateway replica using the key
 	// checked in, which shows whether the key is in use.
 	LastHeartbeatAt *metav1.Time `json:"lastHeartbeatAt,omitempty"`
+
+	// Rotation shows the rotation in progress, if any, and the last one.
+	// +optional
+	Rotation *AIGatewayKeyRotationObservation `json:"rotation,omitempty"`
+}
+
+// AIGatewayKeyRotationObservation is the rotation state of a key. Coder and
+// the connection Secret are the source of truth; this is what they showed
+// at the last reconcile.
+type AIGatewayKeyRotationObservation struct {
+	// Counter of the current key: 0 for the first key, one more per
+	// rotation. The Coder key name carries it as a -r<counter> suffix.
+	// +optional
+	Counter int `json:"counter,omitempty"`
+	// RetiringKeyID is the Coder id of the key being retired.
+	// +optional
+	RetiringKeyID string `json:"retiringKeyID,omitempty"`
+	// RetiringKeyPrefix is the non-secret prefix of the key being retired.
+	// +optional
+	RetiringKeyPrefix string `json:"retiringKeyPrefix,omitempty"`
+	// StartedAt is when the rotation in progress began: when Coder created
+	// the current key.
+	// +optional
+	StartedAt *metav1.Time `json:"startedAt,omitempty"`
+	// RetiresAt is when the retiring key is deleted at the latest.
+	// +optional
+	RetiresAt *metav1.Time `json:"retiresAt,omitempty"`
+	// LastRotatedAt is when the last rotation finished: its retiring key
+	// was verified gone from Coder.
+	// +optional
+	LastRotatedAt *metav1.Time `json:"lastRotatedAt,omitempty"`
+	// NextRotationAt is when rotation.every starts the next rotation.
+	// +optional
+	NextRotationAt *metav1.Time `json:"nextRotationAt,omitempty"`
 }
 
 // AIProviderType is the protocol Coder uses with an upstream AI provider.

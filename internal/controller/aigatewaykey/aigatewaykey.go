@@ -11,17 +11,21 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
@@ -34,6 +38,9 @@ const (
 	ConnectionID        = "id"
 	ConnectionName      = "name"
 	ConnectionURL       = "url"
+	// ConnectionPreviousKeyPrefix is the prefix of the key a rotation
+	// retires, while it is still valid: what operators see retiring.
+	ConnectionPreviousKeyPrefix = "previousKeyPrefix"
 )
 
 // ReasonUncertainCreateReplaced is the event reason when a key created by an
@@ -78,80 +85,228 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },
 			CoderName: func(mg resource.Managed) string { return DerivedName(mg.(Resource)) },
 			External: func(s providerconfig.Session) managed.ExternalClient {
-				return &external{coder: s.Client, scope: s.Scope, url: s.URL, keys: o.Keys, record: k.Record}
+				return &external{
+					coder: s.Client, scope: s.Scope, url: s.URL, keys: o.Keys, record: k.Record, log: k.Log,
+					kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
+					records: o.Records, kind: k.Kind, deploymentID: s.DeploymentID, configDeleting: s.ConfigDeleting,
+					now: time.Now,
+				}
 			},
 		}
 	}, nil)
 }
 
-// external talks to Coder for one key, through one ProviderConfig.
+// external talks to Coder for one key, through one ProviderConfig, during
+// one reconcile: Observe gathers and decides, Update applies the decision.
 type external struct {
 	coder  *coder.Client
 	keys   *coder.KeyLister
 	record event.Recorder
+	log    logging.Logger
 	// scope identifies the ProviderConfig and URL whose key list is shared.
 	scope string
 	url   string
+
+	kube   client.Client
+	reader client.Reader
+	scheme *runtime.Scheme
+	// records writes the cleanup record of each key a rotation creates.
+	records        *cleanup.Records
+	kind           string
+	deploymentID   string
+	configDeleting bool
+	now            func() time.Time
+
+	// plan is what Observe decided; Update applies it.
+	plan *RotationPlan
+	// deleting are the keys a Delete removes: every key of the resource.
+	deleting []codersdk.AIGatewayKey
+}
+
+// ownKey is one of the resource's keys in Coder, with its rotation counter.
+type ownKey struct {
+	codersdk.AIGatewayKey
+	counter int
+}
+
+// own returns the resource's keys: every key whose name one of its
+// rotations derives, and the key its external name points at (an imported
+// key may have any name).
+func own(k Resource, list []codersdk.AIGatewayKey, id string) []ownKey {
+	p := k.KeyParameters().NamePrefix
+	var out []ownKey
+	for _, c := range list {
+		if n, ok := RotationOf(c.Name, p, k.GetNamespace(), k.GetName(), string(k.GetUID())); ok {
+			out = append(out, ownKey{AIGatewayKey: c, counter: n})
+			continue
+		}
+		if id != "" && c.ID.String() == id {
+			out = append(out, ownKey{AIGatewayKey: c})
+		}
+	}
+	return out
 }
 
 func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
 	k := mg.(Resource)
-	keys, err := e.keys.List(ctx, e.scope, e.coder)
+	list, err := e.keys.List(ctx, e.scope, e.coder)
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errListKeys)
 	}
-
 	id := meta.GetExternalName(mg)
+	if id != "" {
+		if _, err := uuid.Parse(id); err != nil {
+			return managed.ExternalObservation{}, errors.New(errExternalName)
+		}
+	}
+	keys := own(k, list, id)
+	if meta.WasDeleted(k) {
+		// Deleting means revoke now, whatever a rotation was doing: every
+		// key of the resource goes, and absence is verified on a fresh list.
+		e.deleting = make([]codersdk.AIGatewayKey, 0, len(keys))
+		for _, c := range keys {
+			e.deleting = append(e.deleting, c.AIGatewayKey)
+		}
+		if len(keys) == 0 {
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		}
+		if id == "" {
+			meta.SetExternalName(k, keys[0].ID.String())
+		}
+		return managed.ExternalObservation{ResourceExists: true}, nil
+	}
 	if id == "" {
 		return e.observeUncreated(ctx, k, keys)
 	}
-	if _, err := uuid.Parse(id); err != nil {
-		return managed.ExternalObservation{}, errors.New(errExternalName)
+
+	st, byID, err := e.gather(ctx, k, keys, id)
+	if err != nil {
+		return managed.ExternalObservation{}, err
 	}
-	found, ok := byID(keys, id)
-	if !ok {
-		// Verified absence: a successful list without the id.
+	plan := DecideRotation(st)
+	if plan.Action == ActionStart && e.configDeleting {
+		// No new key through a ProviderConfig being deleted.
+		plan.Action = ActionNone
+	}
+	e.plan = &plan
+	if plan.Current == nil {
+		// None of the resource's keys serves: it is created anew, after
+		// the keys nobody holds are gone so their names are free.
+		if plan.Action == ActionDiscard {
+			if err := e.discard(ctx, k, plan.Discard); err != nil {
+				return managed.ExternalObservation{}, err
+			}
+		}
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	}
-	observe(k.KeyObservation(), found)
+	cur := byID[plan.Current.ID]
+	observe(k.KeyObservation(), cur)
+	observeRotation(k.KeyObservation(), plan)
 	mg.SetConditions(xpv2.Available())
+	// The plaintext is not among them: Coder returned it once, at create,
+	// and the publisher keeps keys it is not given.
+	details := managed.ConnectionDetails{
+		ConnectionKeyPrefix: []byte(cur.KeyPrefix),
+		ConnectionID:        []byte(cur.ID.String()),
+		ConnectionName:      []byte(cur.Name),
+		ConnectionURL:       []byte(e.url),
+	}
+	if len(plan.Retiring) > 0 {
+		details[ConnectionPreviousKeyPrefix] = []byte(plan.Retiring[0].Prefix)
+	}
 	return managed.ExternalObservation{
-		ResourceExists:   true,
-		ResourceUpToDate: true,
-		// The plaintext is not among them: Coder returned it once, at
-		// create, and the publisher keeps keys it is not given.
-		ConnectionDetails: managed.ConnectionDetails{
-			ConnectionKeyPrefix: []byte(found.KeyPrefix),
-			ConnectionID:        []byte(found.ID.String()),
-			ConnectionName:      []byte(found.Name),
-			ConnectionURL:       []byte(e.url),
-		},
+		ResourceExists: true,
+		// A rotation step is due: Update takes it.
+		ResourceUpToDate:  plan.Action == ActionNone,
+		ConnectionDetails: details,
 	}, nil
 }
 
-// observeUncreated handles a key without an external name. A key with the
-// derived name can only come from an earlier create of this very object
-// whose response was lost: Coder returned its plaintext to nobody, so it
-// can never be published. Delete it and let Create make a new one.
-func (e *external) observeUncreated(ctx context.Context, k Resource, keys []codersdk.AIGatewayKey) (managed.ExternalObservation, error) {
-	found, ok := byName(keys, DerivedName(k))
-	if !ok {
-		return managed.ExternalObservation{ResourceExists: false}, nil
+// gather builds the rotation state from Coder's keys, the connection
+// Secret, the cleanup records and the resource.
+func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
+	every, settle := rotationSettings(k.KeyParameters())
+	a := k.GetAnnotations()
+	st := RotationState{
+		ExternalName: id, Requested: a[RotateAnnotation], Handled: a[RotatedAnnotation],
+		Every: every, Settle: settle, Now: e.now(),
 	}
-	if meta.WasDeleted(k) {
-		// Deleting: the key must go either way, so report it and let the
-		// reconciler's delete path remove it.
-		meta.SetExternalName(k, found.ID.String())
-		return managed.ExternalObservation{ResourceExists: true}, nil
+	byID := make(map[string]codersdk.AIGatewayKey, len(keys))
+	for _, c := range keys {
+		byID[c.ID.String()] = c.AIGatewayKey
+		st.Keys = append(st.Keys, Key{
+			Counter: c.counter, ID: c.ID.String(), Name: c.Name, Prefix: c.KeyPrefix,
+			CreatedAt: c.CreatedAt, LastHeartbeatAt: c.LastHeartbeatAt,
+		})
 	}
-	err := e.coder.DeleteKey(ctx, found.ID)
-	e.keys.Invalidate(e.scope)
-	if err != nil && !coder.IsNotFound(err) {
-		return managed.ExternalObservation{}, errors.Wrap(err, errReplaceKey)
+	// Which key the Secret holds matters only when there is a choice.
+	if len(keys) > 1 || (len(keys) == 1 && keys[0].ID.String() != id) {
+		s, err := e.readSecret(ctx, k)
+		if err != nil {
+			return RotationState{}, nil, err
+		}
+		if s != nil {
+			st.Published = string(s.Data[ConnectionID])
+		}
 	}
-	e.record.Event(k, event.Normal(ReasonUncertainCreateReplaced,
-		"Deleted key "+found.KeyPrefix+"... from an earlier create whose answer was lost (its plaintext is unknown); creating a new key"))
+	recs, err := e.records.Rotations(ctx, k, e.kind)
+	if err != nil {
+		return RotationState{}, nil, err
+	}
+	st.Records = recs
+	return st, byID, nil
+}
+
+// rotationSettings returns rotation.every (zero: on demand only) and the
+// settle window.
+func rotationSettings(p *common.AIGatewayKeyParameters) (time.Duration, time.Duration) {
+	settle := DefaultSettleWindow
+	if p.Rotation == nil {
+		return 0, settle
+	}
+	var every time.Duration
+	if p.Rotation.Every != nil {
+		every = p.Rotation.Every.Duration
+	}
+	if p.Rotation.SettleWindow != nil {
+		settle = p.Rotation.SettleWindow.Duration
+	}
+	return every, settle
+}
+
+// observeUncreated handles a key without an external name. A key with one
+// of the derived names can only come from an earlier create of this very
+// object whose response was lost: Coder returned its plaintext to nobody,
+// so it can never be published. Delete it and let Create make a new one.
+func (e *external) observeUncreated(ctx context.Context, k Resource, keys []ownKey) (managed.ExternalObservation, error) {
+	discard := make([]Key, 0, len(keys))
+	for _, c := range keys {
+		discard = append(discard, Key{Counter: c.counter, ID: c.ID.String(), Prefix: c.KeyPrefix})
+	}
+	if err := e.discard(ctx, k, discard); err != nil {
+		return managed.ExternalObservation{}, err
+	}
 	return managed.ExternalObservation{ResourceExists: false}, nil
+}
+
+// discard deletes keys whose plaintext nobody holds. Their cleanup records
+// stay until the resource is deleted, or are reused by the next create of
+// the same counter.
+func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
+	for _, d := range keys {
+		id, err := uuid.Parse(d.ID)
+		if err != nil {
+			return errors.New(errExternalName)
+		}
+		err = e.coder.DeleteKey(ctx, id)
+		e.keys.Invalidate(e.scope)
+		if err != nil && !coder.IsNotFound(err) {
+			return errors.Wrap(err, errReplaceKey)
+		}
+		e.record.Event(k, event.Normal(ReasonUncertainCreateReplaced,
+			"Deleted key "+d.Prefix+"... from an earlier create whose answer was lost (its plaintext is unknown); creating a new key"))
+	}
+	return nil
 }
 
 func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
@@ -163,6 +318,11 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 		return managed.ExternalCreation{}, errors.Wrap(err, errCreateKey)
 	}
 	meta.SetExternalName(mg, resp.ID.String())
+	if v, ok := mg.GetAnnotations()[RotateAnnotation]; ok {
+		// A new key answers the rotate request already there; the
+		// reconciler persists this with the external name.
+		meta.AddAnnotations(mg, map[string]string{RotatedAnnotation: v})
+	}
 	observe(k.KeyObservation(), codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt})
 	return managed.ExternalCreation{ConnectionDetails: managed.ConnectionDetails{
 		ConnectionKey:       []byte(resp.Key),
@@ -173,23 +333,54 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 	}}, nil
 }
 
-// Update has nothing to do: a key has no mutable fields in Coder.
-func (e *external) Update(context.Context, resource.Managed) (managed.ExternalUpdate, error) {
+// Update takes the rotation step Observe decided; a key has no other
+// mutable fields in Coder.
+func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {
+	k := mg.(Resource)
+	if e.plan == nil {
+		return managed.ExternalUpdate{}, nil
+	}
+	switch p := *e.plan; p.Action {
+	case ActionDiscard:
+		return managed.ExternalUpdate{}, e.discard(ctx, k, p.Discard)
+	case ActionStart:
+		return e.start(ctx, k, p)
+	case ActionCommit:
+		return managed.ExternalUpdate{}, e.commit(ctx, k, p.Current.ID)
+	case ActionRetire:
+		return managed.ExternalUpdate{}, e.retire(ctx, p)
+	case ActionFinish:
+		return managed.ExternalUpdate{}, e.finish(ctx, k, p)
+	case ActionNone:
+	}
 	return managed.ExternalUpdate{}, nil
 }
 
-// Delete asks Coder to delete the key. The reconciler then observes again
-// and releases the finalizer only when a fresh list no longer has the key.
+// Delete asks Coder to delete every key of the resource, the retiring one
+// of a rotation included. The reconciler then observes again and releases
+// the finalizer only when a fresh list has none of them.
 func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.ExternalDelete, error) {
 	mg.SetConditions(xpv2.Deleting())
-	id, err := uuid.Parse(meta.GetExternalName(mg))
-	if err != nil {
-		return managed.ExternalDelete{}, errors.New(errExternalName)
+	ids := make([]uuid.UUID, 0, len(e.deleting))
+	for _, c := range e.deleting {
+		ids = append(ids, c.ID)
 	}
-	err = e.coder.DeleteKey(ctx, id)
+	if len(ids) == 0 {
+		id, err := uuid.Parse(meta.GetExternalName(mg))
+		if err != nil {
+			return managed.ExternalDelete{}, errors.New(errExternalName)
+		}
+		ids = append(ids, id)
+	}
+	var first error
+	for _, id := range ids {
+		if err := e.coder.DeleteKey(ctx, id); err != nil && !coder.IsNotFound(err) && first == nil {
+			first = err
+		}
+	}
 	e.keys.Invalidate(e.scope)
-	if err != nil && !coder.IsNotFound(err) {
-		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteKey)
+	if first != nil {
+		return managed.ExternalDelete{}, errors.Wrap(first, errDeleteKey)
 	}
 	return managed.ExternalDelete{}, nil
 }
@@ -210,24 +401,4 @@ func timePtr(t *time.Time) *metav1.Time {
 	}
 	mt := metav1.NewTime(t.UTC().Truncate(time.Second))
 	return &mt
-}
-
-func byID(keys []codersdk.AIGatewayKey, id string) (codersdk.AIGatewayKey, bool) {
-	for _, k := range keys {
-		if k.ID.String() == id {
-			return k, true
-		}
-	}
-	return codersdk.AIGatewayKey{}, false
-}
-
-func byName(keys []codersdk.AIGatewayKey, name string) (codersdk.AIGatewayKey, bool) {
-	for _, k := range keys {
-		// Coder compares key names case-insensitively; derived names are
-		// lower case already.
-		if k.Name == name {
-			return k, true
-		}
-	}
-	return codersdk.AIGatewayKey{}, false
 }

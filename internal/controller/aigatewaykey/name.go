@@ -1,6 +1,8 @@
 package aigatewaykey
 
 import (
+	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -19,9 +21,23 @@ const uidChars = 8
 // The result matches ^[a-z0-9]+(-[a-z0-9]+)*$ and is at most 64 characters;
 // the UID suffix is never shortened, the namespace and name are.
 func KeyName(prefix, namespace, name, uid string) string {
+	return RotatedKeyName(prefix, namespace, name, uid, 0)
+}
+
+// RotatedKeyName is the Coder-side name of the key of rotation counter n:
+// KeyName for the first key (n = 0), and KeyName with a -r<n> suffix after
+// the UID characters for every rotation since. The suffix is never
+// shortened either, so every key of one object stays tied to its UID.
+func RotatedKeyName(prefix, namespace, name, uid string, n int) string {
 	suffix := strings.ReplaceAll(sanitize(uid), "-", "")
 	if len(suffix) > uidChars {
 		suffix = suffix[:uidChars]
+	}
+	if n > 0 {
+		if suffix != "" {
+			suffix += "-"
+		}
+		suffix += "r" + strconv.Itoa(n)
 	}
 	parts := make([]string, 0, 4)
 	for _, p := range []string{prefix, namespace, name} {
@@ -84,4 +100,25 @@ func sanitize(s string) string {
 		hyphen = true
 	}
 	return b.String()
+}
+
+// rotationSuffix matches the -r<n> suffix of a rotated key name.
+var rotationSuffix = regexp.MustCompile(`(?:^|-)r([1-9][0-9]{0,8})$`)
+
+// RotationOf reports the rotation counter of the Coder key name, and
+// whether the name is one of the keys RotatedKeyName derives for the object
+// at all.
+func RotationOf(keyName, prefix, namespace, name, uid string) (int, bool) {
+	if keyName == RotatedKeyName(prefix, namespace, name, uid, 0) {
+		return 0, true
+	}
+	m := rotationSuffix.FindStringSubmatch(keyName)
+	if m == nil {
+		return 0, false
+	}
+	n, err := strconv.Atoi(m[1])
+	if err != nil || keyName != RotatedKeyName(prefix, namespace, name, uid, n) {
+		return 0, false
+	}
+	return n, true
 }

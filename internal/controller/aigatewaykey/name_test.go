@@ -78,3 +78,61 @@ func FuzzKeyNameAlwaysValid(f *testing.F) {
 		}
 	})
 }
+
+func TestRotatedKeyNamesStayTiedToTheUIDAndParseBack(t *testing.T) {
+	const uid = "5f0c7b1e-2d3a-4c5b-9e8f-0123456789ab"
+	cases := map[string]struct {
+		reason           string
+		prefix, ns, name string
+		n                int
+		want             string
+	}{
+		"FirstKeyUnchanged": {
+			reason: "counter 0 is the name keys had before rotation existed",
+			ns:     "team-a", name: "gateway", n: 0,
+			want: "team-a-gateway-5f0c7b1e",
+		},
+		"Rotated": {
+			reason: "the counter follows the UID characters",
+			ns:     "team-a", name: "gateway", n: 12,
+			want: "team-a-gateway-5f0c7b1e-r12",
+		},
+		"NameLooksRotated": {
+			reason: "an object whose own name ends in -r2 is still counter 0",
+			ns:     "team-a", name: "gw-r2", n: 0,
+			want: "team-a-gw-r2-5f0c7b1e",
+		},
+		"LongNamesMakeRoomForTheCounter": {
+			reason: "the readable parts are cut, never the UID or the counter",
+			ns:     strings.Repeat("n", 63), name: strings.Repeat("m", 200), n: 345,
+			want: strings.Repeat("n", 24) + "-" + strings.Repeat("m", 25) + "-5f0c7b1e-r345",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := RotatedKeyName(tc.prefix, tc.ns, tc.name, uid, tc.n)
+			if got != tc.want {
+				t.Errorf("%s\nRotatedKeyName(...) = %q, want %q", tc.reason, got, tc.want)
+			}
+			if len(got) > maxKeyNameLength || !coderKeyName.MatchString(got) {
+				t.Errorf("RotatedKeyName(...) = %q is not a valid Coder key name", got)
+			}
+			n, ok := RotationOf(got, tc.prefix, tc.ns, tc.name, uid)
+			if !ok || n != tc.n {
+				t.Errorf("RotationOf(%q) = %d, %v; want %d, true", got, n, ok, tc.n)
+			}
+		})
+	}
+	for _, other := range []string{
+		"team-a-gateway-5f0c7b1f",     // another incarnation
+		"team-a-gateway-5f0c7b1f-r1",  // another incarnation, rotated
+		"team-a-gateway-5f0c7b1e-r0",  // no such counter
+		"team-a-gateway-5f0c7b1e-r01", // not the derived spelling
+		"team-a-gateway2-5f0c7b1e-r1", // another object
+		"made-by-hand-5f0c7b1e-r1",    // a name of someone else's choosing
+	} {
+		if n, ok := RotationOf(other, "", "team-a", "gateway", uid); ok {
+			t.Errorf("RotationOf(%q) = %d, true; want it not taken for the object's key", other, n)
+		}
+	}
+}

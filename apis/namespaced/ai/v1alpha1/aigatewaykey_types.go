@@ -32,6 +32,8 @@ type AIGatewayKeyStatus struct {
 // +kubebuilder:printcolumn:name="EXTERNAL-NAME",type="string",JSONPath=".metadata.annotations.crossplane\\.io/external-name"
 // +kubebuilder:printcolumn:name="KEY-PREFIX",type="string",JSONPath=".status.atProvider.keyPrefix"
 // +kubebuilder:printcolumn:name="LAST-HEARTBEAT",type="date",JSONPath=".status.atProvider.lastHeartbeatAt"
+// +kubebuilder:printcolumn:name="RETIRING-PREFIX",type="string",JSONPath=".status.atProvider.rotation.retiringKeyPrefix",priority=1
+// +kubebuilder:printcolumn:name="RETIRES-AT",type="string",JSONPath=".status.atProvider.rotation.retiresAt",priority=1
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
 type AIGatewayKey struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -1,0 +1,128 @@
+package cleanup
+
+import (
+	"context"
+	"sort"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+)
+
+func TestRotatedRecordNamesParseBack(t *testing.T) {
+	const uid = types.UID("5f0c7b1e-2d3a-4c5b-9e8f-0123456789ab")
+	cases := map[string]struct {
+		name   string
+		want   int
+		wantOK bool
+	}{
+		"FirstKey":       {name: "aigatewaykey-" + string(uid), want: 0, wantOK: true},
+		"Rotated":        {name: "aigatewaykey-" + string(uid) + "-r7", want: 7, wantOK: true},
+		"ZeroIsNotAName": {name: "aigatewaykey-" + string(uid) + "-r0"},
+		"LeadingZero":    {name: "aigatewaykey-" + string(uid) + "-r07"},
+		"OtherObject":    {name: "aigatewaykey-6f0c7b1e-2d3a-4c5b-9e8f-0123456789ab-r1"},
+		"OtherKind":      {name: "aiprovider-" + string(uid)},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			n, ok := RotationOfRecord("AIGatewayKey", uid, tc.name)
+			if n != tc.want || ok != tc.wantOK {
+				t.Errorf("RotationOfRecord(%q) = %d, %v; want %d, %v", tc.name, n, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+	if got := RotatedRecordName("AIGatewayKey", uid, 0); got != RecordName("AIGatewayKey", uid) {
+		t.Errorf("counter 0 record = %q, want the record name keys always had", got)
+	}
+}
+
+func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
+	ctx := context.Background()
+	s := runtime.NewScheme()
+	if err := clusterv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := aiv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
+	other := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "bbbbbbbb-0000-0000-0000-000000000002"}}
+	kube := fake.NewClientBuilder().WithScheme(s).Build()
+	r := NewRecords(kube, s, nil)
+
+	if err := r.Ensure(ctx, mg, "AIGatewayKey", "dep", "gw-aaaaaaaa"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetExternalID(ctx, mg, "AIGatewayKey", "id-0"); err != nil {
+		t.Fatal(err)
+	}
+	// A first attempt of rotation 1 whose key was discarded left its id.
+	if err := r.EnsureRotated(ctx, mg, "AIGatewayKey", 1, "dep", "gw-aaaaaaaa-r1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.SetRotatedExternalID(ctx, mg, "AIGatewayKey", 1, "lost"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.EnsureRotated(ctx, mg, "AIGatewayKey", 1, "dep", "gw-aaaaaaaa-r1"); err != nil {
+		t.Fatal(err)
+	}
+	rec := &clusterv1alpha1.CleanupRecord{}
+	if err := kube.Get(ctx, types.NamespacedName{Name: RotatedRecordName("AIGatewayKey", mg.UID, 1)}, rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Spec.ExternalID != "" || rec.Spec.CoderName != "gw-aaaaaaaa-r1" || rec.Spec.Phase != clusterv1alpha1.CleanupPhaseActive {
+		t.Errorf("re-ensured rotation record = %+v, want Active, named, without the discarded key's id", rec.Spec)
+	}
+	if err := r.Ensure(ctx, other, "AIGatewayKey", "dep", "other-bbbbbbbb"); err != nil {
+		t.Fatal(err)
+	}
+
+	got, err := r.Rotations(ctx, mg, "AIGatewayKey")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Ints(got)
+	if diff := cmp.Diff([]int{0, 1}, got); diff != "" {
+		t.Errorf("Rotations: -want, +got:\n%s", diff)
+	}
+
+	if err := r.Abandon(ctx, mg, "AIGatewayKey", "Unavailable"); err != nil {
+		t.Fatal(err)
+	}
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := kube.List(ctx, l); err != nil {
+		t.Fatal(err)
+	}
+	phases := map[string]string{}
+	for _, x := range l.Items {
+		phases[x.Name] = x.Spec.Phase
+	}
+	want := map[string]string{
+		RecordName("AIGatewayKey", mg.UID):           clusterv1alpha1.CleanupPhaseAbandoned,
+		RotatedRecordName("AIGatewayKey", mg.UID, 1): clusterv1alpha1.CleanupPhaseAbandoned,
+		RecordName("AIGatewayKey", other.UID):        clusterv1alpha1.CleanupPhaseActive,
+	}
+	if diff := cmp.Diff(want, phases); diff != "" {
+		t.Errorf("phases after Abandon: -want, +got:\n%s", diff)
+	}
+
+	if err := r.Delete(ctx, mg, "AIGatewayKey"); err != nil {
+		t.Fatal(err)
+	}
+	if err := kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.UID)}); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Items) != 0 {
+		t.Errorf("records of the object left after Delete: %d", len(l.Items))
+	}
+	if err := kube.Get(ctx, types.NamespacedName{Name: RecordName("AIGatewayKey", other.UID)}, rec); err != nil {
+		t.Errorf("Delete removed another object's record: %v", err)
+	}
+}

@@ -1,0 +1,165 @@
+package aigatewaykey
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+)
+
+// Events of a rotation.
+const (
+	ReasonKeyRotationStarted event.Reason = "KeyRotationStarted"
+	ReasonKeyRotated         event.Reason = "KeyRotated"
+)
+
+// Labels of the rotations metric: how the settle window ended.
+const (
+	SettleEarly = "early"
+	SettleFull  = "full"
+)
+
+const (
+	errRotateCreate = "cannot create the new AI Gateway key of a rotation"
+	errRetireKey    = "cannot delete the retiring AI Gateway key"
+	errFinish       = "cannot finish the rotation"
+)
+
+// start creates the next key, publishes it and commits to it. Each part may
+// be interrupted; DecideRotation resumes from whatever Coder and the Secret
+// show: a key nobody holds is discarded, a published one committed.
+func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (managed.ExternalUpdate, error) {
+	name := RotatedKeyName(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()), p.Next)
+	// The record comes first, as for every create.
+	if err := e.records.EnsureRotated(ctx, k, e.kind, p.Next, e.deploymentID, name); err != nil {
+		return managed.ExternalUpdate{}, err
+	}
+	resp, err := e.coder.CreateKey(ctx, name)
+	e.keys.Invalidate(e.scope)
+	if err != nil {
+		return managed.ExternalUpdate{}, errors.Wrap(err, errRotateCreate)
+	}
+	// Best effort: a record without the id is swept by name.
+	_ = e.records.SetRotatedExternalID(ctx, k, e.kind, p.Next, resp.ID.String())
+	details := managed.ConnectionDetails{
+		ConnectionKey:               []byte(resp.Key),
+		ConnectionKeyPrefix:         []byte(resp.KeyPrefix),
+		ConnectionID:                []byte(resp.ID.String()),
+		ConnectionName:              []byte(resp.Name),
+		ConnectionURL:               []byte(e.url),
+		ConnectionPreviousKeyPrefix: []byte(p.Current.Prefix),
+	}
+	if err := e.publish(ctx, k, details); err != nil {
+		return managed.ExternalUpdate{}, err
+	}
+	if err := e.commit(ctx, k, resp.ID.String()); err != nil {
+		return managed.ExternalUpdate{}, err
+	}
+	_, settle := rotationSettings(k.KeyParameters())
+	cur := codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt}
+	observe(k.KeyObservation(), cur)
+	retiresAt := resp.CreatedAt.Add(settle)
+	observeRotation(k.KeyObservation(), RotationPlan{
+		Current:   &Key{Counter: p.Next, ID: resp.ID.String(), Prefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt},
+		Retiring:  append([]Key{*p.Current}, p.Retiring...),
+		StartedAt: resp.CreatedAt, RetiresAt: retiresAt,
+	})
+	e.log.Info("Started key rotation", "counter", p.Next, "trigger", p.Trigger, "newKeyPrefix", resp.KeyPrefix, "retiringKeyPrefix", p.Current.Prefix, "retiresAt", retiresAt)
+	e.record.Event(k, event.Normal(ReasonKeyRotationStarted, fmt.Sprintf(
+		"Rotation %d (%s): published key %s... to the connection Secret; key %s... stays valid until %s, or until the gateway replicas have moved",
+		p.Next, p.Trigger, resp.KeyPrefix, p.Current.Prefix, retiresAt.UTC().Format(time.RFC3339))))
+	// The Secret holds these already; giving them to the reconciler too
+	// makes its publish a no-op instead of a partial overwrite.
+	return managed.ExternalUpdate{ConnectionDetails: details}, nil
+}
+
+// retire deletes the retiring keys once the settle window is over. Their
+// absence is verified on a later list, before their records go.
+func (e *external) retire(ctx context.Context, p RotationPlan) error {
+	for _, r := range p.Retiring {
+		id, err := uuid.Parse(r.ID)
+		if err != nil {
+			return errors.New(errExternalName)
+		}
+		err = e.coder.DeleteKey(ctx, id)
+		e.keys.Invalidate(e.scope)
+		if err != nil && !coder.IsNotFound(err) {
+			metrics.ExternalDeleteFailed(e.kind, string(coder.ClassOf(err)))
+			return errors.Wrap(err, errRetireKey)
+		}
+	}
+	how := SettleFull
+	if p.EarlyEnd {
+		how = SettleEarly
+	}
+	metrics.KeyRotated(e.kind, how)
+	e.log.Info("Settle window ended; deleted the retiring key", "counter", p.Current.Counter, "settle", how,
+		"retiringKeyPrefix", p.Retiring[0].Prefix, "window", p.RetiresAt.Sub(p.StartedAt).String(), "after", e.now().Sub(p.StartedAt).Round(time.Second).String())
+	return nil
+}
+
+// finish runs once the retiring keys are verified gone: the Secret stops
+// naming a previous key, and their cleanup records go.
+func (e *external) finish(ctx context.Context, k Resource, p RotationPlan) error {
+	s, err := e.readSecret(ctx, k)
+	if err != nil {
+		return err
+	}
+	if _, ok := secretData(s)[ConnectionPreviousKeyPrefix]; ok {
+		if err := e.publish(ctx, k, managed.ConnectionDetails{ConnectionPreviousKeyPrefix: nil}); err != nil {
+			return errors.Wrap(err, errFinish)
+		}
+	}
+	for _, n := range p.Finished {
+		if err := e.records.DeleteRotated(ctx, k, e.kind, n); err != nil {
+			return errors.Wrap(err, errFinish)
+		}
+	}
+	o := k.KeyObservation()
+	retired := ""
+	if o.Rotation != nil {
+		retired = o.Rotation.RetiringKeyPrefix
+	}
+	observeRotation(o, p)
+	now := metav1.NewTime(e.now().UTC().Truncate(time.Second))
+	o.Rotation.LastRotatedAt = &now
+	msg := fmt.Sprintf("Rotation %d done: key %s... serves; the retired key is gone from Coder", p.Current.Counter, p.Current.Prefix)
+	if retired != "" {
+		msg = fmt.Sprintf("Rotation %d done: key %s... serves; the retired key %s... is gone from Coder", p.Current.Counter, p.Current.Prefix, retired)
+	}
+	e.record.Event(k, event.Normal(ReasonKeyRotated, msg))
+	return nil
+}
+
+// observeRotation shows the rotation state of p in status.
+func observeRotation(o *common.AIGatewayKeyObservation, p RotationPlan) {
+	if p.Current == nil {
+		return
+	}
+	if o.Rotation == nil {
+		if p.Current.Counter == 0 && len(p.Retiring) == 0 && p.NextRotationAt.IsZero() {
+			return
+		}
+		o.Rotation = &common.AIGatewayKeyRotationObservation{}
+	}
+	r := o.Rotation
+	r.Counter = p.Current.Counter
+	r.NextRotationAt = timePtr(&p.NextRotationAt)
+	if len(p.Retiring) == 0 {
+		r.RetiringKeyID, r.RetiringKeyPrefix, r.StartedAt, r.RetiresAt = "", "", nil, nil
+		return
+	}
+	r.RetiringKeyID, r.RetiringKeyPrefix = p.Retiring[0].ID, p.Retiring[0].Prefix
+	r.StartedAt, r.RetiresAt = timePtr(&p.StartedAt), timePtr(&p.RetiresAt)
+}

@@ -1,0 +1,219 @@
+package aigatewaykey
+
+import (
+	"slices"
+	"time"
+)
+
+// Rotation annotations. RotateAnnotation is the user's: changing its value
+// asks for one rotation. RotatedAnnotation is ours: the value of
+// RotateAnnotation that the last rotation answered.
+const (
+	RotateAnnotation  = "coder.crossplane.io/rotate"
+	RotatedAnnotation = "coder.crossplane.io/rotated"
+)
+
+// HeartbeatPeriod is how often Coder refreshes a key's last heartbeat while
+// a gateway replica using it is connected.
+const HeartbeatPeriod = 60 * time.Second
+
+// DefaultSettleWindow is how long the old key stays valid when
+// spec.forProvider.rotation.settleWindow is not set.
+const DefaultSettleWindow = 5 * time.Minute
+
+// A Key is one of a resource's keys in Coder. Counter is its rotation
+// counter: 0 for the first key, one more per rotation.
+type Key struct {
+	Counter         int
+	ID              string
+	Name            string
+	Prefix          string
+	CreatedAt       time.Time
+	LastHeartbeatAt *time.Time
+}
+
+// RotationState is everything the rotation decision reads. The reconciler
+// gathers it from Coder (the keys), the connection Secret (which key it
+// holds), the cleanup records and the managed resource.
+type RotationState struct {
+	// Keys are the resource's keys in Coder.
+	Keys []Key
+	// ExternalName is the id of the key the resource last committed to.
+	ExternalName string
+	// Published is the id the connection Secret holds; empty when the
+	// resource writes no Secret or the Secret holds no id.
+	Published string
+	// Records are the rotation counters of the resource's cleanup records.
+	Records []int
+	// Requested is the value of RotateAnnotation, Handled the value of
+	// RotatedAnnotation. Removing RotateAnnotation asks for nothing.
+	Requested, Handled string
+	// Every is rotation.every; zero rotates only on demand.
+	Every time.Duration
+	// Settle is the settle window.
+	Settle time.Duration
+	// Now is the time of the decision.
+	Now time.Time
+}
+
+// An Action is the next step of a rotation.
+type Action string
+
+// The steps of a rotation, in the order a rotation takes them.
+const (
+	// ActionNone: nothing to do now; a rotation may be waiting for its
+	// settle window (RetiresAt).
+	ActionNone Action = "None"
+	// ActionStart: create the key of counter Next, publish it to the
+	// connection Secret and commit to it.
+	ActionStart Action = "Start"
+	// ActionCommit: the Secret holds a key the resource has not committed
+	// to (a start was interrupted after publishing): record it as the
+	// external name.
+	ActionCommit Action = "Commit"
+	// ActionRetire: the settle window is over; delete the retiring keys.
+	ActionRetire Action = "Retire"
+	// ActionFinish: the retiring keys are verified gone; delete their
+	// cleanup records (Finished) and announce the rotation.
+	ActionFinish Action = "Finish"
+	// ActionDiscard: delete keys whose plaintext nobody holds (a start
+	// was interrupted before publishing). They were never published, so no
+	// replica uses them.
+	ActionDiscard Action = "Discard"
+)
+
+// Rotation triggers, for events and logs.
+const (
+	TriggerRequested = "requested"
+	TriggerEvery     = "every"
+)
+
+// A RotationPlan is the decision: the key that serves now, the keys being
+// retired, and the next step.
+type RotationPlan struct {
+	Action Action
+	// Current is the key replicas get from the Secret; nil when none of
+	// the resource's keys serves, so the resource does not exist yet.
+	Current *Key
+	// Retiring are older keys still in Coder, newest first.
+	Retiring []Key
+	// Discard are the keys ActionDiscard deletes.
+	Discard []Key
+	// Next is the counter of the key ActionStart creates; Trigger says why.
+	Next    int
+	Trigger string
+	// StartedAt and RetiresAt bound the settle window while keys retire.
+	StartedAt, RetiresAt time.Time
+	// EarlyEnd: the replicas moved, so the window ends before RetiresAt.
+	EarlyEnd bool
+	// Finished are the record counters ActionFinish deletes.
+	Finished []int
+	// NextRotationAt is when Every starts the next rotation; zero when
+	// rotations are on demand only.
+	NextRotationAt time.Time
+}
+
+// DecideRotation returns the next step of a key's rotation. It is the whole
+// rotation logic; the reconciler gathers the state and applies the step.
+// Every step is safe to repeat, and any interruption leaves a state that
+// this function resumes from: the Coder key names carry the counter and the
+// Secret says which plaintext replicas have, so nothing depends on status.
+func DecideRotation(s RotationState) RotationPlan {
+	keys := slices.Clone(s.Keys)
+	slices.SortFunc(keys, func(a, b Key) int { return b.Counter - a.Counter })
+
+	cur := serving(keys, s.Published, s.ExternalName)
+	if cur == nil {
+		// Nothing serves: the resource is created anew. Keys of it that
+		// nobody holds go first, so their names are free.
+		if len(keys) > 0 {
+			return RotationPlan{Action: ActionDiscard, Discard: keys}
+		}
+		return RotationPlan{Action: ActionNone}
+	}
+	p := RotationPlan{Action: ActionNone, Current: cur}
+	if s.Every > 0 {
+		p.NextRotationAt = cur.CreatedAt.Add(s.Every)
+	}
+	var newer []Key
+	for _, k := range keys {
+		switch {
+		case k.Counter > cur.Counter:
+			newer = append(newer, k)
+		case k.Counter < cur.Counter:
+			p.Retiring = append(p.Retiring, k)
+		}
+	}
+	if len(newer) > 0 {
+		p.Action, p.Discard = ActionDiscard, newer
+		return p
+	}
+	if s.ExternalName != cur.ID {
+		p.Action = ActionCommit
+		return p
+	}
+	if len(p.Retiring) > 0 {
+		// The window starts when Coder created the new key, so it survives
+		// restarts and lost status writes.
+		p.StartedAt = cur.CreatedAt
+		p.RetiresAt = cur.CreatedAt.Add(s.Settle)
+		p.EarlyEnd = moved(*cur, p.Retiring, s.Now)
+		if p.EarlyEnd || !s.Now.Before(p.RetiresAt) {
+			p.Action = ActionRetire
+		}
+		return p
+	}
+	for _, r := range s.Records {
+		if r < cur.Counter {
+			p.Finished = append(p.Finished, r)
+		}
+	}
+	if len(p.Finished) > 0 {
+		slices.Sort(p.Finished)
+		p.Action = ActionFinish
+		return p
+	}
+	switch {
+	case s.Requested != "" && s.Requested != s.Handled:
+		p.Trigger = TriggerRequested
+	case s.Every > 0 && !s.Now.Before(p.NextRotationAt):
+		p.Trigger = TriggerEvery
+	default:
+		return p
+	}
+	p.Action, p.Next = ActionStart, cur.Counter+1
+	return p
+}
+
+// serving is the key replicas get: the one the Secret holds, else the one
+// the resource committed to. A Secret that holds none of the keys (it was
+// never written, or holds a key deleted by hand) does not count.
+func serving(keys []Key, published, externalName string) *Key {
+	for _, id := range []string{published, externalName} {
+		if id == "" {
+			continue
+		}
+		for i := range keys {
+			if keys[i].ID == id {
+				k := keys[i]
+				return &k
+			}
+		}
+	}
+	return nil
+}
+
+// moved reports whether Coder shows the gateway replicas on the new key: it
+// has a heartbeat after the rotation began, and no retiring key has had one
+// for two heartbeat periods.
+func moved(cur Key, retiring []Key, now time.Time) bool {
+	if cur.LastHeartbeatAt == nil || !cur.LastHeartbeatAt.After(cur.CreatedAt) {
+		return false
+	}
+	for _, r := range retiring {
+		if r.LastHeartbeatAt != nil && now.Sub(*r.LastHeartbeatAt) < 2*HeartbeatPeriod {
+			return false
+		}
+	}
+	return true
+}

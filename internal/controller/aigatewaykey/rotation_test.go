@@ -1,0 +1,181 @@
+package aigatewaykey
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	at := t0.Add
+	beat := func(d time.Duration) *time.Time { b := at(d); return &b }
+	// k0 is the first key; k1 the key of the first rotation, created at
+	// t0+10m; k2 a key from an interrupted second rotation.
+	k0 := Key{Counter: 0, ID: "k0", Prefix: "p0", CreatedAt: at(0)}
+	k1 := Key{Counter: 1, ID: "k1", Prefix: "p1", CreatedAt: at(10 * time.Minute)}
+	k2 := Key{Counter: 2, ID: "k2", Prefix: "p2", CreatedAt: at(20 * time.Minute)}
+	with := func(k Key, hb *time.Time) Key { k.LastHeartbeatAt = hb; return k }
+	settle := 5 * time.Minute
+
+	cases := map[string]struct {
+		reason string
+		in     RotationState
+		want   RotationPlan
+	}{
+		"Steady": {
+			reason: "one committed, published key and no request: nothing to do",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Published: "k0", Records: []int{0}, Settle: settle, Now: at(time.Hour)},
+			want:   RotationPlan{Action: ActionNone, Current: &k0},
+		},
+		"SteadyWithoutSecret": {
+			reason: "a resource that writes no Secret serves its committed key",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Settle: settle, Now: at(time.Hour)},
+			want:   RotationPlan{Action: ActionNone, Current: &k0},
+		},
+		"NothingServes": {
+			reason: "no key at all: the resource does not exist and is created",
+			in:     RotationState{ExternalName: "k0", Published: "k0", Settle: settle, Now: at(0)},
+			want:   RotationPlan{Action: ActionNone},
+		},
+		"KeyDeletedByHandLeavesUnpublishedKey": {
+			reason: "the serving key was deleted in Coder and only a key nobody holds is left: discard it, then create anew",
+			in:     RotationState{Keys: []Key{k1}, ExternalName: "k0", Published: "k0", Settle: settle, Now: at(time.Hour)},
+			want:   RotationPlan{Action: ActionDiscard, Discard: []Key{k1}},
+		},
+		"StartOnRequest": {
+			reason: "the rotate annotation changed value: create the next key",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Published: "k0", Records: []int{0}, Requested: "2", Handled: "1", Settle: settle, Now: at(time.Minute)},
+			want:   RotationPlan{Action: ActionStart, Current: &k0, Next: 1, Trigger: TriggerRequested},
+		},
+		"StartOnFirstRequest": {
+			reason: "adding the annotation to a key that never rotated is a request too",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Published: "k0", Requested: "now", Settle: settle, Now: at(time.Minute)},
+			want:   RotationPlan{Action: ActionStart, Current: &k0, Next: 1, Trigger: TriggerRequested},
+		},
+		"AnnotationRemoved": {
+			reason: "removing the rotate annotation is not a request",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Published: "k0", Handled: "3", Settle: settle, Now: at(time.Minute)},
+			want:   RotationPlan{Action: ActionNone, Current: &k0},
+		},
+		"NotYetDue": {
+			reason: "every has not passed since the current key was created",
+			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", Published: "k1", Records: []int{1}, Every: time.Hour, Settle: settle, Now: at(69 * time.Minute)},
+			want:   RotationPlan{Action: ActionNone, Current: &k1, NextRotationAt: at(70 * time.Minute)},
+		},
+		"StartEvery": {
+			reason: "every has passed since the current key was created",
+			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", Published: "k1", Records: []int{1}, Every: time.Hour, Settle: settle, Now: at(70 * time.Minute)},
+			want:   RotationPlan{Action: ActionStart, Current: &k1, Next: 2, Trigger: TriggerEvery, NextRotationAt: at(70 * time.Minute)},
+		},
+		"InterruptedBeforePublish": {
+			reason: "the new key exists (uncertain create, restart or failed Secret write) but the Secret holds the old one: nobody has its plaintext, so discard it and start again",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k0", Published: "k0", Records: []int{0, 1}, Requested: "2", Handled: "1", Settle: settle, Now: at(11 * time.Minute)},
+			want:   RotationPlan{Action: ActionDiscard, Current: &k0, Discard: []Key{k1}},
+		},
+		"RestartAfterDiscard": {
+			reason: "after the discard the request is still open: the same counter is created again, so there is never a second new key",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Published: "k0", Records: []int{0, 1}, Requested: "2", Handled: "1", Settle: settle, Now: at(11 * time.Minute)},
+			want:   RotationPlan{Action: ActionStart, Current: &k0, Next: 1, Trigger: TriggerRequested},
+		},
+		"InterruptedAfterPublish": {
+			reason: "the Secret holds the new key but the external name is the old one: commit, never discard a published key",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k0", Published: "k1", Records: []int{0, 1}, Requested: "2", Handled: "1", Settle: settle, Now: at(11 * time.Minute)},
+			want:   RotationPlan{Action: ActionCommit, Current: &k1, Retiring: []Key{k0}},
+		},
+		"InterruptedWithoutSecret": {
+			reason: "without a Secret the committed key serves, and a newer key nobody committed to is discarded",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k0", Records: []int{0, 1}, Requested: "2", Handled: "1", Settle: settle, Now: at(11 * time.Minute)},
+			want:   RotationPlan{Action: ActionDiscard, Current: &k0, Discard: []Key{k1}},
+		},
+		"SettleWindowOpen": {
+			reason: "the old key stays valid until the window that began with the new key's creation ends",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(14*time.Minute + 59*time.Second)},
+			want:   RotationPlan{Action: ActionNone, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute)},
+		},
+		"SettleWindowOver": {
+			reason: "the window ran its full length: retire the old key",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(15 * time.Minute)},
+			want:   RotationPlan{Action: ActionRetire, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute)},
+		},
+		"RequestDuringWindowWaits": {
+			reason: "a new request during a settle window waits for it: at most one retiring key",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Requested: "3", Handled: "2", Settle: settle, Now: at(12 * time.Minute)},
+			want:   RotationPlan{Action: ActionNone, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute)},
+		},
+		"ReplicasMoved": {
+			reason: "the new key has a heartbeat after the rotation began and the old one none for two periods: end the window early",
+			in: RotationState{
+				Keys:         []Key{with(k0, beat(9*time.Minute+30*time.Second)), with(k1, beat(11*time.Minute))},
+				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(11*time.Minute + 30*time.Second),
+			},
+			want: RotationPlan{
+				Action: ActionRetire, Current: ptr(with(k1, beat(11*time.Minute))), Retiring: []Key{with(k0, beat(9*time.Minute+30*time.Second))},
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), EarlyEnd: true,
+			},
+		},
+		"OldKeyStillBeating": {
+			reason: "a replica used the old key less than two heartbeat periods ago: keep it",
+			in: RotationState{
+				Keys:         []Key{with(k0, beat(10*time.Minute)), with(k1, beat(11*time.Minute))},
+				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(11*time.Minute + 59*time.Second),
+			},
+			want: RotationPlan{
+				Action: ActionNone, Current: ptr(with(k1, beat(11*time.Minute))), Retiring: []Key{with(k0, beat(10*time.Minute))},
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute),
+			},
+		},
+		"NewKeyNotYetUsed": {
+			reason: "the new key has no heartbeat since the rotation began: the replicas have not moved, whatever the old key shows",
+			in: RotationState{
+				Keys:         []Key{k0, with(k1, beat(9*time.Minute))},
+				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(14 * time.Minute),
+			},
+			want: RotationPlan{
+				Action: ActionNone, Current: ptr(with(k1, beat(9*time.Minute))), Retiring: []Key{k0},
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute),
+			},
+		},
+		"OldKeyStillListedAfterRetire": {
+			reason: "a retire whose delete did not take (or whose answer was lost) is retried",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(40 * time.Minute)},
+			want:   RotationPlan{Action: ActionRetire, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute)},
+		},
+		"Finish": {
+			reason: "the old key is verified gone but its record is still there: delete the record and announce",
+			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", Published: "k1", Records: []int{1, 0}, Requested: "2", Handled: "2", Settle: settle, Now: at(16 * time.Minute)},
+			want:   RotationPlan{Action: ActionFinish, Current: &k1, Finished: []int{0}},
+		},
+		"FinishBeforeNextStart": {
+			reason: "a rotation finishes before the next starts",
+			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Requested: "3", Handled: "2", Settle: settle, Now: at(16 * time.Minute)},
+			want:   RotationPlan{Action: ActionFinish, Current: &k1, Finished: []int{0}},
+		},
+		"LeftoverNewerRecordIsNotFinished": {
+			reason: "a record of a discarded key (counter above the current) is kept for the next start, not taken for a finished rotation",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Published: "k0", Records: []int{0, 1}, Settle: settle, Now: at(time.Hour)},
+			want:   RotationPlan{Action: ActionNone, Current: &k0},
+		},
+		"TwoOldKeysRetireTogether": {
+			reason: "more than one older key (an earlier retire never verified) retire in the same window, newest first",
+			in:     RotationState{Keys: []Key{k0, k2, k1}, ExternalName: "k2", Published: "k2", Records: []int{0, 1, 2}, Settle: settle, Now: at(25 * time.Minute)},
+			want:   RotationPlan{Action: ActionRetire, Current: &k2, Retiring: []Key{k1, k0}, StartedAt: at(20 * time.Minute), RetiresAt: at(25 * time.Minute)},
+		},
+		"SecretHoldsDeletedKey": {
+			reason: "a Secret holding a key that no longer exists does not count; the committed key serves",
+			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", Published: "gone", Records: []int{1}, Settle: settle, Now: at(16 * time.Minute)},
+			want:   RotationPlan{Action: ActionNone, Current: &k1},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := DecideRotation(tc.in)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nDecideRotation(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

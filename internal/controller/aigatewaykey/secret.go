@@ -1,0 +1,147 @@
+package aigatewaykey
+
+import (
+	"context"
+	"encoding/json"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+)
+
+const (
+	errReadSecret       = "cannot read the connection Secret"
+	errPublishSecret    = "cannot publish the new key to the connection Secret"
+	errSecretNotOurs    = "the connection Secret is controlled by another object"
+	errCommitRotation   = "cannot record the new key as the external name"
+	errConnectionSecret = "cannot build the connection Secret"
+)
+
+// connectionSecret is where k writes its connection details, if anywhere.
+func connectionSecret(k Resource) (types.NamespacedName, bool) {
+	switch o := k.(type) {
+	case resource.LocalConnectionSecretWriterTo:
+		if r := o.GetWriteConnectionSecretToReference(); r != nil {
+			return types.NamespacedName{Namespace: k.GetNamespace(), Name: r.Name}, true
+		}
+	case resource.ConnectionSecretWriterTo:
+		if r := o.GetWriteConnectionSecretToReference(); r != nil {
+			return types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, true
+		}
+	}
+	return types.NamespacedName{}, false
+}
+
+// readSecret reads k's connection Secret past the cache: a rotation decides
+// on which key it holds, and a stale read would discard a published key.
+// It returns nil when k writes no Secret, or its Secret does not exist or is
+// not controlled by k.
+func (e *external) readSecret(ctx context.Context, k Resource) (*corev1.Secret, error) {
+	nn, ok := connectionSecret(k)
+	if !ok {
+		return nil, nil
+	}
+	s := &corev1.Secret{}
+	if err := e.reader.Get(ctx, nn, s); err != nil {
+		if kerrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, errors.Wrap(err, errReadSecret)
+	}
+	if c := metav1.GetControllerOf(s); c == nil || c.UID != k.GetUID() {
+		return nil, nil
+	}
+	return s, nil
+}
+
+// publish merges details into k's connection Secret, creating it if need
+// be. A nil value removes that key from the Secret.
+func (e *external) publish(ctx context.Context, k Resource, details managed.ConnectionDetails) error {
+	nn, ok := connectionSecret(k)
+	if !ok {
+		return nil
+	}
+	cur := &corev1.Secret{}
+	err := e.reader.Get(ctx, nn, cur)
+	if kerrors.IsNotFound(err) {
+		s, err := e.newSecret(k)
+		if err != nil {
+			return err
+		}
+		s.Data = map[string][]byte{}
+		for key, v := range details {
+			if v != nil {
+				s.Data[key] = v
+			}
+		}
+		return errors.Wrap(e.kube.Create(ctx, s), errPublishSecret)
+	}
+	if err != nil {
+		return errors.Wrap(err, errReadSecret)
+	}
+	if c := metav1.GetControllerOf(cur); c == nil || c.UID != k.GetUID() {
+		return errors.New(errSecretNotOurs)
+	}
+	body, err := json.Marshal(map[string]any{"data": map[string][]byte(details)})
+	if err != nil {
+		return errors.Wrap(err, errPublishSecret)
+	}
+	return errors.Wrap(e.kube.Patch(ctx, cur, client.RawPatch(types.MergePatchType, body)), errPublishSecret)
+}
+
+func (e *external) newSecret(k Resource) (*corev1.Secret, error) {
+	gvk, err := apiutil.GVKForObject(k, e.scheme)
+	if err != nil {
+		return nil, errors.Wrap(err, errConnectionSecret)
+	}
+	switch o := k.(type) {
+	case resource.LocalConnectionSecretOwner:
+		return resource.LocalConnectionSecretFor(o, gvk), nil
+	case resource.ConnectionSecretOwner:
+		return resource.ConnectionSecretFor(o, gvk), nil
+	}
+	return nil, errors.New(errConnectionSecret)
+}
+
+// commit records id as k's external name and the rotate annotation's value
+// as answered. The reconciler persists only status after an update, so
+// this patches the metadata itself and carries the new resource version
+// over, so the status update that follows does not conflict.
+func (e *external) commit(ctx context.Context, k Resource, id string) error {
+	ann := map[string]any{meta.AnnotationKeyExternalName: id}
+	requested, ok := k.GetAnnotations()[RotateAnnotation]
+	if ok {
+		ann[RotatedAnnotation] = requested
+	}
+	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": ann}})
+	if err != nil {
+		return errors.Wrap(err, errCommitRotation)
+	}
+	obj, _ := k.DeepCopyObject().(client.Object)
+	if err := e.kube.Patch(ctx, obj, client.RawPatch(types.MergePatchType, body)); err != nil {
+		return errors.Wrap(err, errCommitRotation)
+	}
+	k.SetResourceVersion(obj.GetResourceVersion())
+	a := k.GetAnnotations()
+	a[meta.AnnotationKeyExternalName] = id
+	if ok {
+		a[RotatedAnnotation] = requested
+	}
+	k.SetAnnotations(a)
+	return nil
+}
+
+func secretData(s *corev1.Secret) map[string][]byte {
+	if s == nil {
+		return nil
+	}
+	return s.Data
+}
