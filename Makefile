@@ -5,24 +5,30 @@ SHELL := /usr/bin/env bash
 
 GO       ?= go
 TOOL     := $(GO) tool -modfile=$(CURDIR)/tools/go.mod
+APIDOCS  := $(GO) run ./hack/apidocs -crds package/crds -out docs/reference/api.md
 # Packages whose tests run with the race detector: everything with goroutines
 # of our own (controllers, clients, the fake Coder, the scenario suites).
 RACE_PKGS := ./internal/... ./test/...
 
 .PHONY: help
 help: ## Show the targets.
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
 
 .PHONY: generate
-generate: ## Regenerate deepcopy, managed-resource methods and package/crds from the API types.
+generate: ## Regenerate deepcopy, managed-resource methods, package/crds and docs/reference/api.md from the API types.
 	rm -rf package/crds
 	cd apis && $(GO) generate ./...
+	$(APIDOCS)
+
+.PHONY: docs
+docs: ## Regenerate the API reference (docs/reference/api.md) from package/crds.
+	$(APIDOCS)
 
 .PHONY: check-generate
 check-generate: generate ## Fail when generated files differ from the committed ones.
-	@if [ -n "$$(git status --porcelain -- apis package/crds)" ]; then \
+	@if [ -n "$$(git status --porcelain -- apis package/crds docs/reference/api.md)" ]; then \
 		echo "Generated files are out of date; run 'make generate' and commit:"; \
-		git status --porcelain -- apis package/crds; exit 1; fi
+		git status --porcelain -- apis package/crds docs/reference/api.md; exit 1; fi
 
 .PHONY: controlplane
 controlplane: ## Build (once, cached outside the checkout) etcd, kube-apiserver, kube-controller-manager and kubectl.
@@ -42,11 +48,31 @@ unit: ## Unit tests only (no control plane).
 
 .PHONY: test
 test: check-generate vet lint controlplane ## Everything CI runs: generated files, vet, lint, unit and integration tests with -race.
-	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 $(GO) test -race -timeout 40m $(RACE_PKGS) ./apis/... ./cmd/...
+	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 $(GO) test -race -timeout 40m $(RACE_PKGS) ./apis/... ./cmd/... ./hack/...
 
 .PHONY: build
 build: ## Build the provider binary into bin/.
 	$(GO) build -o bin/provider ./cmd/provider
+
+# The image and the package, without Docker. ARCH is the GOARCH of both (not
+# GOARCH itself: `go run` would build the image builder for it too).
+OUTPUT_DIR ?= $(CURDIR)/_output
+ARCH       ?= amd64
+CRANK      := $(GO) tool -modfile=$(CURDIR)/tools/crank/go.mod crank
+
+.PHONY: image
+image: ## Build the provider's OCI image (linux, ARCH=amd64) as a tarball into _output/, without Docker.
+	$(GO) run ./cluster/images/provider-coder/build -arch $(ARCH) -o $(OUTPUT_DIR)/image-$(ARCH).tar
+
+.PHONY: xpkg
+xpkg: image ## Build the Crossplane package (.xpkg) from package/ and examples/, image embedded, into _output/.
+	$(CRANK) xpkg build --package-root=package --examples-root=examples \
+		--embed-runtime-image-tarball=$(OUTPUT_DIR)/image-$(ARCH).tar \
+		--package-file=$(OUTPUT_DIR)/provider-coder-$(ARCH).xpkg
+
+.PHONY: e2e
+e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker; KEEP=1 keeps the cluster).
+	$(GO) run ./test/kind/e2e -arch $(ARCH)
 
 .PHONY: run
 run: controlplane ## Start a local control plane and a fake Coder (or CODER_URL/CODER_TOKEN), apply the quickstart, run the provider.
