@@ -45,6 +45,9 @@ const (
 	ReasonUnauthorized xpv2.ConditionReason = "Unauthorized"
 	// ReasonConnected: Coder answered and accepted the token.
 	ReasonConnected xpv2.ConditionReason = "Connected"
+	// ReasonMissingPermissions: the provider's ServiceAccount lacks RBAC it
+	// needs beyond what Crossplane grants (examples/install/rbac.yaml).
+	ReasonMissingPermissions xpv2.ConditionReason = "MissingPermissions"
 )
 
 const (
@@ -71,8 +74,9 @@ type Options struct {
 // field indexes it needs must already be registered (see SetupIndexes).
 func Setup(mgr ctrl.Manager, o Options) error {
 	mem := &memory{m: map[providerconfig.Ref]*remembered{}}
+	perms := &permissions{kube: mgr.GetClient(), ttl: o.Poll}
 	for _, gk := range providerconfig.Kinds() {
-		if err := setupKind(mgr, gk, o, mem); err != nil {
+		if err := setupKind(mgr, gk, o, mem, perms); err != nil {
 			return errors.Wrapf(err, "cannot set up %s reconciler", gk.Kind)
 		}
 	}
@@ -108,19 +112,20 @@ func indexSecrets(o client.Object) []string {
 	return out
 }
 
-func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *memory) error {
+func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *memory, perms *permissions) error {
 	pc, err := providerconfig.New(gk)
 	if err != nil {
 		return err
 	}
 	r := &Reconciler{
-		kube:    mgr.GetClient(),
-		kind:    gk,
-		clients: o.Clients,
-		log:     o.Logger.WithValues("controller", strings.ToLower(gk.Kind)+"."+gk.Group),
-		poll:    o.Poll,
-		timeout: o.Timeout,
-		mem:     mem,
+		kube:        mgr.GetClient(),
+		kind:        gk,
+		clients:     o.Clients,
+		log:         o.Logger.WithValues("controller", strings.ToLower(gk.Kind)+"."+gk.Group),
+		poll:        o.Poll,
+		timeout:     o.Timeout,
+		mem:         mem,
+		permissions: perms,
 
 		finalizer: resource.NewAPIFinalizer(mgr.GetClient(), Finalizer),
 	}
@@ -145,6 +150,8 @@ type Reconciler struct {
 	poll    time.Duration
 	timeout time.Duration
 	mem     *memory
+	// permissions reviews the RBAC the provider needs beyond Crossplane's.
+	permissions *permissions
 
 	finalizer resource.Finalizer
 }
@@ -178,6 +185,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 
 	c := r.check(ctx, pc)
+	if m := r.permissions.Missing(ctx, time.Now()); len(m) > 0 && c.condition.Status == corev1.ConditionTrue {
+		// Not Ready: a dependent would create in Coder what the provider
+		// could not account for once deleted.
+		c.condition = unavailable(ReasonMissingPermissions, errors.New(MissingPermissionsMessage(m)))
+	}
 	if err := r.protectSecrets(ctx, pc); err != nil {
 		// Not Ready until the credentials are protected: a dependent must
 		// not create in Coder what a namespace deletion could strand.
