@@ -79,7 +79,10 @@ type Options struct {
 
 // Setup adds a controller for the AIGatewayKey kind gvk to the manager.
 func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
-	return managedkind.Setup(mgr, gvk, o.Options, func(k managedkind.Kit) managed.ExternalConnector {
+	kindOpts := o.Options
+	// A settle window ends on time, not up to one poll late.
+	kindOpts.PollHook = pollHook
+	return managedkind.Setup(mgr, gvk, kindOpts, func(k managedkind.Kit) managed.ExternalConnector {
 		return &managedkind.Connector{
 			Options: o.Options, Kind: k.Kind, NotKind: errNotKey,
 			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },

@@ -42,6 +42,9 @@ type Options struct {
 	Releases *cleanup.Releases
 	// Records writes the cleanup records.
 	Records *cleanup.Records
+	// PollHook, if set, says when a resource is reconciled next instead of
+	// after PollInterval.
+	PollHook managed.PollIntervalHook
 }
 
 // A Kit is what a kind's connector needs from the setup.
@@ -81,6 +84,9 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 		// 30s would also delay every delete of a young object.
 		managed.WithCreationGracePeriod(0),
 		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, kit.Record)),
+	}
+	if o.PollHook != nil {
+		opts = append(opts, managed.WithPollIntervalHook(o.PollHook))
 	}
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())

@@ -1,0 +1,69 @@
+package aigatewaykey
+
+import (
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+)
+
+func TestNextPoll(t *testing.T) {
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	at := func(d time.Duration) *metav1.Time { t := metav1.NewTime(now.Add(d)); return &t }
+	poll := time.Minute
+	cases := map[string]struct {
+		reason string
+		r      *common.AIGatewayKeyRotationObservation
+		want   time.Duration
+	}{
+		"NoRotation": {
+			reason: "a key that never rotated polls as usual",
+			want:   poll,
+		},
+		"WindowEndsBeforeThePoll": {
+			reason: "the retire lands one second after retiresAt, not up to a poll later",
+			r:      &common.AIGatewayKeyRotationObservation{RetiresAt: at(20 * time.Second)},
+			want:   21 * time.Second,
+		},
+		"WindowEndsAfterThePoll": {
+			reason: "a far deadline does not lengthen the poll",
+			r:      &common.AIGatewayKeyRotationObservation{RetiresAt: at(5 * time.Minute)},
+			want:   poll,
+		},
+		"WindowJustEnded": {
+			reason: "the old key was just deleted: verify it is gone soon",
+			r:      &common.AIGatewayKeyRotationObservation{RetiresAt: at(-2 * time.Second)},
+			want:   verifyRetiredAfter,
+		},
+		"WindowLongOver": {
+			reason: "a retire that keeps failing does not poll every few seconds forever",
+			r:      &common.AIGatewayKeyRotationObservation{RetiresAt: at(-10 * time.Minute)},
+			want:   poll,
+		},
+		"NextRotationBeforeThePoll": {
+			reason: "a periodic rotation starts on time",
+			r:      &common.AIGatewayKeyRotationObservation{NextRotationAt: at(30 * time.Second)},
+			want:   31 * time.Second,
+		},
+		"NextRotationOverdue": {
+			reason: "an overdue rotation that could not start waits for the poll",
+			r:      &common.AIGatewayKeyRotationObservation{NextRotationAt: at(-time.Second)},
+			want:   poll,
+		},
+		"BothTheSoonerWins": {
+			reason: "the nearest deadline decides",
+			r:      &common.AIGatewayKeyRotationObservation{RetiresAt: at(40 * time.Second), NextRotationAt: at(10 * time.Second)},
+			want:   11 * time.Second,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := NextPoll(&common.AIGatewayKeyObservation{Rotation: tc.r}, now, poll)
+			if got != tc.want {
+				t.Errorf("%s: NextPoll() = %s, want %s", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
