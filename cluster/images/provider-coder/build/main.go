@@ -12,26 +12,16 @@
 package main
 
 import (
-	"archive/tar"
-	"bytes"
 	"embed"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"os/exec"
-	"path"
-	"path/filepath"
-	"sort"
 	"strings"
-	"time"
 
-	"github.com/google/go-containerregistry/pkg/name"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
+
+	"github.com/crossplane-contrib/provider-coder/cluster/images/oci"
 )
 
 // Paths inside the image, without the leading slash as tar wants them.
@@ -43,10 +33,6 @@ const (
 // nonRootUser is distroless's "nonroot" user and group. Numeric, so the
 // kubelet can enforce runAsNonRoot without reading /etc/passwd.
 const nonRootUser = "65532:65532"
-
-// epoch is every timestamp in the image: file modification times, layer
-// history and the config's creation time.
-var epoch = time.Unix(0, 0).UTC()
 
 // rootfs holds the /etc files the image carries besides the certificates:
 // passwd and group with the non-root user, and nsswitch.conf so Go's resolver
@@ -79,15 +65,11 @@ func main() {
 }
 
 func run(o options) (v1.Hash, error) {
-	tag, err := name.NewTag(o.tag)
-	if err != nil {
-		return v1.Hash{}, fmt.Errorf("cannot parse -tag: %w", err)
-	}
 	certs, err := os.ReadFile(o.caCerts)
 	if err != nil {
 		return v1.Hash{}, fmt.Errorf("cannot read CA certificates: %w", err)
 	}
-	bin, err := buildProvider(o.arch)
+	bin, err := oci.GoBinary("", "./cmd/provider", o.arch)
 	if err != nil {
 		return v1.Hash{}, err
 	}
@@ -95,52 +77,20 @@ func run(o options) (v1.Hash, error) {
 	if err != nil {
 		return v1.Hash{}, err
 	}
-	img, err := image(o.arch, base, []file{{name: providerPath, mode: 0o755, data: bin}})
+	img, err := image(o.arch, base, []oci.File{{Name: providerPath, Mode: 0o755, Data: bin}})
 	if err != nil {
 		return v1.Hash{}, err
 	}
-	if err := os.MkdirAll(filepath.Dir(o.out), 0o750); err != nil {
-		return v1.Hash{}, fmt.Errorf("cannot create output directory: %w", err)
-	}
-	if err := tarball.WriteToFile(o.out, tag, img); err != nil {
-		return v1.Hash{}, fmt.Errorf("cannot write image: %w", err)
+	if err := oci.WriteTarball(o.out, o.tag, img); err != nil {
+		return v1.Hash{}, err
 	}
 	return img.Digest()
 }
 
-// buildProvider compiles ./cmd/provider of the module in the working directory
-// as a static linux binary. -trimpath keeps the checkout's path out of it, so
-// the binary depends on the sources and toolchain only.
-func buildProvider(arch string) ([]byte, error) {
-	dir, err := os.MkdirTemp("", "provider-coder-image-")
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = os.RemoveAll(dir) }()
-	bin := filepath.Join(dir, "provider")
-
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, "./cmd/provider")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
-	cmd.Stdout = os.Stderr
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("cannot build the provider binary for linux/%s: %w", arch, err)
-	}
-	return os.ReadFile(bin)
-}
-
-// file is one entry of a layer.
-type file struct {
-	name string
-	mode int64
-	dir  bool
-	data []byte
-}
-
 // baseFiles are the files every version of the image shares: rootfs/etc and
 // the CA certificates.
-func baseFiles(certs []byte) ([]file, error) {
-	files := []file{{name: certsPath, mode: 0o644, data: certs}}
+func baseFiles(certs []byte) ([]oci.File, error) {
+	files := []oci.File{{Name: certsPath, Mode: 0o644, Data: certs}}
 	err := fs.WalkDir(rootfs, "rootfs", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -149,7 +99,7 @@ func baseFiles(certs []byte) ([]file, error) {
 		if err != nil {
 			return err
 		}
-		files = append(files, file{name: strings.TrimPrefix(p, "rootfs/"), mode: 0o644, data: data})
+		files = append(files, oci.File{Name: strings.TrimPrefix(p, "rootfs/"), Mode: 0o644, Data: data})
 		return nil
 	})
 	if err != nil {
@@ -161,84 +111,15 @@ func baseFiles(certs []byte) ([]file, error) {
 // image assembles the image from a base layer and a provider layer. The base
 // layer changes only with the certificates, so registries and nodes keep it
 // across provider versions.
-func image(arch string, base, provider []file) (v1.Image, error) {
-	img, err := mutate.ConfigFile(empty.Image, &v1.ConfigFile{
-		Architecture: arch,
-		OS:           "linux",
-		Created:      v1.Time{Time: epoch},
-		RootFS:       v1.RootFS{Type: "layers"},
-		Config: v1.Config{
-			Entrypoint: []string{"/" + providerPath},
-			User:       nonRootUser,
-			Env:        []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
-			WorkingDir: "/",
-		},
-	})
-	if err != nil {
-		return nil, err
-	}
-	for _, l := range []struct {
-		files []file
-		what  string
-	}{
-		{base, "CA certificates, /etc/passwd, /etc/group, /etc/nsswitch.conf"},
-		{provider, "/" + providerPath},
-	} {
-		layer, err := newLayer(l.files)
-		if err != nil {
-			return nil, err
-		}
-		img, err = mutate.Append(img, mutate.Addendum{
-			Layer:   layer,
-			History: v1.History{Created: v1.Time{Time: epoch}, CreatedBy: "provider-coder build: " + l.what},
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	return img, nil
-}
-
-// newLayer writes files, plus directory entries for their parents, as one tar
-// layer in name order, owned by root, with every time set to epoch.
-func newLayer(files []file) (v1.Layer, error) {
-	all := map[string]file{}
-	for _, f := range files {
-		all[f.name] = f
-		for dir := path.Dir(f.name); dir != "."; dir = path.Dir(dir) {
-			if _, ok := all[dir]; !ok {
-				all[dir] = file{name: dir, mode: 0o755, dir: true}
-			}
-		}
-	}
-	names := make([]string, 0, len(all))
-	for n := range all {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-
-	var buf bytes.Buffer
-	tw := tar.NewWriter(&buf)
-	for _, n := range names {
-		f := all[n]
-		hdr := &tar.Header{Name: f.name, Mode: f.mode, ModTime: epoch, Format: tar.FormatUSTAR}
-		if f.dir {
-			hdr.Typeflag, hdr.Name = tar.TypeDir, f.name+"/"
-		} else {
-			hdr.Typeflag, hdr.Size = tar.TypeReg, int64(len(f.data))
-		}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, fmt.Errorf("cannot write layer entry %s: %w", f.name, err)
-		}
-		if _, err := tw.Write(f.data); err != nil {
-			return nil, fmt.Errorf("cannot write layer entry %s: %w", f.name, err)
-		}
-	}
-	if err := tw.Close(); err != nil {
-		return nil, err
-	}
-	data := buf.Bytes()
-	return tarball.LayerFromOpener(func() (io.ReadCloser, error) {
-		return io.NopCloser(bytes.NewReader(data)), nil
-	}, tarball.WithCompressedCaching)
+func image(arch string, base, provider []oci.File) (v1.Image, error) {
+	return oci.Image(oci.Config{
+		Arch:       arch,
+		Entrypoint: []string{"/" + providerPath},
+		User:       nonRootUser,
+		Env:        []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"},
+		WorkingDir: "/",
+	},
+		oci.Layer{Files: base, CreatedBy: "provider-coder build: CA certificates, /etc/passwd, /etc/group, /etc/nsswitch.conf"},
+		oci.Layer{Files: provider, CreatedBy: "provider-coder build: /" + providerPath},
+	)
 }
