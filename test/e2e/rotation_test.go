@@ -107,6 +107,18 @@ func hasEvent(t *testing.T, k *aiv1alpha1.AIGatewayKey, reason string) bool {
 	return false
 }
 
+// readyRotatingKey creates a rotating key in a namespace of its own, with a
+// ProviderConfig, and waits for its first key to be published.
+func readyRotatingKey(t *testing.T, name string, every, settle time.Duration) (*aiv1alpha1.AIGatewayKey, fakecoder.KeyRow) {
+	t.Helper()
+	ns := env.Namespace(t)
+	env.ProviderConfig(t, ns)
+	k := rotatingKey(ns, name, every, settle)
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	return k, waitPublished(t, k, "", waitLong)
+}
+
 func requestRotation(t *testing.T, k *aiv1alpha1.AIGatewayKey, value string) {
 	t.Helper()
 	if err := env.Update(t, k, func() { meta.AddAnnotations(k, map[string]string{aigatewaykey.RotateAnnotation: value}) }); err != nil {
@@ -116,19 +128,14 @@ func requestRotation(t *testing.T, k *aiv1alpha1.AIGatewayKey, value string) {
 
 func TestKeyRotationOnDemandKeepsTheOldKeyThroughTheSettleWindow(t *testing.T) {
 	const settle = 20 * time.Second
-	ns := env.Namespace(t)
-	env.ProviderConfig(t, ns)
-	k := rotatingKey(ns, "gateway", 0, settle)
-	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	oldRow := waitPublished(t, k, "", waitLong)
+	k, oldRow := readyRotatingKey(t, "gateway", 0, settle)
 
 	requested := time.Now()
 	requestRotation(t, k, "1")
 	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
 	published := time.Now()
 	t.Logf("new key published %s after the request", published.Sub(requested).Round(time.Millisecond))
-	if newRow.Name != aigatewaykey.RotatedKeyName("", ns, "gateway", string(k.UID), 1) {
+	if newRow.Name != aigatewaykey.RotatedKeyName("", k.Namespace, "gateway", string(k.UID), 1) {
 		t.Errorf("new key name = %q, want the derived name with rotation counter 1", newRow.Name)
 	}
 	s := connSecret(t, k)
@@ -190,12 +197,7 @@ func TestKeyRotationOnDemandKeepsTheOldKeyThroughTheSettleWindow(t *testing.T) {
 
 func TestKeyRotationEveryRotatesPeriodically(t *testing.T) {
 	const every, settle = 25 * time.Second, 8 * time.Second
-	ns := env.Namespace(t)
-	env.ProviderConfig(t, ns)
-	k := rotatingKey(ns, "periodic", every, settle)
-	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	first := waitPublished(t, k, "", waitLong)
+	k, first := readyRotatingKey(t, "periodic", every, settle)
 
 	second := waitPublished(t, k, first.ID.String(), every+waitLong)
 	if lag := second.CreatedAt.Sub(first.CreatedAt); lag < every || lag > every+3*env.opts.PollInterval {
@@ -217,12 +219,7 @@ func TestKeyRotationEveryRotatesPeriodically(t *testing.T) {
 
 func TestKeyRotationEndsEarlyWhenReplicasMoved(t *testing.T) {
 	const settle = 10 * time.Minute
-	ns := env.Namespace(t)
-	env.ProviderConfig(t, ns)
-	k := rotatingKey(ns, "early", 0, settle)
-	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	oldRow := waitPublished(t, k, "", waitLong)
+	k, oldRow := readyRotatingKey(t, "early", 0, settle)
 
 	requestRotation(t, k, "moved")
 	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
@@ -255,12 +252,7 @@ func TestKeyRotationEndsEarlyWhenReplicasMoved(t *testing.T) {
 
 func TestKeyRotationResumesAfterUncertainCreateAndRestart(t *testing.T) {
 	const settle = 20 * time.Second
-	ns := env.Namespace(t)
-	env.ProviderConfig(t, ns)
-	k := rotatingKey(ns, "resume", 0, settle)
-	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	oldRow := waitPublished(t, k, "", waitLong)
+	k, oldRow := readyRotatingKey(t, "resume", 0, settle)
 
 	// The rotation's create is written in Coder but its answer never
 	// arrives, and the provider stops right after.
@@ -325,12 +317,7 @@ func TestKeyRotationResumesAfterUncertainCreateAndRestart(t *testing.T) {
 }
 
 func TestKeyDeletedMidRotationDeletesBothKeys(t *testing.T) {
-	ns := env.Namespace(t)
-	env.ProviderConfig(t, ns)
-	k := rotatingKey(ns, "midway", 0, 10*time.Minute)
-	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	oldRow := waitPublished(t, k, "", waitLong)
+	k, oldRow := readyRotatingKey(t, "midway", 0, 10*time.Minute)
 	requestRotation(t, k, "1")
 	waitPublished(t, k, oldRow.ID.String(), waitLong)
 	if n := len(liveKeysOf(k)); n != 2 {
