@@ -195,7 +195,7 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 	if plan.Current == nil {
 		// None of the resource's keys serves: it is created anew, after
 		// the keys nobody holds are gone so their names are free.
-		if plan.Action == ActionDiscard {
+		if plan.Action == ActionDiscard && mayDelete(k) {
 			if err := e.discard(ctx, k, plan.Discard); err != nil {
 				return managed.ExternalObservation{}, err
 			}
@@ -223,6 +223,21 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 		ResourceUpToDate:  plan.Action == ActionNone,
 		ConnectionDetails: details,
 	}, nil
+}
+
+// mayDelete reports whether the resource's management policies let the
+// provider delete in Coder; an observe-only import never deletes a key.
+func mayDelete(k Resource) bool {
+	ps := k.GetManagementPolicies()
+	if len(ps) == 0 {
+		return true
+	}
+	for _, p := range ps {
+		if p == xpv2.ManagementActionAll || p == xpv2.ManagementActionDelete {
+			return true
+		}
+	}
+	return false
 }
 
 // gather builds the rotation state from Coder's keys, the connection
