@@ -88,7 +88,7 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 const ReasonReleasedWithoutDelete event.Reason = "ReleasedWithoutDelete"
 
 func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Object) error {
-	nn, ok := connectionSecret(obj)
+	nn, ok := ConnectionSecret(obj)
 	if !ok {
 		return nil
 	}
@@ -98,7 +98,7 @@ func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Obj
 	}
 	// Only a Secret this very object controls: never one a user made or an
 	// earlier incarnation of the same name still owns.
-	if c := controllerUID(s); c != obj.GetUID() {
+	if !metav1.IsControlledBy(s, obj) {
 		return nil
 	}
 	err := f.kube.Delete(ctx, s, client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion})
@@ -110,7 +110,8 @@ func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Obj
 	return errors.Wrap(err, errDeleteConnectionSecret)
 }
 
-func connectionSecret(obj resource.Object) (types.NamespacedName, bool) {
+// ConnectionSecret is where obj writes its connection details, if anywhere.
+func ConnectionSecret(obj resource.Object) (types.NamespacedName, bool) {
 	switch o := obj.(type) {
 	case resource.LocalConnectionSecretWriterTo:
 		if r := o.GetWriteConnectionSecretToReference(); r != nil {
@@ -122,11 +123,4 @@ func connectionSecret(obj resource.Object) (types.NamespacedName, bool) {
 		}
 	}
 	return types.NamespacedName{}, false
-}
-
-func controllerUID(s *corev1.Secret) types.UID {
-	if ref := metav1.GetControllerOf(s); ref != nil {
-		return ref.UID
-	}
-	return ""
 }

@@ -19,7 +19,6 @@ import (
 const (
 	errCreateThroughDeletingPC = "refusing to create in Coder: the ProviderConfig is being deleted"
 	errDeleting                = "the managed resource is being deleted"
-	errNoDeployment            = "the ProviderConfig has not reported Coder's deployment id yet"
 
 	// ReasonCredentialsUnavailable is the failure reason when no Coder
 	// client could be built (ProviderConfig or its Secret gone).
@@ -120,9 +119,6 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
 	if n.pass.ConfigDeleting {
 		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateThroughDeletingPC))
-	}
-	if n.pass.DeploymentID == "" {
-		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errNoDeployment))
 	}
 	// The record comes first: whatever happens next, what may exist in
 	// Coder is written down somewhere a namespace deletion cannot reach.

@@ -104,11 +104,14 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	keys := map[string][]*clusterv1alpha1.CleanupRecord{}
 	var sweepers map[string]*coder.Client
 	var err error
+	// Whether a managed resource exists, by UID: a rotated key's records
+	// all name the same resource, which is read once per sweep.
+	seen := map[string]bool{}
 	swept := 0
 	for i := range l.Items {
 		rec := &l.Items[i]
 		if rec.Spec.Phase == clusterv1alpha1.CleanupPhaseActive {
-			if gone, err := s.resourceGone(ctx, rec); err == nil && gone {
+			if gone, err := s.resourceGone(ctx, rec, seen); err == nil && gone {
 				rec.Spec.Phase = clusterv1alpha1.CleanupPhaseAbandoned
 				rec.Spec.Reason = ReasonManagedResourceGone
 				// A conflict or NotFound means the resource settled the
@@ -191,21 +194,23 @@ func (s *Sweeper) readyConfigs(ctx context.Context) (map[string]*coder.Client, e
 
 // resourceGone reports whether an Active record's managed resource no
 // longer exists (or is another incarnation), past the grace period.
-func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.CleanupRecord) (bool, error) {
+func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, seen map[string]bool) (bool, error) {
 	if time.Since(rec.CreationTimestamp.Time) < s.Grace {
 		return false, nil
 	}
 	ref := rec.Spec.ManagedResource
+	if gone, ok := seen[ref.UID]; ok {
+		return gone, nil
+	}
 	u := &unstructured.Unstructured{}
 	u.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
 	err := s.Reader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, u)
-	if kerrors.IsNotFound(err) {
-		return true, nil
-	}
-	if err != nil {
+	if err != nil && !kerrors.IsNotFound(err) {
 		return false, err
 	}
-	return string(u.GetUID()) != ref.UID, nil
+	gone := kerrors.IsNotFound(err) || string(u.GetUID()) != ref.UID
+	seen[ref.UID] = gone
+	return gone, nil
 }
 
 // Kinds a record can name.
@@ -264,12 +269,16 @@ func deleteKeys(ctx context.Context, cl *coder.Client, recs []*clusterv1alpha1.C
 	if err != nil {
 		return fail(err)
 	}
+	byID, byName := make(map[string]uuid.UUID, len(keys)), make(map[string]uuid.UUID, len(keys))
+	for _, k := range keys {
+		byID[k.ID.String()], byName[k.Name] = k.ID, k.ID
+	}
 	ids := make([]uuid.UUID, len(recs))
 	for i, rec := range recs {
-		for _, k := range keys {
-			if k.ID.String() == rec.Spec.ExternalID || (rec.Spec.ExternalID == "" && k.Name == rec.Spec.CoderName) {
-				ids[i] = k.ID
-			}
+		if rec.Spec.ExternalID != "" {
+			ids[i] = byID[rec.Spec.ExternalID]
+		} else {
+			ids[i] = byName[rec.Spec.CoderName]
 		}
 		if ids[i] == uuid.Nil {
 			continue

@@ -6,6 +6,7 @@ package aigatewaykey
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
@@ -136,10 +137,10 @@ type ownKey struct {
 // rotations derives, and the key its external name points at (an imported
 // key may have any name).
 func own(k Resource, list []codersdk.AIGatewayKey, id string) []ownKey {
-	p := k.KeyParameters().NamePrefix
+	names := NamesOf(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()))
 	var out []ownKey
 	for _, c := range list {
-		if n, ok := RotationOf(c.Name, p, k.GetNamespace(), k.GetName(), string(k.GetUID())); ok {
+		if n, ok := names.Counter(c.Name); ok {
 			out = append(out, ownKey{AIGatewayKey: c, counter: n})
 			continue
 		}
@@ -267,11 +268,15 @@ func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, id str
 			st.Published = string(s.Data[ConnectionID])
 		}
 	}
-	recs, err := e.records.Rotations(ctx, k, e.kind)
-	if err != nil {
-		return RotationState{}, nil, err
+	// Records of earlier keys can exist only once a rotation has made a
+	// key of counter 1 or more; a key that never rotated lists none.
+	if slices.ContainsFunc(keys, func(c ownKey) bool { return c.counter > 0 }) {
+		recs, err := e.records.Rotations(ctx, k, e.kind)
+		if err != nil {
+			return RotationState{}, nil, err
+		}
+		st.Records = recs
 	}
-	st.Records = recs
 	return st, byID, nil
 }
 
@@ -311,20 +316,37 @@ func (e *external) observeUncreated(ctx context.Context, k Resource, keys []ownK
 // stay until the resource is deleted, or are reused by the next create of
 // the same counter.
 func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
+	if err := e.deleteKeys(ctx, idsOf(keys)...); err != nil {
+		return errors.Wrap(err, errReplaceKey)
+	}
 	for _, d := range keys {
-		id, err := uuid.Parse(d.ID)
-		if err != nil {
-			return errors.New(errExternalName)
-		}
-		err = e.coder.DeleteKey(ctx, id)
-		e.keys.Invalidate(e.scope)
-		if err != nil && !coder.IsNotFound(err) {
-			return errors.Wrap(err, errReplaceKey)
-		}
 		e.record.Event(k, event.Normal(ReasonUncertainCreateReplaced,
 			"Deleted key "+d.Prefix+"... from an earlier create whose answer was lost (its plaintext is unknown); creating a new key"))
 	}
 	return nil
+}
+
+// deleteKeys asks Coder to delete every key of ids; one already gone is
+// fine. The shared key list is invalidated, so the next Observe sees Coder
+// as it is now. It returns the first failure, after trying them all.
+func (e *external) deleteKeys(ctx context.Context, ids ...uuid.UUID) error {
+	defer e.keys.Invalidate(e.scope)
+	var first error
+	for _, id := range ids {
+		if err := e.coder.DeleteKey(ctx, id); err != nil && !coder.IsNotFound(err) && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// idsOf are the Coder ids of keys; Key ids come from Coder's own list.
+func idsOf(keys []Key) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, uuid.MustParse(k.ID))
+	}
+	return out
 }
 
 func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
@@ -390,15 +412,8 @@ func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.Ext
 		}
 		ids = append(ids, id)
 	}
-	var first error
-	for _, id := range ids {
-		if err := e.coder.DeleteKey(ctx, id); err != nil && !coder.IsNotFound(err) && first == nil {
-			first = err
-		}
-	}
-	e.keys.Invalidate(e.scope)
-	if first != nil {
-		return managed.ExternalDelete{}, errors.Wrap(first, errDeleteKey)
+	if err := e.deleteKeys(ctx, ids...); err != nil {
+		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteKey)
 	}
 	return managed.ExternalDelete{}, nil
 }

@@ -109,15 +109,46 @@ var rotationSuffix = regexp.MustCompile(`(?:^|-)r([1-9][0-9]{0,8})$`)
 // whether the name is one of the keys RotatedKeyName derives for the object
 // at all.
 func RotationOf(keyName, prefix, namespace, name, uid string) (int, bool) {
-	if keyName == RotatedKeyName(prefix, namespace, name, uid, 0) {
+	return NamesOf(prefix, namespace, name, uid).Counter(keyName)
+}
+
+// KeyNames tells the names of one object's keys from others'. Build it once
+// to test many names: a deployment's key list is tested whole on every poll.
+type KeyNames struct {
+	prefix, namespace, name, uid string
+	// first is the counter-0 name; uidPart the UID characters every name
+	// of the object carries.
+	first, uidPart string
+}
+
+// NamesOf returns the KeyNames of the object.
+func NamesOf(prefix, namespace, name, uid string) KeyNames {
+	uidPart := strings.ReplaceAll(sanitize(uid), "-", "")
+	if len(uidPart) > uidChars {
+		uidPart = uidPart[:uidChars]
+	}
+	return KeyNames{
+		prefix: prefix, namespace: namespace, name: name, uid: uid,
+		first: RotatedKeyName(prefix, namespace, name, uid, 0), uidPart: uidPart,
+	}
+}
+
+// Counter reports the rotation counter of keyName, and whether it is one of
+// the object's key names at all.
+func (k KeyNames) Counter(keyName string) (int, bool) {
+	if keyName == k.first {
 		return 0, true
+	}
+	if !strings.Contains(keyName, k.uidPart) {
+		// Most names in the list: another object's key.
+		return 0, false
 	}
 	m := rotationSuffix.FindStringSubmatch(keyName)
 	if m == nil {
 		return 0, false
 	}
 	n, err := strconv.Atoi(m[1])
-	if err != nil || keyName != RotatedKeyName(prefix, namespace, name, uid, n) {
+	if err != nil || keyName != RotatedKeyName(k.prefix, k.namespace, k.name, k.uid, n) {
 		return 0, false
 	}
 	return n, true

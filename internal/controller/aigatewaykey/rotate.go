@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
-	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -87,17 +86,9 @@ func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (manag
 // retire deletes the retiring keys once the settle window is over. Their
 // absence is verified on a later list, before their records go.
 func (e *external) retire(ctx context.Context, p RotationPlan) error {
-	for _, r := range p.Retiring {
-		id, err := uuid.Parse(r.ID)
-		if err != nil {
-			return errors.New(errExternalName)
-		}
-		err = e.coder.DeleteKey(ctx, id)
-		e.keys.Invalidate(e.scope)
-		if err != nil && !coder.IsNotFound(err) {
-			metrics.ExternalDeleteFailed(e.kind, string(coder.ClassOf(err)))
-			return errors.Wrap(err, errRetireKey)
-		}
+	if err := e.deleteKeys(ctx, idsOf(p.Retiring)...); err != nil {
+		metrics.ExternalDeleteFailed(e.kind, string(coder.ClassOf(err)))
+		return errors.Wrap(err, errRetireKey)
 	}
 	how := SettleFull
 	if p.EarlyEnd {

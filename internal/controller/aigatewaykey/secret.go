@@ -15,6 +15,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 )
 
 const (
@@ -25,27 +27,12 @@ const (
 	errConnectionSecret = "cannot build the connection Secret"
 )
 
-// connectionSecret is where k writes its connection details, if anywhere.
-func connectionSecret(k Resource) (types.NamespacedName, bool) {
-	switch o := k.(type) {
-	case resource.LocalConnectionSecretWriterTo:
-		if r := o.GetWriteConnectionSecretToReference(); r != nil {
-			return types.NamespacedName{Namespace: k.GetNamespace(), Name: r.Name}, true
-		}
-	case resource.ConnectionSecretWriterTo:
-		if r := o.GetWriteConnectionSecretToReference(); r != nil {
-			return types.NamespacedName{Namespace: r.Namespace, Name: r.Name}, true
-		}
-	}
-	return types.NamespacedName{}, false
-}
-
 // readSecret reads k's connection Secret past the cache: a rotation decides
 // on which key it holds, and a stale read would discard a published key.
 // It returns nil when k writes no Secret, or its Secret does not exist or is
 // not controlled by k.
 func (e *external) readSecret(ctx context.Context, k Resource) (*corev1.Secret, error) {
-	nn, ok := connectionSecret(k)
+	nn, ok := cleanup.ConnectionSecret(k)
 	if !ok {
 		return nil, nil
 	}
@@ -56,7 +43,7 @@ func (e *external) readSecret(ctx context.Context, k Resource) (*corev1.Secret, 
 		}
 		return nil, errors.Wrap(err, errReadSecret)
 	}
-	if c := metav1.GetControllerOf(s); c == nil || c.UID != k.GetUID() {
+	if !metav1.IsControlledBy(s, k) {
 		return nil, nil
 	}
 	return s, nil
@@ -65,7 +52,7 @@ func (e *external) readSecret(ctx context.Context, k Resource) (*corev1.Secret, 
 // publish merges details into k's connection Secret, creating it if need
 // be. A nil value removes that key from the Secret.
 func (e *external) publish(ctx context.Context, k Resource, details managed.ConnectionDetails) error {
-	nn, ok := connectionSecret(k)
+	nn, ok := cleanup.ConnectionSecret(k)
 	if !ok {
 		return nil
 	}
@@ -87,7 +74,7 @@ func (e *external) publish(ctx context.Context, k Resource, details managed.Conn
 	if err != nil {
 		return errors.Wrap(err, errReadSecret)
 	}
-	if c := metav1.GetControllerOf(cur); c == nil || c.UID != k.GetUID() {
+	if !metav1.IsControlledBy(cur, k) {
 		return errors.New(errSecretNotOurs)
 	}
 	body, err := json.Marshal(map[string]any{"data": map[string][]byte(details)})
