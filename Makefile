@@ -49,8 +49,9 @@ unit: ## Unit tests only (no control plane).
 .PHONY: test
 test: check-generate vet lint controlplane ## Everything CI runs: generated files, vet, lint, unit and integration tests with -race.
 	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 $(GO) test -race -timeout 40m $(RACE_PKGS) ./apis/... ./cmd/... ./hack/...
-	@# The kind path ran above up to its Docker check; say what it decided.
-	@$(GO) test -count=1 -run '^TestMakeE2E$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true
+	@# The kind path ran above up to its Docker check; say what it decided
+	@# (-race: the build above is reused).
+	@$(GO) test -race -count=1 -run '^TestMakeE2E$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true
 
 .PHONY: build
 build: ## Build the provider binary into bin/.

@@ -56,16 +56,6 @@ func edited(p *aiv1alpha1.AIProvider, mutate func(*aiv1alpha1.AIProvider)) *aiv1
 	return p
 }
 
-// deleteAtEnd deletes the objects when the test ends, so no scenario keeps
-// calling the shared fake Coder after it finished.
-func deleteAtEnd(t *testing.T, objs ...client.Object) {
-	t.Cleanup(func() {
-		for _, o := range objs {
-			env.Delete(t, o)
-		}
-	})
-}
-
 // wantRow checks the fake's row against the spec field by field, with the
 // key material the Secrets hold.
 func wantRow(t *testing.T, p *aiv1alpha1.AIProvider, keys []string, accessKeyID, secretAccessKey *string, row fakecoder.ProviderRow) {
@@ -230,7 +220,6 @@ func TestAIProviderOfEachTypeIsCreatedAsSpecifiedAndDeleted(t *testing.T) {
 	start := time.Now()
 	for _, c := range cases {
 		env.Create(t, c.mr)
-		deleteAtEnd(t, c.mr)
 	}
 	// They reconcile concurrently; waiting in turn waits for the slowest.
 	for _, c := range cases {
@@ -286,7 +275,6 @@ func TestAIProviderDriftInCoderIsPutBackWithOnePatchPerDrift(t *testing.T) {
 	p.Spec.ForProvider.DisplayName = ptrTo("OpenAI for drift")
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "a"), ref("openai", "b")}
 	env.Create(t, p)
-	deleteAtEnd(t, p)
 	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 	id := meta.GetExternalName(p)
 	keys := []string{"sk-drift-a-k3y9Qm2Xv7Lp", "sk-drift-b-k3y9Qm2Xv7Lp"}
@@ -346,7 +334,6 @@ func TestAIProviderRotatesTheKeyWhenTheSecretChanges(t *testing.T) {
 	p := newAIProvider(ns, "rotate", "openai", "https://api.openai.com/v1")
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
-	deleteAtEnd(t, p)
 	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 	id := meta.GetExternalName(p)
 	fpBefore := p.Status.AtProvider.CredentialsFingerprint
@@ -420,7 +407,6 @@ func TestAIProviderDoesNotAdoptATakenName(t *testing.T) {
 	p.Spec.ForProvider.Name = ptrTo(name)
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
-	deleteAtEnd(t, p)
 	c := env.WaitCondition(t, p, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
 	if !strings.Contains(c.Message, "taken") || !strings.Contains(c.Message, name) {
 		t.Errorf("Synced message %q does not say the name %q is taken", c.Message, name)
@@ -469,7 +455,6 @@ func TestAIProviderUncertainCreateAdoptsItsOwnProvider(t *testing.T) {
 	p := newAIProvider(ns, "uncertain", "openai", "https://api.openai.com/v1")
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
-	deleteAtEnd(t, p)
 	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 
 	rows := env.ProviderRows(*p.Spec.ForProvider.Name)
@@ -591,7 +576,6 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 	for name, tc := range rejected {
 		err := env.Kube.Create(context.Background(), tc.p)
 		if err == nil {
-			deleteAtEnd(t, tc.p)
 			t.Errorf("%s: admitted, want rejected with %q", name, tc.want)
 			continue
 		}
@@ -634,7 +618,6 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 	}
 	for _, tc := range conditions {
 		env.Create(t, tc.p)
-		deleteAtEnd(t, tc.p)
 	}
 	for name, tc := range conditions {
 		c := env.WaitCondition(t, tc.p, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)

@@ -49,14 +49,22 @@ func (e *Env) Namespace(t *testing.T) string {
 // deletes the namespace.
 func (e *Env) cleanNamespace(t *testing.T, ns string) {
 	ctx := context.Background()
+	// Only the namespaced kinds: for cluster-scoped ones the namespace
+	// option is ignored, and every test's objects would go.
+	var kinds []providerconfig.ManagedKind
 	for _, k := range providerconfig.ManagedKinds() {
+		if namespaced, err := e.Kube.IsObjectNamespaced(k.New()); err == nil && namespaced {
+			kinds = append(kinds, k)
+		}
+	}
+	for _, k := range kinds {
 		if err := e.Kube.DeleteAllOf(ctx, k.New(), client.InNamespace(ns)); err != nil && !kerrors.IsNotFound(err) {
 			t.Errorf("cannot delete the %ss of namespace %s: %v", k.Kind, ns, err)
 		}
 	}
 	Eventually(t, 2*time.Minute, "the managed resources of namespace "+ns+" to be gone", func() (bool, string) {
 		left := 0
-		for _, k := range providerconfig.ManagedKinds() {
+		for _, k := range kinds {
 			l := k.NewList()
 			if err := e.Kube.List(ctx, l, client.InNamespace(ns)); err != nil {
 				return false, err.Error()
@@ -100,10 +108,7 @@ func (e *Env) TokenSecret(t *testing.T, ns, name, token string) *corev1.Secret {
 // reported Coder's deployment id.
 func (e *Env) ProviderConfig(t *testing.T, ns string) *namespacedv1alpha1.ProviderConfig {
 	t.Helper()
-	e.TokenSecret(t, ns, "coder-token", e.Cluster.Coder(t).Token())
-	pc := e.ProviderConfigFromSecret(t, ns, "coder-token")
-	e.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, time.Minute)
-	return pc
+	return e.ReadyProviderConfigOf(t, ns, e.Cluster.Coder(t), nil)
 }
 
 // PCRef is a providerConfigRef to the namespaced ProviderConfig "default".
@@ -207,18 +212,39 @@ func (e *Env) ProviderConfigFromSecret(t *testing.T, ns, secret string) *namespa
 // reads its token from the named Secret.
 func (e *Env) ProviderConfigFromSecretNamed(t *testing.T, ns, name, secret string) *namespacedv1alpha1.ProviderConfig {
 	t.Helper()
-	pc := &namespacedv1alpha1.ProviderConfig{
+	pc := providerConfigOf(ns, name, e.Cluster.Coder(t).URL(), secret)
+	e.Create(t, pc)
+	return pc
+}
+
+// ReadyProviderConfigOf creates a token Secret and the ProviderConfig
+// "default" for the Coder c in ns, changed by mutate (may be nil), and waits
+// for it to be Ready.
+func (e *Env) ReadyProviderConfigOf(t *testing.T, ns string, c Coder, mutate func(*namespacedv1alpha1.ProviderConfig)) *namespacedv1alpha1.ProviderConfig {
+	t.Helper()
+	e.TokenSecret(t, ns, "coder-token", c.Token())
+	pc := providerConfigOf(ns, "default", c.URL(), "coder-token")
+	if mutate != nil {
+		mutate(pc)
+	}
+	e.Create(t, pc)
+	e.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	return pc
+}
+
+// providerConfigOf is a namespaced ProviderConfig of the Coder at url that
+// reads its token from the Secret named secret.
+func providerConfigOf(ns, name, url, secret string) *namespacedv1alpha1.ProviderConfig {
+	return &namespacedv1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: common.LocalProviderConfigSpec{
-			URL: e.Cluster.Coder(t).URL(),
+			URL: url,
 			Credentials: common.LocalCredentials{
 				Source:    common.CredentialsSourceSecret,
 				SecretRef: &common.LocalSecretKeySelector{Name: secret, Key: TokenKey},
 			},
 		},
 	}
-	e.Create(t, pc)
-	return pc
 }
 
 func inNamespace(ns string) client.InNamespace { return client.InNamespace(ns) }

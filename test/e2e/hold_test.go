@@ -50,20 +50,9 @@ func newHoldSetup(t *testing.T) holdSetup {
 	t.Helper()
 	ns := env.Namespace(t)
 	coder := env.Cluster.Coder(t)
-	env.TokenSecret(t, ns, "coder-token", coder.Token())
-	pc := &namespacedv1alpha1.ProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
-		Spec: common.LocalProviderConfigSpec{
-			URL: coder.URL(),
-			Credentials: common.LocalCredentials{
-				Source:    common.CredentialsSourceSecret,
-				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
-			},
-			Deletion: shortBounds(),
-		},
-	}
-	env.Create(t, pc)
-	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	pc := env.ReadyProviderConfigOf(t, ns, coder, func(pc *namespacedv1alpha1.ProviderConfig) {
+		pc.Spec.Deletion = shortBounds()
+	})
 	// Credential protection is in place before the ProviderConfig is
 	// Ready, so before any dependent can create anything in Coder.
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "coder-token"}}

@@ -266,10 +266,7 @@ func TestKeyRotationResumesAfterUncertainCreateAndRestart(t *testing.T) {
 		n := len(liveKeysOf(k))
 		return n == 2 && env.Coder.Requests(fakecoder.EndpointKeysCreate) > before, fmt.Sprintf("%d keys", n)
 	})
-	env.StopProvider()
-	if err := env.StartProvider(); err != nil {
-		t.Fatal(err)
-	}
+	env.Cluster.RestartProvider(t)
 	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
 	if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
 		t.Fatal("the old key was lost before its settle window")

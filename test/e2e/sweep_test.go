@@ -13,7 +13,6 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
-	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
@@ -32,19 +31,7 @@ func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
 	}
 
 	ns := env.Namespace(t)
-	env.TokenSecret(t, ns, "coder-token", b.Token())
-	pc := &namespacedv1alpha1.ProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
-		Spec: common.LocalProviderConfigSpec{
-			URL: b.URL(),
-			Credentials: common.LocalCredentials{
-				Source:    common.CredentialsSourceSecret,
-				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
-			},
-		},
-	}
-	env.Create(t, pc)
-	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.ReadyProviderConfigOf(t, ns, b, nil)
 
 	rec := &clusterv1alpha1.CleanupRecord{
 		ObjectMeta: metav1.ObjectMeta{Name: "aigatewaykey-deployment-a-test"},
@@ -179,20 +166,7 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 	// fake may still be Ready while their namespaces go, and would sweep.
 	own := env.Cluster.SpareCoder(t)
 	ns := env.Namespace(t)
-	env.TokenSecret(t, ns, "coder-token", own.Token())
-	pc := &namespacedv1alpha1.ProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
-		Spec: common.LocalProviderConfigSpec{
-			URL: own.URL(),
-			Credentials: common.LocalCredentials{
-				Source:    common.CredentialsSourceSecret,
-				SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
-			},
-			Sweep: ptrTo(false),
-		},
-	}
-	env.Create(t, pc)
-	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	pc := env.ReadyProviderConfigOf(t, ns, own, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Sweep = ptrTo(false) })
 	resp, err := own.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("sweep-off-"+ns))
 	if err != nil {
 		t.Fatal(err)

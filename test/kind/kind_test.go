@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -24,13 +23,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 )
-
-func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
-}
 
 func TestDockerDecision(t *testing.T) {
 	cases := map[string]struct {
@@ -158,7 +153,7 @@ func TestBuildCoderImage(t *testing.T) {
 		t.Skip("builds a binary")
 	}
 	out := filepath.Join(t.TempDir(), "fakecoder.tar")
-	if err := BuildCoderImage(repoRoot(), "amd64", out); err != nil {
+	if err := BuildCoderImage(crds.RepoRoot(), "amd64", out); err != nil {
 		t.Fatal(err)
 	}
 	img, err := tarball.ImageFromPath(out, nil)
@@ -207,11 +202,11 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xp, err := CrossplaneManifest(repoRoot())
+	xp, err := CrossplaneManifest(crds.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := packagerbac.Load(repoRoot())
+	pkg, err := packagerbac.Load(crds.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,18 +2,13 @@ package packagerbac
 
 import (
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
-)
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..")
-}
+	"github.com/crossplane-contrib/provider-coder/test/crds"
+)
 
 func TestSystemRulesAreWhatCrossplaneGrants(t *testing.T) {
 	rw := []string{"get", "list", "watch", "update", "patch", "create"}
@@ -85,11 +80,11 @@ func TestAllows(t *testing.T) {
 // TestPackageRBAC checks the real package: every CRD is in the system role,
 // and each extra rule asks only for what that role lacks.
 func TestPackageRBAC(t *testing.T) {
-	p, err := Load(repoRoot(t))
+	p, err := Load(crds.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds, _ := filepath.Glob(filepath.Join(repoRoot(t), "package", "crds", "*.yaml"))
+	crds, _ := filepath.Glob(filepath.Join(crds.RepoRoot(), "package", "crds", "*.yaml"))
 	if len(p.Resources) != len(crds) {
 		t.Fatalf("loaded %d resources from %d CRD files", len(p.Resources), len(crds))
 	}

@@ -29,6 +29,8 @@ import (
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
+
+	"github.com/crossplane-contrib/provider-coder/test/crds"
 )
 
 // The Makefile's defaults: the test builds what `make xpkg` builds.
@@ -62,15 +64,6 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // makeXpkg runs `make xpkg` with its output in dir and returns how long it took.
 func makeXpkg(root, dir string) (time.Duration, error) {
 	start := time.Now()
@@ -102,7 +95,7 @@ func built(t *testing.T) string {
 			return
 		}
 		first.dir = dir
-		took, err := makeXpkg(repoRoot(t), dir)
+		took, err := makeXpkg(crds.RepoRoot(), dir)
 		first.err = err
 		t.Logf("make xpkg took %s", took.Round(time.Second))
 	})
@@ -113,7 +106,7 @@ func built(t *testing.T) string {
 }
 
 func TestPackageCarriesCrossplaneYAMLAndEveryCRDOnce(t *testing.T) {
-	root := repoRoot(t)
+	root := crds.RepoRoot()
 	img := readImage(t, filepath.Join(built(t), xpkgFile))
 	docs := packageStream(t, img)
 	if len(docs) == 0 {
@@ -309,7 +302,7 @@ func TestRuntimeImageRunsStaticProviderAsNonRootWithCACertificates(t *testing.T)
 func TestImageAndPackageBuildsAreReproducible(t *testing.T) {
 	dir1 := built(t)
 	dir2 := t.TempDir()
-	took, err := makeXpkg(repoRoot(t), dir2)
+	took, err := makeXpkg(crds.RepoRoot(), dir2)
 	if err != nil {
 		t.Fatal(err)
 	}
