@@ -2,7 +2,6 @@ package cleanup
 
 import (
 	"context"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -150,13 +149,13 @@ func (r *Records) DeleteRotated(ctx context.Context, mg resource.Managed, kind s
 // Rotations returns the rotation counters of the records of mg, as the
 // cache shows them: a record written a moment ago may be missing.
 func (r *Records) Rotations(ctx context.Context, mg resource.Managed, kind string) ([]int, error) {
-	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
-		return nil, errors.Wrap(err, errListRecords)
+	recs, err := r.of(ctx, mg)
+	if err != nil {
+		return nil, err
 	}
-	out := make([]int, 0, len(l.Items))
-	for i := range l.Items {
-		if n, ok := RotationOfRecord(kind, mg.GetUID(), l.Items[i].Name); ok {
+	out := make([]int, 0, len(recs))
+	for i := range recs {
+		if n, ok := RotationOfRecord(kind, mg.GetUID(), recs[i].Name); ok {
 			out = append(out, n)
 		}
 	}
@@ -170,14 +169,16 @@ func (r *Records) Rotations(ctx context.Context, mg resource.Managed, kind strin
 // the sweep once mg is gone, and the sweep removes it after verifying its
 // key is absent.
 func (r *Records) Delete(ctx context.Context, mg resource.Managed, kind string) error {
+	// The first key's record by name too: the cache may not show a record
+	// written a moment ago.
 	names := []string{RecordName(kind, mg.GetUID())}
-	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
-		return errors.Wrap(err, errListRecords)
+	recs, err := r.of(ctx, mg)
+	if err != nil {
+		return err
 	}
-	for i := range l.Items {
-		if l.Items[i].Name != names[0] {
-			names = append(names, l.Items[i].Name)
+	for i := range recs {
+		if recs[i].Name != names[0] {
+			names = append(names, recs[i].Name)
 		}
 	}
 	for _, n := range names {
@@ -192,28 +193,27 @@ func (r *Records) Delete(ctx context.Context, mg resource.Managed, kind string) 
 // Abandon marks every record of mg Abandoned: it let go without a verified
 // delete, so a sweep must delete its objects in Coder.
 func (r *Records) Abandon(ctx context.Context, mg resource.Managed, kind, reason string) error {
-	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
+	recs, err := r.of(ctx, mg)
+	if err != nil {
 		return errors.Wrap(err, errAbandonRecord)
 	}
-	main := RecordName(kind, mg.GetUID())
-	if !slices.ContainsFunc(l.Items, func(rec clusterv1alpha1.CleanupRecord) bool { return rec.Name == main }) {
-		// A record written before records carried the label.
-		rec := clusterv1alpha1.CleanupRecord{}
-		err := r.kube.Get(ctx, types.NamespacedName{Name: main}, &rec)
-		if resource.IgnoreNotFound(err) != nil {
-			return errors.Wrap(err, errAbandonRecord)
-		}
-		if err == nil {
-			l.Items = append(l.Items, rec)
-		}
-	}
-	for i := range l.Items {
-		if err := r.abandon(ctx, &l.Items[i], reason); err != nil {
+	for i := range recs {
+		if err := r.abandon(ctx, &recs[i], reason); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// of returns the records of mg, found by its UID label, as the cache shows
+// them. A record the cache does not show yet turns Abandoned in the sweep
+// once mg is gone.
+func (r *Records) of(ctx context.Context, mg resource.Managed) ([]clusterv1alpha1.CleanupRecord, error) {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
+		return nil, errors.Wrap(err, errListRecords)
+	}
+	return l.Items, nil
 }
 
 func (r *Records) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, reason string) error {

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -26,10 +27,9 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/serializer/json"
 	"k8s.io/apimachinery/pkg/util/validation"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -81,17 +81,21 @@ func healthScripts(t *testing.T) map[string]string {
 
 // newScheme holds Kubernetes' and provider-coder's types, as the
 // provider's own scheme does.
+// newScheme is the provider's own scheme, built once.
 func newScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
+	schemeOnce.Do(func() { scheme, schemeErr = provider.Scheme() })
+	if schemeErr != nil {
+		t.Fatal(schemeErr)
 	}
-	if err := apis.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return scheme
 }
+
+var (
+	schemeOnce sync.Once
+	scheme     *runtime.Scheme
+	schemeErr  error
+)
 
 func strictCodecs(t *testing.T) serializer.CodecFactory {
 	t.Helper()
