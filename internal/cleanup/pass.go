@@ -3,6 +3,7 @@ package cleanup
 import (
 	"context"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
@@ -122,17 +123,33 @@ func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.Exter
 	}
 	// The record comes first: whatever happens next, what may exist in
 	// Coder is written down somewhere a namespace deletion cannot reach.
-	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.DeploymentID, n.pass.CoderName(mg)); err != nil {
+	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.DeploymentID, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
 		return managed.ExternalCreation{}, n.refuse(mg, err)
 	}
 	c, err := n.inner.Create(ctx, mg)
+	if err != nil && !coder.Timeout(err) {
+		// Coder answered: this attempt wrote nothing, and no object found
+		// by name later may be taken for its result. Best effort: a record
+		// that keeps the attempt only makes the sweep look once more.
+		_ = n.pass.Records.NothingWritten(ctx, mg, n.pass.Kind)
+	}
 	if err == nil {
 		if id := meta.GetExternalName(mg); id != "" {
-			// Best effort: a record without the id is swept by name.
+			// Best effort: a key record finds its key by name too, and a
+			// provider record by name within the attempt's window.
 			_ = n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
 		}
 	}
 	return c, err
+}
+
+// attemptOf is when the reconciler began this create attempt: it notes the
+// time on the resource just before calling Create.
+func attemptOf(mg resource.Managed) time.Time {
+	if t, err := time.Parse(time.RFC3339, mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending]); err == nil {
+		return t
+	}
+	return time.Now()
 }
 
 func (n *normal) refuse(mg resource.Managed, err error) error {
@@ -169,47 +186,47 @@ func (b *boundedPass) Observe(ctx context.Context, mg resource.Managed) (managed
 		// Only deleting resources take a bounded pass; a live one waits.
 		return managed.ExternalObservation{}, errors.New(errCreateThroughDeletingPC)
 	}
-	gone := managed.ExternalObservation{ResourceExists: false}
+	// Each pass decides afresh: an earlier pass that gave up, then failed
+	// to remove the finalizer, must not count if this one deletes.
+	b.pass.Releases.forget(mg.GetUID())
+	r := b.attempt(ctx, mg)
+	r.MayHaveCreated = mayHaveCreated(mg)
+	r.Orphan = !MayDelete(mg)
+	o := DecidePass(r)
+	if o.DeleteFailed != "" {
+		metrics.ExternalDeleteFailed(b.pass.Kind, o.DeleteFailed)
+	}
+	if o.WithoutDelete {
+		b.pass.Releases.mark(mg.GetUID(), o.Reason)
+	}
+	return managed.ExternalObservation{ResourceExists: false}, nil
+}
+
+// attempt observes, deletes and observes again, stopping at the first
+// failure, and says what it saw. It deletes only what the resource's
+// management policies let it delete.
+func (b *boundedPass) attempt(ctx context.Context, mg resource.Managed) PassResult {
 	if b.inner == nil {
-		if meta.GetExternalName(mg) != "" {
-			b.release(mg, ReasonCredentialsUnavailable)
-		}
-		return gone, nil
+		return PassResult{NoClient: true}
 	}
 	obs, err := b.inner.Observe(ctx, mg)
-	if err != nil {
-		b.fail(mg, err)
-		return gone, nil
+	if err != nil || !obs.ResourceExists || !MayDelete(mg) {
+		return PassResult{ObserveErr: err, Existed: obs.ResourceExists}
 	}
-	if !obs.ResourceExists {
-		return obs, nil
-	}
-	if _, err := b.inner.Delete(ctx, mg); err != nil {
-		b.fail(mg, err)
-		return gone, nil
+	r := PassResult{Existed: true}
+	if _, r.DeleteErr = b.inner.Delete(ctx, mg); r.DeleteErr != nil {
+		return r
 	}
 	after, err := b.inner.Observe(ctx, mg)
-	if err != nil {
-		b.fail(mg, err)
-		return gone, nil
-	}
-	if after.ResourceExists {
-		metrics.ExternalDeleteFailed(b.pass.Kind, reasonStillPresent)
-		b.release(mg, reasonStillPresent)
-	}
-	return gone, nil
+	r.AfterErr, r.StillThere = err, after.ResourceExists
+	return r
 }
 
-func (b *boundedPass) fail(mg resource.Managed, err error) {
-	why := string(coder.ClassOf(err))
-	metrics.ExternalDeleteFailed(b.pass.Kind, why)
-	if meta.GetExternalName(mg) != "" {
-		b.release(mg, why)
-	}
-}
-
-func (b *boundedPass) release(mg resource.Managed, why string) {
-	b.pass.Releases.mark(mg.GetUID(), why)
+// mayHaveCreated reports whether the resource may have an object in Coder:
+// it names one, or the reconciler began a create for it (it notes that on
+// the resource before every create), whose answer may have been lost.
+func mayHaveCreated(mg resource.Managed) bool {
+	return meta.GetExternalName(mg) != "" || mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending] != ""
 }
 
 func (b *boundedPass) Create(context.Context, resource.Managed) (managed.ExternalCreation, error) {

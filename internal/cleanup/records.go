@@ -2,6 +2,7 @@ package cleanup
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"strings"
 	"time"
@@ -78,10 +79,37 @@ func NewRecords(kube client.Client, scheme *runtime.Scheme, abandoned func()) *R
 	return &Records{kube: kube, scheme: scheme, abandoned: abandoned}
 }
 
-// Ensure writes an Active record for mg before anything is created in Coder.
-func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind, deploymentID, coderName string) error {
-	_, err := r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), deploymentID, coderName)
-	return err
+// Ensure writes an Active record for mg before anything is created in Coder,
+// and notes on it when this create attempt is sent (attempt): what the
+// sweep matches an object found by name against.
+func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind, deploymentID, coderName string, attempt time.Time) error {
+	name := RecordName(kind, mg.GetUID())
+	existed, err := r.ensure(ctx, mg, kind, name, deploymentID, coderName, attempt)
+	if err != nil || !existed {
+		return err
+	}
+	return r.setAttempt(ctx, name, &attempt)
+}
+
+// NothingWritten notes that mg's last create attempt certainly wrote
+// nothing (Coder answered with an error), so no object found by name is
+// taken for its result.
+func (r *Records) NothingWritten(ctx context.Context, mg resource.Managed, kind string) error {
+	return resource.IgnoreNotFound(r.setAttempt(ctx, RecordName(kind, mg.GetUID()), nil))
+}
+
+func (r *Records) setAttempt(ctx context.Context, name string, at *time.Time) error {
+	v := "null"
+	if at != nil {
+		b, err := metav1.NewTime(*at).MarshalJSON()
+		if err != nil {
+			return errors.Wrap(err, errWriteRecord)
+		}
+		v = string(b)
+	}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	patch := []byte(`{"spec":{"createAttemptedAt":` + v + `}}`)
+	return errors.Wrap(r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, patch)), errWriteRecord)
 }
 
 // EnsureRotated writes an Active record for the key of rotation counter n
@@ -90,7 +118,7 @@ func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind, deploym
 // key by name.
 func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, deploymentID, coderName string) error {
 	name := RotatedRecordName(kind, mg.GetUID(), n)
-	existed, err := r.ensure(ctx, mg, kind, name, deploymentID, coderName)
+	existed, err := r.ensure(ctx, mg, kind, name, deploymentID, coderName, time.Now())
 	if err != nil || !existed {
 		return err
 	}
@@ -100,7 +128,7 @@ func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind s
 }
 
 // ensure creates the named record and reports whether it existed already.
-func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, deploymentID, coderName string) (bool, error) {
+func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, deploymentID, coderName string, attempt time.Time) (bool, error) {
 	gvk, err := apiutil.GVKForObject(mg, r.scheme)
 	if err != nil {
 		return false, errors.Wrap(err, errWriteRecord)
@@ -113,9 +141,10 @@ func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, d
 				APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
 				Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID()),
 			},
-			DeploymentID: deploymentID,
-			CoderName:    coderName,
-			Phase:        clusterv1alpha1.CleanupPhaseActive,
+			DeploymentID:      deploymentID,
+			CoderName:         coderName,
+			CreateAttemptedAt: &metav1.Time{Time: attempt},
+			Phase:             clusterv1alpha1.CleanupPhaseActive,
 		},
 	}
 	err = r.kube.Create(ctx, rec)
@@ -191,18 +220,27 @@ func (r *Records) Delete(ctx context.Context, mg resource.Managed, kind string) 
 }
 
 // Abandon marks every record of mg Abandoned: it let go without a verified
-// delete, so a sweep must delete its objects in Coder.
+// delete, so a sweep must delete its objects in Coder. The first record is
+// marked by name as well: the cache may not show a record written a moment
+// ago, and a record left Active would be deleted with the resource.
 func (r *Records) Abandon(ctx context.Context, mg resource.Managed, kind, reason string) error {
 	recs, err := r.of(ctx, mg)
 	if err != nil {
 		return errors.Wrap(err, errAbandonRecord)
 	}
+	base := RecordName(kind, mg.GetUID())
+	seen := false
 	for i := range recs {
+		seen = seen || recs[i].Name == base
 		if err := r.abandon(ctx, &recs[i], reason); err != nil {
 			return err
 		}
 	}
-	return nil
+	if seen {
+		return nil
+	}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: base}, Spec: clusterv1alpha1.CleanupRecordSpec{Phase: clusterv1alpha1.CleanupPhaseActive}}
+	return r.abandon(ctx, rec, reason)
 }
 
 // of returns the records of mg, found by its UID label, as the cache shows
@@ -220,10 +258,20 @@ func (r *Records) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecor
 	if rec.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned {
 		return nil
 	}
-	rec.Spec.Phase = clusterv1alpha1.CleanupPhaseAbandoned
-	rec.Spec.Reason = reason
-	rec.Spec.AbandonedAt = &metav1.Time{Time: time.Now()}
-	if err := r.kube.Update(ctx, rec); err != nil {
+	// A patch, not an update: the cache's copy may be stale, and the
+	// record must turn Abandoned whatever else changed on it.
+	body, err := json.Marshal(map[string]any{"spec": map[string]any{
+		"phase": clusterv1alpha1.CleanupPhaseAbandoned, "reason": reason, "abandonedAt": metav1.Now(),
+	}})
+	if err != nil {
+		return errors.Wrap(err, errAbandonRecord)
+	}
+	err = r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, body))
+	if kerrors.IsNotFound(err) {
+		// No record: nothing was ever about to be created.
+		return nil
+	}
+	if err != nil {
 		return errors.Wrap(err, errAbandonRecord)
 	}
 	if r.abandoned != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -57,7 +58,7 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	kube := fake.NewClientBuilder().WithScheme(s).Build()
 	r := NewRecords(kube, s, nil)
 
-	if err := r.Ensure(ctx, mg, "AIGatewayKey", "dep", "gw-aaaaaaaa"); err != nil {
+	if err := r.Ensure(ctx, mg, "AIGatewayKey", "dep", "gw-aaaaaaaa", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.SetExternalID(ctx, mg, "AIGatewayKey", "id-0"); err != nil {
@@ -80,7 +81,7 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	if rec.Spec.ExternalID != "" || rec.Spec.CoderName != "gw-aaaaaaaa-r1" || rec.Spec.Phase != clusterv1alpha1.CleanupPhaseActive {
 		t.Errorf("re-ensured rotation record = %+v, want Active, named, without the discarded key's id", rec.Spec)
 	}
-	if err := r.Ensure(ctx, other, "AIGatewayKey", "dep", "other-bbbbbbbb"); err != nil {
+	if err := r.Ensure(ctx, other, "AIGatewayKey", "dep", "other-bbbbbbbb", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -15,10 +14,12 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -27,8 +28,7 @@ import (
 const (
 	ReasonManagedResourceGone = "ManagedResourceGone"
 
-	errStillPresent = "still present in Coder after delete"
-	errListRecords  = "cannot list cleanup records"
+	errListRecords = "cannot list cleanup records"
 )
 
 // A Sweeper deletes in Coder what Abandoned cleanup records name, through a
@@ -103,6 +103,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	// together, with one list before and one after, however many there are.
 	keys := map[string][]*clusterv1alpha1.CleanupRecord{}
 	var sweepers map[string]*coder.Client
+	var managing managers
 	var err error
 	// Whether a managed resource exists, by UID: a rotated key's records
 	// all name the same resource, which is read once per sweep.
@@ -130,6 +131,9 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 			if sweepers, err = s.readyConfigs(ctx); err != nil {
 				return swept, err
 			}
+			if managing, err = s.managing(ctx); err != nil {
+				return swept, err
+			}
 		}
 		cl, ok := sweepers[rec.Spec.DeploymentID]
 		if !ok || !s.claim(ctx, rec) {
@@ -140,14 +144,20 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 			keys[rec.Spec.DeploymentID] = append(keys[rec.Spec.DeploymentID], rec)
 			continue
 		}
-		if s.settle(ctx, rec, deleteProvider(ctx, cl, rec, l.Items)) {
+		if s.settle(ctx, rec, coderobj.SweepProvider(ctx, cl, providerClaim(rec), managing.except(rec))) {
 			swept++
 			continue
 		}
 		phases[rec.Spec.Phase]++
 	}
 	for id, recs := range keys {
-		errs := deleteKeys(ctx, sweepers[id], recs)
+		claims := make([]coderobj.KeyClaim, len(recs))
+		for i, rec := range recs {
+			claims[i] = keyClaim(rec)
+		}
+		// One list before and one after serve every record of the
+		// deployment; a key a live resource manages is left to it.
+		errs := coderobj.SweepKeys(ctx, sweepers[id], claims, managing.anyExcept(recs))
 		for i, rec := range recs {
 			if s.settle(ctx, rec, errs[i]) {
 				swept++
@@ -251,89 +261,60 @@ func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord
 	return true
 }
 
-// deleteKeys deletes the keys that records of one deployment name, by id or
-// by their UID-derived name, which no other object can share, and verifies
-// their absence with one list after all the deletes. It returns an error
-// per record, nil for a verified absence.
-func deleteKeys(ctx context.Context, cl *coder.Client, recs []*clusterv1alpha1.CleanupRecord) []error {
-	errs := make([]error, len(recs))
-	fail := func(err error) []error {
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = err
-			}
-		}
-		return errs
-	}
-	keys, err := cl.ListKeys(ctx)
-	if err != nil {
-		return fail(err)
-	}
-	byID, byName := make(map[string]uuid.UUID, len(keys)), make(map[string]uuid.UUID, len(keys))
-	for _, k := range keys {
-		byID[k.ID.String()], byName[k.Name] = k.ID, k.ID
-	}
-	ids := make([]uuid.UUID, len(recs))
-	for i, rec := range recs {
-		if rec.Spec.ExternalID != "" {
-			ids[i] = byID[rec.Spec.ExternalID]
-		} else {
-			ids[i] = byName[rec.Spec.CoderName]
-		}
-		if ids[i] == uuid.Nil {
-			continue
-		}
-		if err := cl.DeleteKey(ctx, ids[i]); err != nil && !coder.IsNotFound(err) {
-			errs[i] = err
-		}
-	}
-	if keys, err = cl.ListKeys(ctx); err != nil {
-		return fail(err)
-	}
-	left := map[uuid.UUID]bool{}
-	for _, k := range keys {
-		left[k.ID] = true
-	}
-	for i := range recs {
-		if errs[i] == nil && left[ids[i]] {
-			errs[i] = errors.New(errStillPresent)
-		}
-	}
-	return errs
+// keyClaim is what a key record names: the key's id once known, and its
+// UID-derived name, which finds the key even when the id went stale.
+func keyClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.KeyClaim {
+	return coderobj.KeyClaim{IDs: []string{rec.Spec.ExternalID}, Name: coderobj.NameIs(rec.Spec.CoderName)}
 }
 
-// deleteProvider deletes a provider by id. By name only when no other
-// record names it: provider names are chosen by users and may be reused.
-func deleteProvider(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, all []clusterv1alpha1.CleanupRecord) error {
-	idOrName := rec.Spec.ExternalID
-	if idOrName == "" {
-		for i := range all {
-			o := &all[i]
-			if o.Name != rec.Name && o.Spec.Kind == rec.Spec.Kind && o.Spec.DeploymentID == rec.Spec.DeploymentID && o.Spec.CoderName == rec.Spec.CoderName {
-				return errors.New("another cleanup record names the same provider; set externalID or delete one record")
+// providerClaim is what a provider record names: its id once known, and its
+// name, which counts only for a provider Coder created within the window of
+// the record's last create attempt.
+func providerClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.ProviderClaim {
+	c := coderobj.ProviderClaim{ID: rec.Spec.ExternalID, Name: rec.Spec.CoderName}
+	if t := rec.Spec.CreateAttemptedAt; t != nil {
+		c.Attempt = t.Time
+	}
+	return c
+}
+
+// managers maps the external name of every live managed resource to its
+// UID: an object one of them manages is theirs, even if a record of an
+// earlier owner still names it (it was imported after that owner's
+// finalizer was stripped).
+type managers map[string]string
+
+// managing reads the external names of every managed resource, past the
+// cache: a stale read could miss the resource that imported an object.
+func (s *Sweeper) managing(ctx context.Context) (managers, error) {
+	out := managers{}
+	for _, k := range providerconfig.ManagedKinds() {
+		l := k.NewList()
+		if err := s.Reader.List(ctx, l); err != nil {
+			return nil, errors.Wrapf(err, "cannot list %s", k.Kind)
+		}
+		for _, mg := range l.GetItems() {
+			if id := meta.GetExternalName(mg); id != "" {
+				out[id] = string(mg.GetUID())
 			}
 		}
-		p, err := cl.GetProvider(ctx, rec.Spec.CoderName)
-		if coder.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if p.CreatedAt.Before(rec.CreationTimestamp.Add(-5 * time.Second)) {
-			// Older than our record: not ours.
-			return nil
-		}
-		idOrName = p.ID.String()
 	}
-	if err := cl.DeleteProvider(ctx, idOrName); err != nil && !coder.IsNotFound(err) {
-		return err
+	return out, nil
+}
+
+// except is what resources other than the record's own manage.
+func (m managers) except(rec *clusterv1alpha1.CleanupRecord) coderobj.Managed {
+	return m.anyExcept([]*clusterv1alpha1.CleanupRecord{rec})
+}
+
+// anyExcept is what resources other than the records' owners manage.
+func (m managers) anyExcept(recs []*clusterv1alpha1.CleanupRecord) coderobj.Managed {
+	owners := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		owners[r.Spec.ManagedResource.UID] = true
 	}
-	if _, err := cl.GetProvider(ctx, idOrName); !coder.IsNotFound(err) {
-		if err != nil {
-			return err
-		}
-		return errors.New(errStillPresent)
+	return func(id string) bool {
+		uid, ok := m[id]
+		return ok && !owners[uid]
 	}
-	return nil
 }

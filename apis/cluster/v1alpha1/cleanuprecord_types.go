@@ -38,6 +38,12 @@ type CleanupRecordSpec struct {
 	// ExternalID is the Coder id, once known.
 	// +optional
 	ExternalID string `json:"externalID,omitempty"`
+	// CreateAttemptedAt is when the last create of the object was sent to
+	// Coder. An object found by a name its owner does not derive from its
+	// UID (an AIProvider's) is taken for the result of that attempt only if
+	// Coder created it within the attempt's request timeout.
+	// +optional
+	CreateAttemptedAt *metav1.Time `json:"createAttemptedAt,omitempty"`
 	// Phase is Active or Abandoned.
 	// +kubebuilder:validation:Enum=Active;Abandoned
 	Phase string `json:"phase"`

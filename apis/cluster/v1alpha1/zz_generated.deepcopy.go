@@ -86,6 +86,10 @@ func (in *CleanupRecordList) DeepCopyObject() runtime.Object {
 func (in *CleanupRecordSpec) DeepCopyInto(out *CleanupRecordSpec) {
 	*out = *in
 	out.ManagedResource = in.ManagedResource
+	if in.CreateAttemptedAt != nil {
+		in, out := &in.CreateAttemptedAt, &out.CreateAttemptedAt
+		*out = (*in).DeepCopy()
+	}
 	if in.AbandonedAt != nil {
 		in, out := &in.AbandonedAt, &out.AbandonedAt
 		*out = (*in).DeepCopy()

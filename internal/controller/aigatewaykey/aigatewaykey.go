@@ -28,6 +28,7 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -131,6 +132,9 @@ type external struct {
 type ownKey struct {
 	codersdk.AIGatewayKey
 	counter int
+	// derived: the resource created it (its name derives from the
+	// resource); otherwise it was imported by external name.
+	derived bool
 }
 
 // own returns the resource's keys: every key whose name one of its
@@ -138,15 +142,12 @@ type ownKey struct {
 // key may have any name).
 func own(k Resource, list []codersdk.AIGatewayKey, id string) []ownKey {
 	names := NamesOf(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()))
-	var out []ownKey
-	for _, c := range list {
-		if n, ok := names.Counter(c.Name); ok {
-			out = append(out, ownKey{AIGatewayKey: c, counter: n})
-			continue
-		}
-		if id != "" && c.ID.String() == id {
-			out = append(out, ownKey{AIGatewayKey: c})
-		}
+	claim := coderobj.KeyClaim{IDs: []string{id}, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
+	owned := coderobj.OwnedKeys(list, claim, nil)
+	out := make([]ownKey, 0, len(owned))
+	for _, c := range owned {
+		n, derived := names.Counter(c.Name)
+		out = append(out, ownKey{AIGatewayKey: c, counter: n, derived: derived})
 	}
 	return out
 }
@@ -179,6 +180,10 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 		}
 		return managed.ExternalObservation{ResourceExists: true}, nil
 	}
+	if err := e.secretWritable(ctx, k); err != nil {
+		// Creating or replacing a key now would lose its plaintext.
+		return managed.ExternalObservation{}, err
+	}
 	if id == "" {
 		return e.observeUncreated(ctx, k, keys)
 	}
@@ -196,7 +201,7 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 	if plan.Current == nil {
 		// None of the resource's keys serves: it is created anew, after
 		// the keys nobody holds are gone so their names are free.
-		if plan.Action == ActionDiscard && mayDelete(k) {
+		if plan.Action == ActionDiscard && cleanup.MayDelete(k) {
 			if err := e.discard(ctx, k, plan.Discard); err != nil {
 				return managed.ExternalObservation{}, err
 			}
@@ -226,21 +231,6 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 	}, nil
 }
 
-// mayDelete reports whether the resource's management policies let the
-// provider delete in Coder; an observe-only import never deletes a key.
-func mayDelete(k Resource) bool {
-	ps := k.GetManagementPolicies()
-	if len(ps) == 0 {
-		return true
-	}
-	for _, p := range ps {
-		if p == xpv2.ManagementActionAll || p == xpv2.ManagementActionDelete {
-			return true
-		}
-	}
-	return false
-}
-
 // gather builds the rotation state from Coder's keys, the connection
 // Secret, the cleanup records and the resource.
 func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
@@ -258,16 +248,16 @@ func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, id str
 			CreatedAt: c.CreatedAt, LastHeartbeatAt: c.LastHeartbeatAt,
 		})
 	}
-	// Which key the Secret holds matters only when there is a choice.
-	if len(keys) > 1 || (len(keys) == 1 && keys[0].ID.String() != id) {
-		s, err := e.readSecret(ctx, k)
-		if err != nil {
-			return RotationState{}, nil, err
-		}
-		if s != nil {
-			st.Published = string(s.Data[ConnectionID])
-		}
+	published, err := e.published(ctx, k, keys, id)
+	if err != nil {
+		return RotationState{}, nil, err
 	}
+	st.Published = published
+	// Only a key the resource created had a plaintext for it to publish,
+	// and only a resource that may delete replaces one whose plaintext
+	// was lost.
+	_, writes := cleanup.ConnectionSecret(k)
+	st.WritesSecret = writes && cleanup.MayDelete(k) && !slices.ContainsFunc(keys, func(c ownKey) bool { return !c.derived })
 	// Records of earlier keys can exist only once a rotation has made a
 	// key of counter 1 or more; a key that never rotated lists none.
 	if slices.ContainsFunc(keys, func(c ownKey) bool { return c.counter > 0 }) {
@@ -302,6 +292,10 @@ func rotationSettings(p *common.AIGatewayKeyParameters) (time.Duration, time.Dur
 // object whose response was lost: Coder returned its plaintext to nobody,
 // so it can never be published. Delete it and let Create make a new one.
 func (e *external) observeUncreated(ctx context.Context, k Resource, keys []ownKey) (managed.ExternalObservation, error) {
+	if !cleanup.MayDelete(k) {
+		// Policies that exclude Delete never delete a key in Coder.
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
 	discard := make([]Key, 0, len(keys))
 	for _, c := range keys {
 		discard = append(discard, Key{Counter: c.counter, ID: c.ID.String(), Prefix: c.KeyPrefix})
@@ -326,18 +320,12 @@ func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
 	return nil
 }
 
-// deleteKeys asks Coder to delete every key of ids; one already gone is
-// fine. The shared key list is invalidated, so the next Observe sees Coder
-// as it is now. It returns the first failure, after trying them all.
+// deleteKeys asks Coder to delete every key of ids. The shared key list is
+// invalidated, so the next Observe sees Coder as it is now and verifies
+// their absence.
 func (e *external) deleteKeys(ctx context.Context, ids ...uuid.UUID) error {
 	defer e.keys.Invalidate(e.scope)
-	var first error
-	for _, id := range ids {
-		if err := e.coder.DeleteKey(ctx, id); err != nil && !coder.IsNotFound(err) && first == nil {
-			first = err
-		}
-	}
-	return first
+	return coderobj.DeleteKeys(ctx, e.coder, ids...)
 }
 
 // idsOf are the Coder ids of keys; Key ids come from Coder's own list.

@@ -40,9 +40,14 @@ type RotationState struct {
 	Keys []Key
 	// ExternalName is the id of the key the resource last committed to.
 	ExternalName string
-	// Published is the id the connection Secret holds; empty when the
-	// resource writes no Secret or the Secret holds no id.
+	// Published is the id of the key whose plaintext the connection Secret
+	// holds; empty when the resource writes no Secret or the Secret holds
+	// no plaintext.
 	Published string
+	// WritesSecret: the resource has a connection Secret, so only a key
+	// whose plaintext reached it can serve. A key whose plaintext was lost
+	// is replaced, never reported Ready without it.
+	WritesSecret bool
 	// Records are the rotation counters of the resource's cleanup records.
 	Records []int
 	// Requested is the value of RotateAnnotation, Handled the value of
@@ -122,7 +127,7 @@ func DecideRotation(s RotationState) RotationPlan {
 	keys := slices.Clone(s.Keys)
 	slices.SortFunc(keys, func(a, b Key) int { return b.Counter - a.Counter })
 
-	cur := serving(keys, s.Published, s.ExternalName)
+	cur := serving(keys, s.Published, s.ExternalName, s.WritesSecret)
 	if cur == nil {
 		// Nothing serves: the resource is created anew. Keys of it that
 		// nobody holds go first, so their names are free.
@@ -185,11 +190,15 @@ func DecideRotation(s RotationState) RotationPlan {
 	return p
 }
 
-// serving is the key replicas get: the one the Secret holds, else the one
-// the resource committed to. A Secret that holds none of the keys (it was
-// never written, or holds a key deleted by hand) does not count.
-func serving(keys []Key, published, externalName string) *Key {
-	for _, id := range []string{published, externalName} {
+// serving is the key replicas get: the one whose plaintext the Secret
+// holds. Without a Secret, it is the one the resource committed to: its
+// plaintext went to nobody but whoever reads the create's answer.
+func serving(keys []Key, published, externalName string, writesSecret bool) *Key {
+	ids := []string{published}
+	if !writesSecret {
+		ids = append(ids, externalName)
+	}
+	for _, id := range ids {
 		if id == "" {
 			continue
 		}

@@ -34,6 +34,21 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Settle: settle, Now: at(time.Hour)},
 			want:   RotationPlan{Action: ActionNone, Current: &k0},
 		},
+		"PlaintextNeverPublished": {
+			reason: "the key exists but its plaintext never reached the Secret: it can serve nobody, so it is replaced, never reported Ready",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", WritesSecret: true, Records: []int{0}, Settle: settle, Now: at(time.Hour)},
+			want:   RotationPlan{Action: ActionDiscard, Discard: []Key{k0}},
+		},
+		"SecretHoldsADeletedKey": {
+			reason: "the Secret's plaintext is of a key no longer in Coder: the committed key's plaintext is lost, so it is replaced",
+			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", Published: "k0", WritesSecret: true, Settle: settle, Now: at(time.Hour)},
+			want:   RotationPlan{Action: ActionDiscard, Discard: []Key{k1}},
+		},
+		"PublishedInSecret": {
+			reason: "a Secret holding the committed key's plaintext serves it",
+			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Published: "k0", WritesSecret: true, Records: []int{0}, Settle: settle, Now: at(time.Hour)},
+			want:   RotationPlan{Action: ActionNone, Current: &k0},
+		},
 		"NothingServes": {
 			reason: "no key at all: the resource does not exist and is created",
 			in:     RotationState{ExternalName: "k0", Published: "k0", Settle: settle, Now: at(0)},

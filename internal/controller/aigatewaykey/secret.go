@@ -49,6 +49,46 @@ func (e *external) readSecret(ctx context.Context, k Resource) (*corev1.Secret, 
 	return s, nil
 }
 
+// published is the id of the key whose plaintext k's connection Secret
+// holds; empty when it holds none. The cache answers the usual case, a
+// Secret holding the committed key; anything else is read past the cache,
+// because a stale read would replace a published key.
+func (e *external) published(ctx context.Context, k Resource, keys []ownKey, id string) (string, error) {
+	nn, ok := cleanup.ConnectionSecret(k)
+	if !ok {
+		return "", nil
+	}
+	cached := &corev1.Secret{}
+	if err := e.kube.Get(ctx, nn, cached); err == nil && metav1.IsControlledBy(cached, k) &&
+		string(cached.Data[ConnectionID]) == id && len(cached.Data[ConnectionKey]) > 0 && len(keys) == 1 {
+		return id, nil
+	}
+	s, err := e.readSecret(ctx, k)
+	if err != nil || s == nil || len(s.Data[ConnectionKey]) == 0 {
+		return "", err
+	}
+	return string(s.Data[ConnectionID]), nil
+}
+
+// secretWritable refuses to go on while k's connection Secret is
+// controlled by another object (an earlier incarnation of the same name,
+// not yet garbage collected): a key created or replaced now could not be
+// published, and its plaintext would be lost.
+func (e *external) secretWritable(ctx context.Context, k Resource) error {
+	nn, ok := cleanup.ConnectionSecret(k)
+	if !ok || meta.WasDeleted(k) {
+		return nil
+	}
+	s := &corev1.Secret{}
+	if err := e.kube.Get(ctx, nn, s); err != nil {
+		return nil //nolint:nilerr // Missing or unreadable: publishing reports it.
+	}
+	if metav1.GetControllerOf(s) != nil && !metav1.IsControlledBy(s, k) {
+		return errors.Errorf("%s: %s; no key is created until it is gone", errSecretNotOurs, nn)
+	}
+	return nil
+}
+
 // publish merges details into k's connection Secret, creating it if need
 // be. A nil value removes that key from the Secret.
 func (e *external) publish(ctx context.Context, k Resource, details managed.ConnectionDetails) error {

@@ -29,6 +29,7 @@ import (
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -163,7 +164,7 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
 	}
-	if !CreatedByAttempt(got.CreatedAt, attempt) {
+	if !coderobj.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout()) {
 		if meta.WasDeleted(p) {
 			// Never delete someone else's provider.
 			return managed.ExternalObservation{ResourceExists: false}, nil
@@ -320,7 +321,7 @@ func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.Ext
 	if _, err := uuid.Parse(id); err != nil {
 		return managed.ExternalDelete{}, errors.New(errExternalName)
 	}
-	if err := e.coder.DeleteProvider(ctx, id); err != nil && !coder.IsNotFound(err) {
+	if err := coderobj.DeleteProvider(ctx, e.coder, id); err != nil {
 		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteProvider)
 	}
 	return managed.ExternalDelete{}, nil

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/coder/coder/v2/codersdk"
 
@@ -182,20 +181,6 @@ func keyIDs(keys []codersdk.AIProviderKey) []string {
 
 func sameSet(a, b []string) bool {
 	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
-}
-
-// adoptionSkew is how much earlier than our recorded create attempt Coder
-// may date a provider that attempt created. The attempt is recorded in the
-// external-create-pending annotation, in whole seconds (truncated) and by our
-// clock; Coder dates rows by its own clock. A few seconds cover both; a
-// provider older than that existed before we asked, so it is someone else's.
-const adoptionSkew = 5 * time.Second
-
-// CreatedByAttempt reports whether a provider Coder created at createdAt can
-// come from the create attempt recorded at attempt, whose response was lost.
-// Without a recorded attempt nothing is ours.
-func CreatedByAttempt(createdAt, attempt time.Time) bool {
-	return !attempt.IsZero() && !createdAt.Before(attempt.Add(-adoptionSkew))
 }
 
 func ptr[T any](v T) *T { return &v }

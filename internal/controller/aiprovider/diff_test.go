@@ -270,44 +270,6 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 	}
 }
 
-func TestUncertainCreateAdoptsOnlyWhatTheAttemptCreated(t *testing.T) {
-	attempt := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	cases := map[string]struct {
-		reason    string
-		createdAt time.Time
-		attempt   time.Time
-		want      bool
-	}{
-		"CreatedAfterAttempt": {
-			reason:    "the lost response's provider",
-			createdAt: attempt.Add(800 * time.Millisecond), attempt: attempt, want: true,
-		},
-		"WithinSkew": {
-			reason:    "the annotation is truncated to seconds and clocks differ: a few seconds earlier is still ours",
-			createdAt: attempt.Add(-4 * time.Second), attempt: attempt, want: true,
-		},
-		"BeforeAttempt": {
-			reason:    "it existed before we asked: someone else's",
-			createdAt: attempt.Add(-10 * time.Second), attempt: attempt, want: false,
-		},
-		"LongBefore": {
-			reason:    "a provider from last week",
-			createdAt: attempt.Add(-7 * 24 * time.Hour), attempt: attempt, want: false,
-		},
-		"NoAttempt": {
-			reason:    "without a recorded attempt nothing is ours",
-			createdAt: attempt, attempt: time.Time{}, want: false,
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := CreatedByAttempt(tc.createdAt, tc.attempt); got != tc.want {
-				t.Errorf("%s\nCreatedByAttempt = %t, want %t", tc.reason, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestOnlyAnUncertainCreateAttemptIsLookedFor(t *testing.T) {
 	const pending = "2026-05-01T12:00:00Z"
 	cases := map[string]struct {

@@ -9,6 +9,7 @@ import (
 )
 
 // AIGatewayKeySpec is the desired state of an AIGatewayKey.
+// +kubebuilder:validation:XValidation:rule="(has(self.forProvider) && has(self.forProvider.namePrefix)) == (has(oldSelf.forProvider) && has(oldSelf.forProvider.namePrefix))",message="forProvider.namePrefix cannot be added or removed: a Coder key cannot be renamed"
 type AIGatewayKeySpec struct {
 	xpv2.ClusterManagedResourceSpec `json:",inline"`
 	// +optional

@@ -10,6 +10,7 @@ import (
 
 // AIGatewayKeySpec is the desired state of an AIGatewayKey.
 // +kubebuilder:validation:XValidation:rule="!has(self.providerConfigRef) || self.providerConfigRef.kind in ['ProviderConfig', 'ClusterProviderConfig']",message="spec.providerConfigRef.kind must be ProviderConfig or ClusterProviderConfig"
+// +kubebuilder:validation:XValidation:rule="(has(self.forProvider) && has(self.forProvider.namePrefix)) == (has(oldSelf.forProvider) && has(oldSelf.forProvider.namePrefix))",message="forProvider.namePrefix cannot be added or removed: a Coder key cannot be renamed"
 type AIGatewayKeySpec struct {
 	xpv2.ManagedResourceSpec `json:",inline"`
 	// +optional

@@ -1,30 +1,45 @@
-package aigatewaykey
+package cleanup
 
 import (
 	"testing"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 )
 
-func TestMayDelete(t *testing.T) {
+func TestOnlyPoliciesWithDeleteDeleteInCoder(t *testing.T) {
 	cases := map[string]struct {
 		policies xpv2.ManagementPolicies
+		legacy   bool
+		orphan   bool
 		want     bool
 	}{
 		"Default":             {policies: nil, want: true},
 		"All":                 {policies: xpv2.ManagementPolicies{xpv2.ManagementActionAll}, want: true},
 		"ObserveOnly":         {policies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve}, want: false},
 		"ObserveDelete":       {policies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionDelete}, want: true},
+		"LegacyOrphan":        {legacy: true, orphan: true, want: false},
+		"LegacyDelete":        {legacy: true, want: true},
 		"EverythingButDelete": {policies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate}, want: false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			k := &aiv1alpha1.AIGatewayKey{}
+			var k resource.Managed = &aiv1alpha1.AIGatewayKey{}
+			if tc.legacy {
+				l := &clusteraiv1alpha1.AIGatewayKey{}
+				if tc.orphan {
+					l.SetDeletionPolicy(xpv2.DeletionOrphan)
+				} else {
+					l.SetDeletionPolicy(xpv2.DeletionDelete)
+				}
+				k = l
+			}
 			k.SetManagementPolicies(tc.policies)
-			if got := mayDelete(k); got != tc.want {
-				t.Errorf("mayDelete(%v) = %t, want %t", tc.policies, got, tc.want)
+			if got := MayDelete(k); got != tc.want {
+				t.Errorf("MayDelete(%v) = %t, want %t", tc.policies, got, tc.want)
 			}
 		})
 	}

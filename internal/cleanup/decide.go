@@ -1,0 +1,91 @@
+package cleanup
+
+import (
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+)
+
+// A PassResult is what one bounded pass saw of a resource's object in
+// Coder: the outcome of each step it took, up to the first failure.
+type PassResult struct {
+	// NoClient: no Coder client could be built (ProviderConfig or its
+	// credentials gone).
+	NoClient bool
+	// ObserveErr is the failure of the first look; Existed its answer.
+	ObserveErr error
+	Existed    bool
+	// DeleteErr is the failure of the delete.
+	DeleteErr error
+	// AfterErr is the failure of the look after the delete; StillThere its
+	// answer.
+	AfterErr   error
+	StillThere bool
+	// MayHaveCreated: the resource names an object in Coder, or a create
+	// for it was begun whose answer may have been lost.
+	MayHaveCreated bool
+	// Orphan: the resource's policies keep its object in Coder on purpose
+	// (deletionPolicy Orphan, or management policies without Delete).
+	Orphan bool
+}
+
+// A PassOutcome is how a bounded pass ends.
+type PassOutcome struct {
+	// WithoutDelete: the resource releases without a verified delete; its
+	// records turn Abandoned, and the release is counted and evented.
+	WithoutDelete bool
+	// Reason is why, for the record, the event and the metric.
+	Reason string
+	// DeleteFailed is the failure class to count as a failed external
+	// delete; empty when no delete failed.
+	DeleteFailed string
+}
+
+// DecidePass decides how a bounded pass ends. Only a verified absence (a
+// look that finds nothing, first or after the delete) is a normal release,
+// and so is an intentional orphan. Anything else releases without a delete,
+// unless nothing can exist in Coder: no object is named and no create was
+// ever begun.
+func DecidePass(r PassResult) PassOutcome {
+	var why string
+	switch {
+	case r.Orphan:
+		return PassOutcome{}
+	case r.NoClient:
+		why = ReasonCredentialsUnavailable
+	case r.ObserveErr != nil:
+		why = string(coder.ClassOf(r.ObserveErr))
+	case !r.Existed:
+		return PassOutcome{}
+	case r.DeleteErr != nil:
+		why = string(coder.ClassOf(r.DeleteErr))
+	case r.AfterErr != nil:
+		why = string(coder.ClassOf(r.AfterErr))
+	case r.StillThere:
+		why = reasonStillPresent
+	default:
+		return PassOutcome{}
+	}
+	o := PassOutcome{DeleteFailed: why}
+	if r.MayHaveCreated {
+		o.WithoutDelete, o.Reason = true, why
+	}
+	return o
+}
+
+// MayDelete reports whether a resource's policies let the provider delete
+// its object in Coder, as the managed reconciler decides it: an
+// observe-only import or an orphaned resource never deletes.
+func MayDelete(mg resource.Managed) bool {
+	ps := mg.GetManagementPolicies()
+	if len(ps) == 0 {
+		// The API server defaults it to ["*"].
+		ps = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
+	}
+	if l, ok := mg.(resource.LegacyManaged); ok {
+		return managed.NewLegacyManagementPoliciesResolver(true, ps, l.GetDeletionPolicy()).ShouldDelete()
+	}
+	return managed.NewManagementPoliciesResolver(true, ps).ShouldDelete()
+}

@@ -1,0 +1,108 @@
+package cleanup
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
+)
+
+// deletingKey is a key being deleted; mut may give it an external name or
+// a pending create.
+func deletingKey(mut func(*aiv1alpha1.AIGatewayKey)) *aiv1alpha1.AIGatewayKey {
+	now := metav1.Now()
+	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: "u-1", DeletionTimestamp: &now}}
+	if mut != nil {
+		mut(k)
+	}
+	return k
+}
+
+// coderDown is an external client whose every call fails as a timeout does.
+func coderDown() managed.ExternalClient {
+	return &managed.ExternalClientFns{
+		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
+			return managed.ExternalObservation{}, context.DeadlineExceeded
+		},
+		DisconnectFn: func(context.Context) error { return nil },
+	}
+}
+
+func TestBoundedPassMarksALostCreateReleasedWithoutDelete(t *testing.T) {
+	rel := NewReleases()
+	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel}
+	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) {
+		// The reconciler noted a create whose answer was lost: no id.
+		meta.SetExternalCreatePending(k, time.Now())
+	})
+	obs, err := pass.Wrap(coderDown()).Observe(context.Background(), k)
+	if err != nil || obs.ResourceExists {
+		t.Fatalf("Observe = %+v, %v; want gone, nil so the finalizer goes", obs, err)
+	}
+	if _, ok := rel.peek(k.GetUID()); !ok {
+		t.Error("a create whose answer was lost, released with Coder down, is not marked released without delete")
+	}
+}
+
+func TestBoundedPassThatDeletesForgetsAnEarlierPassesMark(t *testing.T) {
+	rel := NewReleases()
+	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel}
+	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
+	// An earlier pass gave up, then the finalizer's removal failed.
+	if _, err := pass.Wrap(coderDown()).Observe(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := rel.peek(k.GetUID()); !ok {
+		t.Fatal("the failed pass did not mark the resource")
+	}
+	gone := &managed.ExternalClientFns{
+		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		},
+		DisconnectFn: func(context.Context) error { return nil },
+	}
+	if _, err := pass.Wrap(gone).Observe(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	if why, ok := rel.peek(k.GetUID()); ok {
+		t.Errorf("a retry that verified the absence is still marked released without delete (%s): it would be counted", why)
+	}
+}
+
+func TestBoundedPassNeverDeletesAnOrphan(t *testing.T) {
+	rel := NewReleases()
+	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel}
+	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) {
+		meta.SetExternalName(k, "id")
+		k.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve})
+	})
+	deleted := false
+	exists := &managed.ExternalClientFns{
+		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
+			return managed.ExternalObservation{ResourceExists: true}, nil
+		},
+		DeleteFn: func(context.Context, resource.Managed) (managed.ExternalDelete, error) {
+			deleted = true
+			return managed.ExternalDelete{}, nil
+		},
+		DisconnectFn: func(context.Context) error { return nil },
+	}
+	if _, err := pass.Wrap(exists).Observe(context.Background(), k); err != nil {
+		t.Fatal(err)
+	}
+	if deleted {
+		t.Error("the bounded pass deleted the object of an observe-only resource")
+	}
+	if _, ok := rel.peek(k.GetUID()); ok {
+		t.Error("an intentional orphan is marked released without delete")
+	}
+}

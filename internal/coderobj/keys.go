@@ -1,0 +1,100 @@
+package coderobj
+
+import (
+	"context"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+)
+
+// A KeyClaim names the keys one owner may have in Coder: by id (its external
+// name, its records' ids) and by UID-derived name. A key's name proves
+// ownership on its own because it embeds the owner's UID, so a record whose
+// id went stale still finds the key a later create made under the same name.
+type KeyClaim struct {
+	IDs []string
+	// Name reports whether a key name is one of the owner's derived names.
+	Name func(string) bool
+}
+
+// Owns reports whether k is one of the claim's keys.
+func (c KeyClaim) Owns(k codersdk.AIGatewayKey) bool {
+	if c.Name != nil && c.Name(k.Name) {
+		return true
+	}
+	id := k.ID.String()
+	for _, want := range c.IDs {
+		if want != "" && want == id {
+			return true
+		}
+	}
+	return false
+}
+
+// NameIs is a KeyClaim.Name that matches one name.
+func NameIs(name string) func(string) bool {
+	return func(n string) bool { return name != "" && n == name }
+}
+
+// OwnedKeys returns the keys of list the claim owns, skipping those a live
+// managed resource manages.
+func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, m Managed) []codersdk.AIGatewayKey {
+	var out []codersdk.AIGatewayKey
+	for _, k := range list {
+		if c.Owns(k) && !m.has(k.ID.String()) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// DeleteKeys asks Coder to delete every key of ids; one already gone is
+// fine. It tries them all and returns the first failure. Absence is
+// verified by the caller's next list, never assumed from the answer.
+func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
+	var first error
+	for _, id := range ids {
+		if err := cl.DeleteKey(ctx, id); err != nil && !coder.IsNotFound(err) && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// SweepKeys deletes the keys of every claim and verifies their absence with
+// one list before and one after all the deletes, however many claims there
+// are. It returns an error per claim, nil for a verified absence. Keys a
+// live managed resource manages are left alone and not the claim's anymore.
+func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Managed) []error {
+	errs := make([]error, len(claims))
+	fail := func(err error) []error {
+		for i := range errs {
+			if errs[i] == nil {
+				errs[i] = err
+			}
+		}
+		return errs
+	}
+	list, err := cl.ListKeys(ctx)
+	if err != nil {
+		return fail(err)
+	}
+	for i, c := range claims {
+		var ids []uuid.UUID
+		for _, k := range OwnedKeys(list, c, m) {
+			ids = append(ids, k.ID)
+		}
+		errs[i] = DeleteKeys(ctx, cl, ids...)
+	}
+	if list, err = cl.ListKeys(ctx); err != nil {
+		return fail(err)
+	}
+	for i, c := range claims {
+		if errs[i] == nil && len(OwnedKeys(list, c, m)) > 0 {
+			errs[i] = errStillPresent()
+		}
+	}
+	return errs
+}

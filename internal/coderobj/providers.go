@@ -1,0 +1,88 @@
+package coderobj
+
+import (
+	"context"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+)
+
+// A ProviderClaim names the provider one owner may have in Coder. Provider
+// names are chosen by users and may be reused by anyone, so a name proves
+// nothing on its own: a provider found by name is the claim's only when
+// Coder created it within the window of the owner's last create attempt
+// whose answer may have been lost.
+type ProviderClaim struct {
+	// ID is the provider's Coder id, once known.
+	ID string
+	// Name is the provider's Coder-wide name.
+	Name string
+	// Attempt is when the last create was sent; zero when none may have
+	// written anything.
+	Attempt time.Time
+}
+
+// FindProviders returns the providers in Coder the claim owns: the one of
+// its id, and the one of its name if the claim's create attempt made it.
+// Providers a live managed resource manages are not the claim's.
+func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, m Managed) ([]codersdk.AIProvider, error) {
+	var out []codersdk.AIProvider
+	if c.ID != "" && !m.has(c.ID) {
+		p, err := cl.GetProvider(ctx, c.ID)
+		switch {
+		case err == nil:
+			out = append(out, p)
+		case !coder.IsNotFound(err):
+			return nil, err
+		}
+	}
+	if c.Name == "" || c.Attempt.IsZero() {
+		return out, nil
+	}
+	p, err := cl.GetProvider(ctx, c.Name)
+	if coder.IsNotFound(err) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.ID.String() == c.ID || m.has(p.ID.String()) || !CreatedByAttempt(p.CreatedAt, c.Attempt, cl.Timeout()) {
+		return out, nil
+	}
+	return append(out, p), nil
+}
+
+// DeleteProvider asks Coder to delete (soft-delete) a provider by id; one
+// already gone is fine.
+func DeleteProvider(ctx context.Context, cl *coder.Client, id string) error {
+	if err := cl.DeleteProvider(ctx, id); err != nil && !coder.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// SweepProvider deletes the providers of a claim and verifies their absence
+// with a fresh read of each: nil only when none is left.
+func SweepProvider(ctx context.Context, cl *coder.Client, c ProviderClaim, m Managed) error {
+	found, err := FindProviders(ctx, cl, c, m)
+	if err != nil {
+		return err
+	}
+	for _, p := range found {
+		if err := DeleteProvider(ctx, cl, p.ID.String()); err != nil {
+			return err
+		}
+	}
+	for _, p := range found {
+		_, err := cl.GetProvider(ctx, p.ID.String())
+		if err == nil {
+			return errStillPresent()
+		}
+		if !coder.IsNotFound(err) {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,139 @@
+package coderobj
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+)
+
+// fakeCoder starts a fake Coder and a client of it.
+func fakeCoder(t *testing.T) (*fakecoder.Server, *coder.Client) {
+	t.Helper()
+	s := fakecoder.New(fakecoder.Options{})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	cl, err := coder.New(coder.Config{URL: s.URL(), Token: s.Token(), Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, cl
+}
+
+func TestSweepFindsAKeyByNameWhenTheRecordedIDIsStale(t *testing.T) {
+	ctx := context.Background()
+	s, cl := fakeCoder(t)
+	first, err := cl.CreateKey(ctx, "team-a-gw-0123abcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first key was replaced; the record still names its id.
+	if err := cl.DeleteKey(ctx, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cl.CreateKey(ctx, "team-a-gw-0123abcd"); err != nil {
+		t.Fatal(err)
+	}
+	other, err := cl.CreateKey(ctx, "team-b-gw-4567ef01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	claim := KeyClaim{IDs: []string{first.ID.String()}, Name: NameIs("team-a-gw-0123abcd")}
+	if errs := SweepKeys(ctx, cl, []KeyClaim{claim}, nil); errs[0] != nil {
+		t.Fatalf("SweepKeys: %v", errs[0])
+	}
+	left := s.Keys()
+	if len(left) != 1 || left[0].ID != other.ID {
+		t.Errorf("keys left after the sweep = %+v, want only the other owner's key", left)
+	}
+}
+
+func TestSweepLeavesAKeyALiveResourceManages(t *testing.T) {
+	ctx := context.Background()
+	s, cl := fakeCoder(t)
+	k, err := cl.CreateKey(ctx, "team-a-gw-0123abcd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A new resource imported the key by its external name.
+	managed := Managed(func(id string) bool { return id == k.ID.String() })
+	claim := KeyClaim{IDs: []string{k.ID.String()}, Name: NameIs("team-a-gw-0123abcd")}
+	if errs := SweepKeys(ctx, cl, []KeyClaim{claim}, managed); errs[0] != nil {
+		t.Fatalf("SweepKeys: %v", errs[0])
+	}
+	if len(s.Keys()) != 1 {
+		t.Error("the sweep deleted a key a live resource manages")
+	}
+}
+
+func createProvider(t *testing.T, cl *coder.Client, name string) codersdk.AIProvider {
+	t.Helper()
+	p, err := cl.CreateProvider(context.Background(), codersdk.CreateAIProviderRequest{
+		Type: codersdk.AIProviderTypeOpenAI, Name: name, Enabled: true, BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-test-not-a-secret"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
+	ctx := context.Background()
+	cases := map[string]struct {
+		reason  string
+		attempt time.Duration // before the provider's creation
+		managed bool
+		stale   bool
+		wantDel bool
+	}{
+		"UncertainCreate": {
+			reason: "no id was recorded; Coder created it during our attempt", attempt: time.Second, wantDel: true,
+		},
+		"StaleID": {
+			reason: "the recorded id is gone; a later create of ours made this one", attempt: time.Second, stale: true, wantDel: true,
+		},
+		"CreatedLaterBySomeoneElse": {
+			reason: "our attempt was long before: someone else made it with that name", attempt: 10 * time.Minute,
+		},
+		"NoAttempt": {
+			reason: "the attempt certainly wrote nothing",
+		},
+		"ImportedByALiveResource": {
+			reason: "a live resource manages it now", attempt: time.Second, managed: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, cl := fakeCoder(t)
+			c := ProviderClaim{Name: "team-openai"}
+			if tc.stale {
+				old := createProvider(t, cl, "team-openai")
+				if err := cl.DeleteProvider(ctx, old.ID.String()); err != nil {
+					t.Fatal(err)
+				}
+				c.ID = old.ID.String()
+			}
+			p := createProvider(t, cl, "team-openai")
+			if tc.attempt > 0 {
+				c.Attempt = p.CreatedAt.Add(-tc.attempt)
+			}
+			var m Managed
+			if tc.managed {
+				m = func(id string) bool { return id == p.ID.String() }
+			}
+			if err := SweepProvider(ctx, cl, c, m); err != nil {
+				t.Fatalf("SweepProvider: %v", err)
+			}
+			live := s.Providers(false)
+			if deleted := len(live) == 0; deleted != tc.wantDel {
+				t.Errorf("%s\nprovider deleted = %t, want %t", tc.reason, deleted, tc.wantDel)
+			}
+		})
+	}
+}
