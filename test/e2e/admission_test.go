@@ -134,6 +134,19 @@ func TestImmutableFieldsCannotChange(t *testing.T) {
 		t.Errorf("changing namePrefix: got %v, want Invalid naming namePrefix", err)
 	}
 
+	// Adding or removing it is a change too: the rule on the field itself
+	// runs only when both sides have it.
+	err = env.Update(t, k, func() { k.Spec.ForProvider.NamePrefix = "" })
+	if !kerrors.IsInvalid(err) || !strings.Contains(err.Error(), "namePrefix") {
+		t.Errorf("removing namePrefix: got %v, want Invalid naming namePrefix", err)
+	}
+	bare := newKey(ns, "bare")
+	env.Create(t, bare)
+	err = env.Update(t, bare, func() { bare.Spec.ForProvider.NamePrefix = "gw" })
+	if !kerrors.IsInvalid(err) || !strings.Contains(err.Error(), "namePrefix") {
+		t.Errorf("adding namePrefix: got %v, want Invalid naming namePrefix", err)
+	}
+
 	p := aiProvider(ns, "immutable", func(*aiv1alpha1.AIProvider) {})
 	env.Create(t, p)
 	err = env.Update(t, p, func() { p.Spec.ForProvider.Type = "anthropic" })

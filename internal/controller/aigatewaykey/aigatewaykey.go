@@ -57,6 +57,8 @@ const (
 	errDeleteKey    = "cannot delete AI Gateway key"
 	errReplaceKey   = "cannot delete the AI Gateway key left by an uncertain create"
 	errExternalName = "external name is not a Coder key id"
+	// errFmtLostKeyKept names the prefix, never the plaintext.
+	errFmtLostKeyKept = "key %s... was created by an earlier attempt whose answer was lost, so its plaintext is unknown; the management policies exclude Delete, so it is not replaced: delete it in Coder, or allow Delete"
 )
 
 // A Resource is an AIGatewayKey of either scope.
@@ -292,9 +294,10 @@ func rotationSettings(p *common.AIGatewayKeyParameters) (time.Duration, time.Dur
 // object whose response was lost: Coder returned its plaintext to nobody,
 // so it can never be published. Delete it and let Create make a new one.
 func (e *external) observeUncreated(ctx context.Context, k Resource, keys []ownKey) (managed.ExternalObservation, error) {
-	if !cleanup.MayDelete(k) {
-		// Policies that exclude Delete never delete a key in Coder.
-		return managed.ExternalObservation{ResourceExists: false}, nil
+	if len(keys) > 0 && !cleanup.MayDelete(k) {
+		// Policies that exclude Delete never delete a key in Coder, and a
+		// key whose plaintext is lost can never be published: say so.
+		return managed.ExternalObservation{}, errors.Errorf(errFmtLostKeyKept, keys[0].KeyPrefix)
 	}
 	discard := make([]Key, 0, len(keys))
 	for _, c := range keys {

@@ -1,0 +1,341 @@
+package e2e
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+)
+
+// The scenarios of this file are the silent leaks and wrong sweeps of
+// issue 11: every release without a verified delete of something a record
+// names leaves that record Abandoned, counted and evented, and the sweep
+// deletes exactly what is ours. Each uses a Coder of its own, so taking it
+// down disturbs no other scenario.
+
+// recordOf returns the first cleanup record of a managed resource, nil if
+// there is none.
+func recordOf(t *testing.T, kind string, uid types.UID) *clusterv1alpha1.CleanupRecord {
+	t.Helper()
+	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName(kind, uid)}}
+	if !env.Get(t, r) {
+		return nil
+	}
+	return r
+}
+
+// sweepThrough makes a Ready ProviderConfig of c appear in a new namespace,
+// which is what lets the sweep reach c's deployment.
+func sweepThrough(t *testing.T, c Coder) {
+	t.Helper()
+	env.ReadyProviderConfigOf(t, env.Namespace(t), c, nil)
+}
+
+// waitAbandoned waits for a record to turn Abandoned.
+func waitAbandoned(t *testing.T, kind string, uid types.UID) {
+	t.Helper()
+	Eventually(t, waitLong, "the cleanup record to turn Abandoned", func() (bool, string) {
+		r := recordOf(t, kind, uid)
+		if r == nil {
+			return false, "no record"
+		}
+		return r.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned, "phase " + r.Spec.Phase
+	})
+}
+
+// waitRecordGone waits for the sweep to settle a record.
+func waitRecordGone(t *testing.T, kind string, uid types.UID) {
+	t.Helper()
+	Eventually(t, waitLong, "the sweep to settle the cleanup record", func() (bool, string) {
+		r := recordOf(t, kind, uid)
+		if r == nil {
+			return true, ""
+		}
+		return false, fmt.Sprintf("record %s, attempts %d, last error %q", r.Spec.Phase, r.Spec.Attempts, r.Spec.LastError)
+	})
+}
+
+// TestLostCreateReleasedWithCoderDownIsAbandonedCountedAndSwept: a create
+// that committed in Coder but whose answer was lost leaves no external
+// name; releasing the resource with Coder down must still abandon its
+// record, count and event the release, and the sweep must find the key by
+// its UID-derived name.
+func TestLostCreateReleasedWithCoderDownIsAbandonedCountedAndSwept(t *testing.T) {
+	c := env.Cluster.SpareCoder(t)
+	ns := env.Namespace(t)
+	pc := env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
+	if err := c.SetFault(fakecoder.EndpointKeysCreate, fakecoder.Fault{CommitThenTimeout: true, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	k := newKey(ns, "leaky")
+	env.Create(t, k)
+	name := aigatewaykey.DerivedName(k)
+	Eventually(t, waitLong, "the lost create to commit in Coder", func() (bool, string) {
+		return len(keysNamed(c, name)) == 1, "no key yet"
+	})
+	// Coder goes down before the provider can look again.
+	if err := c.SetDown(true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.SetDown(false) })
+	before := releasedWithoutDelete(t, "AIGatewayKey")
+
+	env.Delete(t, k)
+	env.Delete(t, pc)
+	env.WaitGone(t, k, 2*time.Minute)
+	if env.Get(t, k); meta.GetExternalName(k) != "" {
+		t.Fatalf("the key has external name %q; this scenario needs a create whose answer was lost", meta.GetExternalName(k))
+	}
+	if r := recordOf(t, "AIGatewayKey", k.UID); r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+		t.Fatalf("cleanup record after a release without delete = %+v, want Abandoned", r)
+	}
+	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
+		t.Errorf("released_without_delete_total{kind=AIGatewayKey} grew by %v, want 1", got)
+	}
+	if !hasWarning(t, ns, k.Name, string(cleanup.ReasonReleasedWithoutDelete)) {
+		t.Errorf("no %s event on the key", cleanup.ReasonReleasedWithoutDelete)
+	}
+
+	if err := c.SetDown(false); err != nil {
+		t.Fatal(err)
+	}
+	sweepThrough(t, c)
+	waitRecordGone(t, "AIGatewayKey", k.UID)
+	if n := len(keysNamed(c, name)); n != 0 {
+		t.Errorf("Coder still holds %d key(s) named %s after the sweep", n, name)
+	}
+}
+
+// hasWarning reports whether the object named name in ns has a Warning
+// event of reason.
+func hasWarning(t *testing.T, ns, name, reason string) bool {
+	t.Helper()
+	for _, e := range env.NamespaceEvents(t, ns) {
+		if e.InvolvedObject.Name == name && e.Reason == reason && e.Type == corev1.EventTypeWarning {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSweepDeletesTheLiveKeyWhenTheRecordedIDIsStale: the record names a
+// key that is gone (the provider restarted between recording the id and
+// updating the external name, then created a replacement); the sweep must
+// still delete the live key, which carries the same UID-derived name.
+func TestSweepDeletesTheLiveKeyWhenTheRecordedIDIsStale(t *testing.T) {
+	c := env.Cluster.SpareCoder(t)
+	ns := env.Namespace(t)
+	env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
+	k := newKey(ns, "stale")
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	live := meta.GetExternalName(k)
+	rec := recordOf(t, "AIGatewayKey", k.UID)
+	if rec == nil {
+		t.Fatal("a Ready key has no cleanup record")
+	}
+	if err := env.Update(t, rec, func() { rec.Spec.ExternalID = uuid.NewString() }); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := c.SetDown(true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.SetDown(false) })
+	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	env.Delete(t, nsObj)
+	env.WaitGone(t, nsObj, 2*time.Minute)
+	waitAbandoned(t, "AIGatewayKey", k.UID)
+
+	if err := c.SetDown(false); err != nil {
+		t.Fatal(err)
+	}
+	sweepThrough(t, c)
+	waitRecordGone(t, "AIGatewayKey", k.UID)
+	if liveKey(c, live) {
+		t.Errorf("the live key %s leaked: its record named a stale id and was deleted", live)
+	}
+}
+
+// TestSweepLeavesAKeyReimportedByANewResource: a resource whose finalizer
+// was stripped left an Abandoned record; a new resource imported the same
+// key by its external name. The key is the new resource's: never swept.
+func TestSweepLeavesAKeyReimportedByANewResource(t *testing.T) {
+	c := env.Cluster.SpareCoder(t)
+	old := env.Namespace(t)
+	pc := env.ReadyProviderConfigOf(t, old, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
+	a := newKey(old, "first")
+	env.Create(t, a)
+	env.WaitCondition(t, a, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	id := meta.GetExternalName(a)
+	// Where the import lands, Ready before Coder goes down.
+	ns := env.Namespace(t)
+	env.ReadyProviderConfigOf(t, ns, c, nil)
+
+	if err := c.SetDown(true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.SetDown(false) })
+	env.Delete(t, a)
+	env.Delete(t, pc)
+	env.WaitGone(t, a, 2*time.Minute)
+	waitAbandoned(t, "AIGatewayKey", a.UID)
+
+	b := newKey(ns, "imported")
+	meta.SetExternalName(b, id)
+	env.Create(t, b)
+	if err := c.SetDown(false); err != nil {
+		t.Fatal(err)
+	}
+	env.WaitCondition(t, b, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	waitRecordGone(t, "AIGatewayKey", a.UID)
+	if !liveKey(c, id) {
+		t.Fatalf("the sweep deleted key %s, which a live resource manages", id)
+	}
+	if env.Get(t, b); meta.GetExternalName(b) != id {
+		t.Errorf("the importing resource's external name = %q, want %s", meta.GetExternalName(b), id)
+	}
+}
+
+// TestSweepLeavesAProviderSomeoneElseCreatedLater: a record of a provider
+// without an id names a provider name; someone else created a provider of
+// that name long after our create attempt. It is not ours: never swept.
+func TestSweepLeavesAProviderSomeoneElseCreatedLater(t *testing.T) {
+	c := env.Cluster.SpareCoder(t)
+	bi, err := c.SDK(t).BuildInfo(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := UniqueProviderName("theirs")
+	p, err := c.SDK(t).CreateAIProvider(t.Context(), codersdk.CreateAIProviderRequest{
+		Type: codersdk.AIProviderTypeOpenAI, Name: name, Enabled: true, BaseURL: "https://api.openai.com/v1/", APIKeys: []string{"sk-not-a-real-key"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := types.UID(uuid.NewString())
+	rec := &clusterv1alpha1.CleanupRecord{
+		ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIProvider", uid)},
+		Spec: clusterv1alpha1.CleanupRecordSpec{
+			Kind: "AIProvider",
+			ManagedResource: clusterv1alpha1.ManagedResourceReference{
+				APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIProvider", Namespace: "gone", Name: "ours", UID: string(uid),
+			},
+			DeploymentID: bi.DeploymentID,
+			CoderName:    name,
+			// Our attempt, ten minutes before theirs, certainly did not
+			// write the provider they made.
+			CreateAttemptedAt: &metav1.Time{Time: p.CreatedAt.Add(-10 * time.Minute)},
+			Phase:             clusterv1alpha1.CleanupPhaseAbandoned,
+		},
+	}
+	env.Create(t, rec)
+	sweepThrough(t, c)
+	waitRecordGone(t, "AIProvider", uid)
+	if _, err := c.SDK(t).AIProvider(t.Context(), p.ID.String()); err != nil {
+		t.Errorf("the provider someone else created was swept: %v", err)
+	}
+}
+
+// TestKeyWithoutDeleteNeverDeletesALostCreatesKey: with management
+// policies that exclude Delete, a key left by a create whose answer was
+// lost stays in Coder, and the resource says why it cannot go on.
+func TestKeyWithoutDeleteNeverDeletesALostCreatesKey(t *testing.T) {
+	c := env.Cluster.SpareCoder(t)
+	ns := env.Namespace(t)
+	env.ReadyProviderConfigOf(t, ns, c, nil)
+	if err := c.SetFault(fakecoder.EndpointKeysCreate, fakecoder.Fault{CommitThenTimeout: true, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	k := newKey(ns, "kept")
+	k.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
+	env.Create(t, k)
+	Eventually(t, waitLong, "the resource to say the lost key is kept", func() (bool, string) {
+		env.Get(t, k)
+		cond := k.GetCondition(xpv2.TypeSynced)
+		return strings.Contains(cond.Message, "plaintext is unknown"), cond.Message
+	})
+	if n := len(keysNamed(c, aigatewaykey.DerivedName(k))); n != 1 {
+		t.Errorf("Coder holds %d keys of the resource, want the lost create's 1: policies without Delete never delete", n)
+	}
+	env.Delete(t, k)
+	env.WaitGone(t, k, waitLong)
+}
+
+// TestKeyNeverReadyWithoutItsPlaintext: a key whose plaintext did not reach
+// the connection Secret is replaced, never reported Ready without it; and
+// no key is created while the Secret's name is held by another object.
+func TestKeyNeverReadyWithoutItsPlaintext(t *testing.T) {
+	c := env.Cluster.SpareCoder(t)
+	ns := env.Namespace(t)
+	env.ReadyProviderConfigOf(t, ns, c, nil)
+
+	// The Secret's name is still held by another object (as by an earlier
+	// incarnation of the same name, until garbage collection).
+	owner := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "earlier"}}
+	env.Create(t, owner)
+	held := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gw-conn", OwnerReferences: []metav1.OwnerReference{{
+		APIVersion: "v1", Kind: "ConfigMap", Name: owner.Name, UID: owner.UID, Controller: ptr.To(true),
+	}}}}
+	env.Create(t, held)
+	k := newKey(ns, "gw")
+	env.Create(t, k)
+	Eventually(t, waitLong, "the key to say its Secret is held by another object", func() (bool, string) {
+		env.Get(t, k)
+		cond := k.GetCondition(xpv2.TypeSynced)
+		return strings.Contains(cond.Message, "controlled by another object"), cond.Message
+	})
+	if n := len(keysNamed(c, aigatewaykey.DerivedName(k))); n != 0 {
+		t.Fatalf("Coder holds %d keys whose plaintext could not be published", n)
+	}
+	env.Delete(t, owner)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	first := published(t, c, k)
+
+	// The plaintext is lost from the Secret: the key is replaced.
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gw-conn"}}
+	env.Get(t, sec)
+	if err := env.Update(t, sec, func() { delete(sec.Data, aigatewaykey.ConnectionKey) }); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, waitLong, "the key to be replaced by one whose plaintext is published", func() (bool, string) {
+		env.Get(t, k)
+		id := meta.GetExternalName(k)
+		return id != first && !liveKey(c, first), "external name " + id
+	})
+	published(t, c, k)
+}
+
+// published checks that k is Ready and its Secret holds the plaintext of
+// the one key Coder has for it, and returns that key's id.
+func published(t *testing.T, c Coder, k *aiv1alpha1.AIGatewayKey) string {
+	t.Helper()
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	rows := keysNamed(c, aigatewaykey.DerivedName(k))
+	if len(rows) != 1 {
+		t.Fatalf("Coder holds %d keys of the resource, want 1", len(rows))
+	}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Spec.WriteConnectionSecretToReference.Name}}
+	Eventually(t, waitLong, "the Secret to hold the key's plaintext", func() (bool, string) {
+		env.Get(t, s)
+		return string(s.Data[aigatewaykey.ConnectionKey]) == rows[0].Key, "plaintext differs"
+	})
+	return rows[0].ID.String()
+}
