@@ -84,8 +84,10 @@ func MayDelete(mg resource.Managed) bool {
 		// The API server defaults it to ["*"].
 		ps = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
 	}
-	if l, ok := mg.(resource.LegacyManaged); ok {
-		return managed.NewLegacyManagementPoliciesResolver(true, ps, l.GetDeletionPolicy()).ShouldDelete()
+	// The cluster-scoped kinds keep deletionPolicy, as the managed
+	// reconciler does for them.
+	if l, ok := mg.(resource.LegacyManaged); ok { //nolint:staticcheck // Our cluster-scoped kinds are legacy managed resources.
+		return managed.NewLegacyManagementPoliciesResolver(true, ps, l.GetDeletionPolicy()).ShouldDelete() //nolint:staticcheck // As above.
 	}
 	return managed.NewManagementPoliciesResolver(true, ps).ShouldDelete()
 }
