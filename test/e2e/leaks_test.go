@@ -267,12 +267,7 @@ func TestKeyWithoutDeleteNeverDeletesALostCreatesKey(t *testing.T) {
 	k := newKey(ns, "kept")
 	k.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize}
 	env.Create(t, k)
-	Eventually(t, waitLong, "the resource to say the lost key is kept", func() (bool, string) {
-		env.Get(t, k)
-		cond := k.GetCondition(xpv2.TypeSynced)
-		return strings.Contains(cond.Message, "plaintext is unknown"), cond.Message
-	})
-	if n := len(keysNamed(c, aigatewaykey.DerivedName(k))); n != 1 {
+	if n := syncedSays(t, c, k, "plaintext is unknown"); n != 1 {
 		t.Errorf("Coder holds %d keys of the resource, want the lost create's 1: policies without Delete never delete", n)
 	}
 	env.Delete(t, k)
@@ -297,12 +292,7 @@ func TestKeyNeverReadyWithoutItsPlaintext(t *testing.T) {
 	env.Create(t, held)
 	k := newKey(ns, "gw")
 	env.Create(t, k)
-	Eventually(t, waitLong, "the key to say its Secret is held by another object", func() (bool, string) {
-		env.Get(t, k)
-		cond := k.GetCondition(xpv2.TypeSynced)
-		return strings.Contains(cond.Message, "controlled by another object"), cond.Message
-	})
-	if n := len(keysNamed(c, aigatewaykey.DerivedName(k))); n != 0 {
+	if n := syncedSays(t, c, k, "controlled by another object"); n != 0 {
 		t.Fatalf("Coder holds %d keys whose plaintext could not be published", n)
 	}
 	env.Delete(t, owner)
@@ -321,6 +311,18 @@ func TestKeyNeverReadyWithoutItsPlaintext(t *testing.T) {
 		return id != first && !liveKey(c, first), "external name " + id
 	})
 	published(t, c, k)
+}
+
+// syncedSays waits for k's Synced condition to say msg, and returns how
+// many keys Coder then holds for k.
+func syncedSays(t *testing.T, c Coder, k *aiv1alpha1.AIGatewayKey, msg string) int {
+	t.Helper()
+	Eventually(t, waitLong, "the key's Synced condition to say "+msg, func() (bool, string) {
+		env.Get(t, k)
+		cond := k.GetCondition(xpv2.TypeSynced)
+		return strings.Contains(cond.Message, msg), cond.Message
+	})
+	return len(keysNamed(c, aigatewaykey.DerivedName(k)))
 }
 
 // published checks that k is Ready and its Secret holds the plaintext of
