@@ -9,6 +9,7 @@ package credentials
 
 import (
 	"context"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -29,6 +30,10 @@ import (
 
 // Name of the controller, in logs and metrics.
 const Name = "credentials-secret"
+
+// AfterConflict is how soon a release that lost a race with another write
+// of the Secret decides again.
+const AfterConflict = 250 * time.Millisecond
 
 const (
 	errGetSecret     = "cannot get credentials Secret"
@@ -115,7 +120,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case kerrors.IsConflict(err):
 		// Someone wrote the Secret since we read it, perhaps a
 		// ProviderConfig protecting it: decide again from a fresh read.
-		return reconcile.Result{Requeue: true}, nil
+		return reconcile.Result{RequeueAfter: AfterConflict}, nil
 	case kerrors.IsNotFound(err):
 		return reconcile.Result{}, nil
 	case err != nil:

@@ -91,7 +91,7 @@ func TestReconcile(t *testing.T) {
 				}
 				return c.List(ctx, l, opts...)
 			}},
-			want: want{result: reconcile.Result{Requeue: true}, finalizers: []string{foreign, config.CredentialsFinalizer}},
+			want: want{result: reconcile.Result{RequeueAfter: AfterConflict}, finalizers: []string{foreign, config.CredentialsFinalizer}},
 		},
 	}
 	for name, tc := range cases {
