@@ -1,7 +1,7 @@
 // Package controller wires every controller of provider-coder into a
-// manager: the ProviderConfig reconcilers and the managed reconcilers of both
-// scopes. Scope-specific parts are the GroupVersionKinds alone; each kind has
-// one external client for both scopes.
+// manager: the ProviderConfig reconcilers, the credentials Secret reconciler
+// and the managed reconcilers of both scopes. Scope-specific parts are the
+// GroupVersionKinds alone; each kind has one external client for both scopes.
 package controller
 
 import (
@@ -21,6 +21,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/credentials"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -55,6 +56,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		Timeout:                 o.CoderTimeout,
 		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
 	}); err != nil {
+		return err
+	}
+	if err := credentials.Setup(mgr, credentials.Options{Logger: o.Logger, MaxConcurrentReconciles: o.MaxConcurrentReconciles}); err != nil {
 		return err
 	}
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}

@@ -31,7 +31,8 @@ const (
 	// CredentialsFinalizer keeps a Secret a ProviderConfig reads, so a
 	// namespace deletion cannot take the credentials away before the
 	// dependents have deleted their objects. A Secret being deleted still
-	// serves its data.
+	// serves its data. The ProviderConfig reconcilers add it; the
+	// credentials controller, keyed on the Secret, alone removes it.
 	CredentialsFinalizer = "coder.crossplane.io/credentials-in-use"
 
 	// WaitingMessage is the hold's log line and condition message.
@@ -40,7 +41,6 @@ const (
 	errAddFinalizer       = "cannot add finalizer to ProviderConfig"
 	errRemoveFinalizer    = "cannot remove finalizer from ProviderConfig"
 	errProtectSecret      = "cannot protect credentials Secret"
-	errReleaseSecret      = "cannot release credentials Secret"
 	errSecretBeingDeleted = "credentials Secret is being deleted and was not protected"
 )
 
@@ -72,57 +72,6 @@ func (r *Reconciler) protectSecrets(ctx context.Context, pc providerconfig.Objec
 		}
 	}
 	return nil
-}
-
-// releaseSecrets removes the credentials finalizer from the Secrets of a
-// released ProviderConfig that no other ProviderConfig still needs.
-func (r *Reconciler) releaseSecrets(ctx context.Context, pc providerconfig.Object) error {
-	self := providerconfig.RefOfConfig(pc)
-	for _, s := range providerconfig.ConnectionOf(pc).Secrets() {
-		needed, err := r.secretNeeded(ctx, s.NamespacedName(), self)
-		if err != nil {
-			return errors.Wrap(err, errReleaseSecret)
-		}
-		if needed {
-			continue
-		}
-		sec := &corev1.Secret{}
-		if err := r.kube.Get(ctx, s.NamespacedName(), sec); err != nil {
-			if kerrors.IsNotFound(err) {
-				continue
-			}
-			return errors.Wrap(err, errReleaseSecret)
-		}
-		if !controllerutil.ContainsFinalizer(sec, CredentialsFinalizer) {
-			continue
-		}
-		orig := sec.DeepCopy()
-		controllerutil.RemoveFinalizer(sec, CredentialsFinalizer)
-		if err := r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil && !kerrors.IsNotFound(err) {
-			return errors.Wrap(err, errReleaseSecret)
-		}
-	}
-	return nil
-}
-
-// secretNeeded reports whether a ProviderConfig other than self, of any
-// kind, still holds or may still hold a Secret.
-func (r *Reconciler) secretNeeded(ctx context.Context, secret types.NamespacedName, self providerconfig.Ref) (bool, error) {
-	for _, gk := range providerconfig.Kinds() {
-		l, _ := providerconfig.NewList(gk)
-		if err := r.kube.List(ctx, l, client.MatchingFields{SecretsIndex: secret.String()}); err != nil {
-			return false, err
-		}
-		for _, other := range providerconfig.Items(l) {
-			if providerconfig.RefOfConfig(other) == self {
-				continue
-			}
-			if other.GetDeletionTimestamp() == nil || meta.FinalizerExists(other, Finalizer) {
-				return true, nil
-			}
-		}
-	}
-	return false, nil
 }
 
 // reconcileDeletion runs the hold of a ProviderConfig being deleted.
@@ -180,9 +129,6 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	}
 
 	log.Info("Releasing ProviderConfig", "reason", d.Why, "held", now.Sub(deletedAt).Round(time.Second).String(), "remaining", len(deps))
-	if err := r.releaseSecrets(ctx, pc); err != nil {
-		return reconcile.Result{}, err
-	}
 	if err := r.finalizer.RemoveFinalizer(ctx, pc); err != nil {
 		return reconcile.Result{}, errors.Wrap(err, errRemoveFinalizer)
 	}

@@ -1,0 +1,164 @@
+// Package credentials releases the credentials finalizer of Secrets. The
+// ProviderConfig reconcilers put the finalizer on the Secrets they read
+// before they can report Ready; this package alone removes it, once no
+// unreleased ProviderConfig of any kind reads the Secret. The decision is
+// keyed on the Secret and made from a fresh read of every ProviderConfig
+// that may reference it, never from what one ProviderConfig believes about
+// the others. It must not add the finalizer, nor touch any other.
+package credentials
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+// Name of the controller, in logs and metrics.
+const Name = "credentials-secret"
+
+// AfterConflict is how soon a release that lost a race with another write
+// of the Secret decides again.
+const AfterConflict = 250 * time.Millisecond
+
+const (
+	errGetSecret     = "cannot get credentials Secret"
+	errListConfigs   = "cannot list ProviderConfigs"
+	errReleaseSecret = "cannot release credentials Secret"
+)
+
+// Options configure the credentials reconciler.
+type Options struct {
+	Logger                  logging.Logger
+	MaxConcurrentReconciles int
+}
+
+// Setup adds the reconciler of Secrets carrying the credentials finalizer
+// to the manager. The informer's initial list enqueues every protected
+// Secret, so a ProviderConfig that vanished while the provider was not
+// running releases its Secrets when it starts.
+func Setup(mgr ctrl.Manager, o Options) error {
+	r := &Reconciler{
+		kube:   mgr.GetClient(),
+		reader: mgr.GetAPIReader(),
+		log:    o.Logger.WithValues("controller", Name),
+	}
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named(Name).
+		For(&corev1.Secret{}, builder.WithPredicates(protected())).
+		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, o.MaxConcurrentReconciles)})
+	for _, gk := range providerconfig.Kinds() {
+		pc, err := providerconfig.New(gk)
+		if err != nil {
+			return err
+		}
+		b = b.Watches(pc, enqueueSecrets(), builder.WithPredicates(secretsMayBeReleased()))
+	}
+	return errors.Wrap(b.Complete(r), "cannot set up the credentials Secret reconciler")
+}
+
+// A Reconciler removes the credentials finalizer from Secrets no
+// unreleased ProviderConfig needs.
+type Reconciler struct {
+	// kube writes; reader reads uncached, so the decision never rests on
+	// an informer that has not seen a ProviderConfig yet.
+	kube   client.Client
+	reader client.Reader
+	log    logging.Logger
+}
+
+// Reconcile releases one Secret if nothing needs it.
+//
+// The order is what makes the release safe against a ProviderConfig that
+// protects the Secret concurrently: the Secret is read first, then every
+// ProviderConfig that may reference it is listed, then the finalizer is
+// removed under an optimistic lock on the resourceVersion read first. A
+// ProviderConfig that existed before the list is in it and keeps the
+// finalizer. One that adds the finalizer after our read of the Secret
+// changes its resourceVersion, so our patch conflicts and the next attempt
+// sees it. One created after the list that found the finalizer already in
+// place wrote nothing; our patch then changes the Secret, which re-queues
+// that ProviderConfig through its own Secret watch, and it puts the
+// finalizer back within a round trip. Only a deletion of the Secret begun
+// inside that round trip could take it, and then its dependents' releases
+// are counted and recorded, not stranded.
+func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	log := r.log.WithValues("request", req.String())
+	sec := &corev1.Secret{}
+	if err := r.reader.Get(ctx, req.NamespacedName, sec); err != nil {
+		return reconcile.Result{}, errors.Wrap(client.IgnoreNotFound(err), errGetSecret)
+	}
+	if !controllerutil.ContainsFinalizer(sec, config.CredentialsFinalizer) {
+		return reconcile.Result{}, nil
+	}
+	configs, err := r.configs(ctx, req.Namespace)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrap(err, errListConfigs)
+	}
+	if by, needed := NeededBy(req.NamespacedName, configs); needed {
+		log.Debug("Credentials Secret still needed", "providerConfig", by.String())
+		return reconcile.Result{}, nil
+	}
+	orig := sec.DeepCopy()
+	controllerutil.RemoveFinalizer(sec, config.CredentialsFinalizer)
+	err = r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
+	switch {
+	case kerrors.IsConflict(err):
+		// Someone wrote the Secret since we read it, perhaps a
+		// ProviderConfig protecting it: decide again from a fresh read.
+		return reconcile.Result{RequeueAfter: AfterConflict}, nil
+	case kerrors.IsNotFound(err):
+		return reconcile.Result{}, nil
+	case err != nil:
+		return reconcile.Result{}, errors.Wrap(err, errReleaseSecret)
+	}
+	log.Info("Released credentials Secret: no ProviderConfig needs it", "deleting", sec.DeletionTimestamp != nil)
+	return reconcile.Result{}, nil
+}
+
+// configs lists, uncached, every ProviderConfig that may read a Secret of
+// the namespace: the namespaced kind reads Secrets of its own namespace
+// only; the cluster-scoped kinds may read any namespace.
+func (r *Reconciler) configs(ctx context.Context, namespace string) ([]Config, error) {
+	var out []Config
+	for _, gk := range providerconfig.Kinds() {
+		l, err := providerconfig.NewList(gk)
+		if err != nil {
+			return nil, err
+		}
+		var opts []client.ListOption
+		if gk == providerconfig.NamespacedKind {
+			opts = append(opts, client.InNamespace(namespace))
+		}
+		if err := r.reader.List(ctx, l, opts...); err != nil {
+			return nil, errors.Wrapf(err, "of kind %s", gk.Kind)
+		}
+		for _, pc := range providerconfig.Items(l) {
+			out = append(out, ConfigOf(pc))
+		}
+	}
+	return out, nil
+}
+
+// secretsOf are the Secrets a ProviderConfig reads.
+func secretsOf(o client.Object) []types.NamespacedName {
+	pc, ok := o.(providerconfig.Object)
+	if !ok {
+		return nil
+	}
+	return ConfigOf(pc).Secrets
+}

@@ -1,0 +1,176 @@
+package credentials
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+var (
+	token = types.NamespacedName{Namespace: "team-a", Name: "coder-token"}
+	ca    = types.NamespacedName{Namespace: "team-a", Name: "coder-ca"}
+	other = types.NamespacedName{Namespace: "team-b", Name: "coder-token"}
+
+	refA = providerconfig.Ref{GroupKind: providerconfig.NamespacedKind, Namespace: "team-a", Name: "a"}
+	refB = providerconfig.Ref{GroupKind: providerconfig.NamespacedKind, Namespace: "team-a", Name: "b"}
+	refC = providerconfig.Ref{GroupKind: providerconfig.ClusterKind, Name: "c"}
+	refL = providerconfig.Ref{GroupKind: providerconfig.LegacyKind, Name: "l"}
+)
+
+func TestNeededBy(t *testing.T) {
+	type want struct {
+		by     providerconfig.Ref
+		needed bool
+	}
+	cases := map[string]struct {
+		reason  string
+		secret  types.NamespacedName
+		configs []Config
+		want    want
+	}{
+		"NoConfigs": {
+			reason: "A Secret no ProviderConfig reads is released.",
+			secret: token,
+			want:   want{},
+		},
+		"LiveReadsToken": {
+			reason: "A live ProviderConfig needs its token Secret.",
+			secret: token,
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{token}, Holding: true},
+			},
+			want: want{by: refA, needed: true},
+		},
+		"LiveReadsCA": {
+			reason: "A live ProviderConfig needs its CA Secret as much as its token Secret.",
+			secret: ca,
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{token, ca}, Holding: true},
+			},
+			want: want{by: refA, needed: true},
+		},
+		"LiveWithoutHoldFinalizer": {
+			reason: "A live ProviderConfig needs its Secret even before it has added its hold finalizer.",
+			secret: token,
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{token}},
+			},
+			want: want{by: refA, needed: true},
+		},
+		"DeletingAndHolding": {
+			reason: "A ProviderConfig being deleted whose hold has not let go still needs its Secret: its dependents delete with it.",
+			secret: token,
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{token}, Deleting: true, Holding: true},
+			},
+			want: want{by: refA, needed: true},
+		},
+		"DeletingAndReleased": {
+			reason: "A ProviderConfig whose hold has let go needs nothing.",
+			secret: token,
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{token}, Deleting: true},
+			},
+			want: want{},
+		},
+		"RepointedAway": {
+			reason: "A ProviderConfig that now reads another Secret no longer needs the old one.",
+			secret: token,
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{{Namespace: "team-a", Name: "coder-token-2"}}, Holding: true},
+			},
+			want: want{},
+		},
+		"SameNameOtherNamespace": {
+			reason: "A Secret of the same name in another namespace is another Secret.",
+			secret: token,
+			configs: []Config{
+				{Ref: refC, Secrets: []types.NamespacedName{other}, Holding: true},
+			},
+			want: want{},
+		},
+		"AllSharersReleased": {
+			reason: "Every ProviderConfig sharing the Secret has let go: released, however many there were.",
+			secret: token,
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{token}, Deleting: true},
+				{Ref: refB, Secrets: []types.NamespacedName{token}, Deleting: true},
+				{Ref: refC, Secrets: []types.NamespacedName{token}, Deleting: true},
+			},
+			want: want{},
+		},
+		"OneSharerLeft": {
+			reason: "One unreleased sharer, of any kind, keeps the Secret.",
+			secret: token,
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{token}, Deleting: true},
+				{Ref: refC, Secrets: []types.NamespacedName{other}, Holding: true},
+				{Ref: refL, Secrets: []types.NamespacedName{token}, Deleting: true, Holding: true},
+			},
+			want: want{by: refL, needed: true},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			by, needed := NeededBy(tc.secret, tc.configs)
+			if diff := cmp.Diff(tc.want, want{by: by, needed: needed}, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nNeededBy(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestConfigOf(t *testing.T) {
+	now := metav1.NewTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	local := &common.LocalSecretKeySelector{Name: "coder-token", Key: "token"}
+	cases := map[string]struct {
+		reason string
+		pc     providerconfig.Object
+		want   Config
+	}{
+		"NamespacedReadsItsNamespace": {
+			reason: "A namespaced ProviderConfig reads its Secrets in its own namespace.",
+			pc: &namespacedv1alpha1.ProviderConfig{
+				ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "a", Finalizers: []string{config.Finalizer}},
+				Spec: common.LocalProviderConfigSpec{
+					Credentials: common.LocalCredentials{SecretRef: local},
+					TLS:         &common.LocalTLSConfig{CASecretRef: &common.LocalSecretKeySelector{Name: "coder-ca", Key: "ca.crt"}},
+				},
+			},
+			want: Config{Ref: refA, Secrets: []types.NamespacedName{token, ca}, Holding: true},
+		},
+		"ClusterReadsNamedNamespace": {
+			reason: "A ClusterProviderConfig being deleted, with its hold let go, reads a Secret of a named namespace.",
+			pc: &namespacedv1alpha1.ClusterProviderConfig{
+				ObjectMeta: metav1.ObjectMeta{Name: "c", DeletionTimestamp: &now, Finalizers: []string{"someone.else/finalizer"}},
+				Spec: common.ProviderConfigSpec{
+					Credentials: common.Credentials{SecretRef: &common.SecretKeySelector{LocalSecretKeySelector: *local, Namespace: "team-b"}},
+				},
+			},
+			want: Config{Ref: refC, Secrets: []types.NamespacedName{other}, Deleting: true},
+		},
+		"LegacyWithoutSecretRef": {
+			reason: "A legacy ProviderConfig without a secretRef reads no Secret.",
+			pc: &clusterv1alpha1.ProviderConfig{
+				ObjectMeta: metav1.ObjectMeta{Name: "l"},
+			},
+			want: Config{Ref: refL},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ConfigOf(tc.pc)); diff != "" {
+				t.Errorf("%s\nConfigOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
