@@ -110,14 +110,13 @@ func (c *Coder) serverEnv() []string {
 		"CODER_PG_CONNECTION_URL=" + c.Postgres.URL,
 		"CODER_HTTP_ADDRESS=" + c.addr,
 		"CODER_ACCESS_URL=" + c.URL.String(),
-		"CODER_AIBRIDGE_ENABLED=true",
+		// CODER_AIBRIDGE_ENABLED's current name (the old one warns).
 		"CODER_AI_GATEWAY_ENABLED=true",
 		"CODER_TELEMETRY_ENABLE=false",
 		"CODER_UPDATE_CHECK=false",
 		"CODER_DERP_SERVER_STUN_ADDRESSES=disable",
 		"CODER_PROVISIONER_DAEMONS=0",
 		"CODER_OAUTH2_GITHUB_DEFAULT_PROVIDER_ENABLE=false",
-		"CODER_EXTERNAL_AUTH_GITHUB_DEFAULT_PROVIDER_ENABLE=false",
 		// Scenarios poll and create hundreds of objects from one user.
 		"CODER_DANGEROUS_DISABLE_RATE_LIMITS=true",
 		"PATH=" + os.Getenv("PATH"),
