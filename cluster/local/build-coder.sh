@@ -24,9 +24,10 @@ if ! grep -qF -- "require github.com/coder/coder/v2 ${CODER_VERSION}" "${here}/c
   exit 1
 fi
 
-# test/realcoder computes the same path (hash of go.mod, go.sum and main.go
-# in this order); keep the two in step.
-hash=$(cat "${here}/coder/go.mod" "${here}/coder/go.sum" "${here}/coder/main.go" | sha256sum | cut -c1-12)
+# test/realcoder computes the same path (hash of go.mod, go.sum, main.go and
+# this script, whose flags shape the binary too, in this order); keep the
+# two in step.
+hash=$(cat "${here}/coder/go.mod" "${here}/coder/go.sum" "${here}/coder/main.go" "${here}/build-coder.sh" | sha256sum | cut -c1-12)
 cache_root=${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/provider-coder}
 dir="${cache_root}/coder/${CODER_VERSION}-${hash}"
 bin="${dir}/coder"
@@ -62,7 +63,8 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# Flags as Coder's scripts/build_go.sh uses for its release binaries, minus
+# Flags as Coder's scripts/build_go.sh uses (its tag has no "v":
+# buildinfo.Version adds it) for its release binaries, minus
 # the embedded frontend: without the "embed" tag the site package serves a
 # placeholder page, and the API is complete. (The "slim" tag would drop the
 # server command itself.) CGO off as in Coder's build; GOWORK=off keeps a
@@ -73,7 +75,7 @@ start=${SECONDS}
 tmp=$(mktemp "${dir}/.coder.XXXXXX")
 go -C "${here}/coder" build -buildvcs=false -trimpath \
   -tags ts_omit_aws,ts_omit_bird,ts_omit_tap,ts_omit_kube \
-  -ldflags "-s -w -X 'github.com/coder/coder/v2/buildinfo.tag=${CODER_VERSION}'" \
+  -ldflags "-s -w -X 'github.com/coder/coder/v2/buildinfo.tag=${CODER_VERSION#v}'" \
   -o "${tmp}" . &
 child=$!
 wait "${child}"

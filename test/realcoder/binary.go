@@ -33,12 +33,15 @@ const (
 	EnvCache = "PROVIDER_CODER_CACHE"
 )
 
-// buildModule is the directory of Coder's build module, relative to the
-// repository root; its files name the cache directory.
-var buildModule = filepath.Join("cluster", "local", "coder")
-
-// buildModuleFiles are hashed in this order, as build-coder.sh does.
-var buildModuleFiles = []string{"go.mod", "go.sum", "main.go"}
+// buildFiles are the files that decide what build-coder.sh builds, relative
+// to the repository root, hashed in this order as the script does: the
+// build module and the script with its flags.
+var buildFiles = []string{
+	filepath.Join("cluster", "local", "coder", "go.mod"),
+	filepath.Join("cluster", "local", "coder", "go.sum"),
+	filepath.Join("cluster", "local", "coder", "main.go"),
+	filepath.Join("cluster", "local", "build-coder.sh"),
+}
 
 // Binary returns the path of the Coder binary: $PROVIDER_CODER_CODER_BIN if
 // set, otherwise the cache path build-coder.sh builds to. It returns an
@@ -64,15 +67,15 @@ func Binary() (string, error) {
 }
 
 // CachePath computes the path build-coder.sh builds to, for the repository
-// at root: <cache>/coder/<CODER_VERSION>-<12 hex of the build module's hash>/coder.
+// at root: <cache>/coder/<CODER_VERSION>-<12 hex of buildFiles' hash>/coder.
 func CachePath(root string) (string, error) {
 	version, err := coderVersion(filepath.Join(root, "cluster", "local", "versions.env"))
 	if err != nil {
 		return "", err
 	}
 	h := sha256.New()
-	for _, name := range buildModuleFiles {
-		b, err := os.ReadFile(filepath.Join(root, buildModule, name))
+	for _, name := range buildFiles {
+		b, err := os.ReadFile(filepath.Join(root, name)) //nolint:gosec // the repository's own files
 		if err != nil {
 			return "", fmt.Errorf("cannot read Coder build module: %w", err)
 		}

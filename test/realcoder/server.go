@@ -253,7 +253,7 @@ func (c *Coder) NewMember(ctx context.Context, username string) (*codersdk.Clien
 	}
 	email := username + "@coder.test"
 	if _, err := owner.CreateUserWithOrgs(ctx, codersdk.CreateUserRequestWithOrgs{
-		Email: email, Username: username, Password: c.password, OrganizationIDs: []uuid.UUID{org.ID},
+		Email: email, Username: username, Name: "Member", Password: c.password, OrganizationIDs: []uuid.UUID{org.ID},
 	}); err != nil {
 		return nil, fmt.Errorf("cannot create member %s: %w", username, err)
 	}
