@@ -89,7 +89,7 @@ func StartPostgres(ctx context.Context, binDir string) (_ *Postgres, err error) 
 		return nil, err
 	}
 
-	initdb := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"), //nolint:gosec // PostgreSQL's own binary
+	initdb := exec.CommandContext(ctx, filepath.Join(binDir, "initdb"),
 		"-D", data, "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync")
 	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	if out, err := initdb.CombinedOutput(); err != nil {
@@ -101,7 +101,7 @@ func StartPostgres(ctx context.Context, binDir string) (_ *Postgres, err error) 
 		return nil, err
 	}
 	// Durability buys nothing in a test and costs seconds per scenario.
-	cmd := exec.Command(filepath.Join(binDir, "postgres"), "-D", data, //nolint:gosec // PostgreSQL's own binary
+	cmd := exec.Command(filepath.Join(binDir, "postgres"), "-D", data,
 		"-p", strconv.Itoa(port), "-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=",
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
@@ -141,7 +141,7 @@ func postgresCredential(dirs ...string) (*syscall.Credential, error) {
 			return nil, fmt.Errorf("cannot hand %s to postgres: %w", d, err)
 		}
 	}
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil //nolint:gosec // ids from the user database
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, nil
 }
 
 // open waits until PostgreSQL accepts connections at url.

@@ -28,7 +28,7 @@ type process struct {
 // The process gets its own group, so stop reaches everything it started,
 // and is killed if the test binary dies without calling stop.
 func startProcess(name string, cmd *exec.Cmd, logPath string) (*process, error) {
-	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644) //nolint:gosec // a log in the test's own directory
+	f, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s log: %w", name, err)
 	}

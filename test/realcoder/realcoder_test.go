@@ -21,7 +21,7 @@ import (
 func TestCachePathMatchesBuildScript(t *testing.T) {
 	t.Setenv(EnvCache, t.TempDir())
 	root := crds.RepoRoot()
-	out, err := exec.Command(filepath.Join(root, "cluster", "local", "build-coder.sh"), "--print-path").Output() //nolint:gosec // our own script
+	out, err := exec.Command(filepath.Join(root, "cluster", "local", "build-coder.sh"), "--print-path").Output()
 	if err != nil {
 		t.Fatalf("build-coder.sh --print-path: %v", err)
 	}

@@ -133,7 +133,7 @@ func (c *Coder) StartServer(ctx context.Context) error {
 			return errors.New("coder is already running")
 		}
 	}
-	cmd := exec.Command(c.binary, "server") //nolint:gosec // the binary this package builds
+	cmd := exec.Command(c.binary, "server")
 	cmd.Env = c.env
 	cmd.Dir = c.dir
 	p, err := startProcess("coder", cmd, filepath.Join(c.dir, "coder.log"))
@@ -227,7 +227,7 @@ func (c *Coder) bootstrap(ctx context.Context, userLimit int64) error {
 // License returns a premium test license with the AI Gateway feature,
 // signed by the binary's test-only key.
 func (c *Coder) License(ctx context.Context, userLimit int64) (string, error) {
-	cmd := exec.CommandContext(ctx, c.binary, "test-license", "-users", strconv.FormatInt(userLimit, 10)) //nolint:gosec // the binary this package builds
+	cmd := exec.CommandContext(ctx, c.binary, "test-license", "-users", strconv.FormatInt(userLimit, 10))
 	cmd.Env = []string{"HOME=" + c.dir}
 	out, err := cmd.Output()
 	if err != nil {
