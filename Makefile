@@ -34,6 +34,24 @@ check-generate: generate ## Fail when generated files differ from the committed 
 controlplane: ## Build (once, cached outside the checkout) etcd, kube-apiserver, kube-controller-manager and kubectl.
 	cluster/local/build.sh
 
+.PHONY: coder
+coder: postgres ## Build (once per version, cached outside the checkout) the test-only Coder server the tests run.
+	cluster/local/build-coder.sh
+
+.PHONY: postgres
+postgres: ## Install Debian's postgresql package when its server binaries are missing (the real Coder's database).
+	hack/install-postgres.sh
+
+# The test bed: the control plane and the real Coder build side by side
+# (each is a long cold build and a no-op when cached); a failure of either
+# stops the other.
+.PHONY: testbed
+testbed: postgres
+	cluster/local/build.sh >/dev/null & cp=$$!; \
+	cluster/local/build-coder.sh >/dev/null & coder=$$!; \
+	trap 'kill $$cp $$coder 2>/dev/null || true' EXIT; \
+	wait $$cp; wait $$coder
+
 .PHONY: vet
 vet: ## go vet.
 	$(GO) vet ./...
@@ -47,8 +65,8 @@ unit: ## Unit tests only (no control plane).
 	$(GO) test -race -short $(RACE_PKGS)
 
 .PHONY: test
-test: check-generate vet lint controlplane ## Everything CI runs: generated files, vet, lint, unit and integration tests with -race.
-	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 $(GO) test -race -timeout 40m $(RACE_PKGS) ./apis/... ./cmd/... ./hack/...
+test: check-generate vet lint testbed ## Everything CI runs: generated files, vet, lint, unit and integration tests with -race.
+	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 $(GO) test -race -timeout 40m $(RACE_PKGS) ./apis/... ./cmd/... ./hack/...
 	@# The kind path ran above up to its Docker check; say what it decided
 	@# (-race: the build above is reused).
 	@$(GO) test -race -count=1 -run '^TestMakeE2E$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true
@@ -77,6 +95,9 @@ xpkg: image ## Build the Crossplane package (.xpkg) from package/ and examples/,
 e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker; KEEP=1 keeps the cluster).
 	$(GO) run ./test/kind/e2e -arch $(ARCH)
 
+# CODER=real runs the real Coder server (built by `make coder`) instead of the fake.
+CODER ?= fake
+
 .PHONY: run
-run: controlplane ## Start a local control plane and a fake Coder (or CODER_URL/CODER_TOKEN), apply the quickstart, run the provider.
-	$(GO) run ./cluster/local/run
+run: controlplane $(if $(filter real,$(CODER)),coder) ## Start a local control plane and a fake Coder (CODER=real: the real one; or CODER_URL/CODER_TOKEN), apply the quickstart, run the provider.
+	CODER=$(CODER) $(GO) run ./cluster/local/run

@@ -193,6 +193,7 @@ func (s *Server) buildInfo(r *http.Request) reply {
 		AgentAPIVersion:       "1.0",
 		ProvisionerAPIVersion: "1.18",
 		DeploymentID:          s.deploymentID,
+		WebPushPublicKey:      s.webPushKey,
 	}}
 }
 

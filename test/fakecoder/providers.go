@@ -251,9 +251,10 @@ func (s *Server) createProvider(r *http.Request) reply {
 	}
 	if s.findLiveProvider(req.Name) != nil {
 		// Only live rows conflict: the unique index is partial on
-		// deleted = FALSE.
+		// deleted = FALSE. The insert runs in a transaction (InTx), whose
+		// wrapper shows in the detail.
 		return errorReply(http.StatusConflict, fmt.Sprintf("AI provider %q already exists.", req.Name),
-			`pq: duplicate key value violates unique constraint "ai_providers_name_unique"`)
+			`execute transaction: pq: duplicate key value violates unique constraint "ai_providers_name_unique"`)
 	}
 	t := now()
 	p := &ProviderRow{
@@ -326,7 +327,7 @@ func (s *Server) updateProvider(r *http.Request) reply {
 	if req.APIKeys != nil {
 		var err error
 		if keys, err = applyKeyMutations(p.APIKeys, *req.APIKeys, t); err != nil {
-			return errorReply(http.StatusBadRequest, errUnknownProviderKey.Error(), "execute transaction: "+err.Error())
+			return errorReply(http.StatusBadRequest, errUnknownProviderKey.Error(), unknownKeyDetail(err))
 		}
 	}
 	if req.DisplayName != nil {
@@ -348,6 +349,14 @@ func (s *Server) updateProvider(r *http.Request) reply {
 }
 
 var errUnknownProviderKey = errors.New("api_keys references an unknown id for this provider")
+
+// unknownKeyDetail is the detail Coder answers with: applyAIProviderKeyOps
+// wraps the sentinel as xerrors.Errorf("%w: %s", sentinel, id), and
+// xerrors, whose wrapping verb is not the last, appends the wrapped error
+// once more; InTx adds "execute transaction: ".
+func unknownKeyDetail(err error) string {
+	return "execute transaction: " + err.Error() + ": " + errUnknownProviderKey.Error()
+}
 
 // applyKeyMutations mirrors applyAIProviderKeyOps: the list is the desired
 // key set, where an ID keeps that key, a plaintext adds a key, and keys

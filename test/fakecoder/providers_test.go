@@ -187,7 +187,7 @@ func TestProviderNameConflict(t *testing.T) {
 	_, err := c.CreateAIProvider(ctx, openAIRequest("dup"))
 	wantAPIError(t, err, http.StatusConflict, codersdk.Response{
 		Message: `AI provider "dup" already exists.`,
-		Detail:  `pq: duplicate key value violates unique constraint "ai_providers_name_unique"`,
+		Detail:  `execute transaction: pq: duplicate key value violates unique constraint "ai_providers_name_unique"`,
 	})
 }
 
@@ -253,7 +253,8 @@ func TestProviderKeyMutations(t *testing.T) {
 	_, err := c.UpdateAIProvider(ctx, "p", codersdk.UpdateAIProviderRequest{APIKeys: &muts, Icon: ptr("changed")})
 	wantAPIError(t, err, http.StatusBadRequest, codersdk.Response{
 		Message: "api_keys references an unknown id for this provider",
-		Detail:  "execute transaction: api_keys references an unknown id for this provider: " + bogus.String(),
+		Detail: "execute transaction: api_keys references an unknown id for this provider: " + bogus.String() +
+			": api_keys references an unknown id for this provider",
 	})
 	if row := s.Providers(false)[0]; row.Icon != "i" || len(row.APIKeys) != 2 {
 		t.Errorf("failed patch changed the row: %+v", row)

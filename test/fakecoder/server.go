@@ -2,7 +2,9 @@ package fakecoder
 
 import (
 	"context"
+	"crypto/ecdh"
 	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -71,6 +73,7 @@ type Options struct {
 type Server struct {
 	deploymentID string
 	version      string
+	webPushKey   string
 	user         codersdk.User // roles are filled in per request
 	mux          *http.ServeMux
 	done         chan struct{} // closed by Close to release hung requests
@@ -121,6 +124,7 @@ func New(o Options) *Server {
 	if s.token == "" {
 		s.token = newSessionToken()
 	}
+	s.webPushKey = newWebPushPublicKey()
 	created := now()
 	s.user = codersdk.User{
 		ReducedUser: codersdk.ReducedUser{
@@ -143,6 +147,16 @@ func New(o Options) *Server {
 // the format accept it.
 func newSessionToken() string {
 	return randomAlphanumeric(10) + "-" + randomAlphanumeric(22)
+}
+
+// newWebPushPublicKey returns a VAPID public key as Coder serves it: a P-256
+// point, uncompressed, unpadded base64url (coderd/webpush).
+func newWebPushPublicKey() string {
+	k, err := ecdh.P256().GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err) // crypto/rand does not fail
+	}
+	return base64.RawURLEncoding.EncodeToString(k.PublicKey().Bytes())
 }
 
 // randomAlphanumeric mirrors coder's cryptorand.String charset.

@@ -1,5 +1,6 @@
 // Command run is `make run`: it starts a local Kubernetes control plane and a
-// fake Coder (or uses CODER_URL and CODER_TOKEN), installs the CRDs and
+// fake Coder (CODER=real: the real Coder server with its own PostgreSQL; or
+// uses CODER_URL and CODER_TOKEN), installs the CRDs and
 // examples/quickstart, and runs the provider in the foreground. Ctrl-C stops
 // everything it started.
 package main
@@ -28,6 +29,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/realcoder"
 )
 
 // quickstartNamespace is where examples/quickstart puts its objects.
@@ -56,24 +58,11 @@ func run() error {
 	}
 	defer func() { _ = cp.Stop() }()
 
-	url, token := os.Getenv("CODER_URL"), os.Getenv("CODER_TOKEN")
-	if url == "" {
-		fake := fakecoder.New(fakecoder.Options{})
-		addr := os.Getenv("FAKECODER_LISTEN")
-		if addr == "" {
-			addr = "127.0.0.1:0"
-		}
-		if err := fake.StartOn(addr); err != nil {
-			return err
-		}
-		defer fake.Close()
-		url, token = fake.URL(), fake.Token()
-		say("fake Coder at %s (admin API %s/fakecoder/admin/)", url, url)
-	} else if token == "" {
-		return errors.New("CODER_URL is set but CODER_TOKEN is not")
-	} else {
-		say("using the Coder at %s", url)
+	url, token, stopCoder, err := startCoder(ctx)
+	if err != nil {
+		return err
 	}
+	defer stopCoder()
 
 	if err := crds.Install(ctx, cp.Config); err != nil {
 		return err
@@ -110,6 +99,39 @@ func run() error {
 		return nil
 	}
 	return err
+}
+
+// startCoder starts the Coder the provider talks to: the one at CODER_URL,
+// the real server (CODER=real), or the fake.
+func startCoder(ctx context.Context) (url, token string, stop func(), err error) {
+	url, token = os.Getenv("CODER_URL"), os.Getenv("CODER_TOKEN")
+	switch {
+	case url != "" && token == "":
+		return "", "", nil, errors.New("CODER_URL is set but CODER_TOKEN is not")
+	case url != "":
+		say("using the Coder at %s", url)
+		return url, token, func() {}, nil
+	case os.Getenv("CODER") == "real":
+		say("starting PostgreSQL and the real Coder server (test build, test license) ...")
+		c, err := realcoder.Start(ctx, realcoder.Options{})
+		if err != nil {
+			return "", "", nil, err
+		}
+		say("real Coder at %s (API only, no dashboard); the Owner's session token goes into the Secret %s/coder-token", c.URL, quickstartNamespace)
+		return c.URL.String(), c.Token, c.Stop, nil
+	case os.Getenv("CODER") != "" && os.Getenv("CODER") != "fake":
+		return "", "", nil, fmt.Errorf("CODER=%s: want fake (the default) or real", os.Getenv("CODER"))
+	}
+	fake := fakecoder.New(fakecoder.Options{})
+	addr := os.Getenv("FAKECODER_LISTEN")
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	if err := fake.StartOn(addr); err != nil {
+		return "", "", nil, err
+	}
+	say("fake Coder at %s (admin API %s/fakecoder/admin/)", fake.URL(), fake.URL())
+	return fake.URL(), fake.Token(), fake.Close, nil
 }
 
 // applyQuickstart creates the token Secret and every object of

@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/realcoder"
+)
+
+// errNoFaults is what the real Coder answers to fault injection: faults
+// stay in the fake.
+var errNoFaults = errors.New("the real Coder injects no faults; use the fake for this scenario")
+
+// realCoder is the real Coder server as the scenarios drive it. Keys and
+// Providers read its PostgreSQL tables, as the fake's read its store, so a
+// scenario counts rows the API hides (soft-deleted providers). SetDown stops
+// and starts the server process; other faults are unsupported.
+type realCoder struct{ c *realcoder.Coder }
+
+var _ Coder = realCoder{}
+
+// sharedRealCoder is started by the first scenario that needs it and
+// stopped by stopRealCoder at the end of the run: one PostgreSQL and one
+// server for every scenario, as one fake serves them all.
+var sharedRealCoder struct {
+	once sync.Once
+	c    *realcoder.Coder
+	err  error
+}
+
+// RealCoder returns the shared real Coder, starting it on first use. It
+// skips t when the real Coder cannot run here (see realcoder.SkipUnlessAvailable).
+func RealCoder(t *testing.T) Coder {
+	t.Helper()
+	realcoder.SkipUnlessAvailable(t)
+	s := &sharedRealCoder
+	s.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		start := time.Now()
+		s.c, s.err = realcoder.Start(ctx, realcoder.Options{})
+		if s.err == nil {
+			fmt.Printf("PostgreSQL and the real Coder started in %s\n", time.Since(start).Round(time.Millisecond))
+		}
+	})
+	if s.err != nil {
+		t.Fatalf("cannot start the real Coder: %v", s.err)
+	}
+	return realCoder{s.c}
+}
+
+// stopRealCoder stops the shared real Coder, if a scenario started it.
+func stopRealCoder() {
+	if c := sharedRealCoder.c; c != nil {
+		c.Stop()
+	}
+}
+
+func (r realCoder) URL() string   { return r.c.URL.String() }
+func (r realCoder) Token() string { return r.c.Token }
+
+func (r realCoder) SetFault(string, fakecoder.Fault) error { return errNoFaults }
+func (r realCoder) ClearFault(string)                      {}
+
+// SetDown stops the server process (connections are refused) or starts it
+// again on the same address and database.
+func (r realCoder) SetDown(refuse bool) error {
+	if refuse {
+		r.c.StopServer()
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return r.c.StartServer(ctx)
+}
+
+// Keys reads ai_gateway_keys. Coder keeps no plaintext, so Key is empty;
+// storedKeyIs compares hashes instead. A failed read panics: an empty
+// answer would pass for "no keys left".
+func (r realCoder) Keys() []fakecoder.KeyRow {
+	rows, err := r.c.Keys(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	out := make([]fakecoder.KeyRow, 0, len(rows))
+	for _, k := range rows {
+		out = append(out, fakecoder.KeyRow{ID: k.ID, Name: k.Name, KeyPrefix: k.KeyPrefix, CreatedAt: k.CreatedAt, LastHeartbeatAt: k.LastHeartbeatAt})
+	}
+	return out
+}
+
+// Providers reads ai_providers (without keys or settings). A failed read
+// panics, as in Keys.
+func (r realCoder) Providers(includeDeleted bool) []fakecoder.ProviderRow {
+	rows, err := r.c.Providers(context.Background(), includeDeleted)
+	if err != nil {
+		panic(err)
+	}
+	out := make([]fakecoder.ProviderRow, 0, len(rows))
+	for _, p := range rows {
+		out = append(out, fakecoder.ProviderRow{
+			ID: p.ID, Type: codersdk.AIProviderType(p.Type), Name: p.Name, DisplayName: p.DisplayName,
+			Enabled: p.Enabled, Deleted: p.Deleted, BaseURL: p.BaseURL, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt,
+		})
+	}
+	return out
+}
+
+// Requests is not counted by the real server; a scenario that needs it is
+// a fake-only scenario.
+func (r realCoder) Requests(string) int {
+	panic("the real Coder counts no requests; use the fake for this scenario")
+}
+
+func (r realCoder) SDK(*testing.T) *codersdk.Client { return r.c.Client() }
+
+// hashedSecret returns the SHA-256 Coder stored for the key with the id.
+func (r realCoder) hashedSecret(id string) ([]byte, bool) {
+	rows, err := r.c.Keys(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	for _, k := range rows {
+		if k.ID.String() == id {
+			return k.HashedSecret, true
+		}
+	}
+	return nil, false
+}
+
+// isNotFound reports whether err is Coder's 404.
+func isNotFound(err error) bool {
+	var se *codersdk.Error
+	return errors.As(err, &se) && se.StatusCode() == http.StatusNotFound
+}
