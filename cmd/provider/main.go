@@ -35,7 +35,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "provider-coder: cannot get Kubernetes config:", err)
 		os.Exit(1)
 	}
-	if err := provider.Run(ctrl.SetupSignalHandler(), cfg, o); err != nil {
+	if err := provider.Run(ctrl.SetupSignalHandler(), provider.RESTConfig(cfg), o); err != nil {
 		fmt.Fprintln(os.Stderr, "provider-coder:", err)
 		os.Exit(1)
 	}

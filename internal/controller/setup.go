@@ -48,19 +48,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		return err
 	}
 	clients := coder.NewCache(256, 30*time.Minute)
-	if err := config.Setup(mgr, config.Options{
-		Logger:                  o.Logger,
-		Clients:                 clients,
-		Poll:                    o.PollInterval,
-		Timeout:                 o.CoderTimeout,
-		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
-	}); err != nil {
-		return err
-	}
-	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
-	keys := coder.NewKeyLister(o.KeyListTTL)
-	releases := cleanup.NewReleases()
-	var abandoned func()
+	// The sweep runs at once when a record turns Abandoned and when a
+	// ProviderConfig turns Ready: both can make records sweepable that
+	// would otherwise wait for the next interval.
+	var sweepNow func()
 	if o.SweepInterval > 0 {
 		sw := cleanup.NewSweeper()
 		sw.Kube, sw.Reader, sw.Clients, sw.Log = mgr.GetClient(), mgr.GetAPIReader(), clients, o.Logger.WithValues("controller", "cleanup-sweep")
@@ -68,9 +59,22 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		if err := mgr.Add(sw); err != nil {
 			return errors.Wrap(err, "cannot add the cleanup sweep")
 		}
-		abandoned = sw.Trigger
+		sweepNow = sw.Trigger
 	}
-	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), abandoned)
+	if err := config.Setup(mgr, config.Options{
+		Logger:                  o.Logger,
+		Clients:                 clients,
+		Poll:                    o.PollInterval,
+		Timeout:                 o.CoderTimeout,
+		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
+		OnReady:                 sweepNow,
+	}); err != nil {
+		return err
+	}
+	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
+	keys := coder.NewKeyLister(o.KeyListTTL)
+	releases := cleanup.NewReleases()
+	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), sweepNow)
 	kinds := managedkind.Options{
 		Options:            o.Options,
 		Connector:          conn,

@@ -48,8 +48,13 @@ type holdSetup struct {
 
 func newHoldSetup(t *testing.T) holdSetup {
 	t.Helper()
+	return newHoldSetupOf(t, env.Cluster.Coder(t))
+}
+
+// newHoldSetupOf is a holdSetup of the Coder deployment coder.
+func newHoldSetupOf(t *testing.T, coder Coder) holdSetup {
+	t.Helper()
 	ns := env.Namespace(t)
-	coder := env.Cluster.Coder(t)
 	pc := env.ReadyProviderConfigOf(t, ns, coder, func(pc *namespacedv1alpha1.ProviderConfig) {
 		pc.Spec.Deletion = shortBounds()
 	})
