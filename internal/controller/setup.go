@@ -48,8 +48,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		return err
 	}
 	clients := coder.NewCache(256, 30*time.Minute)
-	// The sweep runs at once when a record turns Abandoned and when a
-	// ProviderConfig turns Ready: both can make records sweepable that
+	// The sweep runs at once when a record turns Abandoned, when a
+	// ProviderConfig turns Ready and when a managed resource vanishes
+	// without settling its records: each can make records sweepable that
 	// would otherwise wait for the next interval.
 	var sweepNow func()
 	if o.SweepInterval > 0 {
@@ -57,6 +58,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		sw.Kube, sw.Reader, sw.Clients, sw.Log = mgr.GetClient(), mgr.GetAPIReader(), clients, o.Logger.WithValues("controller", "cleanup-sweep")
 		sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
 		if err := mgr.Add(sw); err != nil {
+			return errors.Wrap(err, "cannot add the cleanup sweep")
+		}
+		if err := sw.SweepWhenResourcesVanish(ctx, mgr.GetCache()); err != nil {
 			return errors.Wrap(err, "cannot add the cleanup sweep")
 		}
 		sweepNow = sw.Trigger

@@ -46,7 +46,7 @@ type Options struct {
 	HealthProbeBindAddress string
 	CoderTimeout           time.Duration
 	KeyListTTL             time.Duration
-	// Sweep enables the cleanup-record sweep (every SyncInterval).
+	// Sweep enables the cleanup-record sweep (triggered, and every SyncInterval).
 	Sweep bool
 	// SweepInterval overrides SyncInterval for the sweep.
 	SweepInterval time.Duration

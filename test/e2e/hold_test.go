@@ -21,6 +21,7 @@ import (
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -321,7 +322,9 @@ func TestStrippedFinalizersLeaveRecordsThatAreSwept(t *testing.T) {
 		env.Delete(t, o)
 		env.WaitGone(t, o, waitLong)
 	}
-	Eventually(t, waitLong, "the sweep to delete the stripped objects in Coder", func() (bool, string) {
+	// The vanished resources trigger a sweep once their records are older
+	// than the sweep's grace (a minute by default), not at the next interval.
+	Eventually(t, provider.DefaultOptions().SweepGrace+waitLong, "the sweep to delete the stripped objects in Coder", func() (bool, string) {
 		return !s.keyInCoder() && !s.providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", s.keyInCoder(), s.providerInCoder())
 	})
 	Eventually(t, waitLong, "the records to be deleted", func() (bool, string) {
