@@ -437,11 +437,15 @@ func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T)
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretNS}}
 	env.Delete(t, ns)
-	time.Sleep(8 * time.Second) // past the namespace controller's first pass
+	// Past the namespace controller's first pass: it has deleted the
+	// Secret, which our finalizer keeps.
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretNS, Name: "coder-token"}}
-	if !env.Get(t, secret) {
-		t.Fatalf("the namespace deletion removed the Secret a ClusterProviderConfig still uses")
-	}
+	Eventually(t, waitLong, "the namespace deletion to reach the Secret", func() (bool, string) {
+		if !env.Get(t, secret) {
+			t.Fatalf("the namespace deletion removed the Secret a ClusterProviderConfig still uses")
+		}
+		return secret.DeletionTimestamp != nil, "not deleted yet"
+	})
 	// The key keeps working: it deletes in Coder with the held credentials.
 	id := meta.GetExternalName(k)
 	env.Delete(t, k)
