@@ -6,10 +6,12 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -129,6 +131,30 @@ func TestMemoryTellsWhenAProviderConfigCanSweepANewDeployment(t *testing.T) {
 			}
 			if got := m.readyFor(ref, tc.now); got != tc.want {
 				t.Errorf("%s\nreadyFor(%q) after %q = %v, want %v", tc.reason, tc.now, tc.before, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSweepsForIsTheDeploymentOfAReadyProviderConfigThatSweeps(t *testing.T) {
+	ready := check{condition: xpv2.Available(), deploymentID: "dep-a"}
+	cases := map[string]struct {
+		reason string
+		sweep  *bool
+		c      check
+		want   string
+	}{
+		"Ready":        {reason: "A Ready ProviderConfig sweeps its deployment.", c: ready, want: "dep-a"},
+		"SweepOff":     {reason: "spec.sweep false sweeps nothing.", sweep: ptr.To(false), c: ready},
+		"NotReady":     {reason: "A ProviderConfig that is not Ready sweeps nothing.", c: check{condition: xpv2.Unavailable(), deploymentID: "dep-a"}},
+		"SweepDefault": {reason: "spec.sweep true is the default.", sweep: ptr.To(true), c: ready, want: "dep-a"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			pc := &namespacedv1alpha1.ProviderConfig{}
+			pc.Spec.Sweep = tc.sweep
+			if got := sweepsFor(pc, tc.c); got != tc.want {
+				t.Errorf("%s\nsweepsFor(...) = %q, want %q", tc.reason, got, tc.want)
 			}
 		})
 	}
