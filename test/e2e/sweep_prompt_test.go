@@ -47,6 +47,14 @@ func TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady(t *testing.T) {
 	if !s.keyInCoder() || !s.providerInCoder() {
 		t.Fatalf("Coder lost the key or the provider while it was down")
 	}
+	// The sweeps that find no Ready ProviderConfig for the records back off
+	// (2s, doubling). After four of them the next is 16s or more away, so
+	// only the ProviderConfig's turning Ready can sweep within 10s.
+	before := sweeps(t)
+	Eventually(t, waitLong, "the sweep to back off past 10s", func() (bool, string) {
+		n := sweeps(t) - before
+		return n >= 4, fmt.Sprintf("%d sweeps since Coder came back", n)
+	})
 
 	pc := env.ReadyProviderConfigOf(t, env.Namespace(t), s.coder, nil)
 	// The transition time has second precision: rounded down, so the figure
@@ -103,4 +111,15 @@ func TestFailedSweepIsRetriedWithinSeconds(t *testing.T) {
 	if took > sweepPromptness {
 		t.Errorf("the failed sweep was retried after %s, want within %s", took.Round(100*time.Millisecond), sweepPromptness)
 	}
+}
+
+// sweeps is how many sweeps the provider has made.
+func sweeps(t *testing.T) uint64 {
+	t.Helper()
+	for _, mf := range env.Cluster.ProviderMetrics(t) {
+		if mf.GetName() == "provider_coder_cleanup_sweep_duration_seconds" {
+			return mf.GetMetric()[0].GetHistogram().GetSampleCount()
+		}
+	}
+	return 0
 }
