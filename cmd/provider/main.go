@@ -25,7 +25,7 @@ func main() {
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the health and readiness probes bind to.")
 	fs.DurationVar(&o.CoderTimeout, "coder-timeout", o.CoderTimeout, "Timeout of each request to Coder.")
 	fs.DurationVar(&o.KeyListTTL, "key-list-ttl", o.KeyListTTL, "How long one list of AI Gateway keys serves every key of a ProviderConfig.")
-	fs.BoolVar(&o.Sweep, "sweep", o.Sweep, "Sweep Abandoned cleanup records: delete in Coder what a release without delete left, at start and every --sync.")
+	fs.BoolVar(&o.Sweep, "sweep", o.Sweep, "Sweep Abandoned cleanup records: delete in Coder what a release without delete left, at start, when a record turns Abandoned or a ProviderConfig turns Ready, with backoff while records are left, and otherwise every --sync.")
 	fs.DurationVar(&o.SweepInterval, "sweep-interval", o.SweepInterval, "How often to sweep, when not every --sync (0 means every --sync).")
 	fs.DurationVar(&o.SweepGrace, "sweep-grace", o.SweepGrace, "How old an Active cleanup record must be before its missing managed resource counts as gone.")
 	_ = fs.Parse(os.Args[1:])
@@ -35,7 +35,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "provider-coder: cannot get Kubernetes config:", err)
 		os.Exit(1)
 	}
-	if err := provider.Run(ctrl.SetupSignalHandler(), cfg, o); err != nil {
+	if err := provider.Run(ctrl.SetupSignalHandler(), provider.RESTConfig(cfg), o); err != nil {
 		fmt.Fprintln(os.Stderr, "provider-coder:", err)
 		os.Exit(1)
 	}

@@ -34,8 +34,10 @@ const (
 // A Sweeper deletes in Coder what Abandoned cleanup records name, through a
 // Ready ProviderConfig of the same Coder deployment, and abandons Active
 // records whose managed resource vanished without deleting (finalizers
-// stripped by hand). It runs at start, then every Interval with 10% jitter,
-// and at once when Trigger is called. It reads records and managed
+// stripped by hand). It runs at start, at once when Trigger is called (a
+// record turned Abandoned, a ProviderConfig turned Ready), after a backoff
+// of seconds to minutes while a sweep leaves work undone, and otherwise
+// every Interval with 10% jitter. It reads records and managed
 // resources through the uncached API reader: a stale cache could make it
 // abandon a record whose resource exists.
 type Sweeper struct {
@@ -45,7 +47,7 @@ type Sweeper struct {
 	Log     logging.Logger
 	// Timeout bounds each Coder request.
 	Timeout time.Duration
-	// Interval between sweeps.
+	// Interval between sweeps that leave nothing undone.
 	Interval time.Duration
 	// Grace is how old an Active record must be before its missing
 	// resource counts as gone, so a fresh create is never raced.
@@ -68,15 +70,24 @@ func (s *Sweeper) Trigger() {
 // NeedLeaderElection: only the leader sweeps.
 func (s *Sweeper) NeedLeaderElection() bool { return true }
 
-// Start sweeps until ctx ends. A failed sweep is logged and retried on the
-// next tick; it never stops the provider.
+// Start sweeps until ctx ends. A sweep that fails or leaves an Abandoned
+// record behind is retried with backoff (see NextSweep); it never stops the
+// provider.
 func (s *Sweeper) Start(ctx context.Context) error {
+	retries := 0
 	for {
-		if _, err := s.Sweep(ctx); err != nil {
-			s.Log.Info("Cleanup sweep failed; retrying on the next tick", "error", err)
+		res, err := s.Sweep(ctx)
+		undone := err != nil || res.Left > 0
+		jitter := rand.Float64()*0.2 - 0.1 //nolint:gosec // Jitter needs no cryptographic randomness.
+		var wait time.Duration
+		wait, retries = NextSweep(s.Interval, retries, undone, jitter)
+		switch {
+		case err != nil:
+			s.Log.Info("Cleanup sweep failed", "error", err, "retryIn", wait)
+		case res.Left > 0:
+			s.Log.Debug("Cleanup sweep left Abandoned records", "swept", res.Swept, "left", res.Left, "retryIn", wait)
 		}
-		jitter := time.Duration((rand.Float64()*0.2 - 0.1) * float64(s.Interval)) //nolint:gosec // Jitter needs no cryptographic randomness.
-		t := time.NewTimer(s.Interval + jitter)
+		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
@@ -88,15 +99,48 @@ func (s *Sweeper) Start(ctx context.Context) error {
 	}
 }
 
-// Sweep makes one pass over every cleanup record and returns how many it
-// removed after a verified delete in Coder.
-func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
+// The backoff of a sweep that left work undone: Coder may be back, or a
+// ProviderConfig of the deployment Ready, long before the next interval.
+const (
+	sweepRetryFirst = 2 * time.Second
+	sweepRetryMax   = 5 * time.Minute
+)
+
+// NextSweep returns how long to wait after a sweep, and how many undone
+// sweeps in a row the next one follows. undone means the sweep failed or
+// left an Abandoned record it could not sweep; retries is how many undone
+// sweeps preceded it. An undone sweep is retried after 2s, doubling up to 5m
+// and never later than the interval; a complete one waits the interval,
+// shifted by jitter (a fraction in [-0.1, 0.1]) so replicas and restarts do
+// not sweep in step.
+func NextSweep(interval time.Duration, retries int, undone bool, jitter float64) (time.Duration, int) {
+	if !undone {
+		return interval + time.Duration(jitter*float64(interval)), 0
+	}
+	wait := sweepRetryMax
+	if retries < 16 { // 2s<<16 is past the cap; a larger shift could overflow.
+		wait = min(sweepRetryFirst<<retries, sweepRetryMax)
+	}
+	return min(wait, interval), retries + 1
+}
+
+// Result is what one sweep did.
+type Result struct {
+	// Swept is how many records it removed after a verified delete in Coder.
+	Swept int
+	// Left is how many Abandoned records are still there after it: no
+	// Ready ProviderConfig of their deployment, or Coder failed.
+	Left int
+}
+
+// Sweep makes one pass over every cleanup record.
+func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	start := time.Now()
 	defer func() { metrics.ObserveSweep(time.Since(start)) }()
 
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := s.Reader.List(ctx, l); err != nil {
-		return 0, errors.Wrap(err, errListRecords)
+		return Result{}, errors.Wrap(err, errListRecords)
 	}
 	phases := map[string]int{clusterv1alpha1.CleanupPhaseActive: 0, clusterv1alpha1.CleanupPhaseAbandoned: 0}
 	// Abandoned key records, by deployment: their keys are deleted
@@ -129,10 +173,10 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 		if sweepers == nil {
 			// Read once per sweep, and only when there is something to sweep.
 			if sweepers, err = s.readyConfigs(ctx); err != nil {
-				return swept, err
+				return Result{Swept: swept}, err
 			}
 			if managing, err = s.managing(ctx); err != nil {
-				return swept, err
+				return Result{Swept: swept}, err
 			}
 		}
 		cl, ok := sweepers[rec.Spec.DeploymentID]
@@ -169,16 +213,17 @@ func (s *Sweeper) Sweep(ctx context.Context) (int, error) {
 	for p, n := range phases {
 		metrics.SetRecords(p, n)
 	}
-	return swept, nil
+	return Result{Swept: swept, Left: phases[clusterv1alpha1.CleanupPhaseAbandoned]}, nil
 }
 
 // readyConfigs returns a Coder client per deployment id, from the Ready
-// ProviderConfigs that are not being deleted.
+// ProviderConfigs that are not being deleted. It reads them uncached: the
+// sweep a ProviderConfig's turning Ready triggers must see it Ready.
 func (s *Sweeper) readyConfigs(ctx context.Context) (map[string]*coder.Client, error) {
 	out := map[string]*coder.Client{}
 	for _, gk := range providerconfig.Kinds() {
 		l, _ := providerconfig.NewList(gk)
-		if err := s.Kube.List(ctx, l); err != nil {
+		if err := s.Reader.List(ctx, l); err != nil {
 			return nil, errors.Wrap(err, "cannot list ProviderConfigs")
 		}
 		for _, pc := range providerconfig.Items(l) {
@@ -243,11 +288,11 @@ func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord)
 
 // settle ends a claimed record's sweep: after a verified delete in Coder
 // (err nil) it deletes the record, under the version it claimed; otherwise
-// it notes the error on the record for the next tick.
+// it notes the error on the record for the retry.
 func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error) bool {
 	if err != nil {
 		metrics.Swept(rec.Spec.Kind, "error")
-		s.Log.Info("Cannot sweep cleanup record; retrying on the next tick", "record", rec.Name, "error", err)
+		s.Log.Info("Cannot sweep cleanup record; retrying", "record", rec.Name, "error", err)
 		rec.Spec.LastError = err.Error()
 		_ = s.Kube.Update(ctx, rec)
 		return false

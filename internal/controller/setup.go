@@ -49,12 +49,30 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		return err
 	}
 	clients := coder.NewCache(256, 30*time.Minute)
+	// The sweep runs at once when a record turns Abandoned, when a
+	// ProviderConfig turns Ready and when a managed resource vanishes
+	// without settling its records: each can make records sweepable that
+	// would otherwise wait for the next interval.
+	var sweepNow func()
+	if o.SweepInterval > 0 {
+		sw := cleanup.NewSweeper()
+		sw.Kube, sw.Reader, sw.Clients, sw.Log = mgr.GetClient(), mgr.GetAPIReader(), clients, o.Logger.WithValues("controller", "cleanup-sweep")
+		sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
+		if err := mgr.Add(sw); err != nil {
+			return errors.Wrap(err, "cannot add the cleanup sweep")
+		}
+		if err := sw.SweepWhenResourcesVanish(ctx, mgr.GetCache()); err != nil {
+			return errors.Wrap(err, "cannot add the cleanup sweep")
+		}
+		sweepNow = sw.Trigger
+	}
 	if err := config.Setup(mgr, config.Options{
 		Logger:                  o.Logger,
 		Clients:                 clients,
 		Poll:                    o.PollInterval,
 		Timeout:                 o.CoderTimeout,
 		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
+		OnReady:                 sweepNow,
 	}); err != nil {
 		return err
 	}
@@ -64,17 +82,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
 	keys := coder.NewKeyLister(o.KeyListTTL)
 	releases := cleanup.NewReleases()
-	var abandoned func()
-	if o.SweepInterval > 0 {
-		sw := cleanup.NewSweeper()
-		sw.Kube, sw.Reader, sw.Clients, sw.Log = mgr.GetClient(), mgr.GetAPIReader(), clients, o.Logger.WithValues("controller", "cleanup-sweep")
-		sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
-		if err := mgr.Add(sw); err != nil {
-			return errors.Wrap(err, "cannot add the cleanup sweep")
-		}
-		abandoned = sw.Trigger
-	}
-	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), abandoned)
+	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), sweepNow)
 	kinds := managedkind.Options{
 		Options:            o.Options,
 		Connector:          conn,

@@ -46,7 +46,7 @@ type Options struct {
 	HealthProbeBindAddress string
 	CoderTimeout           time.Duration
 	KeyListTTL             time.Duration
-	// Sweep enables the cleanup-record sweep (every SyncInterval).
+	// Sweep enables the cleanup-record sweep (triggered, and every SyncInterval).
 	Sweep bool
 	// SweepInterval overrides SyncInterval for the sweep.
 	SweepInterval time.Duration
@@ -88,6 +88,16 @@ func Scheme() (*runtime.Scheme, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// RESTConfig returns a copy of cfg with the provider's client-side rate
+// limits: none, as controller-runtime's GetConfig chooses, so the API
+// server's priority and fairness alone paces the provider. The binary and
+// the scenario tests both run the provider with it.
+func RESTConfig(cfg *rest.Config) *rest.Config {
+	c := rest.CopyConfig(cfg)
+	c.QPS, c.Burst, c.RateLimiter = -1, 0, nil
+	return c
 }
 
 // Run runs the provider against the cluster cfg points at until ctx ends.

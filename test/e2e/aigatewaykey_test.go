@@ -24,8 +24,6 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
-const waitLong = 60 * time.Second
-
 func newKey(ns, name string) *aiv1alpha1.AIGatewayKey {
 	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
 	k.Spec.ProviderConfigReference = PCRef()

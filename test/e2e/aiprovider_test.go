@@ -239,7 +239,7 @@ func TestAIProviderOfEachTypeIsCreatedAsSpecifiedAndDeleted(t *testing.T) {
 
 	// The status written at create carries the applied key ids and the
 	// fingerprint: the next polls find nothing to send.
-	time.Sleep(pollInterval + time.Second)
+	waitForProviderPolls(t, len(cases))
 	if n := env.Coder.Requests(fakecoder.EndpointProviderUpdate) - patchesBefore; n != 0 {
 		t.Errorf("%d PATCH requests after creating providers that match their specs, want 0", n)
 	}
@@ -310,7 +310,7 @@ func TestAIProviderDriftInCoderIsPutBackWithOnePatchPerDrift(t *testing.T) {
 		took := time.Since(start)
 		// One more poll must find nothing to do: one PATCH per drift, not
 		// one per poll.
-		time.Sleep(pollInterval + time.Second)
+		waitForProviderPolls(t, 1)
 		patches := env.Coder.Requests(fakecoder.EndpointProviderUpdate) - before
 		t.Logf("drift %-11s put back after %5s with %d PATCH", d.name, took.Round(10*time.Millisecond), patches)
 		if took > pollInterval+2*time.Second {
@@ -349,7 +349,7 @@ func TestAIProviderRotatesTheKeyWhenTheSecretChanges(t *testing.T) {
 		return SameKeys(row.PlaintextKeys(), []string{newKey}), fmt.Sprintf("%d keys, new one present: %t", len(row.PlaintextKeys()), strings.Contains(strings.Join(row.PlaintextKeys(), ","), newKey))
 	})
 	took := time.Since(start)
-	time.Sleep(pollInterval + time.Second)
+	waitForProviderPolls(t, 1)
 	patches := env.Coder.Requests(fakecoder.EndpointProviderUpdate) - before
 	t.Logf("rotated key reached Coder after %s (poll %s) with %d PATCH", took.Round(10*time.Millisecond), pollInterval, patches)
 	if patches != 1 {
@@ -813,4 +813,16 @@ func TestAIProviderExamplesAreAdmitted(t *testing.T) {
 			t.Errorf("%s examples cover %d provider types, want all 9: %v", scope, len(types), types)
 		}
 	}
+}
+
+// waitForProviderPolls returns once each of n AIProviders has most likely
+// completed a poll since the call: Coder answered 2n more reads of
+// providers, and a provider's next read follows its previous reconcile.
+func waitForProviderPolls(t *testing.T, n int) {
+	t.Helper()
+	before := env.Coder.Requests(fakecoder.EndpointProviderGet)
+	Eventually(t, 2*pollInterval+waitLong, fmt.Sprintf("%d more reads of providers", 2*n), func() (bool, string) {
+		got := env.Coder.Requests(fakecoder.EndpointProviderGet) - before
+		return got >= 2*n, fmt.Sprintf("%d reads", got)
+	})
 }

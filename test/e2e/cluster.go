@@ -3,7 +3,6 @@ package e2e
 import (
 	"net/url"
 	"testing"
-	"time"
 
 	"github.com/coder/coder/v2/codersdk"
 	dto "github.com/prometheus/client_model/go"
@@ -29,8 +28,6 @@ type Cluster interface {
 	ProviderLogs(t *testing.T) string
 	// ProviderMetrics gathers the provider's Prometheus metrics.
 	ProviderMetrics(t *testing.T) []*dto.MetricFamily
-	// SweepInterval is how often the provider sweeps cleanup records.
-	SweepInterval() time.Duration
 }
 
 // Coder is a fake Coder as the scenarios drive it; *fakecoder.Server has
@@ -81,8 +78,6 @@ func (c localCluster) ProviderMetrics(t *testing.T) []*dto.MetricFamily {
 	}
 	return mfs
 }
-
-func (c localCluster) SweepInterval() time.Duration { return c.e.opts.SweepInterval }
 
 type localCoder struct{ *fakecoder.Server }
 

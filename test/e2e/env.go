@@ -65,8 +65,9 @@ func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	// Scenarios create hundreds of objects; client-go's default of 5
-	// requests per second would measure the throttle, not the provider.
+	// The test's own admin client: scenarios create hundreds of objects,
+	// and client-go's default of 5 requests per second would measure the
+	// test's throttle, not the provider.
 	cfg := rest.CopyConfig(cp.Config)
 	cfg.QPS, cfg.Burst = 200, 400
 	e := &Env{Config: cfg, cp: cp, Logs: &LogBuffer{}, Denials: &Denials{}, opts: o}
@@ -89,8 +90,9 @@ func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 	if err := grantPackageRBAC(ctx, e.Kube); err != nil {
 		return nil, err
 	}
-	pcfg := cp.UserConfig(packagerbac.User(), packagerbac.Groups()...)
-	pcfg.QPS, pcfg.Burst = cfg.QPS, cfg.Burst
+	// The provider's client is paced as in production; cfg's limits are
+	// the test's own.
+	pcfg := provider.RESTConfig(cp.UserConfig(packagerbac.User(), packagerbac.Groups()...))
 	pcfg.WrapTransport = e.Denials.Wrap
 	e.providerConfig = pcfg
 	e.Coder = fakecoder.New(fakecoder.Options{})

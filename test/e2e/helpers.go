@@ -26,6 +26,10 @@ import (
 // TokenKey is the Secret key that holds the Coder session token in tests.
 const TokenKey = "token"
 
+// waitLong bounds a wait for the provider to act on a change: a
+// reconcile, a poll, a sweep.
+const waitLong = 60 * time.Second
+
 var nsSeq atomic.Int64
 
 // Namespace creates a fresh namespace for one test and deletes it when the

@@ -21,6 +21,7 @@ import (
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -48,8 +49,13 @@ type holdSetup struct {
 
 func newHoldSetup(t *testing.T) holdSetup {
 	t.Helper()
+	return newHoldSetupOf(t, env.Cluster.Coder(t))
+}
+
+// newHoldSetupOf is a holdSetup of the Coder deployment coder.
+func newHoldSetupOf(t *testing.T, coder Coder) holdSetup {
+	t.Helper()
 	ns := env.Namespace(t)
-	coder := env.Cluster.Coder(t)
 	pc := env.ReadyProviderConfigOf(t, ns, coder, func(pc *namespacedv1alpha1.ProviderConfig) {
 		pc.Spec.Deletion = shortBounds()
 	})
@@ -316,7 +322,9 @@ func TestStrippedFinalizersLeaveRecordsThatAreSwept(t *testing.T) {
 		env.Delete(t, o)
 		env.WaitGone(t, o, waitLong)
 	}
-	Eventually(t, waitLong, "the sweep to delete the stripped objects in Coder", func() (bool, string) {
+	// The vanished resources trigger a sweep once their records are older
+	// than the sweep's grace (a minute by default), not at the next interval.
+	Eventually(t, provider.DefaultOptions().SweepGrace+waitLong, "the sweep to delete the stripped objects in Coder", func() (bool, string) {
 		return !s.keyInCoder() && !s.providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", s.keyInCoder(), s.providerInCoder())
 	})
 	Eventually(t, waitLong, "the records to be deleted", func() (bool, string) {
@@ -429,11 +437,15 @@ func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T)
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretNS}}
 	env.Delete(t, ns)
-	time.Sleep(8 * time.Second) // past the namespace controller's first pass
+	// Past the namespace controller's first pass: it has deleted the
+	// Secret, which our finalizer keeps.
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretNS, Name: "coder-token"}}
-	if !env.Get(t, secret) {
-		t.Fatalf("the namespace deletion removed the Secret a ClusterProviderConfig still uses")
-	}
+	Eventually(t, waitLong, "the namespace deletion to reach the Secret", func() (bool, string) {
+		if !env.Get(t, secret) {
+			t.Fatalf("the namespace deletion removed the Secret a ClusterProviderConfig still uses")
+		}
+		return secret.DeletionTimestamp != nil, "not deleted yet"
+	})
 	// The key keeps working: it deletes in Coder with the held credentials.
 	id := meta.GetExternalName(k)
 	env.Delete(t, k)

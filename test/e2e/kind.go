@@ -217,8 +217,6 @@ func parseMetrics(b []byte) ([]*dto.MetricFamily, error) {
 	return out, nil
 }
 
-func (c *kindCluster) SweepInterval() time.Duration { return kind.SweepInterval }
-
 // remoteCoder is a fake Coder in the cluster, driven through its admin API;
 // a failing admin call fails the test that made it.
 type remoteCoder struct {

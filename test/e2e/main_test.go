@@ -34,13 +34,20 @@ func TestMain(m *testing.M) {
 		fmt.Printf("skipping scenario tests: %v\n", err)
 		os.Exit(0)
 	}
+	// The provider's defaults, sweep interval, sync period and REST client
+	// included: the sweep must be prompt through its triggers, not a short
+	// interval. Three knobs are compressed, each for a reason of its own.
 	o := provider.DefaultOptions()
 	o.Debug = true
+	// Drift and a Coder that stopped answering are noticed at the next
+	// poll; the scenarios that wait for one would wait a minute each.
 	o.PollInterval = 3 * time.Second
+	// The fake Coder's timeout faults hang a request until it times out;
+	// 30s each would dominate the scenarios that inject them.
 	o.CoderTimeout = 2 * time.Second
+	// Scenarios that change keys behind the provider's back wait for the
+	// next list; the TTL must stay below the poll interval, as 5s is below 1m.
 	o.KeyListTTL = 2 * time.Second
-	o.SweepInterval = 2 * time.Second
-	o.SweepGrace = 2 * time.Second
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	start := time.Now()

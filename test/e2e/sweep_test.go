@@ -33,23 +33,11 @@ func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
 	ns := env.Namespace(t)
 	env.ReadyProviderConfigOf(t, ns, b, nil)
 
-	rec := &clusterv1alpha1.CleanupRecord{
-		ObjectMeta: metav1.ObjectMeta{Name: "aigatewaykey-deployment-a-test"},
-		Spec: clusterv1alpha1.CleanupRecordSpec{
-			Kind: "AIGatewayKey",
-			ManagedResource: clusterv1alpha1.ManagedResourceReference{
-				APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIGatewayKey", Namespace: ns, Name: "gone", UID: "deployment-a-test",
-			},
-			DeploymentID: "2c6f1b8e-0000-4000-8000-00000000000a",
-			CoderName:    "in-b",
-			ExternalID:   resp.ID.String(),
-			Phase:        clusterv1alpha1.CleanupPhaseAbandoned,
-		},
-	}
+	rec := abandonedKeyRecord("aigatewaykey-deployment-a-test", ns, "2c6f1b8e-0000-4000-8000-00000000000a", "in-b", resp.ID.String())
 	env.Create(t, rec)
 	t.Cleanup(func() { env.Delete(t, rec) })
 
-	time.Sleep(3 * env.Cluster.SweepInterval())
+	waitForSweep(t)
 	if !env.Get(t, rec) || rec.Spec.Attempts != 0 {
 		t.Errorf("record of deployment A = %+v, want untouched (0 attempts)", rec.Spec)
 	}
@@ -67,11 +55,9 @@ func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
 func TestSweepOf500Records(t *testing.T) {
 	const n = 500
 	ns := env.Namespace(t)
-	env.ProviderConfig(t, ns)
-	pc := &namespacedv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}
-	env.Get(t, pc)
 	coder := env.Cluster.Coder(t)
 	c := coder.SDK(t)
+	deployment := deploymentOf(t, coder)
 	ids := make(map[string]bool, n)
 	for i := range n {
 		resp, err := c.CreateAIGatewayKey(t.Context(), codersdkKeyRequest(fmt.Sprintf("sweep-%s-%03d", ns, i)))
@@ -79,20 +65,10 @@ func TestSweepOf500Records(t *testing.T) {
 			t.Fatal(err)
 		}
 		ids[resp.ID.String()] = true
-		env.Create(t, &clusterv1alpha1.CleanupRecord{
-			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("aigatewaykey-sweep-%s-%03d", ns, i)},
-			Spec: clusterv1alpha1.CleanupRecordSpec{
-				Kind: "AIGatewayKey",
-				ManagedResource: clusterv1alpha1.ManagedResourceReference{
-					APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIGatewayKey", Namespace: ns, Name: fmt.Sprint(i), UID: fmt.Sprint(i),
-				},
-				DeploymentID: pc.Status.DeploymentID,
-				CoderName:    fmt.Sprintf("sweep-%s-%03d", ns, i),
-				ExternalID:   resp.ID.String(),
-				Phase:        clusterv1alpha1.CleanupPhaseAbandoned,
-			},
-		})
+		env.Create(t, abandonedKeyRecord(fmt.Sprintf("aigatewaykey-sweep-%s-%03d", ns, i), ns, deployment, fmt.Sprintf("sweep-%s-%03d", ns, i), resp.ID.String()))
 	}
+	// The ProviderConfig turning Ready triggers the sweep.
+	env.ProviderConfig(t, ns)
 	start := time.Now()
 	Eventually(t, 5*time.Minute, fmt.Sprintf("%d records to be swept", n), func() (bool, string) {
 		l := &clusterv1alpha1.CleanupRecordList{}
@@ -171,29 +147,65 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &clusterv1alpha1.CleanupRecord{
-		ObjectMeta: metav1.ObjectMeta{Name: "aigatewaykey-sweep-off-" + ns},
-		Spec: clusterv1alpha1.CleanupRecordSpec{
-			Kind: "AIGatewayKey",
-			ManagedResource: clusterv1alpha1.ManagedResourceReference{
-				APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIGatewayKey", Namespace: ns, Name: "gone", UID: "sweep-off",
-			},
-			DeploymentID: pc.Status.DeploymentID,
-			CoderName:    "sweep-off-" + ns,
-			ExternalID:   resp.ID.String(),
-			Phase:        clusterv1alpha1.CleanupPhaseAbandoned,
-		},
-	}
+	rec := abandonedKeyRecord("aigatewaykey-sweep-off-"+ns, ns, pc.Status.DeploymentID, "sweep-off-"+ns, resp.ID.String())
 	env.Create(t, rec)
-	time.Sleep(3 * env.Cluster.SweepInterval())
+	waitForSweep(t)
 	if !env.Get(t, rec) || rec.Spec.Attempts != 0 || len(own.Keys()) != 1 {
 		t.Errorf("with sweep off the record was touched: %+v (keys in Coder: %d)", rec.Spec, len(own.Keys()))
 	}
-	// Turning it on sweeps at the next tick.
+	// Turning it on sweeps at once: the ProviderConfig can now sweep its
+	// deployment, as if it had just turned Ready.
 	if err := env.Update(t, pc, func() { pc.Spec.Sweep = ptrTo(true) }); err != nil {
 		t.Fatal(err)
 	}
 	Eventually(t, waitLong, "the record to be swept once sweep is on", func() (bool, string) {
 		return !env.Get(t, rec) && len(own.Keys()) == 0, "record or key left"
 	})
+}
+
+// abandonedKeyRecord is an Abandoned cleanup record, as a bounded pass in ns
+// would leave it, naming the key id of deployment.
+func abandonedKeyRecord(name, ns, deployment, coderName, id string) *clusterv1alpha1.CleanupRecord {
+	return &clusterv1alpha1.CleanupRecord{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: clusterv1alpha1.CleanupRecordSpec{
+			Kind: "AIGatewayKey",
+			ManagedResource: clusterv1alpha1.ManagedResourceReference{
+				APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIGatewayKey", Namespace: ns, Name: "gone", UID: name,
+			},
+			DeploymentID: deployment,
+			CoderName:    coderName,
+			ExternalID:   id,
+			Phase:        clusterv1alpha1.CleanupPhaseAbandoned,
+		},
+	}
+}
+
+// deploymentOf is the deployment id Coder c reports.
+func deploymentOf(t *testing.T, c Coder) string {
+	t.Helper()
+	bi, err := c.SDK(t).BuildInfo(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bi.DeploymentID
+}
+
+// waitForSweep returns after a sweep that listed every cleanup record
+// created before the call: it leaves a key of the shared Coder to a new
+// Abandoned record, then makes a ProviderConfig of that Coder turn Ready,
+// which triggers a sweep, and waits until the record is swept. A sweep that
+// lists that record lists every older one.
+func waitForSweep(t *testing.T) {
+	t.Helper()
+	c := env.Cluster.Coder(t)
+	ns := env.Namespace(t)
+	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("witness-"+ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := abandonedKeyRecord("aigatewaykey-witness-"+ns, ns, deploymentOf(t, c), "witness-"+ns, resp.ID.String())
+	env.Create(t, rec)
+	env.ProviderConfig(t, ns)
+	env.WaitGone(t, rec, waitLong)
 }

@@ -8,7 +8,6 @@ package kind
 
 import (
 	"fmt"
-	"time"
 )
 
 // EnvKubeconfig points test/e2e at a cluster this package set up instead of
@@ -30,7 +29,7 @@ const (
 	CoderName = "fakecoder"
 	// SpareCoders is how many more fake Coders run, each for one scenario
 	// that needs a deployment of its own.
-	SpareCoders = 2
+	SpareCoders = 3
 	CoderPort   = 3000
 	AdminPort   = 3001
 )
@@ -52,22 +51,18 @@ func CoderURL(name string) string {
 	return fmt.Sprintf("http://%s.%s.svc.cluster.local:%d", name, CoderNamespace, CoderPort)
 }
 
-// SweepInterval is the provider's --sweep-interval in the cluster.
-const SweepInterval = 2 * time.Second
-
 // ProviderArgs compress the provider's time as test/e2e's TestMain does for
-// the in-process provider.
+// the in-process provider, and for the same reasons; the sweep keeps its
+// defaults.
 func ProviderArgs() []string {
 	return []string{
 		"--debug",
 		"--poll=3s",
 		"--coder-timeout=2s",
 		"--key-list-ttl=2s",
-		"--sweep-interval=" + SweepInterval.String(),
-		"--sweep-grace=2s",
 	}
 }
 
 // Scenarios selects the test/e2e scenarios that run on kind: the hold and
 // records scenarios (hold_test.go, sweep_test.go).
-const Scenarios = "^(TestHold|TestNamespaceDeletion|TestCredentialsFinalizer|TestStrippedFinalizers|TestOrphanLeavesNoRecord|TestClusterProviderConfigSecretHeld|TestSweep|TestProviderKilledMidCreate|TestProviderConfigWithSweepOff)"
+const Scenarios = "^(TestHold|TestNamespaceDeletion|TestCredentialsFinalizer|TestStrippedFinalizers|TestOrphanLeavesNoRecord|TestClusterProviderConfigSecretHeld|TestSweep|TestProviderKilledMidCreate|TestProviderConfigWithSweepOff|TestFailedSweep)"

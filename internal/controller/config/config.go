@@ -68,6 +68,9 @@ type Options struct {
 	Timeout time.Duration
 	// MaxConcurrentReconciles per ProviderConfig kind.
 	MaxConcurrentReconciles int
+	// OnReady, if not nil, is called when a ProviderConfig becomes able to
+	// sweep its deployment's cleanup records (see memory.readyFor).
+	OnReady func()
 }
 
 // Setup adds a reconciler for each ProviderConfig kind to the manager. The
@@ -126,6 +129,7 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *memory, pe
 		timeout:     o.Timeout,
 		mem:         mem,
 		permissions: perms,
+		onReady:     o.OnReady,
 
 		finalizer: resource.NewAPIFinalizer(mgr.GetClient(), Finalizer),
 	}
@@ -152,6 +156,7 @@ type Reconciler struct {
 	mem     *memory
 	// permissions reviews the RBAC the provider needs beyond Crossplane's.
 	permissions *permissions
+	onReady     func()
 
 	finalizer resource.Finalizer
 }
@@ -204,6 +209,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if err := r.kube.Status().Update(ctx, pc); err != nil {
 			return reconcile.Result{}, errors.Wrap(resource.IgnoreNotFound(err), errUpdateStatus)
 		}
+	}
+	if r.mem.readyFor(ref, sweepsFor(pc, c)) && r.onReady != nil {
+		r.onReady()
 	}
 	if c.condition.Status != corev1.ConditionTrue {
 		// Not ready: retry sooner than the poll, with the workqueue's

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -27,6 +29,9 @@ type remembered struct {
 	unreachableSince time.Time
 	// holding: the ProviderConfig holds its deletion now (for the gauge).
 	holding bool
+	// sweeps is the deployment the ProviderConfig last could sweep, empty
+	// while it could not (see readyFor).
+	sweeps string
 }
 
 // at returns what is remembered of ref, creating it; the caller holds mu.
@@ -39,12 +44,20 @@ func (m *memory) at(ref providerconfig.Ref) *remembered {
 	return r
 }
 
+// unreadyRecheck bounds how long a failed check is reused: a ProviderConfig
+// that is not Ready is requeued this often, and when Coder answers again it
+// must turn Ready (and trigger a sweep) within seconds, not after a poll.
+const unreadyRecheck = 10 * time.Second
+
 // check returns the last check of ref if it was made for key less than
-// maxAge ago.
+// maxAge ago (unreadyRecheck for a check that found it not Ready).
 func (m *memory) check(ref providerconfig.Ref, key checkKey, now time.Time, maxAge time.Duration) (check, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.at(ref).check
+	if c != nil && c.condition.Status != corev1.ConditionTrue {
+		maxAge = min(maxAge, unreadyRecheck)
+	}
 	if c == nil || !reflect.DeepEqual(c.key, key) || now.Sub(c.at) >= maxAge {
 		return check{}, false
 	}
@@ -76,6 +89,20 @@ func (m *memory) reachable(ref providerconfig.Ref) {
 	m.at(ref).unreachableSince = time.Time{}
 }
 
+// readyFor records the deployment ref can sweep now ("" for none) and
+// reports whether that is a deployment it could not sweep before: it turned
+// Ready (also the first time after a restart, or when Coder answers again),
+// moved to another deployment, or had sweeping turned on. Abandoned records
+// of that deployment can be swept at once rather than at the next interval.
+func (m *memory) readyFor(ref providerconfig.Ref, deployment string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.at(ref)
+	changed := deployment != "" && deployment != r.sweeps
+	r.sweeps = deployment
+	return changed
+}
+
 func (m *memory) setHolding(ref providerconfig.Ref, holding bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -100,4 +127,13 @@ func (m *memory) publishHolding() {
 		}
 	}
 	metrics.SetHolding(n)
+}
+
+// sweepsFor is the deployment whose cleanup records pc can sweep after the
+// check c, as the sweep chooses its ProviderConfigs: Ready, sweep allowed.
+func sweepsFor(pc providerconfig.Object, c check) string {
+	if c.condition.Status != corev1.ConditionTrue || !providerconfig.ConnectionOf(pc).Sweep {
+		return ""
+	}
+	return c.deploymentID
 }

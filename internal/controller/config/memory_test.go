@@ -6,8 +6,12 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -22,7 +26,7 @@ func TestMemory(t *testing.T) {
 	if _, ok := m.check(a, key, t0, time.Minute); ok {
 		t.Error("a check before any was made")
 	}
-	m.putCheck(a, check{key: key, at: t0, version: "v2.36.0"})
+	m.putCheck(a, check{key: key, at: t0, version: "v2.36.0", condition: xpv2.Available()})
 	if c, ok := m.check(a, key, t0.Add(59*time.Second), time.Minute); !ok || c.version != "v2.36.0" {
 		t.Errorf("check within the poll interval: got %+v, %v", c, ok)
 	}
@@ -31,6 +35,15 @@ func TestMemory(t *testing.T) {
 	}
 	if _, ok := m.check(a, checkKey{generation: 2, client: "x"}, t0, time.Minute); ok {
 		t.Error("a check of an older generation was reused")
+	}
+	// A failed check is reused only as long as the requeue of a
+	// ProviderConfig that is not Ready: Coder may answer again.
+	m.putCheck(b, check{key: key, at: t0, condition: xpv2.Unavailable()})
+	if _, ok := m.check(b, key, t0.Add(9*time.Second), time.Minute); !ok {
+		t.Error("a failed check was not reused within the requeue of a ProviderConfig that is not Ready")
+	}
+	if _, ok := m.check(b, key, t0.Add(unreadyRecheck), time.Minute); ok {
+		t.Errorf("a failed check was reused for longer than %s", unreadyRecheck)
 	}
 
 	if got := m.unreachableSince(a, t0); !got.Equal(t0) {
@@ -67,5 +80,82 @@ func TestMemory(t *testing.T) {
 	m.forget(a)
 	if g := gauge(); !strings.Contains(g, "value:1") {
 		t.Errorf("holding gauge after one was forgotten: %s", g)
+	}
+}
+
+func TestMemoryTellsWhenAProviderConfigCanSweepANewDeployment(t *testing.T) {
+	ref := providerconfig.Ref{GroupKind: schema.GroupKind{Group: "coder.m.crossplane.io", Kind: "ProviderConfig"}, Namespace: "team-a", Name: "a"}
+	cases := map[string]struct {
+		reason string
+		before []string
+		now    string
+		want   bool
+	}{
+		"FirstReady": {
+			reason: "The first Ready after the provider starts can sweep what waited for it.",
+			now:    "dep-a",
+			want:   true,
+		},
+		"StillReady": {
+			reason: "Staying Ready for the same deployment triggers nothing.",
+			before: []string{"dep-a"},
+			now:    "dep-a",
+		},
+		"ReadyAgain": {
+			reason: "Ready again after Coder stopped answering.",
+			before: []string{"dep-a", ""},
+			now:    "dep-a",
+			want:   true,
+		},
+		"OtherDeployment": {
+			reason: "A change of deployment id can sweep the new deployment's records.",
+			before: []string{"dep-a"},
+			now:    "dep-b",
+			want:   true,
+		},
+		"NotReady": {
+			reason: "Turning not Ready triggers nothing.",
+			before: []string{"dep-a"},
+			now:    "",
+		},
+		"NeverReady": {
+			reason: "Never Ready triggers nothing.",
+			now:    "",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			m := &memory{m: map[providerconfig.Ref]*remembered{}}
+			for _, d := range tc.before {
+				m.readyFor(ref, d)
+			}
+			if got := m.readyFor(ref, tc.now); got != tc.want {
+				t.Errorf("%s\nreadyFor(%q) after %q = %v, want %v", tc.reason, tc.now, tc.before, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestSweepsForIsTheDeploymentOfAReadyProviderConfigThatSweeps(t *testing.T) {
+	ready := check{condition: xpv2.Available(), deploymentID: "dep-a"}
+	cases := map[string]struct {
+		reason string
+		sweep  *bool
+		c      check
+		want   string
+	}{
+		"Ready":        {reason: "A Ready ProviderConfig sweeps its deployment.", c: ready, want: "dep-a"},
+		"SweepOff":     {reason: "spec.sweep false sweeps nothing.", sweep: ptr.To(false), c: ready},
+		"NotReady":     {reason: "A ProviderConfig that is not Ready sweeps nothing.", c: check{condition: xpv2.Unavailable(), deploymentID: "dep-a"}},
+		"SweepDefault": {reason: "spec.sweep true is the default.", sweep: ptr.To(true), c: ready, want: "dep-a"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			pc := &namespacedv1alpha1.ProviderConfig{}
+			pc.Spec.Sweep = tc.sweep
+			if got := sweepsFor(pc, tc.c); got != tc.want {
+				t.Errorf("%s\nsweepsFor(...) = %q, want %q", tc.reason, got, tc.want)
+			}
+		})
 	}
 }

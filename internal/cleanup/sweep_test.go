@@ -1,0 +1,85 @@
+package cleanup
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestNextSweepRetriesUndoneWorkWithBackoff(t *testing.T) {
+	type want struct {
+		wait    time.Duration
+		retries int
+	}
+	cases := map[string]struct {
+		reason   string
+		interval time.Duration
+		retries  int
+		undone   bool
+		jitter   float64
+		want     want
+	}{
+		"DoneWaitsTheInterval": {
+			reason:   "A sweep that left nothing undone waits the whole interval.",
+			interval: time.Hour,
+			want:     want{wait: time.Hour},
+		},
+		"DoneShiftsByJitter": {
+			reason:   "The interval is shifted by the jitter fraction.",
+			interval: time.Hour,
+			jitter:   0.1,
+			want:     want{wait: 66 * time.Minute},
+		},
+		"DoneResetsTheBackoff": {
+			reason:   "A complete sweep after failures starts the backoff over.",
+			interval: time.Hour,
+			retries:  5,
+			jitter:   -0.1,
+			want:     want{wait: 54 * time.Minute},
+		},
+		"FirstUndoneRetriesInSeconds": {
+			reason:   "The first undone sweep is retried after 2s, not after the interval.",
+			interval: time.Hour,
+			undone:   true,
+			jitter:   0.1,
+			want:     want{wait: 2 * time.Second, retries: 1},
+		},
+		"UndoneDoubles": {
+			reason:   "Each undone sweep in a row doubles the wait.",
+			interval: time.Hour,
+			retries:  3,
+			undone:   true,
+			want:     want{wait: 16 * time.Second, retries: 4},
+		},
+		"UndoneCappedAtFiveMinutes": {
+			reason:   "The backoff never exceeds 5m.",
+			interval: time.Hour,
+			retries:  8,
+			undone:   true,
+			want:     want{wait: 5 * time.Minute, retries: 9},
+		},
+		"UndoneNeverOverflows": {
+			reason:   "However many failures in a row, the wait stays at the cap.",
+			interval: time.Hour,
+			retries:  1000,
+			undone:   true,
+			want:     want{wait: 5 * time.Minute, retries: 1001},
+		},
+		"UndoneNeverLaterThanTheInterval": {
+			reason:   "A retry never waits longer than a complete sweep would.",
+			interval: 3 * time.Second,
+			retries:  1,
+			undone:   true,
+			want:     want{wait: 3 * time.Second, retries: 2},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			wait, retries := NextSweep(tc.interval, tc.retries, tc.undone, tc.jitter)
+			if diff := cmp.Diff(tc.want, want{wait: wait, retries: retries}, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nNextSweep(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
