@@ -58,9 +58,18 @@ func TestHoldWhenEverythingIsDeletedAtOnceOnBothCoders(t *testing.T) {
 		}
 		before := releasedWithoutDeleteBoth(t)
 		// The worst order: the ProviderConfig first, as `kubectl delete -f`
-		// of a directory may do.
+		// of a directory may do, and its controller acting before the
+		// dependents' deletes arrive. Deleted within the same milliseconds
+		// the dependents usually win the race, and a ProviderConfig that
+		// did not hold at all would pass unnoticed.
 		start := time.Now()
 		env.Delete(t, s.pc)
+		Eventually(t, waitLong, "the ProviderConfig to hold or go", func() (bool, string) {
+			if !env.Get(t, s.pc) {
+				return true, ""
+			}
+			return s.pc.Status.Hold != nil, "no hold yet"
+		})
 		env.Delete(t, s.key)
 		env.Delete(t, s.ai)
 		env.WaitGone(t, s.key, waitLong)
