@@ -1,0 +1,147 @@
+package e2e
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+)
+
+// The deletion scenarios of hold_test.go, on both Coders. Stopping the
+// real server is the one fault it supports: what the fake fakes with
+// SetDown(true), the real Coder does by exiting.
+
+// holdSetupOn is newHoldSetup on the Coder c: a Ready ProviderConfig with
+// short bounds, a Ready key and a Ready OpenAI provider that use it.
+func holdSetupOn(t *testing.T, c Coder) holdSetup {
+	t.Helper()
+	ns := env.Namespace(t)
+	pc := env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) {
+		pc.Spec.Deletion = shortBounds()
+	})
+	env.Secret(t, ns, "llm-keys", map[string]string{"openai": "sk-hold-k3y9Qm2Xv7Lp"})
+	k := newKey(ns, "gateway")
+	env.Create(t, k)
+	p := newAIProvider(ns, "openai", "openai", "https://api.openai.com/v1")
+	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("llm-keys", "openai")}
+	env.Create(t, p)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	return holdSetup{ns: ns, coder: c, pc: pc, key: k, ai: p}
+}
+
+// names returns the Coder names of the setup's key and provider.
+func (s holdSetup) names() (keys, providers []string) {
+	return []string{aigatewaykey.DerivedName(s.key)}, []string{*s.ai.Spec.ForProvider.Name}
+}
+
+func releasedWithoutDeleteBoth(t *testing.T) float64 {
+	t.Helper()
+	return releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider")
+}
+
+func TestHoldWhenEverythingIsDeletedAtOnceOnBothCoders(t *testing.T) {
+	onBothCoders(t, func(t *testing.T, c Coder) {
+		s := holdSetupOn(t, c)
+		keyNames, providerNames := s.names()
+		if k, p := countRows(t, c, keyNames, providerNames); k != 1 || p != 1 {
+			t.Fatalf("before the deletion Coder holds %d keys and %d providers of the namespace, want 1 and 1", k, p)
+		}
+		before := releasedWithoutDeleteBoth(t)
+		// The worst order: the ProviderConfig first, as `kubectl delete -f`
+		// of a directory may do, and its controller acting before the
+		// dependents' deletes arrive. Deleted within the same milliseconds
+		// the dependents usually win the race, and a ProviderConfig that
+		// did not hold at all would pass unnoticed.
+		start := time.Now()
+		env.Delete(t, s.pc)
+		Eventually(t, waitLong, "the ProviderConfig to hold or go", func() (bool, string) {
+			if !env.Get(t, s.pc) {
+				return true, ""
+			}
+			return s.pc.Status.Hold != nil, "no hold yet"
+		})
+		env.Delete(t, s.key)
+		env.Delete(t, s.ai)
+		env.WaitGone(t, s.key, waitLong)
+		env.WaitGone(t, s.ai, waitLong)
+		env.WaitGone(t, s.pc, waitLong)
+		t.Logf("ProviderConfig, key and provider deleted at once, all gone in %s", time.Since(start).Round(100*time.Millisecond))
+		if d := releasedWithoutDeleteBoth(t) - before; d != 0 {
+			t.Errorf("releases without delete = %v, want 0", d)
+		}
+		if k, p := countRows(t, c, keyNames, providerNames); k != 0 || p != 0 {
+			t.Errorf("after the deletion Coder holds %d keys and %d live providers of the namespace, want 0 and 0", k, p)
+		}
+	})
+}
+
+func TestNamespaceDeletionWithCoderStoppedIsSweptAfterRestartOnBothCoders(t *testing.T) {
+	onBothCoders(t, func(t *testing.T, c Coder) {
+		s := holdSetupOn(t, c)
+		keyNames, providerNames := s.names()
+		before := releasedWithoutDeleteBoth(t)
+		if err := c.SetDown(true); err != nil {
+			t.Fatal(err)
+		}
+		// Whatever happens, later scenarios find Coder up; starting a
+		// running real Coder only errs.
+		t.Cleanup(func() { _ = c.SetDown(false) })
+
+		start := time.Now()
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}}
+		env.Delete(t, namespace)
+		env.WaitGone(t, namespace, 2*time.Minute)
+		t.Logf("namespace deleted with Coder stopped in %s (unreachableTimeout 3s, dependentTimeout 8s)", time.Since(start).Round(100*time.Millisecond))
+		if got := releasedWithoutDeleteBoth(t) - before; got != 2 {
+			t.Errorf("releases without delete = %v, want 2 (the key and the provider)", got)
+		}
+		for _, r := range []*clusterv1alpha1.CleanupRecord{s.record(t, "AIGatewayKey", s.key.UID), s.record(t, "AIProvider", s.ai.UID)} {
+			if r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+				t.Fatalf("cleanup record = %+v, want Abandoned", r)
+			}
+		}
+		// Coder's store is readable while its server is stopped: nothing
+		// was deleted, the releases are delays, not deletes.
+		if !s.keyInCoder() || !s.providerInCoder() {
+			t.Fatalf("Coder's store lost the key (%t) or the provider (%t) while the server was stopped", !s.keyInCoder(), !s.providerInCoder())
+		}
+
+		start = time.Now()
+		if err := c.SetDown(false); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("Coder started again in %s", time.Since(start).Round(100*time.Millisecond))
+		start = time.Now()
+		sweepThrough(t, c)
+		waitRecordGone(t, "AIGatewayKey", s.key.UID)
+		waitRecordGone(t, "AIProvider", s.ai.UID)
+		t.Logf("swept %s after Coder was back, a Ready ProviderConfig of the deployment included", time.Since(start).Round(100*time.Millisecond))
+		if k, p := countRows(t, c, keyNames, providerNames); k != 0 || p != 0 {
+			t.Errorf("after the sweep Coder holds %d keys and %d live providers of the namespace, want 0 and 0", k, p)
+		}
+		if id := meta.GetExternalName(s.ai); !deletedProvider(c, id) {
+			t.Errorf("Coder's store holds no soft-deleted provider %s after the sweep", id)
+		}
+	})
+}
+
+// deletedProvider reports whether Coder's store holds the provider with the
+// id, soft-deleted.
+func deletedProvider(c Coder, id string) bool {
+	for _, p := range c.Providers(true) {
+		if p.ID.String() == id {
+			return p.Deleted
+		}
+	}
+	return false
+}
