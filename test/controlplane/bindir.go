@@ -74,7 +74,7 @@ func cacheBinDir() (string, error) {
 	if kube == "" || etcd == "" {
 		return "", errors.New("versions file does not set KUBE_VERSION and ETCD_VERSION")
 	}
-	root, err := cacheRoot()
+	root, err := CacheRoot()
 	if err != nil {
 		return "", err
 	}
@@ -82,10 +82,10 @@ func cacheBinDir() (string, error) {
 	return filepath.Join(root, "kube", name, "bin"), nil
 }
 
-// cacheRoot mirrors build.sh's ${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-coder}.
+// CacheRoot mirrors build.sh's ${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-coder}.
 // os.UserCacheDir is deliberately not used: on macOS it differs from the
 // script's default.
-func cacheRoot() (string, error) {
+func CacheRoot() (string, error) {
 	if d := os.Getenv(EnvCache); d != "" {
 		return d, nil
 	}

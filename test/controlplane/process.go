@@ -19,7 +19,7 @@ const tailSize = 4 << 10
 type process struct {
 	name string
 	cmd  *exec.Cmd
-	tail *tail
+	tail *Tail
 	// log is the file output goes to when Options.Logs is nil.
 	log *os.File
 
@@ -31,7 +31,7 @@ type process struct {
 // startProcess starts the binary at path. Its output goes to logs, prefixed
 // with the component name, or to logDir/<name>.log when logs is nil.
 func startProcess(name, path string, args []string, logs io.Writer, logMu *sync.Mutex, logDir string) (*process, error) {
-	p := &process{name: name, tail: &tail{}, done: make(chan struct{})}
+	p := &process{name: name, tail: &Tail{Size: tailSize}, done: make(chan struct{})}
 
 	var out io.Writer
 	var pw *prefixWriter
@@ -115,27 +115,29 @@ func (p *process) closeLog() {
 	}
 }
 
-// tail keeps the last tailSize bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
+// A Tail keeps the last Size bytes written to it: what a process printed
+// last, for the error that says why it stopped.
+type Tail struct {
+	Size int
+	mu   sync.Mutex
+	buf  []byte
 }
 
-func (t *tail) Write(b []byte) (int, error) {
+func (t *Tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - tailSize; over > 0 {
+	if over := len(t.buf) - t.Size; over > 0 {
 		t.buf = append(t.buf[:0], t.buf[over:]...)
 	}
 	return len(b), nil
 }
 
-func (t *tail) String() string {
+func (t *Tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := string(t.buf)
-	if len(t.buf) == tailSize {
+	if len(t.buf) == t.Size {
 		// Drop the partial first line.
 		if _, rest, ok := strings.Cut(s, "\n"); ok {
 			s = rest

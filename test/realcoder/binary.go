@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 )
 
@@ -30,7 +31,7 @@ const (
 	EnvRequire = "PROVIDER_CODER_REQUIRE_CODER"
 	// EnvCache is the cache root that cluster/local/build-coder.sh fills,
 	// shared with the control plane binaries.
-	EnvCache = "PROVIDER_CODER_CACHE"
+	EnvCache = controlplane.EnvCache
 )
 
 // buildFiles are the files that decide what build-coder.sh builds, relative
@@ -81,7 +82,7 @@ func CachePath(root string) (string, error) {
 		}
 		_, _ = h.Write(b)
 	}
-	cache, err := cacheRoot()
+	cache, err := controlplane.CacheRoot()
 	if err != nil {
 		return "", err
 	}
@@ -107,19 +108,4 @@ func coderVersion(path string) (string, error) {
 		return "", fmt.Errorf("cannot read %s: %w", path, err)
 	}
 	return "", fmt.Errorf("%s does not set CODER_VERSION", path)
-}
-
-// cacheRoot mirrors the scripts' ${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-coder}.
-func cacheRoot() (string, error) {
-	if d := os.Getenv(EnvCache); d != "" {
-		return d, nil
-	}
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "provider-coder"), nil
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("cannot determine home directory: %w", err)
-	}
-	return filepath.Join(home, ".cache", "provider-coder"), nil
 }

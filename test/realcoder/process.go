@@ -5,10 +5,10 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strings"
-	"sync"
 	"syscall"
 	"time"
+
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 )
 
 // tailSize is how much recent output a process keeps to explain a failure.
@@ -18,7 +18,7 @@ const tailSize = 8 << 10
 type process struct {
 	name string
 	cmd  *exec.Cmd
-	tail *tail
+	tail *controlplane.Tail
 	log  *os.File
 	done chan struct{} // closed once the process exited and err is set
 	err  error
@@ -32,7 +32,7 @@ func startProcess(name string, cmd *exec.Cmd, logPath string) (*process, error) 
 	if err != nil {
 		return nil, fmt.Errorf("cannot create %s log: %w", name, err)
 	}
-	p := &process{name: name, cmd: cmd, tail: &tail{}, log: f, done: make(chan struct{})}
+	p := &process{name: name, cmd: cmd, tail: &controlplane.Tail{Size: tailSize}, log: f, done: make(chan struct{})}
 	out := io.MultiWriter(f, p.tail)
 	cmd.Stdout, cmd.Stderr = out, out
 	if cmd.SysProcAttr == nil {
@@ -78,32 +78,4 @@ func (p *process) stop(sig syscall.Signal, grace time.Duration) {
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	<-p.done
-}
-
-// tail keeps the last tailSize bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if over := len(t.buf) - tailSize; over > 0 {
-		t.buf = append(t.buf[:0], t.buf[over:]...)
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	s := string(t.buf)
-	if len(t.buf) == tailSize {
-		if _, rest, ok := strings.Cut(s, "\n"); ok {
-			s = rest
-		}
-	}
-	return s
 }
