@@ -18,9 +18,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -526,7 +528,17 @@ func TestComposedResourcesPassAdmission(t *testing.T) {
 			t.Fatal(err)
 		}
 		live := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(xr)}
-		if err := kube.Create(ctx, live); err != nil {
+		// Discovery can lag the Established condition for a moment: the
+		// client's REST mapper does not know the new kind until it does.
+		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
+			if err := kube.Create(ctx, live); apimeta.IsNoMatchError(err) {
+				return false, nil
+			} else if err != nil {
+				return false, err
+			}
+			return true, nil
+		})
+		if err != nil {
 			t.Fatalf("cannot create the sample XR: %v", err)
 		}
 		cases := map[string]struct {
