@@ -71,6 +71,12 @@ test: check-generate vet lint testbed ## Everything CI runs: generated files, ve
 	@# (-race: the build above is reused).
 	@$(GO) test -race -count=1 -run '^TestMakeE2E$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true
 
+# Not part of `make test`: each mutant builds and runs its scenarios in a
+# copy of the tree (minutes each). ONLY=name runs one.
+.PHONY: mutants
+mutants: testbed ## Apply each mutation of hack/mutants to a copy of the tree and fail unless its tests kill every one (ONLY=name: one).
+	$(GO) run ./hack/mutants $(if $(ONLY),-only $(ONLY))
+
 .PHONY: build
 build: ## Build the provider binary into bin/.
 	$(GO) build -o bin/provider ./cmd/provider

@@ -1,0 +1,142 @@
+package main
+
+// A Mutation breaks one rule of the deletion contract with the smallest
+// change to one file, and names the tests that must then fail.
+type Mutation struct {
+	// Name is what `-only` selects and the report prints.
+	Name string
+	// File is relative to the module root.
+	File string
+	// Old must occur exactly once in File; New replaces it.
+	Old, New string
+	// Pkgs are the packages whose tests run, Run their -run regexp.
+	Pkgs []string
+	Run  string
+}
+
+// Mutations is the list of issue 13 ("Mutations the suite must kill"). The
+// unit test checks every Old still occurs exactly once, so a change to the
+// code cannot silently turn a mutation into a no-op.
+var Mutations = []Mutation{
+	{
+		// The hold never learns that its namespace is being deleted, so it
+		// holds a Coder-down namespace for dependentTimeout instead of
+		// releasing it after unreachableTimeout.
+		Name: "no-namespace-check-in-the-hold",
+		File: "internal/controller/config/hold.go",
+		Old:  "if in.NamespaceDeleting = nsDeleting; nsDeleting {",
+		New:  "if in.NamespaceDeleting = nsDeleting && false; in.NamespaceDeleting {",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout$",
+	},
+	{
+		// Every managed resource in the cluster counts as a dependent of
+		// every ProviderConfig.
+		Name: "dependents-not-filtered-by-providerconfigref",
+		File: "internal/providerconfig/dependents.go",
+		Old:  "r.List(ctx, l, client.MatchingFields{DependentsIndex: ref.IndexValue()})",
+		New:  "r.List(ctx, l)",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig$",
+	},
+	{
+		// A ProviderConfig being deleted releases at once, whatever uses it.
+		Name: "no-hold-at-all",
+		File: "internal/controller/config/hold.go",
+		Old:  "d := hold.Decide(in)",
+		New:  "d := hold.Decision{Phase: hold.PhaseReleased, Why: hold.WhyNoDependents}",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^(TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes|TestHoldIsBoundedWhenDeletesKeepFailing)$",
+	},
+	{
+		// A deleting key makes its one bounded pass although its
+		// ProviderConfig still holds for it, and gives up on a failure.
+		Name: "key-bounded-pass-under-the-hold",
+		File: "internal/controller/managedkind/managedkind.go",
+		Old:  "\tpass := cleanup.Pass{\n",
+		New:  "\tif c.Kind == \"AIGatewayKey\" && mg.GetDeletionTimestamp() != nil {\n\t\ts.Mode = \"BoundedPass\"\n\t}\n\tpass := cleanup.Pass{\n",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes$",
+	},
+	{
+		// The same for AIProviders.
+		Name: "provider-bounded-pass-under-the-hold",
+		File: "internal/controller/managedkind/managedkind.go",
+		Old:  "\tpass := cleanup.Pass{\n",
+		New:  "\tif c.Kind == \"AIProvider\" && mg.GetDeletionTimestamp() != nil {\n\t\ts.Mode = \"BoundedPass\"\n\t}\n\tpass := cleanup.Pass{\n",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes$",
+	},
+	{
+		// The token Secret is never protected: a namespace deletion can
+		// take the credentials before the dependents have deleted.
+		Name: "credentials-finalizer-never-placed",
+		File: "internal/controller/config/hold.go",
+		Old:  "\t\tcontrollerutil.AddFinalizer(sec, CredentialsFinalizer)\n",
+		New:  "",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^(TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted|TestCredentialsFinalizerLeavesWithTheLastProviderConfig)$",
+	},
+	{
+		// A release without delete is counted (and evented) before the
+		// finalizer's removal is persisted: a refused removal counts, and
+		// each retry counts again.
+		Name: "metric-counted-before-the-finalizer-removal",
+		File: "internal/cleanup/finalizer.go",
+		Old: `	if err := f.api.RemoveFinalizer(ctx, obj); err != nil {
+		return err
+	}
+	if ts := obj.GetDeletionTimestamp(); ts != nil {
+		metrics.ObserveDeletion(f.kind, time.Since(ts.Time))
+	}
+	if why, ok := f.releases.take(obj.GetUID()); ok {
+		metrics.ReleasedWithoutDelete(f.kind)
+		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
+			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
+	}
+`,
+		New: `	if why, ok := f.releases.take(obj.GetUID()); ok {
+		metrics.ReleasedWithoutDelete(f.kind)
+		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
+			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
+	}
+	if err := f.api.RemoveFinalizer(ctx, obj); err != nil {
+		return err
+	}
+	if ts := obj.GetDeletionTimestamp(); ts != nil {
+		metrics.ObserveDeletion(f.kind, time.Since(ts.Time))
+	}
+`,
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestReleaseIsCountedOnlyOnceItsFinalizerRemovalIsPersisted$",
+	},
+	{
+		// The sweep deletes an Abandoned record's object through a Ready
+		// ProviderConfig of whatever deployment it finds.
+		Name: "sweep-through-another-deployment",
+		File: "internal/cleanup/sweep.go",
+		Old:  "\t\tcl, ok := sweepers[rec.Spec.DeploymentID]\n",
+		New:  "\t\tcl, ok := sweepers[rec.Spec.DeploymentID]\n\t\tfor id, other := range sweepers {\n\t\t\tif !ok {\n\t\t\t\tcl, ok, rec.Spec.DeploymentID = other, true, id\n\t\t\t}\n\t\t}\n",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestSweepNeverTouchesAnotherDeploymentsRecords$",
+	},
+	{
+		// The cleanup record is written after the create: what a crash or
+		// a namespace deletion interrupts in between is in Coder with no
+		// record anywhere.
+		Name: "record-written-after-the-create",
+		File: "internal/cleanup/pass.go",
+		Old: `	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.DeploymentID, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
+		return managed.ExternalCreation{}, n.refuse(mg, err)
+	}
+	c, err := n.inner.Create(ctx, mg)
+`,
+		New: `	c, err := n.inner.Create(ctx, mg)
+	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.DeploymentID, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
+		return managed.ExternalCreation{}, n.refuse(mg, err)
+	}
+`,
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestProviderKilledMidCreateLeavesOneKeyAndOneRecord$",
+	},
+}
