@@ -46,7 +46,7 @@ var Mutations = []Mutation{
 		Old:  "d := hold.Decide(in)",
 		New:  "d := hold.Decision{Phase: hold.PhaseReleased, Why: hold.WhyNoDependents}",
 		Pkgs: []string{"./test/e2e/"},
-		Run:  "^(TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes|TestHoldIsBoundedWhenDeletesKeepFailing)$",
+		Run:  "^(TestHoldIsBoundedWhenDeletesKeepFailing|TestHoldReleasesAfterLiveDependentTimeout)$",
 	},
 	{
 		// A deleting key makes its one bounded pass although its

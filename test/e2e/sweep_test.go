@@ -116,12 +116,17 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 	Eventually(t, waitLong, "Coder to hold the key whose answer is lost", func() (bool, string) {
 		return len(keysNamed(coder, name)) == 1, "no key yet"
 	})
+	// The record came first: whatever the crash interrupts, the key is
+	// already in the inventory a namespace deletion cannot reach.
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIGatewayKey", k.UID)}}
+	if !env.Get(t, rec) || rec.Spec.CoderName != name {
+		t.Fatalf("Coder holds key %s while no cleanup record names it (record %+v)", name, rec.Spec)
+	}
 	env.Cluster.RestartProvider(t)
 	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 	if rows := keysNamed(coder, name); len(rows) != 1 || rows[0].ID.String() != meta.GetExternalName(k) {
 		t.Fatalf("Coder holds %d keys named %s, want exactly the one the object names", len(rows), name)
 	}
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIGatewayKey", k.UID)}}
 	Eventually(t, waitLong, "the record to carry the surviving key's id", func() (bool, string) {
 		return env.Get(t, rec) && rec.Spec.ExternalID == meta.GetExternalName(k), fmt.Sprintf("record %+v", rec.Spec)
 	})
