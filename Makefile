@@ -73,6 +73,11 @@ test: check-generate vet lint testbed ## Everything CI runs: generated files, ve
 
 # Not part of `make test`: each mutant builds and runs its scenarios in a
 # copy of the tree (minutes each). ONLY=name runs one.
+.PHONY: soak
+SEEDS ?= 50
+soak: testbed ## Run SEEDS random interleavings (test/interleave) on the fake Coder; prints a line per run and the tally.
+	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_SOAK_SEEDS=$(SEEDS) $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./test/interleave/ | grep -E '^interleavings:|^\s+interleave_test.go:[0-9]+: seed .* broke|^--- |^(ok|FAIL)'
+
 .PHONY: mutants
 mutants: testbed ## Apply each mutation of hack/mutants to a copy of the tree and fail unless its tests kill every one (ONLY=name: one).
 	$(GO) run ./hack/mutants $(if $(ONLY),-only $(ONLY))

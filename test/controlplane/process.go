@@ -55,7 +55,7 @@ func startProcess(name, path string, args []string, logs io.Writer, logMu *sync.
 	p.cmd = exec.Command(path, args...)
 	p.cmd.Stdout = out
 	p.cmd.Stderr = out
-	p.cmd.SysProcAttr = sysProcAttr()
+	p.cmd.SysProcAttr = SysProcAttr()
 	// The copying goroutines only end when every holder of the pipe exits;
 	// don't let a stray grandchild hold Stop hostage.
 	p.cmd.WaitDelay = 5 * time.Second

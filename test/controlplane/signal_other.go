@@ -7,7 +7,8 @@ import (
 	"syscall"
 )
 
-func sysProcAttr() *syscall.SysProcAttr { return nil }
+// SysProcAttr is nil: there are no process groups to put a child in.
+func SysProcAttr() *syscall.SysProcAttr { return nil }
 
 // terminate kills the process: there are no process groups or SIGTERM to
 // ask it more gently.

@@ -4,9 +4,9 @@ package controlplane
 
 import "syscall"
 
-// sysProcAttr puts each component in its own process group, so Stop can
+// SysProcAttr puts each component in its own process group, so Stop can
 // signal everything it started. Only Linux can also tie the child's life to
 // the test binary's.
-func sysProcAttr() *syscall.SysProcAttr {
+func SysProcAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true}
 }

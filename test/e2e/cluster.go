@@ -81,6 +81,9 @@ func (c localCluster) ProviderMetrics(t *testing.T) []*dto.MetricFamily {
 
 type localCoder struct{ *fakecoder.Server }
 
+// LocalCoder is the fake Coder s as the scenarios drive it.
+func LocalCoder(s *fakecoder.Server) Coder { return localCoder{s} }
+
 func (c localCoder) SDK(t *testing.T) *codersdk.Client {
 	t.Helper()
 	u, err := url.Parse(c.URL())

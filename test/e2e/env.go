@@ -87,7 +87,7 @@ func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 	if err := crds.Install(ctx, cp.Config); err != nil {
 		return nil, err
 	}
-	if err := grantPackageRBAC(ctx, e.Kube); err != nil {
+	if err := GrantPackageRBAC(ctx, e.Kube); err != nil {
 		return nil, err
 	}
 	// The provider's client is paced as in production; cfg's limits are
@@ -116,10 +116,10 @@ func (e *Env) Stop() {
 	}
 }
 
-// grantPackageRBAC creates the ClusterRoles of package/ (what Crossplane
+// GrantPackageRBAC creates the ClusterRoles of package/ (what Crossplane
 // grants, and examples/install/rbac.yaml) and binds them to the
 // provider's ServiceAccount.
-func grantPackageRBAC(ctx context.Context, kube client.Client) error {
+func GrantPackageRBAC(ctx context.Context, kube client.Client) error {
 	pkg, err := packagerbac.Load(crds.RepoRoot())
 	if err != nil {
 		return err

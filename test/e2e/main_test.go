@@ -65,7 +65,7 @@ func TestMain(m *testing.M) {
 		fmt.Println("provider logs written to test/e2e/provider.log")
 	}
 	e.Stop()
-	stopRealCoder()
+	StopRealCoder()
 	os.Exit(code)
 }
 

@@ -28,7 +28,7 @@ type realCoder struct{ c *realcoder.Coder }
 var _ Coder = realCoder{}
 
 // sharedRealCoder is started by the first scenario that needs it and
-// stopped by stopRealCoder at the end of the run: one PostgreSQL and one
+// stopped by StopRealCoder at the end of the run: one PostgreSQL and one
 // server for every scenario, as one fake serves them all.
 var sharedRealCoder struct {
 	once sync.Once
@@ -57,8 +57,8 @@ func RealCoder(t *testing.T) Coder {
 	return realCoder{s.c}
 }
 
-// stopRealCoder stops the shared real Coder, if a scenario started it.
-func stopRealCoder() {
+// StopRealCoder stops the shared real Coder, if a scenario started it.
+func StopRealCoder() {
 	if c := sharedRealCoder.c; c != nil {
 		c.Stop()
 	}

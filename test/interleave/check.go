@@ -1,0 +1,152 @@
+package interleave
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+)
+
+// killWindow is how long after a resource's removal a SIGKILL may still cut
+// the count of its release (the counter moves right after the removal is
+// persisted, in the same goroutine).
+const killWindow = 2 * time.Second
+
+// check checks the invariants on the quiet world and returns the releases
+// counted and expected.
+func (r *run) check(ctx context.Context) (counted, expected int) {
+	o := r.ownership(ctx)
+	rows := append(r.keyRows(), r.providerRows()...)
+	for _, v := range Leaks(rows, o) {
+		r.violate("1 leak: %s", v)
+	}
+	r.sample(ctx, "quiet")
+
+	if err := r.collectCounter(ctx); err != nil {
+		r.violate("3 releases: cannot read the provider's metrics: %v", err)
+	}
+	recs, gone := r.watch.history()
+	exp := ExpectedReleases(recs, gone)
+	lost := 0
+	for _, uid := range exp {
+		at, _ := r.watch.goneTime(uid)
+		for _, k := range r.kills {
+			if !k.Before(at) && k.Sub(at) < killWindow {
+				lost++
+				break
+			}
+		}
+	}
+	counted, expected = int(r.counted+0.5), len(exp)
+	for _, v := range Releases(counted, expected, lost) {
+		r.violate("3 releases: %s", v)
+	}
+
+	texts := r.watch.snapshot()
+	texts["provider logs"] = r.bed.Provider.Logs()
+	secrets := make([]string, 0, len(r.secrets))
+	r.mu.Lock()
+	for s := range r.secrets {
+		secrets = append(secrets, s)
+	}
+	peaks := r.peaks
+	r.mu.Unlock()
+	for _, v := range Exposed(texts, secrets) {
+		r.violate("4 secrets: %s", v)
+	}
+	if f, ok := r.coder.(interface{ PeakKeys(func(string) bool) int }); ok {
+		// The fake knows every moment, not only the harness's samples.
+		for _, inc := range o.Incarnations {
+			m := r.plan.World.MRs[inc.MR]
+			if m.Kind != Key {
+				continue
+			}
+			own := Ownership{World: r.plan.World, Incarnations: []Incarnation{inc}}
+			n := f.PeakKeys(func(name string) bool {
+				_, uid, ok := own.owner(Row{Kind: Key, Name: name})
+				return ok && uid == inc.UID
+			})
+			peaks[inc.UID] = max(peaks[inc.UID], n)
+		}
+	}
+	for _, v := range Duplicates(peaks) {
+		r.violate("5 duplicates: %s", v)
+	}
+	return counted, expected
+}
+
+// teardown deletes the world with Coder up, the quiet ProviderConfig
+// last, as an operator who keeps using the deployment would: it must go
+// within a bound and leave in Coder only what it keeps on purpose, once the
+// sweep has taken what releases left.
+func (r *run) teardown(ctx context.Context) {
+	w := r.plan.World
+	var objs []client.Object
+	for _, m := range w.MRs {
+		if m.Namespace == "" {
+			objs = append(objs, mrKey(m))
+		}
+	}
+	for _, pc := range w.PCs {
+		if pc.Kind != Namespaced {
+			objs = append(objs, w.pcKey(pc))
+		}
+	}
+	for _, ns := range append(append([]string(nil), w.Namespaces...), w.System) {
+		objs = append(objs, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	}
+	if !r.deleteAll(ctx, objs) {
+		return
+	}
+	r.until(ctx, time.Minute, func() bool { return len(r.abandoned(ctx)) == 0 })
+	o := Ownership{World: w, Imported: r.imported}
+	r.mu.Lock()
+	o.Incarnations = r.incarnations
+	r.mu.Unlock()
+	for _, v := range Leaks(append(r.keyRows(), r.providerRows()...), o) {
+		r.violate("1 leak after teardown: %s", v)
+	}
+	r.deleteAll(ctx, []client.Object{
+		&namespacedv1alpha1.ClusterProviderConfig{ObjectMeta: metav1.ObjectMeta{Name: w.Prefix + "-quiet"}},
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.Prefix + "-quiet"}},
+	})
+	r.logf("teardown: done")
+}
+
+// deleteAll deletes objs and waits, within a bound, until they are gone.
+func (r *run) deleteAll(ctx context.Context, objs []client.Object) bool {
+	for _, o := range objs {
+		if err := r.kube.Delete(ctx, o); err != nil && !kerrors.IsNotFound(err) {
+			r.violate("teardown: cannot delete %T %s: %v", o, o.GetName(), err)
+		}
+	}
+	const bound = 2 * time.Minute
+	if !r.until(ctx, bound, func() bool {
+		for _, o := range objs {
+			if err := r.kube.Get(ctx, client.ObjectKeyFromObject(o), o); !kerrors.IsNotFound(err) {
+				return false
+			}
+		}
+		return true
+	}) {
+		r.violate("teardown: not gone within %s with Coder up", bound)
+		return false
+	}
+	return true
+}
+
+// Line is the one-line summary of a result.
+func (res Result) Line() string {
+	status := "ok"
+	if len(res.Violations) > 0 {
+		status = fmt.Sprintf("%d invariant violations", len(res.Violations))
+	}
+	return fmt.Sprintf("seed %d (%s): %d operations, %d kills, releases %d counted of %d, %s in %s",
+		res.Seed, res.Flavour, res.Ops, res.Kills, res.Counted, res.Expected, status, res.Duration.Round(100*time.Millisecond))
+}

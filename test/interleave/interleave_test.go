@@ -1,0 +1,173 @@
+package interleave
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/e2e"
+)
+
+// bed is shared by every run of the package; runs take turns.
+var bed *Bed
+
+// The seeds make test runs, fixed so that a failure replays. Each one that
+// found a bug stays in the list (and became a named scenario in test/e2e).
+var (
+	fakeSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20}
+	realSeeds = []uint64{101, 102, 103, 104, 105}
+)
+
+// EnvSoak is the number of random seeds TestSoak runs (make soak SEEDS=N).
+const EnvSoak = "PROVIDER_CODER_SOAK_SEEDS"
+
+// EnvSeed runs one seed only, to replay it: PROVIDER_CODER_SEED=7 (fake) or
+// PROVIDER_CODER_SEED=real:101.
+const EnvSeed = "PROVIDER_CODER_SEED"
+
+var tally struct {
+	sync.Mutex
+	runs, violations, kills int
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if testing.Short() {
+		fmt.Println("skipping interleavings in -short mode")
+		os.Exit(0)
+	}
+	if _, err := controlplane.BinDir(); err != nil {
+		if os.Getenv(controlplane.EnvRequire) != "" {
+			fmt.Fprintf(os.Stderr, "%s is set but the control plane is unavailable: %v\n", controlplane.EnvRequire, err)
+			os.Exit(1)
+		}
+		fmt.Printf("skipping interleavings: %v\n", err)
+		os.Exit(0)
+	}
+	dir, err := os.MkdirTemp("", "interleave-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	b, err := StartBed(ctx, dir)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cannot start the interleaving bed: %v\n", err)
+		os.Exit(1)
+	}
+	bed = b
+	os.Exit(runAll(m, b, dir))
+}
+
+// runAll runs the tests on b and reports; dir is removed unless a test
+// failed, when it keeps the provider's logs.
+func runAll(m *testing.M, b *Bed, dir string) int {
+	code := m.Run()
+	fmt.Printf("interleavings: %d sequences, %d invariant violations, %d provider kills\n", tally.runs, tally.violations, tally.kills)
+	if code != 0 {
+		fmt.Printf("provider logs: %s\n", b.Provider.LogPath())
+	} else {
+		defer func() { _ = os.RemoveAll(dir) }()
+	}
+	b.Stop()
+	e2e.StopRealCoder()
+	return code
+}
+
+func TestInterleavingsOnTheFakeCoderKeepTheDeletionContract(t *testing.T) {
+	if only, ok := onlySeed(); ok {
+		if only.flavour != Fake {
+			t.Skip("replaying a real-Coder seed")
+		}
+		runSeeds(t, Fake, []uint64{only.seed})
+		return
+	}
+	runSeeds(t, Fake, fakeSeeds)
+}
+
+func TestInterleavingsOnTheRealCoderKeepTheDeletionContract(t *testing.T) {
+	if only, ok := onlySeed(); ok {
+		if only.flavour != Real {
+			t.Skip("replaying a fake-Coder seed")
+		}
+		runSeeds(t, Real, []uint64{only.seed})
+		return
+	}
+	runSeeds(t, Real, realSeeds)
+}
+
+// TestSoak runs PROVIDER_CODER_SOAK_SEEDS random seeds on the fake Coder.
+func TestSoak(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv(EnvSoak))
+	if n <= 0 {
+		t.Skipf("set %s to soak", EnvSoak)
+	}
+	seeds := make([]uint64, n)
+	for i := range seeds {
+		seeds[i] = 1000 + rand.Uint64N(1<<40)
+	}
+	runSeeds(t, Fake, seeds)
+}
+
+type seedFlavour struct {
+	seed    uint64
+	flavour Flavour
+}
+
+func onlySeed() (seedFlavour, bool) {
+	v := os.Getenv(EnvSeed)
+	if v == "" {
+		return seedFlavour{}, false
+	}
+	f := Fake
+	if s, ok := strings.CutPrefix(v, "real:"); ok {
+		f, v = Real, s
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		panic(fmt.Sprintf("%s=%q is not a seed", EnvSeed, v))
+	}
+	return seedFlavour{seed: n, flavour: f}, true
+}
+
+func runSeeds(t *testing.T, f Flavour, seeds []uint64) {
+	var c e2e.Coder
+	if f == Real {
+		c = e2e.RealCoder(t)
+	} else {
+		c = e2e.LocalCoder(bed.Fake)
+	}
+	for _, seed := range seeds {
+		plan := Generate(seed, f)
+		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+		res := Run(ctx, bed, c, c.SDK(t), plan)
+		cancel()
+		fmt.Println("interleavings: " + res.Line())
+		tally.Lock()
+		tally.runs++
+		tally.violations += len(res.Violations)
+		tally.kills += res.Kills
+		tally.Unlock()
+		t.Logf("seed %d (%s) operations:\n  %s", seed, f, strings.Join(res.Log, "\n  "))
+		if len(res.Violations) > 0 {
+			t.Errorf("seed %d (%s) broke the deletion contract; replay with %s=%s:\n  %s",
+				seed, f, EnvSeed, replay(seed, f), strings.Join(res.Violations, "\n  "))
+		}
+	}
+}
+
+func replay(seed uint64, f Flavour) string {
+	if f == Real {
+		return fmt.Sprintf("real:%d", seed)
+	}
+	return strconv.FormatUint(seed, 10)
+}

@@ -1,0 +1,230 @@
+package interleave
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+)
+
+// The invariants are pure functions of what a run gathered, so each can be
+// shown to fail on a table of made-up states (invariants_test.go).
+
+// An Incarnation is one life of a world resource: the object the harness
+// created, with the UID the API server gave it.
+type Incarnation struct {
+	MR  int
+	UID types.UID
+}
+
+// A Row is an object in Coder that appeared during the run.
+type Row struct {
+	Kind MRKind
+	ID   string
+	// Name is the key's or provider's name in Coder.
+	Name string
+}
+
+// Ownership is what the world says about who may own a row now.
+type Ownership struct {
+	World        World
+	Incarnations []Incarnation
+	// Live is the UID of each resource's incarnation that exists and is
+	// not being deleted, if any.
+	Live map[int]types.UID
+	// Imported maps the id of an object the harness made in Coder to the
+	// resource that imports it.
+	Imported map[string]int
+}
+
+// Leaks is invariant 1: every object in Coder that appeared during the run
+// is owned by a live resource, kept on purpose (Orphan, observe-only), or
+// gone. It returns one line per leaked row.
+func Leaks(rows []Row, o Ownership) []string {
+	var out []string
+	for _, r := range rows {
+		mr, uid, ok := o.owner(r)
+		if !ok {
+			out = append(out, fmt.Sprintf("%s %q (%s) belongs to no resource of the world", kindName(r.Kind), r.Name, r.ID))
+			continue
+		}
+		m := o.World.MRs[mr]
+		if m.Keeps() {
+			continue
+		}
+		live, isLive := o.Live[mr]
+		if isLive && (uid == "" || uid == live) {
+			continue
+		}
+		who := objName(m.Namespace, m.Name)
+		if uid != "" {
+			who += " (uid " + string(uid) + ")"
+		}
+		out = append(out, fmt.Sprintf("%s %q (%s) of %s is left in Coder though its resource is gone", kindName(r.Kind), r.Name, r.ID, who))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// owner finds the resource of a row: an imported object by id, a key by its
+// UID-derived name (which also names the incarnation), a provider by its
+// Coder name.
+func (o Ownership) owner(r Row) (mr int, uid types.UID, ok bool) {
+	if i, ok := o.Imported[r.ID]; ok {
+		return i, "", true
+	}
+	if r.Kind == Key {
+		for _, inc := range o.Incarnations {
+			m := o.World.MRs[inc.MR]
+			if m.Kind != Key {
+				continue
+			}
+			if _, ok := aigatewaykey.RotationOf(r.Name, "", m.Namespace, m.Name, string(inc.UID)); ok {
+				return inc.MR, inc.UID, true
+			}
+		}
+		return 0, "", false
+	}
+	for i, m := range o.World.MRs {
+		if m.Kind == Provider && m.CoderName == r.Name {
+			return i, "", true
+		}
+	}
+	return 0, "", false
+}
+
+// KeysPerIncarnation counts rows by the incarnation whose derived name they
+// carry.
+func KeysPerIncarnation(rows []Row, o Ownership) map[types.UID]int {
+	n := map[types.UID]int{}
+	for _, r := range rows {
+		if r.Kind != Key {
+			continue
+		}
+		if _, uid, ok := o.owner(r); ok && uid != "" {
+			n[uid]++
+		}
+	}
+	return n
+}
+
+// Duplicates is invariant 5: at most the rotation's two keys per resource
+// at any time. peaks is the most keys each incarnation had at once.
+func Duplicates(peaks map[types.UID]int) []string {
+	var out []string
+	for uid, n := range peaks {
+		if n > 2 {
+			out = append(out, fmt.Sprintf("incarnation %s had %d keys in Coder at once (at most 2: the rotation's)", uid, n))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A RecordEvent is one change of a cleanup record the harness watched, in
+// the order of the API server's resource versions (one etcd: one order).
+type RecordEvent struct {
+	RV        uint64
+	Record    string
+	UID       types.UID
+	Abandoned bool
+	Deleted   bool
+}
+
+// A Gone is a resource incarnation's removal from the API server.
+type Gone struct {
+	RV  uint64
+	UID types.UID
+	// Stripped: the harness removed a finalizer by hand, so the provider
+	// did not release it.
+	Stripped bool
+}
+
+// ExpectedReleases is how many releases without delete the provider must
+// have counted: the incarnations that went while a record of theirs stood
+// Abandoned. The finalizer settles records before it goes (Abandoned for a
+// release without delete, deleted for a verified delete), so the records'
+// state when the resource goes is what the provider decided.
+func ExpectedReleases(records []RecordEvent, gone []Gone) []types.UID {
+	var out []types.UID
+	for _, g := range gone {
+		if g.Stripped {
+			continue
+		}
+		abandoned := map[string]bool{}
+		for _, e := range records {
+			if e.RV > g.RV {
+				break
+			}
+			if e.UID != g.UID {
+				continue
+			}
+			abandoned[e.Record] = e.Abandoned && !e.Deleted
+		}
+		for _, a := range abandoned {
+			if a {
+				out = append(out, g.UID)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// Releases is invariant 3: the metric rose exactly once per release without
+// delete. lostToKills is how many releases a SIGKILL may have cut between
+// the persisted finalizer removal and the count: those are the only
+// shortfall allowed, and an excess never is.
+func Releases(counted, expected, lostToKills int) []string {
+	switch {
+	case counted > expected:
+		return []string{fmt.Sprintf("released_without_delete_total rose by %d, but only %d resources were released without a delete", counted, expected)}
+	case counted < expected-lostToKills:
+		return []string{fmt.Sprintf("released_without_delete_total rose by %d, but %d resources were released without a delete", counted, expected)}
+	}
+	return nil
+}
+
+// Exposed is invariant 4: no secret in any text the provider published. It
+// names where each secret appeared, never the secret itself.
+func Exposed(texts map[string]string, secrets []string) []string {
+	var out []string
+	for where, text := range texts {
+		for _, s := range secrets {
+			if len(s) >= 8 && strings.Contains(text, s) {
+				out = append(out, fmt.Sprintf("a secret (%s…) appears in %s", s[:4], where))
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// A Published is a key resource that reports Ready, with what its
+// connection Secret holds.
+type Published struct {
+	Name string
+	// Plaintext is the Secret's key; empty when the Secret or the key is
+	// missing.
+	Plaintext string
+	// Valid: Coder knows the plaintext as a live key.
+	Valid bool
+}
+
+// ReadyWithoutPlaintext is invariant 6: no resource reports Ready with a
+// connection Secret missing its plaintext (or holding a dead key).
+func ReadyWithoutPlaintext(ps []Published) []string {
+	var out []string
+	for _, p := range ps {
+		switch {
+		case p.Plaintext == "":
+			out = append(out, fmt.Sprintf("%s is Ready but its connection Secret holds no key", p.Name))
+		case !p.Valid:
+			out = append(out, fmt.Sprintf("%s is Ready but its connection Secret holds a key Coder does not know", p.Name))
+		}
+	}
+	return out
+}

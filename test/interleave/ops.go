@@ -1,0 +1,154 @@
+package interleave
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+)
+
+// do takes one operation and says what it saw.
+func (r *run) do(ctx context.Context, op Op) string {
+	w := r.plan.World
+	switch op.Kind {
+	case OpCreate:
+		return r.create(ctx, op.Target)
+	case OpDelete:
+		return deleted(r.kube.Delete(ctx, mrKey(w.MRs[op.Target])))
+	case OpStrip:
+		return r.strip(ctx, op.Target)
+	case OpRotate:
+		body, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+			aigatewaykey.RotateAnnotation: time.Now().Format(time.RFC3339Nano),
+		}}})
+		return done(r.kube.Patch(ctx, mrKey(w.MRs[op.Target]), client.RawPatch(types.MergePatchType, body)))
+	case OpDeletePC:
+		p := metav1.DeletePropagationBackground
+		if op.Arg == 1 {
+			p = metav1.DeletePropagationForeground
+		}
+		return deleted(r.kube.Delete(ctx, w.pcKey(w.PCs[op.Target]), client.PropagationPolicy(p)))
+	case OpRepointPC:
+		pc := w.PCs[op.Target]
+		return done(r.kube.Patch(ctx, w.pcKey(pc), client.RawPatch(types.MergePatchType, repoint(secretNames[op.Arg]))))
+	case OpDeleteNamespace:
+		return deleted(r.kube.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.Namespaces[op.Target]}}))
+	case OpDeleteSecret:
+		s := w.Secrets[op.Target]
+		return deleted(r.kube.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}))
+	case OpCoderDown:
+		return done(r.coder.SetDown(true))
+	case OpCoderUp:
+		return done(r.coder.SetDown(false))
+	case OpCoderSlow:
+		for _, ep := range FaultEndpoints {
+			if err := r.coder.SetFault(ep, fakecoder.Fault{Latency: time.Duration(op.Arg) * time.Millisecond}); err != nil {
+				return "failed: " + err.Error()
+			}
+		}
+		return "ok"
+	case OpCoderStatus:
+		ep := FaultEndpoints[op.Target]
+		// A create that fails after committing, when the status is a
+		// gateway's: the write happened, the answer says it did not.
+		commit := op.Arg == 502 && (ep == CreateEndpoints[0] || ep == CreateEndpoints[1])
+		return done(r.coder.SetFault(ep, fakecoder.Fault{Status: op.Arg, Commit: commit, Times: 3}))
+	case OpCoderLoseAnswer:
+		return done(r.coder.SetFault(CreateEndpoints[op.Target], fakecoder.Fault{CommitThenTimeout: true, Times: 1}))
+	case OpKill:
+		return r.kill(ctx, time.Duration(op.Arg)*time.Millisecond)
+	case OpPoll:
+		time.Sleep(PollInterval)
+		return "waited one poll"
+	}
+	return "unknown operation"
+}
+
+func repoint(secret string) []byte {
+	body, _ := json.Marshal(map[string]any{"spec": map[string]any{"credentials": map[string]any{"secretRef": map[string]any{"name": secret}}}})
+	return body
+}
+
+func done(err error) string {
+	if err != nil {
+		return "failed: " + reason(err)
+	}
+	return "ok"
+}
+
+func deleted(err error) string {
+	if kerrors.IsNotFound(err) {
+		return "not found"
+	}
+	return done(err)
+}
+
+// strip deletes resource i and removes every finalizer from it by hand, as
+// an impatient human would.
+func (r *run) strip(ctx context.Context, i int) string {
+	o := mrKey(r.plan.World.MRs[i])
+	if err := r.kube.Delete(ctx, o); err != nil {
+		return deleted(err)
+	}
+	for range 5 {
+		if err := r.kube.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+			return "gone before the strip"
+		}
+		if len(o.GetFinalizers()) == 0 {
+			return "no finalizer left to strip"
+		}
+		uid := o.GetUID()
+		o.SetFinalizers(nil)
+		err := r.kube.Update(ctx, o)
+		if err == nil {
+			r.mu.Lock()
+			r.stripped[uid] = true
+			r.mu.Unlock()
+			r.watch.strip(uid)
+			return "stripped uid " + string(uid)
+		}
+		if !kerrors.IsConflict(err) {
+			return deleted(err)
+		}
+	}
+	return "kept conflicting"
+}
+
+// kill kills the provider with SIGKILL, after reading its counter, and
+// starts it again after wait.
+func (r *run) kill(ctx context.Context, wait time.Duration) string {
+	if !r.bed.Provider.Running() {
+		return "no provider to kill"
+	}
+	scrape := r.collectCounter(ctx)
+	r.bed.Provider.Kill()
+	r.mu.Lock()
+	r.kills = append(r.kills, time.Now())
+	r.mu.Unlock()
+	time.Sleep(wait)
+	if err := r.ensureProvider(ctx); err != nil {
+		r.violate("the provider does not start again after a kill: %v", err)
+		return "killed; does not start again"
+	}
+	if scrape != nil {
+		return fmt.Sprintf("killed (its metrics were unreadable: %v); started again", scrape)
+	}
+	return "killed; started again"
+}
+
+func isReady(o client.Object) bool {
+	c, ok := o.(resource.Conditioned)
+	return ok && c.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package interleave
+
+const raceEnabled = false

@@ -1,0 +1,355 @@
+package interleave
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+)
+
+// Coder is the Coder a run drives: test/e2e's view of the fake or the real
+// server.
+type Coder interface {
+	URL() string
+	Token() string
+	SetFault(endpoint string, f fakecoder.Fault) error
+	ClearFault(endpoint string)
+	SetDown(refuse bool) error
+	Keys() []fakecoder.KeyRow
+	Providers(includeDeleted bool) []fakecoder.ProviderRow
+}
+
+// A Result is how one run ended.
+type Result struct {
+	Seed       uint64
+	Flavour    Flavour
+	Ops        int
+	Kills      int
+	Violations []string
+	// Log is the operation log: each operation with what it saw.
+	Log      []string
+	Duration time.Duration
+	// Releases counted by the provider, and expected from the records.
+	Counted, Expected int
+}
+
+// run is one plan's execution.
+type run struct {
+	bed   *Bed
+	plan  Plan
+	coder Coder
+	sdk   *codersdk.Client
+	kube  client.WithWatch
+	start time.Time
+
+	mu           sync.Mutex
+	log          []string
+	incarnations []Incarnation
+	imported     map[string]int
+	importIDs    map[int]string
+	stripped     map[types.UID]bool
+	// secrets are every secret the run handed out or saw in Coder.
+	secrets map[string]bool
+	// before are the Coder objects that existed before the run.
+	before map[string]bool
+	// peaks is the most keys each incarnation had in Coder at once.
+	peaks      map[types.UID]int
+	violations []string
+
+	// The provider's release counter, summed over its processes.
+	counted, base float64
+	kills         []time.Time
+	watch         *watcher
+}
+
+// Run executes plan against the bed and the Coder and checks the
+// invariants once the world is quiet.
+func Run(ctx context.Context, bed *Bed, c Coder, sdk *codersdk.Client, plan Plan) (res Result) {
+	r := &run{
+		bed: bed, plan: plan, coder: c, sdk: sdk, kube: bed.Kube, start: time.Now(),
+		imported: map[string]int{}, importIDs: map[int]string{}, stripped: map[types.UID]bool{},
+		secrets: map[string]bool{c.Token(): true}, before: map[string]bool{}, peaks: map[types.UID]int{},
+	}
+	res = Result{Seed: plan.Seed, Flavour: plan.Flavour, Ops: len(plan.Ops)}
+	defer func() {
+		res.Duration = time.Since(r.start)
+		res.Log = r.log
+		res.Violations = r.violations
+		res.Kills = len(r.kills)
+	}()
+	for _, k := range c.Keys() {
+		r.before[k.ID.String()] = true
+	}
+	for _, p := range c.Providers(false) {
+		r.before[p.ID.String()] = true
+	}
+	wctx, stop := context.WithCancel(ctx)
+	defer stop()
+	r.watch = startWatcher(wctx, r.kube, plan.World)
+	if err := r.ensureProvider(ctx); err != nil {
+		r.violate("setup: %v", err)
+		return res
+	}
+	if err := r.setup(ctx); err != nil {
+		r.violate("setup: %v", err)
+		return res
+	}
+	for i, op := range plan.Ops {
+		select {
+		case <-ctx.Done():
+			r.violate("the run's time is up at operation %d", i)
+			return res
+		case <-time.After(op.Pause):
+		}
+		out := r.do(ctx, op)
+		r.logf("%2d %s: %s", i, plan.Describe(op), out)
+		r.sample(ctx, fmt.Sprintf("after operation %d", i))
+	}
+	r.quiet(ctx)
+	res.Counted, res.Expected = r.check(ctx)
+	r.teardown(ctx)
+	return res
+}
+
+func (r *run) logf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.log = append(r.log, fmt.Sprintf("%6.1fs ", time.Since(r.start).Seconds())+fmt.Sprintf(format, args...))
+}
+
+func (r *run) violate(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.violations = append(r.violations, fmt.Sprintf(format, args...))
+}
+
+func randomSecret(prefix string) string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// setup creates the world: namespaces, Secrets, ProviderConfigs, the
+// imported object in Coder and the initial resources.
+func (r *run) setup(ctx context.Context) error {
+	w := r.plan.World
+	for _, ns := range append([]string{w.System}, w.Namespaces...) {
+		if err := r.kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+			return err
+		}
+	}
+	for _, s := range w.Secrets {
+		if err := r.kube.Create(ctx, secretObject(s, tokenKey, r.coder.Token())); err != nil {
+			return err
+		}
+	}
+	for _, m := range w.MRs {
+		if m.Kind != Provider {
+			continue
+		}
+		v := randomSecret("sk-test-")
+		r.secrets[v] = true
+		if err := r.kube.Create(ctx, secretObject(apiKeySecret(m, w.System), apiKeyKey, v)); err != nil {
+			return err
+		}
+	}
+	for _, pc := range w.PCs {
+		if err := r.kube.Create(ctx, w.pcObject(pc, r.coder.URL(), w.Secrets[pc.Secret].Name)); err != nil {
+			return err
+		}
+	}
+	for i, m := range w.MRs {
+		if !m.Import {
+			continue
+		}
+		resp, err := r.sdk.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: w.Prefix + "-import"})
+		if err != nil {
+			return fmt.Errorf("cannot create the key to import: %w", err)
+		}
+		r.secrets[resp.Key] = true
+		r.imported[resp.ID.String()] = i
+		r.importIDs[i] = resp.ID.String()
+	}
+	for i, m := range w.MRs {
+		if m.Initial {
+			if out := r.create(ctx, i); !strings.HasPrefix(out, "created") {
+				return fmt.Errorf("cannot create %s: %s", m.Name, out)
+			}
+		}
+	}
+	r.logf("setup: %d namespaces, %d ProviderConfigs, %d resources (%d at start)", len(w.Namespaces)+1, len(w.PCs), len(w.MRs), len(r.incarnations))
+	return nil
+}
+
+// create creates resource i anew.
+func (r *run) create(ctx context.Context, i int) string {
+	m := r.plan.World.MRs[i]
+	o := r.plan.World.mrObject(m, r.importIDs[i])
+	if err := r.kube.Create(ctx, o); err != nil {
+		return "refused: " + reason(err)
+	}
+	r.mu.Lock()
+	r.incarnations = append(r.incarnations, Incarnation{MR: i, UID: o.GetUID()})
+	r.mu.Unlock()
+	return "created uid " + string(o.GetUID())
+}
+
+// reason is an API error's reason, short.
+func reason(err error) string {
+	if s := kerrors.ReasonForError(err); s != metav1.StatusReasonUnknown {
+		return string(s)
+	}
+	return err.Error()
+}
+
+// ensureProvider starts a provider process when none runs.
+func (r *run) ensureProvider(ctx context.Context) error {
+	p := r.bed.Provider
+	if p.Running() {
+		return nil
+	}
+	if err := p.Start(ctx); err != nil {
+		return err
+	}
+	r.base = 0
+	return nil
+}
+
+// collectCounter adds what the running provider counted since base.
+func (r *run) collectCounter(ctx context.Context) error {
+	s, err := r.bed.Provider.Scrape(ctx)
+	if err != nil {
+		return err
+	}
+	v := s.Sum("provider_coder_cleanup_released_without_delete_total")
+	r.counted += v - r.base
+	r.base = v
+	r.watch.text("metrics", s.Text)
+	return nil
+}
+
+// sample checks what must hold at every moment: no more than two keys per
+// resource, and no Ready key without its plaintext in its Secret.
+func (r *run) sample(ctx context.Context, when string) {
+	rows := r.keyRows()
+	o := r.ownership(ctx)
+	for uid, n := range KeysPerIncarnation(rows, o) {
+		r.mu.Lock()
+		r.peaks[uid] = max(r.peaks[uid], n)
+		r.mu.Unlock()
+	}
+	for _, v := range ReadyWithoutPlaintext(r.published(ctx)) {
+		r.violate("%s: %s", when, v)
+	}
+}
+
+// keyRows reads Coder's keys that appeared during the run, and remembers
+// their plaintexts (the fake knows them) as secrets.
+func (r *run) keyRows() []Row {
+	var rows []Row
+	for _, k := range r.coder.Keys() {
+		if k.Key != "" {
+			r.mu.Lock()
+			r.secrets[k.Key] = true
+			r.mu.Unlock()
+		}
+		if !r.before[k.ID.String()] {
+			rows = append(rows, Row{Kind: Key, ID: k.ID.String(), Name: k.Name})
+		}
+	}
+	return rows
+}
+
+func (r *run) providerRows() []Row {
+	var rows []Row
+	for _, p := range r.coder.Providers(false) {
+		if !r.before[p.ID.String()] {
+			rows = append(rows, Row{Kind: Provider, ID: p.ID.String(), Name: p.Name})
+		}
+	}
+	return rows
+}
+
+// ownership reads which incarnation of each resource lives now.
+func (r *run) ownership(ctx context.Context) Ownership {
+	w := r.plan.World
+	o := Ownership{World: w, Live: map[int]types.UID{}, Imported: r.imported}
+	r.mu.Lock()
+	o.Incarnations = append([]Incarnation(nil), r.incarnations...)
+	r.mu.Unlock()
+	for i, m := range w.MRs {
+		obj := mrKey(m)
+		if err := r.kube.Get(ctx, client.ObjectKeyFromObject(obj), obj); err == nil && obj.GetDeletionTimestamp() == nil {
+			o.Live[i] = obj.GetUID()
+		}
+	}
+	return o
+}
+
+// published reads every Ready key resource (not an import, not being
+// deleted, in a namespace that is not) with its Secret's plaintext.
+func (r *run) published(ctx context.Context) []Published {
+	w := r.plan.World
+	var out []Published
+	for _, m := range w.MRs {
+		if m.Kind != Key || m.Import {
+			continue
+		}
+		obj := mrKey(m)
+		if err := r.kube.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil || obj.GetDeletionTimestamp() != nil {
+			continue
+		}
+		if !isReady(obj) || r.namespaceDeleting(ctx, m.Namespace) {
+			continue
+		}
+		p := Published{Name: objName(m.Namespace, m.Name)}
+		cs := connSecret(m, w.System)
+		s := &corev1.Secret{}
+		if err := r.kube.Get(ctx, types.NamespacedName{Namespace: cs.Namespace, Name: cs.Name}, s); err == nil {
+			p.Plaintext = string(s.Data[aigatewaykey.ConnectionKey])
+		}
+		if p.Plaintext != "" {
+			r.mu.Lock()
+			r.secrets[p.Plaintext] = true
+			r.mu.Unlock()
+			p.Valid = r.validKey(p.Plaintext)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// validKey reports whether Coder holds a live key of the plaintext; the
+// real Coder keeps hashes only, so for it a non-empty plaintext is all the
+// harness can check.
+func (r *run) validKey(plaintext string) bool {
+	if f, ok := r.coder.(interface {
+		ValidKey(string) (fakecoder.KeyRow, bool)
+	}); ok {
+		_, valid := f.ValidKey(plaintext)
+		return valid
+	}
+	return true
+}
+
+func (r *run) namespaceDeleting(ctx context.Context, name string) bool {
+	if name == "" {
+		return false
+	}
+	ns := &corev1.Namespace{}
+	err := r.kube.Get(ctx, types.NamespacedName{Name: name}, ns)
+	return err != nil || ns.DeletionTimestamp != nil
+}
