@@ -66,7 +66,7 @@ unit: ## Unit tests only (no control plane).
 
 .PHONY: test
 test: check-generate vet lint testbed ## Everything CI runs: generated files, vet, lint, unit and integration tests with -race.
-	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 $(GO) test -race -timeout 40m $(RACE_PKGS) ./apis/... ./cmd/... ./hack/...
+	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 $(GO) test -race -timeout 75m $(RACE_PKGS) ./apis/... ./cmd/... ./hack/...
 	@# The kind path ran above up to its Docker check; say what it decided
 	@# (-race: the build above is reused).
 	@$(GO) test -race -count=1 -run '^TestMakeE2E$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true
@@ -75,8 +75,9 @@ test: check-generate vet lint testbed ## Everything CI runs: generated files, ve
 # copy of the tree (minutes each). ONLY=name runs one.
 .PHONY: soak
 SEEDS ?= 50
-soak: testbed ## Run SEEDS random interleavings (test/interleave) on the fake Coder; prints a line per run and the tally.
-	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_SOAK_SEEDS=$(SEEDS) $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./test/interleave/ | grep -E '^interleavings:|^\s+interleave_test.go:[0-9]+: seed .* broke|^--- |^(ok|FAIL)'
+soak: testbed ## Run SEEDS random interleavings (test/interleave) on the fake Coder: a line per run and the tally; everything in _output/soak.log.
+	mkdir -p $(OUTPUT_DIR)
+	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_SOAK_SEEDS=$(SEEDS) $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./test/interleave/ | tee $(OUTPUT_DIR)/soak.log | grep -E '^interleavings:|^\s+interleave_test.go:[0-9]+: seed .* broke|^--- |^(ok|FAIL)'
 
 .PHONY: mutants
 mutants: testbed ## Apply each mutation of hack/mutants to a copy of the tree and fail unless its tests kill every one (ONLY=name: one).

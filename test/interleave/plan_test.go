@@ -1,0 +1,120 @@
+package interleave
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestTheSameSeedGivesTheSamePlan(t *testing.T) {
+	for _, f := range []Flavour{Fake, Real} {
+		for seed := range uint64(50) {
+			if d := cmp.Diff(Generate(seed, f), Generate(seed, f)); d != "" {
+				t.Fatalf("seed %d (%s): two plans differ (-first +second):\n%s", seed, f, d)
+			}
+		}
+	}
+	if cmp.Equal(Generate(1, Fake).Ops, Generate(2, Fake).Ops) {
+		t.Error("seeds 1 and 2 give the same operations")
+	}
+}
+
+func TestEveryPlanKillsTheProviderAndUsesOnlyFaultsItsCoderCanProduce(t *testing.T) {
+	fakeOnly := map[OpKind]bool{OpCoderSlow: true, OpCoderStatus: true, OpCoderLoseAnswer: true}
+	seen := map[OpKind]int{}
+	for seed := range uint64(200) {
+		for _, f := range []Flavour{Fake, Real} {
+			p := Generate(seed, f)
+			if k := kills(p.Ops); k < MinKills {
+				t.Errorf("seed %d (%s): %d kills, want at least %d", seed, f, k, MinKills)
+			}
+			for _, op := range p.Ops {
+				if f == Real && fakeOnly[op.Kind] {
+					t.Errorf("seed %d: the real Coder's plan has %s, which only the fake can do", seed, op.Kind)
+				}
+				if f == Fake {
+					seen[op.Kind]++
+				}
+			}
+		}
+	}
+	all := []OpKind{OpCreate, OpDelete, OpStrip, OpRotate, OpDeletePC, OpRepointPC, OpDeleteNamespace, OpDeleteSecret,
+		OpCoderDown, OpCoderUp, OpCoderSlow, OpCoderStatus, OpCoderLoseAnswer, OpKill, OpPoll}
+	for _, k := range all {
+		if seen[k] == 0 {
+			t.Errorf("200 fake plans never use %s", k)
+		}
+	}
+}
+
+func TestWorldsHaveEveryKindOfProviderConfigAndResource(t *testing.T) {
+	var pcs [3]int
+	var orphan, observe, imported, rotating, cluster, providers int
+	for seed := range uint64(100) {
+		w := Generate(seed, Fake).World
+		if len(w.Namespaces) < 2 || len(w.Namespaces) > 3 {
+			t.Errorf("seed %d: %d namespaces, want 2 or 3", seed, len(w.Namespaces))
+		}
+		for _, pc := range w.PCs {
+			pcs[pc.Kind]++
+		}
+		n := 0
+		for _, m := range w.MRs {
+			switch {
+			case m.Import:
+				n++
+				imported++
+				if m.ObserveOnly {
+					observe++
+				}
+			case m.Orphan:
+				orphan++
+			}
+			if m.Rotating {
+				rotating++
+			}
+			if m.Namespace == "" {
+				cluster++
+			}
+			if m.Kind == Provider {
+				providers++
+			}
+			if m.ObserveOnly && !m.Import {
+				t.Errorf("seed %d: %s only observes but imports nothing", seed, m.Name)
+			}
+		}
+		if n != 1 {
+			t.Errorf("seed %d: %d resources import, want 1", seed, n)
+		}
+	}
+	for k, n := range pcs {
+		if n == 0 {
+			t.Errorf("no world has a ProviderConfig of kind %d", k)
+		}
+	}
+	for what, n := range map[string]int{"Orphan": orphan, "observe-only": observe, "imported": imported, "rotating": rotating, "cluster-scoped": cluster, "AIProvider": providers} {
+		if n == 0 {
+			t.Errorf("no world has a resource that is %s", what)
+		}
+	}
+}
+
+func TestPlansCreateWhatIsMissingAndDeleteWhatExists(t *testing.T) {
+	for seed := range uint64(100) {
+		p := Generate(seed, Fake)
+		m := newModel(p.World)
+		for i, op := range p.Ops {
+			switch op.Kind {
+			case OpCreate:
+				if m.exists[op.Target] {
+					t.Errorf("seed %d op %d creates %s, which the model says exists", seed, i, p.World.MRs[op.Target].Name)
+				}
+			case OpDelete, OpStrip:
+				if !m.exists[op.Target] {
+					t.Errorf("seed %d op %d deletes %s, which the model says is gone", seed, i, p.World.MRs[op.Target].Name)
+				}
+			}
+			m.apply(p.World, op)
+		}
+	}
+}
