@@ -79,7 +79,9 @@ func TestExpectedReleases(t *testing.T) {
 	abandon := func(rv uint64, uid types.UID) RecordEvent {
 		return RecordEvent{RV: rv, Record: "r-" + string(uid), UID: uid, Abandoned: true}
 	}
-	active := func(rv uint64, uid types.UID) RecordEvent { return RecordEvent{RV: rv, Record: "r-" + string(uid), UID: uid} }
+	active := func(rv uint64, uid types.UID) RecordEvent {
+		return RecordEvent{RV: rv, Record: "r-" + string(uid), UID: uid}
+	}
 	deleted := func(rv uint64, uid types.UID, abandoned bool) RecordEvent {
 		return RecordEvent{RV: rv, Record: "r-" + string(uid), UID: uid, Abandoned: abandoned, Deleted: true}
 	}
