@@ -83,7 +83,7 @@ var Mutations = []Mutation{
 		// each retry counts again.
 		Name: "metric-counted-before-the-finalizer-removal",
 		File: "internal/cleanup/finalizer.go",
-		Old: `	if err := f.api.RemoveFinalizer(ctx, obj); err != nil {
+		Old: `	if removed, err := f.remove(ctx, obj); err != nil || !removed {
 		return err
 	}
 	if ts := obj.GetDeletionTimestamp(); ts != nil {
@@ -100,7 +100,7 @@ var Mutations = []Mutation{
 		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
 			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
 	}
-	if err := f.api.RemoveFinalizer(ctx, obj); err != nil {
+	if removed, err := f.remove(ctx, obj); err != nil || !removed {
 		return err
 	}
 	if ts := obj.GetDeletionTimestamp(); ts != nil {

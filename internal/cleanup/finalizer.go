@@ -16,6 +16,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
@@ -23,6 +24,7 @@ import (
 
 const (
 	errDeleteConnectionSecret = "cannot delete connection Secret"
+	errRemoveFinalizer        = "cannot remove finalizer"
 )
 
 // A Finalizer adds and removes the managed resources' finalizer. Before it
@@ -31,9 +33,10 @@ const (
 // Coder), and a re-created object of the same name must be able to publish
 // its own Secret at once rather than after garbage collection.
 type Finalizer struct {
-	kube     client.Client
-	api      resource.Finalizer
-	kind     string
+	kube      client.Client
+	api       resource.Finalizer
+	finalizer string
+	kind      string
 	releases *Releases
 	records  *Records
 	record   event.Recorder
@@ -43,7 +46,7 @@ type Finalizer struct {
 // resources of the given kind. After the finalizer's removal is persisted it
 // counts a release without delete noted in releases, with a Warning event.
 func NewFinalizer(kube client.Client, finalizer, kind string, releases *Releases, records *Records, record event.Recorder) *Finalizer {
-	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer), kind: kind, releases: releases, records: records, record: record}
+	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer), finalizer: finalizer, kind: kind, releases: releases, records: records, record: record}
 }
 
 // AddFinalizer adds the finalizer.
@@ -69,7 +72,7 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 			return err
 		}
 	}
-	if err := f.api.RemoveFinalizer(ctx, obj); err != nil {
+	if removed, err := f.remove(ctx, obj); err != nil || !removed {
 		return err
 	}
 	if ts := obj.GetDeletionTimestamp(); ts != nil {
@@ -81,6 +84,21 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
 	}
 	return nil
+}
+
+// remove removes our finalizer, reporting whether our removal is what
+// persisted. Not resource.APIFinalizer's removal: it takes NotFound for
+// success, and a resource someone else let go of (its finalizers stripped by
+// hand) was not released by us. Its record stands Abandoned all the same,
+// so the sweep takes what it left in Coder.
+func (f *Finalizer) remove(ctx context.Context, obj resource.Object) (bool, error) {
+	meta.RemoveFinalizer(obj, f.finalizer)
+	err := f.kube.Update(ctx, obj)
+	if kerrors.IsNotFound(err) {
+		f.releases.take(obj.GetUID())
+		return false, nil
+	}
+	return err == nil, errors.Wrap(err, errRemoveFinalizer)
 }
 
 // ReasonReleasedWithoutDelete is the Warning event of a release without a

@@ -114,7 +114,18 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 		// one deletes for real.
 		n.pass.Releases.forget(mg.GetUID())
 	}
-	return n.inner.Observe(ctx, mg)
+	o, err := n.inner.Observe(ctx, mg)
+	if err == nil && o.ResourceExists && !meta.WasDeleted(mg) && MayDelete(mg) {
+		// An object this resource may delete but did not create (imported
+		// by external name) has no record yet; a release without delete
+		// must leave one the sweep can act on.
+		if id := meta.GetExternalName(mg); id != "" {
+			if err := n.pass.Records.EnsureAdopted(ctx, mg, n.pass.Kind, n.pass.DeploymentID, id); err != nil {
+				return o, err
+			}
+		}
+	}
+	return o, err
 }
 
 func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {

@@ -129,11 +129,25 @@ func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind s
 
 // ensure creates the named record and reports whether it existed already.
 func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, deploymentID, coderName string, attempt time.Time) (bool, error) {
+	rec, err := r.newRecord(mg, kind, name, deploymentID, coderName)
+	if err != nil {
+		return false, err
+	}
+	rec.Spec.CreateAttemptedAt = &metav1.Time{Time: attempt}
+	err = r.kube.Create(ctx, rec)
+	if kerrors.IsAlreadyExists(err) {
+		return true, nil
+	}
+	return false, errors.Wrap(err, errWriteRecord)
+}
+
+// newRecord is an Active record of mg, named name.
+func (r *Records) newRecord(mg resource.Managed, kind, name, deploymentID, coderName string) (*clusterv1alpha1.CleanupRecord, error) {
 	gvk, err := apiutil.GVKForObject(mg, r.scheme)
 	if err != nil {
-		return false, errors.Wrap(err, errWriteRecord)
+		return nil, errors.Wrap(err, errWriteRecord)
 	}
-	rec := &clusterv1alpha1.CleanupRecord{
+	return &clusterv1alpha1.CleanupRecord{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedResourceUIDLabel: string(mg.GetUID())}},
 		Spec: clusterv1alpha1.CleanupRecordSpec{
 			Kind: kind,
@@ -141,17 +155,31 @@ func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, d
 				APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
 				Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID()),
 			},
-			DeploymentID:      deploymentID,
-			CoderName:         coderName,
-			CreateAttemptedAt: &metav1.Time{Time: attempt},
-			Phase:             clusterv1alpha1.CleanupPhaseActive,
+			DeploymentID: deploymentID,
+			CoderName:    coderName,
+			Phase:        clusterv1alpha1.CleanupPhaseActive,
 		},
+	}, nil
+}
+
+// EnsureAdopted writes an Active record for mg when it has none: mg manages
+// an object in Coder it did not create (imported by external name) and may
+// delete it, so a release without delete must leave a record the sweep can
+// act on. The record names the object by id only, with no create attempt:
+// nothing found by name is ever taken for it. It reads the cache first, so
+// a resource with a record costs no write on a poll.
+func (r *Records) EnsureAdopted(ctx context.Context, mg resource.Managed, kind, deploymentID, id string) error {
+	name := RecordName(kind, mg.GetUID())
+	err := r.kube.Get(ctx, types.NamespacedName{Name: name}, &clusterv1alpha1.CleanupRecord{})
+	if !kerrors.IsNotFound(err) {
+		return errors.Wrap(err, errWriteRecord)
 	}
-	err = r.kube.Create(ctx, rec)
-	if kerrors.IsAlreadyExists(err) {
-		return true, nil
+	rec, err := r.newRecord(mg, kind, name, deploymentID, "")
+	if err != nil {
+		return err
 	}
-	return false, errors.Wrap(err, errWriteRecord)
+	rec.Spec.ExternalID = id
+	return errors.Wrap(resource.Ignore(kerrors.IsAlreadyExists, r.kube.Create(ctx, rec)), errWriteRecord)
 }
 
 // SetExternalID records the Coder id once a create returned it. It patches

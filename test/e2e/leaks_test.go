@@ -341,3 +341,45 @@ func published(t *testing.T, c Coder, k *aiv1alpha1.AIGatewayKey) string {
 	})
 	return rows[0].ID.String()
 }
+
+// TestImportedKeyReleasedWithoutDeleteIsSweptLater: a key made in Coder by
+// hand and imported by external name, with Delete in its policies, is the
+// resource's to delete. Released without a delete (its ProviderConfig went
+// first), it must leave a record the sweep can act on, naming the key by
+// id, and the sweep must delete it. Found by interleaving seed 6.
+func TestImportedKeyReleasedWithoutDeleteIsSweptLater(t *testing.T) {
+	c := env.Cluster.SpareCoder(t)
+	ns := env.Namespace(t)
+	pc := env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
+	made, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("made-by-hand-"+sanitize(ns)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := made.ID.String()
+	k := newKey(ns, "imported")
+	meta.SetExternalName(k, id)
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	Eventually(t, waitLong, "a record naming the imported key", func() (bool, string) {
+		r := recordOf(t, "AIGatewayKey", k.UID)
+		if r == nil {
+			return false, "no record"
+		}
+		return r.Spec.ExternalID == id && r.Spec.DeploymentID != "", fmt.Sprintf("record %+v", r.Spec)
+	})
+
+	// The ProviderConfig goes first; its live dependent holds it only for
+	// liveDependentTimeout. The key then has no credentials to delete with.
+	env.Delete(t, pc)
+	env.WaitGone(t, pc, waitLong)
+	env.Delete(t, k)
+	env.WaitGone(t, k, waitLong)
+	if !liveKey(c, id) {
+		t.Fatal("the key went with no credentials to delete it: the test no longer shows a release without delete")
+	}
+	sweepThrough(t, c)
+	waitRecordGone(t, "AIGatewayKey", k.UID)
+	if liveKey(c, id) {
+		t.Errorf("the imported key %s is still in Coder after the sweep", id)
+	}
+}

@@ -1,0 +1,121 @@
+package cleanup
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	dto "github.com/prometheus/client_model/go"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+)
+
+const testFinalizer = "ai.coder.crossplane.io/external-cleanup"
+
+// released reads released_without_delete_total of the kind.
+func released(t *testing.T, kind string) float64 {
+	t.Helper()
+	mfs, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "provider_coder_cleanup_released_without_delete_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if hasLabel(m, "kind", kind) {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+func hasLabel(m *dto.Metric, name, value string) bool {
+	for _, l := range m.GetLabel() {
+		if l.GetName() == name && l.GetValue() == value {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists(t *testing.T) {
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clusterv1alpha1.SchemeBuilder.AddToScheme, aiv1alpha1.SchemeBuilder.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone := func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
+		return kerrors.NewNotFound(schema.GroupResource{Resource: "aigatewaykeys"}, "gw")
+	}
+	conflict := func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
+		return kerrors.NewConflict(schema.GroupResource{Resource: "aigatewaykeys"}, "gw", nil)
+	}
+	cases := map[string]struct {
+		update    func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error
+		release   bool
+		wantErr   bool
+		wantCount float64
+		// wantMarked: the release is still noted for the next attempt.
+		wantMarked bool
+	}{
+		"ReleasedAndRemoved":          {release: true, wantCount: 1},
+		"VerifiedDeleteIsNotCounted":  {},
+		"StrippedByHandIsNotOurs":     {update: gone, release: true},
+		"RefusedRemovalCountsNothing": {update: conflict, release: true, wantErr: true, wantMarked: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			now := metav1.NewTime(time.Now())
+			mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{
+				Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001",
+				Finalizers: []string{testFinalizer, "someone.else/keep"}, DeletionTimestamp: &now,
+			}}
+			b := fake.NewClientBuilder().WithScheme(s).WithObjects(mg)
+			if tc.update != nil {
+				b = b.WithInterceptorFuncs(interceptor.Funcs{Update: tc.update})
+			}
+			kube := b.Build()
+			rel := NewReleases()
+			if tc.release {
+				rel.mark(mg.UID, "Unavailable")
+			}
+			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", rel, NewRecords(kube, s, nil), event.NewNopRecorder())
+			kind := "AIGatewayKey"
+			before := released(t, kind)
+			err := f.RemoveFinalizer(context.Background(), mg)
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("RemoveFinalizer: %v, want error %v", err, tc.wantErr)
+			}
+			if got := released(t, kind) - before; got != tc.wantCount {
+				t.Errorf("released_without_delete_total rose by %v, want %v", got, tc.wantCount)
+			}
+			if _, marked := rel.peek(mg.UID); marked != tc.wantMarked {
+				t.Errorf("release still noted: %v, want %v", marked, tc.wantMarked)
+			}
+			if tc.update == nil {
+				got := &aiv1alpha1.AIGatewayKey{}
+				if err := kube.Get(context.Background(), client.ObjectKeyFromObject(mg), got); err != nil {
+					t.Fatal(err)
+				}
+				if len(got.Finalizers) != 1 || got.Finalizers[0] != "someone.else/keep" {
+					t.Errorf("finalizers after removal: %v, want only the other one kept", got.Finalizers)
+				}
+			}
+		})
+	}
+}
