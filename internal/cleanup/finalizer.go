@@ -37,9 +37,9 @@ type Finalizer struct {
 	api       resource.Finalizer
 	finalizer string
 	kind      string
-	releases *Releases
-	records  *Records
-	record   event.Recorder
+	releases  *Releases
+	records   *Records
+	record    event.Recorder
 }
 
 // NewFinalizer returns a Finalizer for the named finalizer key of managed
