@@ -103,6 +103,13 @@ func Run(ctx context.Context, bed *Bed, c Coder, sdk *codersdk.Client, plan Plan
 		r.violate("setup: %v", err)
 		return res
 	}
+	// The process may have counted releases of earlier runs (their
+	// teardowns): only what it counts from now on is this run's.
+	if err := r.collectCounter(ctx); err != nil {
+		r.violate("setup: cannot read the provider's metrics: %v", err)
+		return res
+	}
+	r.counted = 0
 	if err := r.setup(ctx); err != nil {
 		r.violate("setup: %v", err)
 		return res
