@@ -49,8 +49,13 @@ func (r *run) do(ctx context.Context, op Op) string {
 		s := w.Secrets[op.Target]
 		return deleted(r.kube.Delete(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}))
 	case OpCoderDown:
+		r.down = true
 		return done(r.coder.SetDown(true))
 	case OpCoderUp:
+		if !r.down {
+			return "already up"
+		}
+		r.down = false
 		return done(r.coder.SetDown(false))
 	case OpCoderSlow:
 		for _, ep := range FaultEndpoints {

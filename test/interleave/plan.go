@@ -231,7 +231,7 @@ var (
 )
 
 // MinKills is how many provider kills every plan has at least.
-const MinKills = 2
+const MinKills = 3
 
 // Generate builds the plan of seed for a Coder of flavour f. It is a pure
 // function: the same seed and flavour give the same plan.

@@ -32,8 +32,11 @@ func (r *run) quiet(ctx context.Context) {
 	for _, ep := range FaultEndpoints {
 		r.coder.ClearFault(ep)
 	}
-	if err := r.coder.SetDown(false); err != nil {
-		r.violate("quiet: Coder does not come up: %v", err)
+	if r.down {
+		if err := r.coder.SetDown(false); err != nil {
+			r.violate("quiet: Coder does not come up: %v", err)
+		}
+		r.down = false
 	}
 	if err := r.ensureProvider(ctx); err != nil {
 		r.violate("quiet: %v", err)

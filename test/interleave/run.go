@@ -73,6 +73,8 @@ type run struct {
 	counted, base float64
 	kills         []time.Time
 	watch         *watcher
+	// down: the run stopped Coder and has not started it again.
+	down bool
 }
 
 // Run executes plan against the bed and the Coder and checks the
