@@ -105,7 +105,10 @@ func (r *run) teardown(ctx context.Context) {
 		return
 	}
 	r.until(ctx, time.Minute, func() bool { return len(r.abandoned(ctx)) == 0 })
-	o := Ownership{World: w, Imported: r.imported}
+	o := Ownership{World: w, Imported: r.imported, Adopted: map[string]bool{}}
+	for id := range r.imported {
+		o.Adopted[id] = r.watch.wasRecorded(id)
+	}
 	r.mu.Lock()
 	o.Incarnations = r.incarnations
 	r.mu.Unlock()

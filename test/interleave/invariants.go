@@ -32,20 +32,29 @@ type Row struct {
 type Ownership struct {
 	World        World
 	Incarnations []Incarnation
-	// Live is the UID of each resource's incarnation that exists and is
-	// not being deleted, if any.
+	// Live is the UID of each resource's incarnation that exists, if any
+	// (once quiet, one still being deleted waits on a ProviderConfig that
+	// is not, as documented).
 	Live map[int]types.UID
 	// Imported maps the id of an object the harness made in Coder to the
 	// resource that imports it.
 	Imported map[string]int
+	// Adopted are the imported ids the provider took charge of: a record
+	// names them. One it never recorded was never its to delete (a
+	// tenant's external name alone proves nothing).
+	Adopted map[string]bool
 }
 
 // Leaks is invariant 1: every object in Coder that appeared during the run
-// is owned by a live resource, kept on purpose (Orphan, observe-only), or
-// gone. It returns one line per leaked row.
+// (or that the provider took charge of by import) is owned by a live
+// resource, kept on purpose (Orphan, observe-only), or gone. It returns one
+// line per leaked row.
 func Leaks(rows []Row, o Ownership) []string {
 	var out []string
 	for _, r := range rows {
+		if _, imported := o.Imported[r.ID]; imported && !o.Adopted[r.ID] {
+			continue
+		}
 		mr, uid, ok := o.owner(r)
 		if !ok {
 			out = append(out, fmt.Sprintf("%s %q (%s) belongs to no resource of the world", kindName(r.Kind), r.Name, r.ID))

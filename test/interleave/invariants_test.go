@@ -27,9 +27,10 @@ func TestLeaks(t *testing.T) {
 	w := testWorld()
 	incs := []Incarnation{{MR: 0, UID: "uid-a"}, {MR: 0, UID: "uid-b"}, {MR: 1, UID: "uid-k"}, {MR: 3, UID: "uid-i"}}
 	cases := map[string]struct {
-		rows []Row
-		live map[int]types.UID
-		want int
+		rows       []Row
+		live       map[int]types.UID
+		notAdopted bool
+		want       int
 	}{
 		"a live resource's key and its rotation's": {
 			rows: []Row{keyRow("1", "ns", "key", "uid-b", 0), keyRow("2", "ns", "key", "uid-b", 1)},
@@ -55,9 +56,13 @@ func TestLeaks(t *testing.T) {
 			rows: []Row{{Kind: Provider, ID: "p", Name: "w-p2"}},
 			live: map[int]types.UID{2: "uid-p"},
 		},
-		"an imported key outlives its deleted importer": {
+		"an imported key the provider recorded outlives its deleted importer": {
 			rows: []Row{{Kind: Key, ID: "imported-id", Name: "anything"}},
 			want: 1,
+		},
+		"an imported key the provider never recorded was never its to delete": {
+			rows:       []Row{{Kind: Key, ID: "imported-id", Name: "anything"}},
+			notAdopted: true,
 		},
 		"an object of nobody's": {
 			rows: []Row{{Kind: Key, ID: "x", Name: "stranger"}, {Kind: Provider, ID: "y", Name: "stranger"}},
@@ -66,7 +71,7 @@ func TestLeaks(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			o := Ownership{World: w, Incarnations: incs, Live: tc.live, Imported: map[string]int{"imported-id": 3}}
+			o := Ownership{World: w, Incarnations: incs, Live: tc.live, Imported: map[string]int{"imported-id": 3}, Adopted: map[string]bool{"imported-id": !tc.notAdopted}}
 			got := Leaks(tc.rows, o)
 			if len(got) != tc.want {
 				t.Errorf("Leaks: %d leaks, want %d: %v", len(got), tc.want, got)

@@ -11,6 +11,8 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
@@ -144,6 +146,12 @@ func (r *run) waitTerminating(ctx context.Context) {
 	}
 }
 
+// pcStands reports whether pc exists and is not being deleted.
+func (r *run) pcStands(ctx context.Context, pc PC) bool {
+	o := r.plan.World.pcKey(pc)
+	return r.kube.Get(ctx, client.ObjectKeyFromObject(o), o) == nil && o.GetDeletionTimestamp() == nil
+}
+
 // secretsInUse are the token Secrets that ProviderConfigs not being deleted
 // point at now.
 func (r *run) secretsInUse(ctx context.Context) map[types.NamespacedName]bool {
@@ -199,8 +207,12 @@ func (r *run) terminating(ctx context.Context, quietAt time.Time) []terminating 
 	for _, pc := range w.PCs {
 		objs = append(objs, w.pcKey(pc))
 	}
+	waiting := map[string]bool{}
 	for _, m := range w.MRs {
 		objs = append(objs, mrKey(m))
+		if r.pcStands(ctx, w.PCs[m.PC]) {
+			waiting[objName(m.Namespace, m.Name)] = true
+		}
 	}
 	inUse := r.secretsInUse(ctx)
 	var out []terminating
@@ -211,6 +223,12 @@ func (r *run) terminating(ctx context.Context, quietAt time.Time) []terminating 
 		if _, ok := o.(*corev1.Secret); ok && inUse[types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}] {
 			// Documented: a token Secret stays while a ProviderConfig
 			// that is not being deleted needs it, as a PVC in use does.
+			continue
+		}
+		if _, ok := o.(resource.Managed); ok && waiting[objName(o.GetNamespace(), o.GetName())] {
+			// Documented: a resource whose ProviderConfig stands (not
+			// being deleted) retries its delete until it succeeds, or
+			// until the ProviderConfig's deletion bounds the wait.
 			continue
 		}
 		// Everything is bound by the longest hold from its own deletion,

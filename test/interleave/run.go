@@ -295,13 +295,16 @@ func (r *run) providerRows() []Row {
 // ownership reads which incarnation of each resource lives now.
 func (r *run) ownership(ctx context.Context) Ownership {
 	w := r.plan.World
-	o := Ownership{World: w, Live: map[int]types.UID{}, Imported: r.imported}
+	o := Ownership{World: w, Live: map[int]types.UID{}, Imported: r.imported, Adopted: map[string]bool{}}
+	for id := range r.imported {
+		o.Adopted[id] = r.watch.wasRecorded(id)
+	}
 	r.mu.Lock()
 	o.Incarnations = append([]Incarnation(nil), r.incarnations...)
 	r.mu.Unlock()
 	for i, m := range w.MRs {
 		obj := mrKey(m)
-		if err := r.kube.Get(ctx, client.ObjectKeyFromObject(obj), obj); err == nil && obj.GetDeletionTimestamp() == nil {
+		if err := r.kube.Get(ctx, client.ObjectKeyFromObject(obj), obj); err == nil {
 			o.Live[i] = obj.GetUID()
 		}
 	}

@@ -36,10 +36,12 @@ type watcher struct {
 	// texts are the published texts by where they were seen.
 	texts    map[string]string
 	stripped map[types.UID]bool
+	// recorded are the Coder ids some record named, with its deployment.
+	recorded map[string]bool
 }
 
 func startWatcher(ctx context.Context, kube client.WithWatch, w World) *watcher {
-	wt := &watcher{world: w, goneAt: map[types.UID]time.Time{}, texts: map[string]string{}, stripped: map[types.UID]bool{}}
+	wt := &watcher{world: w, goneAt: map[types.UID]time.Time{}, texts: map[string]string{}, stripped: map[types.UID]bool{}, recorded: map[string]bool{}}
 	lists := []client.ObjectList{
 		&clusterv1alpha1.CleanupRecordList{},
 		&aiv1alpha1.AIGatewayKeyList{}, &aiv1alpha1.AIProviderList{},
@@ -91,6 +93,9 @@ func (wt *watcher) observe(t watch.EventType, o client.Object) {
 			RV: rv, Record: rec.Name, UID: types.UID(rec.Labels[cleanup.ManagedResourceUIDLabel]),
 			Abandoned: rec.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned, Deleted: t == watch.Deleted,
 		})
+		if rec.Spec.ExternalID != "" && rec.Spec.DeploymentID != "" {
+			wt.recorded[rec.Spec.ExternalID] = true
+		}
 	case *aiv1alpha1.AIGatewayKey, *aiv1alpha1.AIProvider, *clusteraiv1alpha1.AIGatewayKey, *clusteraiv1alpha1.AIProvider:
 		if t == watch.Deleted {
 			wt.gone = append(wt.gone, Gone{RV: rv, UID: o.GetUID()})
@@ -148,6 +153,13 @@ func (wt *watcher) snapshot() map[string]string {
 		out[k] = v
 	}
 	return out
+}
+
+// wasRecorded reports whether a record ever named the Coder id.
+func (wt *watcher) wasRecorded(id string) bool {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	return wt.recorded[id]
 }
 
 // goneTime is when the watcher saw uid go.
