@@ -85,25 +85,23 @@ func runAll(m *testing.M, b *Bed, dir string) int {
 }
 
 func TestInterleavingsOnTheFakeCoderKeepTheDeletionContract(t *testing.T) {
-	if only, ok := onlySeed(); ok {
-		if only.flavour != Fake {
-			t.Skip("replaying a real-Coder seed")
-		}
-		runSeeds(t, Fake, []uint64{only.seed})
-		return
-	}
-	runSeeds(t, Fake, fakeSeeds)
+	runFlavour(t, Fake, fakeSeeds)
 }
 
 func TestInterleavingsOnTheRealCoderKeepTheDeletionContract(t *testing.T) {
+	runFlavour(t, Real, realSeeds)
+}
+
+// runFlavour runs the seeds on a Coder of flavour f, or only the seed
+// PROVIDER_CODER_SEED names.
+func runFlavour(t *testing.T, f Flavour, seeds []uint64) {
 	if only, ok := onlySeed(); ok {
-		if only.flavour != Real {
-			t.Skip("replaying a fake-Coder seed")
+		if only.flavour != f {
+			t.Skipf("replaying a seed of the %s Coder", only.flavour)
 		}
-		runSeeds(t, Real, []uint64{only.seed})
-		return
+		seeds = []uint64{only.seed}
 	}
-	runSeeds(t, Real, realSeeds)
+	runSeeds(t, f, seeds)
 }
 
 // TestSoak runs PROVIDER_CODER_SOAK_SEEDS random seeds on the fake Coder.

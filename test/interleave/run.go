@@ -17,20 +17,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/test/e2e"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
 // Coder is the Coder a run drives: test/e2e's view of the fake or the real
 // server.
-type Coder interface {
-	URL() string
-	Token() string
-	SetFault(endpoint string, f fakecoder.Fault) error
-	ClearFault(endpoint string)
-	SetDown(refuse bool) error
-	Keys() []fakecoder.KeyRow
-	Providers(includeDeleted bool) []fakecoder.ProviderRow
-}
+type Coder = e2e.Coder
 
 // A Result is how one run ended.
 type Result struct {
