@@ -66,7 +66,17 @@ unit: ## Unit tests only (no control plane).
 
 .PHONY: test
 test: check-generate vet lint testbed ## Everything CI runs: generated files, vet, lint, unit and integration tests with -race.
-	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 $(GO) test -race -timeout 75m $(RACE_PKGS) ./apis/... ./cmd/... ./hack/...
+	@# The interleavings (test/interleave) run beside the other packages
+	@# with -v, so that their line per run and their tally are printed.
+	@mkdir -p $(OUTPUT_DIR)
+	@export PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1; \
+	$(GO) test -race -timeout 75m -v ./test/interleave/ > $(OUTPUT_DIR)/interleave.log 2>&1 & il=$$!; \
+	trap 'kill $$il 2>/dev/null || true' EXIT; \
+	rc=0; $(GO) test -race -timeout 75m $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... | grep -v /test/interleave$$) || rc=$$?; \
+	irc=0; wait $$il || irc=$$?; \
+	grep -E '^interleavings:|^(--- FAIL|ok|FAIL)' $(OUTPUT_DIR)/interleave.log || true; \
+	if [ $$irc -ne 0 ]; then echo "interleavings failed; the whole output is in $(OUTPUT_DIR)/interleave.log:"; tail -n 200 $(OUTPUT_DIR)/interleave.log; fi; \
+	[ $$rc -eq 0 ] && [ $$irc -eq 0 ]
 	@# The kind path ran above up to its Docker check; say what it decided
 	@# (-race: the build above is reused).
 	@$(GO) test -race -count=1 -run '^TestMakeE2E$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true
