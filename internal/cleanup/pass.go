@@ -201,7 +201,7 @@ func (b *boundedPass) Observe(ctx context.Context, mg resource.Managed) (managed
 	// to remove the finalizer, must not count if this one deletes.
 	b.pass.Releases.forget(mg.GetUID())
 	r := b.attempt(ctx, mg)
-	r.MayHaveCreated = mayHaveCreated(mg)
+	r.MayHaveCreated = meta.GetExternalName(mg) != "" || b.pass.Records.CreateBegun(ctx, mg, b.pass.Kind)
 	r.Orphan = !MayDelete(mg)
 	o := DecidePass(r)
 	if o.DeleteFailed != "" {
@@ -231,13 +231,6 @@ func (b *boundedPass) attempt(ctx context.Context, mg resource.Managed) PassResu
 	after, err := b.inner.Observe(ctx, mg)
 	r.AfterErr, r.StillThere = err, after.ResourceExists
 	return r
-}
-
-// mayHaveCreated reports whether the resource may have an object in Coder:
-// it names one, or the reconciler began a create for it (it notes that on
-// the resource before every create), whose answer may have been lost.
-func mayHaveCreated(mg resource.Managed) bool {
-	return meta.GetExternalName(mg) != "" || mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending] != ""
 }
 
 func (b *boundedPass) Create(context.Context, resource.Managed) (managed.ExternalCreation, error) {

@@ -6,12 +6,15 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 )
@@ -37,26 +40,65 @@ func coderDown() managed.ExternalClient {
 	}
 }
 
-func TestBoundedPassMarksALostCreateReleasedWithoutDelete(t *testing.T) {
-	rel := NewReleases()
-	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel}
-	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) {
-		// The reconciler noted a create whose answer was lost: no id.
-		meta.SetExternalCreatePending(k, time.Now())
-	})
-	obs, err := pass.Wrap(coderDown()).Observe(context.Background(), k)
-	if err != nil || obs.ResourceExists {
-		t.Fatalf("Observe = %+v, %v; want gone, nil so the finalizer goes", obs, err)
+func TestBoundedPassReleasesWithoutDeleteOnlyWhatMayExistInCoder(t *testing.T) {
+	attempt := metav1.Now()
+	cases := map[string]struct {
+		mut    func(*aiv1alpha1.AIGatewayKey)
+		record *metav1.Time
+		noRec  bool
+		want   bool
+	}{
+		// The reconciler noted a create whose answer was lost: no id, and
+		// the record written before it holds the attempt.
+		"LostCreate":    {mut: pending, record: &attempt, want: true},
+		"NamesAnObject": {mut: func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") }, noRec: true, want: true},
+		// Refused before anything was sent (its ProviderConfig was being
+		// deleted): no record, only the reconciler's annotation.
+		"RefusedUnsent": {mut: pending, noRec: true},
+		// Coder answered the last create with an error, but an earlier
+		// attempt's answer may have been lost: its record stays.
+		"AnsweredWithAnError": {mut: pending, want: true},
 	}
-	if _, ok := rel.peek(k.GetUID()); !ok {
-		t.Error("a create whose answer was lost, released with Coder down, is not marked released without delete")
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			rel := NewReleases()
+			k := deletingKey(tc.mut)
+			pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel, Records: recordsWith(t, k, tc.noRec, tc.record)}
+			obs, err := pass.Wrap(coderDown()).Observe(context.Background(), k)
+			if err != nil || obs.ResourceExists {
+				t.Fatalf("Observe = %+v, %v; want gone, nil so the finalizer goes", obs, err)
+			}
+			if _, ok := rel.peek(k.GetUID()); ok != tc.want {
+				t.Errorf("released without delete: %v, want %v", ok, tc.want)
+			}
+		})
 	}
+}
+
+func pending(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalCreatePending(k, time.Now()) }
+
+// recordsWith is a Records holding k's first record with the attempt, or
+// none.
+func recordsWith(t *testing.T, k *aiv1alpha1.AIGatewayKey, none bool, attempt *metav1.Time) *Records {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := clusterv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	b := fake.NewClientBuilder().WithScheme(s)
+	if !none {
+		b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
+			ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},
+			Spec:       clusterv1alpha1.CleanupRecordSpec{Phase: clusterv1alpha1.CleanupPhaseActive, CreateAttemptedAt: attempt},
+		})
+	}
+	return NewRecords(b.Build(), s, nil)
 }
 
 func TestBoundedPassThatDeletesForgetsAnEarlierPassesMark(t *testing.T) {
 	rel := NewReleases()
-	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel}
 	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
+	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel, Records: recordsWith(t, k, true, nil)}
 	// An earlier pass gave up, then the finalizer's removal failed.
 	if _, err := pass.Wrap(coderDown()).Observe(context.Background(), k); err != nil {
 		t.Fatal(err)

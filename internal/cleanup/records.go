@@ -162,6 +162,24 @@ func (r *Records) newRecord(mg resource.Managed, kind, name, deploymentID, coder
 	}, nil
 }
 
+// CreateBegun reports whether a create for mg was ever sent: Ensure writes
+// its record before each create, so a record of mg means something may
+// exist in Coder that mg does not name (an earlier attempt's answer may
+// have been lost even when the last one was answered). The create-pending
+// annotation alone proves nothing: the reconciler sets it before a create
+// this provider may refuse unsent, and anyone can write it. On a failed
+// read it says yes: a release counted for nothing costs a sweep, a missed
+// one leaks.
+func (r *Records) CreateBegun(ctx context.Context, mg resource.Managed, kind string) bool {
+	recs, err := r.of(ctx, mg)
+	if err != nil || len(recs) > 0 {
+		return true
+	}
+	// The first record by name too: the cache may not list it yet.
+	err = r.kube.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, &clusterv1alpha1.CleanupRecord{})
+	return !kerrors.IsNotFound(err)
+}
+
 // EnsureAdopted writes an Active record for mg when it has none: mg manages
 // an object in Coder it did not create (imported by external name) and may
 // delete it, so a release without delete must leave a record the sweep can
