@@ -383,3 +383,37 @@ func TestImportedKeyReleasedWithoutDeleteIsSweptLater(t *testing.T) {
 		t.Errorf("the imported key %s is still in Coder after the sweep", id)
 	}
 }
+
+// TestRefusedCreateReleasesWithoutACount: a resource created after its
+// ProviderConfig began deleting has every create refused before anything
+// is sent to Coder. Deleted once the ProviderConfig is gone, it has
+// nothing in Coder: its release is normal, neither counted nor evented,
+// and it leaves no record. Found by a soak seed (615935311477).
+func TestRefusedCreateReleasesWithoutACount(t *testing.T) {
+	ns := env.Namespace(t)
+	pc := env.ReadyProviderConfigOf(t, ns, env.Cluster.Coder(t), func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
+	live := newKey(ns, "live")
+	env.Create(t, live)
+	env.WaitCondition(t, live, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.Delete(t, pc)
+	late := newKey(ns, "late")
+	env.Create(t, late)
+	Eventually(t, waitLong, "the late key's create to be refused", func() (bool, string) {
+		env.Get(t, late)
+		c := late.GetCondition(xpv2.TypeSynced)
+		return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "being deleted"), c.Message
+	})
+	env.WaitGone(t, pc, waitLong)
+	before := releasedWithoutDelete(t, "AIGatewayKey")
+	env.Delete(t, late)
+	env.WaitGone(t, late, waitLong)
+	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 0 {
+		t.Errorf("released_without_delete_total grew by %v for a key that never sent a create", got)
+	}
+	if r := recordOf(t, "AIGatewayKey", late.UID); r != nil {
+		t.Errorf("a key that never sent a create left a %s record", r.Spec.Phase)
+	}
+	if hasWarning(t, ns, late.Name, string(cleanup.ReasonReleasedWithoutDelete)) {
+		t.Errorf("a key that never sent a create has a %s event", cleanup.ReasonReleasedWithoutDelete)
+	}
+}
