@@ -94,6 +94,12 @@ func (s *Sweeper) Start(ctx context.Context) error {
 			return nil
 		case <-s.trigger:
 			t.Stop()
+			// A trigger is news (a record turned Abandoned, a ProviderConfig
+			// turned Ready): the backoff starts over. Without this, records
+			// no Ready ProviderConfig can sweep (a deployment that is gone)
+			// would stretch it to its maximum and delay the retry of a
+			// sweep that Coder failed once by minutes.
+			retries = 0
 		case <-t.C:
 		}
 	}

@@ -48,12 +48,15 @@ func TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady(t *testing.T) {
 		t.Fatalf("Coder lost the key or the provider while it was down")
 	}
 	// The sweeps that find no Ready ProviderConfig for the records back off
-	// (2s, doubling). After four of them the next is 16s or more away, so
-	// only the ProviderConfig's turning Ready can sweep within 10s.
-	before := sweeps(t)
-	Eventually(t, waitLong, "the sweep to back off past 10s", func() (bool, string) {
-		n := sweeps(t) - before
-		return n >= 4, fmt.Sprintf("%d sweeps since Coder came back", n)
+	// (2s, doubling). Once none has run for longer than sweepPromptness,
+	// only the ProviderConfig's turning Ready can sweep within it.
+	last, lastAt := sweeps(t), time.Now()
+	Eventually(t, 2*waitLong, "the sweep to back off past 10s", func() (bool, string) {
+		if n := sweeps(t); n != last {
+			last, lastAt = n, time.Now()
+		}
+		quiet := time.Since(lastAt)
+		return quiet > sweepPromptness+time.Second, fmt.Sprintf("last sweep %s ago", quiet.Round(time.Second))
 	})
 
 	pc := env.ReadyProviderConfigOf(t, env.Namespace(t), s.coder, nil)
