@@ -208,6 +208,9 @@ func Decide(in Input) Decision {
 	if graceUntil.IsZero() {
 		graceUntil = holdUntil.Add(in.Bounds.Grace(deleting))
 	}
+	// A recorded end never outlasts today's bound: grace.max or
+	// dependentTimeout may have been lowered since it was recorded.
+	graceUntil = minTime(graceUntil, holdUntil.Add(in.Bounds.GraceMax))
 	if in.Now.Before(graceUntil) {
 		return holding(in.Now, next, PhaseGrace, WhyGrace, graceUntil, deleting)
 	}

@@ -64,6 +64,13 @@ func TestDecide(t *testing.T) {
 			want: Decision{Phase: PhaseGrace, Why: WhyGrace, Until: t0.Add(10*time.Minute + 50*time.Second),
 				RequeueAfter: 5 * time.Second, Waiting: []Dependent{key("a", true)}},
 		},
+		"RecordedGraceEndBoundedByMax": {
+			reason: "a grace end recorded under a larger grace.max never outlasts today's bound (found by FuzzDecideIsBounded)",
+			in: Input{Now: t0.Add(10*time.Minute + time.Second), DeletedAt: t0, Bounds: b,
+				GraceUntil: t0.Add(100 * time.Minute), Dependents: []Dependent{key("a", true)}},
+			want: Decision{Phase: PhaseGrace, Why: WhyGrace, Until: t0.Add(15 * time.Minute),
+				RequeueAfter: Recheck, Waiting: []Dependent{key("a", true)}},
+		},
 		"ReleasedAfterGrace": {
 			reason: "every wait is bounded: after the grace period it is released",
 			in: Input{Now: t0.Add(10*time.Minute + 40*time.Second), DeletedAt: t0, Bounds: b,

@@ -65,6 +65,9 @@ const (
 	msgPremiumFeature = "is a Premium feature"
 	// Go's http.Transport answer when an https URL reaches a plain http port.
 	msgHTTPToHTTPS = "server gave HTTP response to HTTPS client"
+	// What an error says of a success status the call did not expect.
+	msgUnexpectedSuccess = "unexpected success status"
+	msgNonJSON           = "unexpected non-JSON response"
 
 	maxDetail = 256
 	redacted  = "[REDACTED]"
@@ -163,6 +166,15 @@ func wrap(rec *call, err error) error {
 		e.coderJSON = isJSON(rec.contentType)
 		if rec.location != "" {
 			e.message, e.detail = fmt.Sprintf(errFmtRedirect, rec.location), ""
+		}
+		if e.status >= 200 && e.status < 300 {
+			// A success body is the object itself, and a key create's
+			// carries the key's plaintext, which no redaction knows:
+			// quote nothing of a success the call did not expect.
+			e.message, e.detail, e.validations = msgUnexpectedSuccess, "", nil
+			if !e.coderJSON {
+				e.message = msgNonJSON
+			}
 		}
 	case rec.status != 0:
 		// A response arrived but its body could not be read or decoded;

@@ -193,6 +193,14 @@ func TestErrorsAreClassifiedAndNeverCarrySecrets(t *testing.T) {
 			call:    createProvider,
 			want:    want{Class: ClassUnavailable, Text: "429 Too Many Requests"},
 		},
+		"KeyCreateAnsweredWith200": {
+			reason: "a success the call did not expect carries the key's plaintext; nothing of it is quoted (found by FuzzErrorsNeverCarrySecrets)",
+			handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				writeJSON(w, 200, codersdk.CreateAIGatewayKeyResponse{Name: "gateway-1", Key: testKeyPlaintext, KeyPrefix: testKeyPlaintext[:11]})
+			}),
+			call: createKey,
+			want: want{Class: ClassUnknown, Text: "POST /api/v2/ai-gateway/keys: 200 OK: unexpected success status"},
+		},
 		"NotCoder": {
 			reason:  "a web page answering 200 to buildinfo is not Coder",
 			handler: hostileText(200, "welcome"),

@@ -31,7 +31,7 @@ func coderError(status int, r codersdk.Response) http.HandlerFunc {
 }
 
 // newServer starts a server and a client for it with the test token.
-func newServer(t *testing.T, h http.Handler) (*httptest.Server, *Client) {
+func newServer(t testing.TB, h http.Handler) (*httptest.Server, *Client) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 var coderKeyName = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
@@ -135,4 +137,66 @@ func TestRotatedKeyNamesStayTiedToTheUIDAndParseBack(t *testing.T) {
 			t.Errorf("RotationOf(%q) = %d, true; want it not taken for the object's key", other, n)
 		}
 	}
+}
+
+// FuzzRotatedKeyNamesRoundTripAndNeverCollide checks, for any prefix,
+// namespace, name, Kubernetes UID and rotation counter: the name is valid
+// for Coder; RotationOf reads the counter back; two counters of one object
+// never share a name; and an object whose UID differs in the first eight hex
+// characters (the ones the name carries) never gets, or claims, the same
+// name, whatever its own prefix, namespace, name and counter. UIDs that
+// share those eight characters do share names: that is the design's 2^-32
+// chance per pair, which the cleanup records' ownership checks cover.
+func FuzzRotatedKeyNamesRoundTripAndNeverCollide(f *testing.F) {
+	uid := []byte("\x5f\x0c\x7b\x1e\x2d\x3a\x4c\x5b\x9e\x8f\x01\x23\x45\x67\x89\xab")
+	other := []byte("\x5f\x0c\x7b\x1f\x2d\x3a\x4c\x5b\x9e\x8f\x01\x23\x45\x67\x89\xab")
+	long, longer := strings.Repeat("n", 63), strings.Repeat("m", 200)
+	// The table cases above, each against another incarnation.
+	for _, s := range []struct {
+		prefix, ns, name string
+		n                uint32
+	}{
+		{"", "team-a", "gateway", 0},
+		{"", "team-a", "gateway", 12},
+		{"", "team-a", "gw-r2", 0},
+		{"", long, longer, 345},
+		{"gw", "Team.A", "my..gateway.v1", 1},
+		{"", "", "-", 999999999},
+	} {
+		f.Add(s.prefix, s.ns, s.name, uid, s.n, s.prefix, s.ns, s.name, other, s.n+1)
+		f.Add(s.prefix, s.ns, s.name, uid, s.n, "", "team-a", "gateway", other, uint32(0))
+	}
+	// Another object whose name ends in the first one's UID characters.
+	f.Add("", "team-a", "gateway", uid, uint32(1), "", "team-a", "gateway-5f0c7b1e", other, uint32(1))
+	f.Fuzz(func(t *testing.T, prefix, ns, name string, uidBytes []byte, n uint32, prefix2, ns2, name2 string, uidBytes2 []byte, n2 uint32) {
+		// A Kubernetes UID is a UUID; a counter has at most nine digits
+		// (a billion rotations).
+		u, u2 := uidOf(uidBytes), uidOf(uidBytes2)
+		c, c2 := int(n%1e9), int(n2%1e9)
+		got := RotatedKeyName(prefix, ns, name, u, c)
+		if len(got) > maxKeyNameLength || !coderKeyName.MatchString(got) {
+			t.Fatalf("RotatedKeyName(%q, %q, %q, %q, %d) = %q is not a valid Coder key name", prefix, ns, name, u, c, got)
+		}
+		if back, ok := RotationOf(got, prefix, ns, name, u); !ok || back != c {
+			t.Fatalf("RotationOf(%q) = %d, %v; want %d, true", got, back, ok, c)
+		}
+		if c != c2 && RotatedKeyName(prefix, ns, name, u, c2) == got {
+			t.Fatalf("counters %d and %d of one object share the name %q", c, c2, got)
+		}
+		if u[:8] == u2[:8] {
+			return
+		}
+		if got2 := RotatedKeyName(prefix2, ns2, name2, u2, c2); got2 == got {
+			t.Fatalf("UIDs %s and %s give the same name %q", u, u2, got)
+		}
+		if back, ok := RotationOf(got, prefix2, ns2, name2, u2); ok {
+			t.Fatalf("RotationOf(%q) for UID %s = %d, true; the name is UID %s's", got, u2, back, u)
+		}
+	})
+}
+
+func uidOf(b []byte) string {
+	var u [16]byte
+	copy(u[:], b)
+	return uuid.UUID(u).String()
 }

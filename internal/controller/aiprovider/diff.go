@@ -82,9 +82,10 @@ func Diff(want Desired, got codersdk.AIProvider, applied Applied) Drift {
 		d.add(DriftName)
 		d.Unfixable = append(d.Unfixable, fmt.Sprintf("the provider in Coder is named %q, the spec %q, and a provider's name cannot change", got.Name, req.Name))
 	}
-	// Coder reports the name when no display name is stored, and an empty
-	// display name clears it: compare what Coder would show.
-	if got.DisplayName != cmp.Or(req.DisplayName, req.Name) {
+	// Coder reports its own name when no display name is stored, and an
+	// empty display name clears it: compare what Coder would show, even
+	// while the name itself differs (unfixably), so that no PATCH repeats.
+	if got.DisplayName != cmp.Or(req.DisplayName, got.Name) {
 		d.add(DriftDisplayName)
 		d.Patch.DisplayName = ptr(req.DisplayName)
 	}

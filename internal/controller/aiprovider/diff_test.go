@@ -234,6 +234,13 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 			}),
 			want: want{fields: []string{DriftType}, unfixable: 1},
 		},
+		"NameDiffersWithoutDisplayName": {
+			reason: "Coder shows its own name when no display name is stored: only the name drifts, and no display name PATCH repeats forever (found by FuzzDiffConverges)",
+			setup: edit(bedrock, func(_ *Desired, g *codersdk.AIProvider, _ *Applied) {
+				g.Name, g.DisplayName = "renamed", "renamed"
+			}),
+			want: want{fields: []string{DriftName}, unfixable: 1},
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

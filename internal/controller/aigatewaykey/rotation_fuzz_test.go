@@ -1,0 +1,190 @@
+package aigatewaykey
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// rotationState builds a RotationState from the fuzzer's plain values. Each
+// three bytes of keys are one key: its counter (0-7; Coder's unique names
+// make counters unique, so a repeated one is skipped), its creation minute,
+// and its last heartbeat minute (0: none). A key's id is "k<counter>"; an
+// id byte names the key of that counter, 0xff none, anything above 7 a key
+// that is not in Coder. Times are minutes from t0.
+func rotationState(keys []byte, external, published byte, writes bool, records []byte, requested, handled string, every, settle, now uint16) RotationState {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	id := func(b byte) string {
+		if b == 0xff {
+			return ""
+		}
+		return fmt.Sprintf("k%d", b)
+	}
+	s := RotationState{
+		ExternalName: id(external), Published: id(published), WritesSecret: writes,
+		Requested: requested, Handled: handled,
+		Every: time.Duration(every) * time.Minute, Settle: time.Duration(settle) * time.Minute, Now: at(int(now)),
+	}
+	seen := map[int]bool{}
+	for i := 0; i+2 < len(keys); i += 3 {
+		c := int(keys[i] % 8)
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		k := Key{Counter: c, ID: fmt.Sprintf("k%d", c), Name: fmt.Sprintf("n-r%d", c), Prefix: fmt.Sprintf("p%d", c), CreatedAt: at(int(keys[i+1]))}
+		if keys[i+2] != 0 {
+			hb := at(int(keys[i+2]) - 1)
+			k.LastHeartbeatAt = &hb
+		}
+		s.Keys = append(s.Keys, k)
+	}
+	for _, r := range records {
+		s.Records = append(s.Records, int(r%8))
+	}
+	return s
+}
+
+// FuzzDecideRotationKeepsTheServingKey checks the rotation's invariants for
+// any state: the key replicas hold is never deleted (discarded or retired);
+// old keys retire only after the new key is both published and committed,
+// and only when the settle window is over or the replicas moved; a start
+// happens only when the serving key is the resource's only key, so at most
+// two keys ever exist; and the plan does not depend on the order Coder
+// lists the keys or the records in.
+func FuzzDecideRotationKeepsTheServingKey(f *testing.F) {
+	// The table cases of TestDecideRotation...: k0 created at 0, k1 at 10,
+	// k2 at 20 minutes; settle 5 minutes.
+	k0, k1, k2 := []byte{0, 0, 0}, []byte{1, 10, 0}, []byte{2, 20, 0}
+	cat := func(ks ...[]byte) []byte { return slices.Concat(ks...) }
+	for _, s := range []struct {
+		keys               []byte
+		ext, pub           byte
+		writes             bool
+		records            []byte
+		requested, handled string
+		every, now         uint16
+	}{
+		{keys: k0, ext: 0, pub: 0, records: []byte{0}, now: 60},                  // Steady
+		{keys: k0, ext: 0, pub: 0xff, now: 60},                                   // SteadyWithoutSecret
+		{keys: k0, ext: 0, pub: 0xff, writes: true, records: []byte{0}, now: 60}, // PlaintextNeverPublished
+		{keys: k1, ext: 1, pub: 0, writes: true, now: 60},                        // SecretHoldsADeletedKey
+		{ext: 0, pub: 0},                    // NothingServes
+		{keys: k1, ext: 0, pub: 0, now: 60}, // KeyDeletedByHandLeavesUnpublishedKey
+		{keys: k0, ext: 0, pub: 0, records: []byte{0}, requested: "2", handled: "1", now: 1},                       // StartOnRequest
+		{keys: k1, ext: 1, pub: 1, records: []byte{1}, every: 60, now: 70},                                         // StartEvery
+		{keys: cat(k0, k1), ext: 0, pub: 0, records: []byte{0, 1}, requested: "2", handled: "1", now: 11},          // InterruptedBeforePublish
+		{keys: cat(k0, k1), ext: 0, pub: 1, records: []byte{0, 1}, requested: "2", handled: "1", now: 11},          // InterruptedAfterPublish
+		{keys: cat(k0, k1), ext: 0, pub: 0xff, records: []byte{0, 1}, requested: "2", handled: "1", now: 11},       // InterruptedWithoutSecret
+		{keys: cat(k0, k1), ext: 1, pub: 1, writes: true, records: []byte{0, 1}, now: 14},                          // SettleWindowOpen
+		{keys: cat(k0, k1), ext: 1, pub: 1, writes: true, records: []byte{0, 1}, now: 15},                          // SettleWindowOver
+		{keys: cat(k0, k1), ext: 1, pub: 1, records: []byte{0, 1}, requested: "3", handled: "2", now: 12},          // RequestDuringWindowWaits
+		{keys: cat([]byte{0, 0, 10}, []byte{1, 10, 12}), ext: 1, pub: 1, records: []byte{0, 1}, now: 11},           // ReplicasMoved
+		{keys: cat([]byte{0, 0, 11}, []byte{1, 10, 12}), ext: 1, pub: 1, records: []byte{0, 1}, now: 11},           // OldKeyStillBeating
+		{keys: cat(k1), ext: 1, pub: 1, records: []byte{1, 0}, requested: "2", handled: "2", now: 16},              // Finish
+		{keys: k0, ext: 0, pub: 0, records: []byte{0, 1}, now: 60},                                                 // LeftoverNewerRecordIsNotFinished
+		{keys: cat(k0, k2, k1), ext: 2, pub: 2, records: []byte{0, 1, 2}, now: 25},                                 // TwoOldKeysRetireTogether
+		{keys: k1, ext: 1, pub: 9, records: []byte{1}, now: 16},                                                    // SecretHoldsDeletedKey
+		{keys: cat(k0, k1, k2), ext: 0, pub: 1, writes: true, records: []byte{0, 1, 2}, requested: "x", now: 30},   // published, uncommitted, and newer
+		{keys: cat(k2, k0), ext: 2, pub: 0, writes: false, records: []byte{2}, requested: "x", every: 1, now: 300}, // Secret behind the committed key
+	} {
+		f.Add(s.keys, s.ext, s.pub, s.writes, s.records, s.requested, s.handled, s.every, uint16(5), s.now)
+	}
+	f.Fuzz(func(t *testing.T, keys []byte, external, published byte, writes bool, records []byte, requested, handled string, every, settle, now uint16) {
+		s := rotationState(keys, external, published, writes, records, requested, handled, every, settle, now)
+		p := DecideRotation(s)
+		checkRotation(t, s, p)
+
+		// Coder lists keys, and Kubernetes records, in any order.
+		r := s
+		r.Keys, r.Records = slices.Clone(s.Keys), slices.Clone(s.Records)
+		slices.Reverse(r.Keys)
+		slices.Reverse(r.Records)
+		if diff := cmp.Diff(p, DecideRotation(r)); diff != "" {
+			t.Fatalf("the plan depends on the order of keys or records: -in order, +reversed:\n%s", diff)
+		}
+	})
+}
+
+func checkRotation(t *testing.T, s RotationState, p RotationPlan) {
+	t.Helper()
+	var published *Key
+	for i := range s.Keys {
+		if s.Keys[i].ID == s.Published {
+			published = &s.Keys[i]
+		}
+	}
+	deleted := slices.Concat(p.Discard)
+	if p.Action == ActionRetire {
+		deleted = append(deleted, p.Retiring...)
+	}
+	for _, k := range slices.Concat(p.Discard, p.Retiring) {
+		if published != nil && k.ID == published.ID {
+			t.Fatalf("%s plans to delete the key the Secret holds (%s): %+v", p.Action, k.ID, p)
+		}
+		if p.Current != nil && k.ID == p.Current.ID {
+			t.Fatalf("%s plans to delete the current key %s: %+v", p.Action, k.ID, p)
+		}
+	}
+	if p.Current == nil {
+		if p.Action != ActionNone && p.Action != ActionDiscard {
+			t.Fatalf("%s without a serving key: %+v", p.Action, p)
+		}
+		if len(p.Discard) != len(s.Keys) || (p.Action == ActionNone) != (len(s.Keys) == 0) {
+			t.Fatalf("nothing serves: want every key discarded, got %+v", p)
+		}
+		return
+	}
+	if published != nil && p.Current.ID != published.ID {
+		t.Fatalf("the Secret holds %s but %s serves", published.ID, p.Current.ID)
+	}
+	if published == nil && (s.WritesSecret || p.Current.ID != s.ExternalName) {
+		t.Fatalf("%s serves, but the Secret holds none of the keys and the resource committed to %q", p.Current.ID, s.ExternalName)
+	}
+	for _, k := range p.Discard {
+		if k.Counter <= p.Current.Counter {
+			t.Fatalf("discards %s (counter %d), not newer than the serving key (%d)", k.ID, k.Counter, p.Current.Counter)
+		}
+	}
+	for _, k := range p.Retiring {
+		if k.Counter >= p.Current.Counter {
+			t.Fatalf("retires %s (counter %d), not older than the serving key (%d)", k.ID, k.Counter, p.Current.Counter)
+		}
+	}
+	switch p.Action {
+	case ActionRetire:
+		if p.Current.ID != s.ExternalName || (s.WritesSecret && p.Current.ID != s.Published) {
+			t.Fatalf("retires before the new key %s is published (%q) and committed (%q)", p.Current.ID, s.Published, s.ExternalName)
+		}
+		if !p.EarlyEnd && s.Now.Before(p.Current.CreatedAt.Add(s.Settle)) {
+			t.Fatalf("retires at %s, before the settle window ends at %s", s.Now, p.Current.CreatedAt.Add(s.Settle))
+		}
+		if len(deleted) == 0 {
+			t.Fatalf("retire with nothing to retire")
+		}
+	case ActionStart:
+		if len(s.Keys) != 1 {
+			t.Fatalf("starts a rotation with %d keys in Coder: %d would exist", len(s.Keys), len(s.Keys)+1)
+		}
+		if p.Next != p.Current.Counter+1 || p.Current.ID != s.ExternalName {
+			t.Fatalf("starts counter %d from an uncommitted or other key: %+v", p.Next, p)
+		}
+	case ActionFinish:
+		if len(p.Retiring) > 0 {
+			t.Fatalf("finishes while keys still retire: %+v", p)
+		}
+		for _, r := range p.Finished {
+			if r >= p.Current.Counter || !slices.Contains(s.Records, r) {
+				t.Fatalf("finishes record %d, not an older record: %+v", r, p)
+			}
+		}
+	case ActionCommit:
+		if p.Current.ID == s.ExternalName {
+			t.Fatalf("commits the key already committed")
+		}
+	}
+}
