@@ -60,7 +60,7 @@ func FuzzDecideRotationKeepsTheServingKey(f *testing.F) {
 	// The table cases of TestDecideRotation...: k0 created at 0, k1 at 10,
 	// k2 at 20 minutes; settle 5 minutes.
 	k0, k1, k2 := []byte{0, 0, 0}, []byte{1, 10, 0}, []byte{2, 20, 0}
-	cat := func(ks ...[]byte) []byte { return slices.Concat(ks...) }
+	cat := slices.Concat[[]byte]
 	for _, s := range []struct {
 		keys               []byte
 		ext, pub           byte
