@@ -107,7 +107,10 @@ func (r *run) teardown(ctx context.Context) {
 	if !r.deleteAll(ctx, objs) {
 		return
 	}
-	r.until(ctx, time.Minute, func() bool { return len(r.abandoned(ctx)) == 0 })
+	// What vanished without our finalizer (stripped, or deleted before it
+	// was placed) is swept once its records pass the grace.
+	r.waitGrace(ctx)
+	r.until(ctx, time.Minute, func() bool { return len(r.abandoned(ctx)) == 0 && len(r.vanished(ctx)) == 0 })
 	o := Ownership{World: w, Imported: r.imported, Adopted: map[string]bool{}}
 	for id := range r.imported {
 		o.Adopted[id] = r.watch.wasRecorded(id)

@@ -285,6 +285,23 @@ func (r *run) liveUIDs(ctx context.Context) map[types.UID]bool {
 	return out
 }
 
+// vanished lists the world's Active records whose resource is gone.
+func (r *run) vanished(ctx context.Context) []string {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l); err != nil {
+		return []string{"cannot list: " + err.Error()}
+	}
+	live := r.liveUIDs(ctx)
+	var out []string
+	for _, rec := range l.Items {
+		uid := types.UID(rec.Labels[cleanup.ManagedResourceUIDLabel])
+		if r.incarnation(uid) && !live[uid] && rec.Spec.Phase == clusterv1alpha1.CleanupPhaseActive {
+			out = append(out, rec.Name)
+		}
+	}
+	return out
+}
+
 // abandoned lists the world's Abandoned records.
 func (r *run) abandoned(ctx context.Context) []string {
 	l := &clusterv1alpha1.CleanupRecordList{}
