@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -91,16 +92,9 @@ func (r *run) sweeps(ctx context.Context) float64 {
 }
 
 func (r *run) until(ctx context.Context, d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for {
-		if cond() {
-			return true
-		}
-		if time.Now().After(deadline) || ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	return wait.PollUntilContextTimeout(ctx, 250*time.Millisecond, d, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	}) == nil
 }
 
 // A terminating object is one the world put a finalizer on (or the
@@ -285,34 +279,33 @@ func (r *run) liveUIDs(ctx context.Context) map[types.UID]bool {
 	return out
 }
 
+// abandoned lists the world's Abandoned records.
+func (r *run) abandoned(ctx context.Context) []string {
+	return r.records(ctx, func(rec *clusterv1alpha1.CleanupRecord, _ bool) bool {
+		return rec.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned
+	})
+}
+
 // vanished lists the world's Active records whose resource is gone.
 func (r *run) vanished(ctx context.Context) []string {
+	return r.records(ctx, func(rec *clusterv1alpha1.CleanupRecord, live bool) bool {
+		return !live && rec.Spec.Phase == clusterv1alpha1.CleanupPhaseActive
+	})
+}
+
+// records lists the names of the world's records that match, told whether
+// their resource lives.
+func (r *run) records(ctx context.Context, match func(rec *clusterv1alpha1.CleanupRecord, live bool) bool) []string {
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := r.kube.List(ctx, l); err != nil {
 		return []string{"cannot list: " + err.Error()}
 	}
 	live := r.liveUIDs(ctx)
 	var out []string
-	for _, rec := range l.Items {
-		uid := types.UID(rec.Labels[cleanup.ManagedResourceUIDLabel])
-		if r.incarnation(uid) && !live[uid] && rec.Spec.Phase == clusterv1alpha1.CleanupPhaseActive {
-			out = append(out, rec.Name)
-		}
-	}
-	return out
-}
-
-// abandoned lists the world's Abandoned records.
-func (r *run) abandoned(ctx context.Context) []string {
-	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.kube.List(ctx, l); err != nil {
-		return []string{"cannot list: " + err.Error()}
-	}
-	var out []string
-	for _, rec := range l.Items {
-		uid := types.UID(rec.Labels[cleanup.ManagedResourceUIDLabel])
-		if r.incarnation(uid) && rec.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned {
-			out = append(out, rec.Name)
+	for i := range l.Items {
+		uid := types.UID(l.Items[i].Labels[cleanup.ManagedResourceUIDLabel])
+		if r.incarnation(uid) && match(&l.Items[i], live[uid]) {
+			out = append(out, l.Items[i].Name)
 		}
 	}
 	sort.Strings(out)
