@@ -186,9 +186,18 @@ func (r *Records) CreateBegun(ctx context.Context, mg resource.Managed, kind str
 // act on. The record names the object by id only, with no create attempt:
 // nothing found by name is ever taken for it. It reads the cache first, so
 // a resource with a record costs no write on a poll.
+//
+// Any record of mg counts, not only the first key's: once a rotation is
+// over, the first key's record is gone on purpose and the key in use has
+// the record of its rotation; a second record for it would outlive the
+// rotation that deletes that key.
 func (r *Records) EnsureAdopted(ctx context.Context, mg resource.Managed, kind, deploymentID, id string) error {
+	recs, err := r.of(ctx, mg)
+	if err != nil || len(recs) > 0 {
+		return err
+	}
 	name := RecordName(kind, mg.GetUID())
-	err := r.kube.Get(ctx, types.NamespacedName{Name: name}, &clusterv1alpha1.CleanupRecord{})
+	err = r.kube.Get(ctx, types.NamespacedName{Name: name}, &clusterv1alpha1.CleanupRecord{})
 	if !kerrors.IsNotFound(err) {
 		return errors.Wrap(err, errWriteRecord)
 	}
@@ -232,6 +241,24 @@ func (r *Records) Rotations(ctx context.Context, mg resource.Managed, kind strin
 	for i := range recs {
 		if n, ok := RotationOfRecord(kind, mg.GetUID(), recs[i].Name); ok {
 			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// ExternalIDs returns the Coder ids the records of mg hold, as the cache
+// shows them. They prove which objects mg owns when nothing else does: an
+// imported key keeps the id it was adopted under after a rotation moves
+// the external name to the new key.
+func (r *Records) ExternalIDs(ctx context.Context, mg resource.Managed) ([]string, error) {
+	recs, err := r.of(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(recs))
+	for i := range recs {
+		if id := recs[i].Spec.ExternalID; id != "" {
+			out = append(out, id)
 		}
 	}
 	return out, nil

@@ -127,3 +127,70 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 		t.Errorf("Delete removed another object's record: %v", err)
 	}
 }
+
+func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
+	const kind = "AIGatewayKey"
+	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
+	cases := map[string]struct {
+		// before writes the records mg has when it is observed.
+		before func(ctx context.Context, r *Records) error
+		// want maps each record of mg afterwards to its external id.
+		want map[string]string
+	}{
+		"Imported": {
+			before: func(context.Context, *Records) error { return nil },
+			want:   map[string]string{RecordName(kind, mg.UID): "imported-id"},
+		},
+		"Created": {
+			before: func(ctx context.Context, r *Records) error {
+				if err := r.Ensure(ctx, mg, kind, "dep", "gw-aaaaaaaa", time.Now()); err != nil {
+					return err
+				}
+				return r.SetExternalID(ctx, mg, kind, "created-id")
+			},
+			want: map[string]string{RecordName(kind, mg.UID): "created-id"},
+		},
+		"RotationOver": {
+			// The first key's record went with the first key; the key in
+			// use has its rotation's record.
+			before: func(ctx context.Context, r *Records) error {
+				if err := r.EnsureRotated(ctx, mg, kind, 1, "dep", "gw-aaaaaaaa-r1"); err != nil {
+					return err
+				}
+				return r.SetRotatedExternalID(ctx, mg, kind, 1, "imported-id")
+			},
+			want: map[string]string{RotatedRecordName(kind, mg.UID, 1): "imported-id"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s := runtime.NewScheme()
+			if err := clusterv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+				t.Fatal(err)
+			}
+			if err := aiv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+				t.Fatal(err)
+			}
+			kube := fake.NewClientBuilder().WithScheme(s).Build()
+			r := NewRecords(kube, s, nil)
+			if err := tc.before(ctx, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.EnsureAdopted(ctx, mg, kind, "dep", "imported-id"); err != nil {
+				t.Fatal(err)
+			}
+			l := &clusterv1alpha1.CleanupRecordList{}
+			if err := kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.UID)}); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]string{}
+			for _, x := range l.Items {
+				got[x.Name] = x.Spec.ExternalID
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("records after EnsureAdopted: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}

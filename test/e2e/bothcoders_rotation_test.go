@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -258,5 +259,64 @@ func TestKeyRotationSettleWindowOnBothCoders(t *testing.T) {
 		if len(ids) != 1 || ids[0] != newRow.ID.String() || !keyListed(t, c, ids[0]) {
 			t.Errorf("keys of the resource in Coder after the rotation = %v, want only the new one %s", ids, newRow.ID)
 		}
+	})
+}
+
+// TestRotatingAnImportedKeyRetiresItOnBothCoders: a key made in Coder by
+// hand and imported by external name stays the resource's once a rotation
+// moves the external name to the new key. Its cleanup record proves it:
+// the settle window's end deletes it, and deleting the resource inside the
+// window deletes it with the new key. Found by interleaving seed 6, where
+// the imported key outlived its resource.
+func TestRotatingAnImportedKeyRetiresItOnBothCoders(t *testing.T) {
+	onBothCoders(t, func(t *testing.T, c Coder) {
+		ns := env.Namespace(t)
+		env.ReadyProviderConfigOf(t, ns, c, nil)
+		imported := func(name string, settle time.Duration) (*aiv1alpha1.AIGatewayKey, string) {
+			made, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("by-hand-"+name+"-"+strings.SplitN(ns, "-", 2)[0]))
+			if err != nil {
+				t.Fatal(err)
+			}
+			k := rotatingKey(ns, name, 0, settle)
+			meta.SetExternalName(k, made.ID.String())
+			env.Create(t, k)
+			env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+			return k, made.ID.String()
+		}
+		retired, retiredID := imported("retired", 8*time.Second)
+		deleted, deletedID := imported("deleted", 10*time.Minute)
+		for _, k := range []*aiv1alpha1.AIGatewayKey{retired, deleted} {
+			requestRotation(t, k, "1")
+		}
+		rotating := func(k *aiv1alpha1.AIGatewayKey, old string) string {
+			var id string
+			Eventually(t, waitLong, "the rotation to retire the imported key", func() (bool, string) {
+				env.Get(t, k)
+				r := k.Status.AtProvider.Rotation
+				id = k.Status.AtProvider.ID
+				return r != nil && r.Counter == 1 && id != old && (r.RetiringKeyID == old || r.LastRotatedAt != nil),
+					fmt.Sprintf("imported %s, atProvider.id %s, rotation %+v", old, id, r)
+			})
+			return id
+		}
+		newID := rotating(deleted, deletedID)
+		rotating(retired, retiredID)
+
+		env.Delete(t, deleted)
+		env.WaitGone(t, deleted, waitLong)
+		for _, id := range []string{deletedID, newID} {
+			if liveKey(c, id) {
+				t.Errorf("key %s of the resource deleted inside its settle window is still in Coder", id)
+			}
+		}
+
+		Eventually(t, waitLong, "the imported key to retire and its record to go", func() (bool, string) {
+			env.Get(t, retired)
+			r := retired.Status.AtProvider.Rotation
+			recs := recordsOf(t, retired)
+			live := liveKey(c, retiredID)
+			return !live && r != nil && r.LastRotatedAt != nil && r.RetiringKeyID == "" && len(recs) == 1,
+				fmt.Sprintf("imported key live %v, rotation %+v, records %v", live, r, recs)
+		})
 	})
 }

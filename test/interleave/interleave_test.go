@@ -22,11 +22,10 @@ var bed *Bed
 // The seeds make test runs, fixed so that a failure replays. Each one that
 // found a bug stays in the list (and became a named scenario in test/e2e).
 var (
-	// Seed 6 is out of the list while it fails: an imported key the
-	// provider recorded stays in Coder after its resource is released
-	// without a delete (its ProviderConfig went first, then a teardown).
-	// Open in issue 13; replay with PROVIDER_CODER_SEED=6.
-	fakeSeeds = []uint64{1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
+	// Seed 6: a rotation moved an imported key's external name to the new
+	// key, and the imported key outlived its resource
+	// (TestRotatingAnImportedKeyRetiresItOnBothCoders).
+	fakeSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21}
 	realSeeds = []uint64{101, 102, 103, 104, 105}
 )
 

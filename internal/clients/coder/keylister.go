@@ -33,13 +33,16 @@ type keyScope struct {
 	cached  []codersdk.AIGatewayKey
 	valid   bool
 	expires time.Time
+	// started is when the request of the cached list was sent.
+	started time.Time
 
 	flight *keyFlight
 }
 
 type keyFlight struct {
-	gen  uint64
-	done chan struct{}
+	gen     uint64
+	started time.Time
+	done    chan struct{}
 	keys []codersdk.AIGatewayKey
 	err  error
 }
@@ -58,20 +61,34 @@ func NewKeyLister(ttl time.Duration) *KeyLister {
 // ctx.Err() and leaves the list running for the others; the list itself is
 // bounded by c's timeout.
 func (l *KeyLister) List(ctx context.Context, scope string, c *Client) ([]codersdk.AIGatewayKey, error) {
+	return l.ListSince(ctx, scope, c, time.Time{})
+}
+
+// ListSince is List with a list whose request was sent at since or later:
+// a key made in Coder by someone else a moment ago is in it. A caller about
+// to conclude that a key is absent asks for one, since a cached list may
+// predate the key.
+func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, since time.Time) ([]codersdk.AIGatewayKey, error) {
 	l.mu.Lock()
 	s := l.scopes[scope]
 	if s == nil {
 		s = &keyScope{}
 		l.scopes[scope] = s
 	}
-	if s.valid && time.Now().Before(s.expires) {
+	if s.valid && time.Now().Before(s.expires) && !s.started.Before(since) {
 		keys := slices.Clone(s.cached)
 		l.mu.Unlock()
 		return keys, nil
 	}
 	f := s.flight
+	if f != nil && f.gen == s.gen && f.started.Before(since) {
+		// Too old for this caller: a new generation, so the old flight's
+		// answer is not stored over the newer one.
+		s.gen++
+		s.cached, s.valid = nil, false
+	}
 	if f == nil || f.gen != s.gen {
-		f = &keyFlight{gen: s.gen, done: make(chan struct{})}
+		f = &keyFlight{gen: s.gen, started: time.Now(), done: make(chan struct{})}
 		s.flight = f
 		// Detached from this caller's cancellation, which must not fail the
 		// others, but keeping its values (e.g. the logger).
@@ -101,7 +118,7 @@ func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Clien
 		s.flight = nil
 	}
 	if err == nil && f.gen == s.gen {
-		s.cached, s.valid, s.expires = keys, true, time.Now().Add(l.ttl)
+		s.cached, s.valid, s.expires, s.started = keys, true, time.Now().Add(l.ttl), f.started
 	}
 	l.mu.Unlock()
 	close(f.done)

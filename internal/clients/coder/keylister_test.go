@@ -235,3 +235,39 @@ func TestKeyListerWaiterCancelLeavesTheFlightForOthers(t *testing.T) {
 		t.Errorf("one waiter's cancel must not cancel the shared request\nrequests: -want, +got:\n%s", diff)
 	}
 }
+
+func TestKeyListerListSinceSendsANewRequestOnlyForAnOlderList(t *testing.T) {
+	c, n := keyServer(t, func(n int64, w http.ResponseWriter, _ *http.Request) {
+		// Each list shows one more key: a key made in Coder meanwhile.
+		names := []string{"a", "b", "c"}[:n]
+		writeJSON(w, 200, keysNamed(names...))
+	})
+	l := NewKeyLister(time.Minute)
+	ctx := context.Background()
+	before := time.Now()
+	if _, err := l.List(ctx, "pc-1", c); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.ListSince(ctx, "pc-1", c, before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 1 || len(got) != 1 {
+		t.Errorf("a list sent after since must serve: %d requests, %d keys; want 1, 1", n.Load(), len(got))
+	}
+	after := time.Now()
+	got, err = l.ListSince(ctx, "pc-1", c, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 2 || len(got) != 2 {
+		t.Errorf("a cached list older than since must not serve: %d requests, %d keys; want 2, 2", n.Load(), len(got))
+	}
+	got, err = l.List(ctx, "pc-1", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 2 || len(got) != 2 {
+		t.Errorf("the newer list must be the one cached: %d requests, %d keys; want 2, 2", n.Load(), len(got))
+	}
+}

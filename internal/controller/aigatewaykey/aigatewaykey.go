@@ -140,11 +140,12 @@ type ownKey struct {
 }
 
 // own returns the resource's keys: every key whose name one of its
-// rotations derives, and the key its external name points at (an imported
-// key may have any name).
-func own(k Resource, list []codersdk.AIGatewayKey, id string) []ownKey {
+// rotations derives, and the keys ids point at: its external name and the
+// ids its cleanup records hold (an imported key may have any name, and
+// stays the resource's while a rotation retires it).
+func own(k Resource, list []codersdk.AIGatewayKey, ids ...string) []ownKey {
 	names := NamesOf(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()))
-	claim := coderobj.KeyClaim{IDs: []string{id}, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
+	claim := coderobj.KeyClaim{IDs: ids, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
 	owned := coderobj.OwnedKeys(list, claim, nil)
 	out := make([]ownKey, 0, len(owned))
 	for _, c := range owned {
@@ -154,19 +155,37 @@ func own(k Resource, list []codersdk.AIGatewayKey, id string) []ownKey {
 	return out
 }
 
+// list returns the keys of the ProviderConfig's Coder. The shared list may
+// be a few seconds old; before it says the key of external name id is
+// absent, a list sent during this call confirms it. A key imported a moment
+// after it was made in Coder is then seen, not replaced by a new key, and a
+// delete is never verified on a list older than the key.
+func (e *external) list(ctx context.Context, id string) ([]codersdk.AIGatewayKey, error) {
+	start := time.Now()
+	list, err := e.keys.List(ctx, e.scope, e.coder)
+	if err != nil || id == "" || slices.ContainsFunc(list, func(k codersdk.AIGatewayKey) bool { return k.ID.String() == id }) {
+		return list, err
+	}
+	return e.keys.ListSince(ctx, e.scope, e.coder, start)
+}
+
 func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
 	k := mg.(Resource)
-	list, err := e.keys.List(ctx, e.scope, e.coder)
-	if err != nil {
-		return managed.ExternalObservation{}, errors.Wrap(err, errListKeys)
-	}
 	id := meta.GetExternalName(mg)
 	if id != "" {
 		if _, err := uuid.Parse(id); err != nil {
 			return managed.ExternalObservation{}, errors.New(errExternalName)
 		}
 	}
-	keys := own(k, list, id)
+	list, err := e.list(ctx, id)
+	if err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errListKeys)
+	}
+	recorded, err := e.records.ExternalIDs(ctx, k)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	keys := own(k, list, append(recorded, id)...)
 	if meta.WasDeleted(k) {
 		// Deleting means revoke now, whatever a rotation was doing: every
 		// key of the resource goes, and absence is verified on a fresh list.
