@@ -43,8 +43,8 @@ type keyFlight struct {
 	gen     uint64
 	started time.Time
 	done    chan struct{}
-	keys []codersdk.AIGatewayKey
-	err  error
+	keys    []codersdk.AIGatewayKey
+	err     error
 }
 
 // NewKeyLister returns a KeyLister whose lists live for ttl, or for
