@@ -1,9 +1,13 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -168,4 +172,45 @@ func TestOwnershipImportOfAnotherTenantsKeyIsRefused(t *testing.T) {
 	if got := meta.GetExternalName(victim); got != id {
 		t.Errorf("the victim's key was rotated: external name %s, was %s", got, id)
 	}
+}
+
+func TestOwnershipCreatePendingAnnotationDoesNotAdoptAProviderMadeByHand(t *testing.T) {
+	ns := env.Namespace(t)
+	env.ProviderConfig(t, ns)
+	env.Secret(t, ns, "openai", map[string]string{"key": "sk-attacker-k3y9Qm2Xv7Lp"})
+	name := UniqueProviderName("by-hand")
+	// Made in Coder after any time the annotation can name, so only the
+	// record, not the annotation, tells it from the result of our attempt.
+	other, err := env.CoderClient(t).CreateAIProvider(context.Background(), codersdk.CreateAIProviderRequest{
+		Type: "openai", Name: name, Enabled: true, BaseURL: "https://by-hand.example.com/v1", APIKeys: []string{"sk-by-hand"},
+	})
+	if err != nil {
+		t.Fatalf("cannot create the provider in Coder: %v", err)
+	}
+	before, _ := env.ProviderRowByID(other.ID.String())
+	patches := patchesOf(other.ID.String())
+	creates := env.Coder.Requests(fakecoder.EndpointProvidersCreate)
+
+	p := newAIProvider(ns, "pending", "openai", "https://attacker.example.com/v1")
+	p.Spec.ForProvider.Name = ptrTo(name)
+	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
+	meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
+	env.Create(t, p)
+	Eventually(t, waitLong, "adoption or a refused create", func() (bool, string) {
+		env.Get(t, p)
+		c := p.GetCondition(xpv2.TypeSynced)
+		n := env.Coder.Requests(fakecoder.EndpointProvidersCreate) - creates
+		taken := c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "taken")
+		return meta.GetExternalName(p) != "" || (n >= 1 && taken), fmt.Sprintf("%d create attempts, Synced %s", n, c.Message)
+	})
+	if id := meta.GetExternalName(p); id != "" {
+		t.Fatalf("external name = %q: a provider found by name was adopted on a hand-set annotation", id)
+	}
+	if n := patchesOf(other.ID.String()) - patches; n != 0 {
+		t.Errorf("%d PATCH requests to the provider made by hand, want 0", n)
+	}
+	victimUntouched(t, before)
+	env.Delete(t, p)
+	env.WaitGone(t, p, waitLong)
+	victimUntouched(t, before)
 }

@@ -114,8 +114,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 
 // external talks to Coder for one AIProvider during one reconcile.
 type external struct {
-	coder  *coder.Client
-	kube   client.Client
+	coder *coder.Client
+	kube  client.Client
 	// reader reads the cleanup record past the cache.
 	reader client.Reader
 	kind   string
