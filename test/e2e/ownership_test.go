@@ -79,7 +79,11 @@ func TestOwnershipCreatePendingAnnotationDoesNotAdoptAnotherTenantsProvider(t *t
 	creates := env.Coder.Requests(fakecoder.EndpointProvidersCreate)
 
 	p := attackerProvider(t, *victim.Spec.ForProvider.Name, func(p *aiv1alpha1.AIProvider) {
-		meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyExternalCreatePending: "2020-01-01T00:00:00Z"})
+		// A time just before the victim's provider was created: by the
+		// annotation alone, the victim's provider looks like the result
+		// of this resource's lost create.
+		at := before.CreatedAt.Add(-time.Second).UTC().Format(time.RFC3339)
+		meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyExternalCreatePending: at})
 	})
 	// Either it adopts the victim's provider, or its own create is
 	// refused by Coder (the name is taken) and it says so.
