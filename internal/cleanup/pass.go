@@ -11,6 +11,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
@@ -114,7 +115,22 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 		// one deletes for real.
 		n.pass.Releases.forget(mg.GetUID())
 	}
+	before := meta.GetExternalName(mg)
+	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
+		// Another resource owns the object this one names: nothing is
+		// read, changed or deleted in Coder. A deleting resource lets go
+		// of it without a delete.
+		return managed.ExternalObservation{}, err
+	}
 	o, err := n.inner.Observe(ctx, mg)
+	if after := meta.GetExternalName(mg); err == nil && after != before {
+		// Observe adopted an object (a create whose answer was lost): it
+		// must not be one another resource owns either.
+		if owned, err := n.ownedByAnother(ctx, mg, after); owned || err != nil {
+			meta.SetExternalName(mg, before)
+			return managed.ExternalObservation{}, err
+		}
+	}
 	if err == nil && o.ResourceExists && !meta.WasDeleted(mg) && MayDelete(mg) {
 		// An object this resource may delete but did not create (imported
 		// by external name) has no record yet; a release without delete
@@ -126,6 +142,27 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 		}
 	}
 	return o, err
+}
+
+// ownedByAnother reports whether another managed resource owns the Coder
+// object id, with the error that names it; false for no id. A resource
+// that is not deleting says so in its Ready condition.
+func (n *normal) ownedByAnother(ctx context.Context, mg resource.Managed, id string) (bool, error) {
+	if id == "" {
+		return false, nil
+	}
+	owned, err := n.pass.Records.OwnedByAnother(ctx, mg, id)
+	if err != nil {
+		return false, err
+	}
+	if owned == nil {
+		return false, nil
+	}
+	if meta.WasDeleted(mg) {
+		return true, nil
+	}
+	mg.SetConditions(xpv2.Unavailable().WithMessage(owned.Error()))
+	return true, owned
 }
 
 func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
@@ -219,6 +256,13 @@ func (b *boundedPass) Observe(ctx context.Context, mg resource.Managed) (managed
 func (b *boundedPass) attempt(ctx context.Context, mg resource.Managed) PassResult {
 	if b.inner == nil {
 		return PassResult{NoClient: true}
+	}
+	if id := meta.GetExternalName(mg); id != "" {
+		owned, err := b.pass.Records.OwnedByAnother(ctx, mg, id)
+		if err != nil || owned != nil {
+			// Not this resource's to delete: nothing of its own exists.
+			return PassResult{ObserveErr: err}
+		}
 	}
 	obs, err := b.inner.Observe(ctx, mg)
 	if err != nil || !obs.ResourceExists || !MayDelete(mg) {

@@ -24,6 +24,7 @@ const (
 	errWriteRecord   = "cannot write cleanup record"
 	errDeleteRecord  = "cannot delete cleanup record"
 	errAbandonRecord = "cannot mark cleanup record Abandoned"
+	errReadRecord    = "cannot read cleanup record"
 )
 
 // RecordName is the cleanup record of a managed resource: derived from the
@@ -351,4 +352,26 @@ func (r *Records) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecor
 		r.abandoned()
 	}
 	return nil
+}
+
+// RecordedAttempt is when mg's last create attempt whose outcome is unknown
+// was sent, as its cleanup record says: the provider writes the record
+// before every create and clears the time when Coder answered. Zero without
+// a record or an attempt. It reads past the cache (reader), since a record
+// written a moment ago must count: this is the only proof an object found
+// by name is mg's, and annotations, which anyone editing mg can set, are
+// not.
+func RecordedAttempt(ctx context.Context, reader client.Reader, mg resource.Managed, kind string) (time.Time, error) {
+	rec := &clusterv1alpha1.CleanupRecord{}
+	err := reader.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, rec)
+	if kerrors.IsNotFound(err) {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, errors.Wrap(err, errReadRecord)
+	}
+	if rec.GetLabels()[ManagedResourceUIDLabel] != string(mg.GetUID()) || rec.Spec.CreateAttemptedAt == nil {
+		return time.Time{}, nil
+	}
+	return rec.Spec.CreateAttemptedAt.Time, nil
 }

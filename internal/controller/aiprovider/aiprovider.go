@@ -28,6 +28,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
@@ -103,7 +104,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },
 			CoderName: func(mg resource.Managed) string { return ProviderName(mg.(Resource)) },
 			External: func(s providerconfig.Session) managed.ExternalClient {
-				return &external{coder: s.Client, kube: mgr.GetClient(), log: k.Log, record: k.Record}
+				return &external{coder: s.Client, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: k.Kind, log: k.Log, record: k.Record}
 			},
 		}
 	}, func(b *builder.Builder) *builder.Builder {
@@ -113,8 +114,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 
 // external talks to Coder for one AIProvider during one reconcile.
 type external struct {
-	coder  *coder.Client
-	kube   client.Client
+	coder *coder.Client
+	kube  client.Client
+	// reader reads the cleanup record past the cache.
+	reader client.Reader
+	kind   string
 	log    logging.Logger
 	record event.Recorder
 
@@ -150,11 +154,17 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 // in Coder; it is found by name and adopted when Coder created it after the
 // attempt. Any other provider of that name belongs to someone else.
 func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.ExternalObservation, error) {
-	attempt := UncertainAttempt(p.GetAnnotations())
-	if attempt.IsZero() {
+	if UncertainAttempt(p.GetAnnotations()).IsZero() {
 		// No attempt, or only one that certainly wrote nothing: there is
 		// nothing of ours to look for.
 		return managed.ExternalObservation{ResourceExists: false}, nil
+	}
+	// The annotation only says an attempt may be pending; anyone who may
+	// edit the resource can set it. The proof is our own record, written
+	// before the create, with the time of the attempt.
+	attempt, err := cleanup.RecordedAttempt(ctx, e.reader, p, e.kind)
+	if err != nil || attempt.IsZero() {
+		return managed.ExternalObservation{ResourceExists: false}, err
 	}
 	name := ProviderName(p)
 	got, err := e.coder.GetProvider(ctx, name)

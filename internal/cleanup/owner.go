@@ -1,0 +1,138 @@
+package cleanup
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+const (
+	errListManaged = "cannot list managed resources to find the owner of a Coder object"
+
+	// ReasonOwnedByAnother is the event reason when a resource names a
+	// Coder object another managed resource owns.
+	ReasonOwnedByAnother = "OwnedByAnotherResource"
+	errFmtOwned          = "the Coder object %s is owned by %s %s (UID %s); this resource does not adopt, import, change or delete it: remove its external name, or delete that resource first"
+)
+
+// A Claimant is a managed resource that claims a Coder object: one of its
+// cleanup records names the object's id (written by the provider, from the
+// resource's UID), or its external name does.
+type Claimant struct {
+	UID       string
+	Kind      string
+	Namespace string
+	Name      string
+	// Record: a cleanup record of the resource names the object. A record
+	// is written by the provider only, before a create or once an import
+	// is observed, so it outranks any external name.
+	Record bool
+	// Created is the resource's creation time, set by the API server.
+	Created time.Time
+}
+
+// OwnerOf decides which other managed resource, if any, owns a Coder object
+// that self (a UID) claims: none when self owns it or nobody else claims it.
+// A record decides first: a resource with a record of the object owns it,
+// and self with one of its own is never refused. Without any record, the
+// oldest live resource naming the object owns it, so a later one cannot
+// take over by setting the same external name. It reads nothing a user can
+// write other than the external names it is given, and trusts no server.
+func OwnerOf(self string, claims []Claimant) (Claimant, bool) {
+	var recorded, live []Claimant
+	for _, c := range claims {
+		if c.Record {
+			recorded = append(recorded, c)
+		} else {
+			live = append(live, c)
+		}
+	}
+	pick := recorded
+	if len(recorded) == 0 {
+		pick = live
+	}
+	if len(pick) == 0 || slices.ContainsFunc(recorded, func(c Claimant) bool { return c.UID == self }) {
+		return Claimant{}, false
+	}
+	slices.SortStableFunc(pick, func(a, b Claimant) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.UID, b.UID)
+	})
+	if pick[0].UID == self {
+		return Claimant{}, false
+	}
+	return pick[0], true
+}
+
+// ErrOwned is the error of a resource that names an object another
+// resource owns. It names that resource, and nothing secret.
+func ErrOwned(id string, owner Claimant) error {
+	ref := owner.Name
+	if owner.Namespace != "" {
+		ref = owner.Namespace + "/" + owner.Name
+	}
+	return errors.Errorf(errFmtOwned, id, owner.Kind, ref, owner.UID)
+}
+
+// Claimants gathers every managed resource that claims the Coder object id:
+// the owners of the cleanup records naming it, and the live resources whose
+// external name is it. It reads the cache.
+func (r *Records) Claimants(ctx context.Context, id string) ([]Claimant, error) {
+	var out []Claimant
+	recs := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, recs); err != nil {
+		return nil, errors.Wrap(err, errListRecords)
+	}
+	for i := range recs.Items {
+		rec := &recs.Items[i]
+		uid := rec.GetLabels()[ManagedResourceUIDLabel]
+		if rec.Spec.ExternalID != id || uid == "" {
+			continue
+		}
+		m := rec.Spec.ManagedResource
+		out = append(out, Claimant{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
+	}
+	for _, k := range providerconfig.ManagedKinds() {
+		l := k.NewList()
+		if err := r.kube.List(ctx, l); err != nil {
+			return nil, errors.Wrap(err, errListManaged)
+		}
+		for _, mg := range l.GetItems() {
+			if meta.GetExternalName(mg) != id {
+				continue
+			}
+			out = append(out, Claimant{
+				UID: string(mg.GetUID()), Kind: k.Kind, Namespace: mg.GetNamespace(), Name: mg.GetName(),
+				Created: mg.GetCreationTimestamp().Time,
+			})
+		}
+	}
+	return out, nil
+}
+
+// OwnedByAnother returns the error naming the resource that owns the Coder
+// object id, when it is not mg (owned); err is a failure to find out. No
+// records (nil) know no owners.
+func (r *Records) OwnedByAnother(ctx context.Context, mg resource.Managed, id string) (owned, err error) {
+	if r == nil {
+		return nil, nil
+	}
+	cs, err := r.Claimants(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if owner, ok := OwnerOf(string(mg.GetUID()), cs); ok {
+		return ErrOwned(id, owner), nil
+	}
+	return nil, nil
+}
