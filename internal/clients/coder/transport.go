@@ -113,7 +113,8 @@ func (c *Client) begin(ctx context.Context, method, endpoint string, secrets ...
 	return context.WithValue(ctx, callKey{}, rec), rec
 }
 
-// instrumented counts every request and records the outcome for errors.
+// instrumented counts every request, records the outcome for errors, and
+// bounds every response body.
 type instrumented struct {
 	next http.RoundTripper
 }
@@ -133,6 +134,9 @@ func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 	code := metrics.CodeError
 	if err == nil {
 		code = strconv.Itoa(resp.StatusCode)
+		// codersdk reads bodies whole (io.ReadAll, json.Decoder); this is
+		// the one place to bound them.
+		resp.Body = limitBody(resp.Body, maxResponseBody)
 		if rec != nil {
 			rec.status = resp.StatusCode
 			rec.contentType = resp.Header.Get("Content-Type")
