@@ -188,7 +188,7 @@ func TestPlaintextKeyInAnUnexpectedResponseNeverReachesTheError(t *testing.T) {
 		},
 		"KeyCutByCodersdk": {
 			reason:  "codersdk cuts a non-JSON body at 2 KiB; the cut piece is too short to recognise",
-			handler: text(http.StatusOK, "text/plain", strings.Repeat(" ", 2048-8)+key),
+			handler: text(http.StatusOK, "text/plain", strings.Repeat(" ", 2048-19)+key),
 		},
 	}
 	for name, tc := range cases {
