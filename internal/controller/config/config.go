@@ -202,7 +202,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	status := providerconfig.StatusOf(pc)
 	status.DeploymentID, status.Version = c.deploymentID, c.version
-	pc.SetConditions(c.condition)
+	pc.SetConditions(c.condition, transportCondition(providerconfig.ConnectionOf(pc).URL))
 
 	if !equality.Semantic.DeepEqual(before, status) {
 		log.Debug("ProviderConfig status changed", "ready", c.condition.Status, "reason", c.condition.Reason, "users", len(deps))
