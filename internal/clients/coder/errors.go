@@ -299,6 +299,8 @@ func transportClass(err error) Class {
 	switch {
 	case err == nil:
 		return ClassUnknown
+	case errors.Is(err, errStalled):
+		return ClassUnavailable
 	case errors.Is(err, errBodyTooLarge):
 		// Not Coder's API, or a hostile server: a retry reads as much again.
 		return ClassInvalid

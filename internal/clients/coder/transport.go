@@ -63,7 +63,7 @@ func newHTTPClient(cfg Config, timeout time.Duration) (*http.Client, error) {
 		ForceAttemptHTTP2: true,
 	}
 	return &http.Client{
-		Transport: &instrumented{next: t},
+		Transport: &instrumented{next: t, breaker: &breaker{pause: timeout}},
 		Timeout:   timeout,
 		// The token is a custom header, which Go forwards on redirects, even
 		// to another host. Never follow one; the error names the target.
@@ -116,7 +116,8 @@ func (c *Client) begin(ctx context.Context, method, endpoint string, secrets ...
 // instrumented counts every request, records the outcome for errors, and
 // bounds every response body.
 type instrumented struct {
-	next http.RoundTripper
+	next    http.RoundTripper
+	breaker *breaker
 }
 
 func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -130,7 +131,16 @@ func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
 	}
 	start := time.Now()
+	probe, err := t.breaker.allow(start)
+	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		metrics.ObserveCoderRequest(endpoint, req.Method, metrics.CodeError, 0)
+		return nil, err
+	}
 	resp, err := t.next.RoundTrip(req)
+	t.breaker.done(probe, err, time.Now())
 	code := metrics.CodeError
 	if err == nil {
 		code = strconv.Itoa(resp.StatusCode)
