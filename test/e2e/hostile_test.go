@@ -40,8 +40,8 @@ func TestPlainHTTPToAnotherHostWarnsOnTheProviderConfig(t *testing.T) {
 // request without answering, as an overloaded or hostile Coder does.
 func stallingCoder(t *testing.T) (srv *httptest.Server, token string, held *atomic.Int64) {
 	t.Helper()
-	real := env.Cluster.SpareCoder(t)
-	u, err := url.Parse(real.URL())
+	spare := env.Cluster.SpareCoder(t)
+	u, err := url.Parse(spare.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func stallingCoder(t *testing.T) (srv *httptest.Server, token string, held *atom
 		close(release)
 		srv.Close()
 	})
-	return srv, real.Token(), held
+	return srv, spare.Token(), held
 }
 
 // timeToReady creates a key on the ProviderConfig "default" of ns and

@@ -19,7 +19,7 @@ const maxResponseBody = 16 << 20
 // events: a few hundred bytes keep a condition readable in kubectl describe.
 const maxErrorText = 512
 
-var errBodyTooLarge = errors.New("Coder's response is larger than 16 MiB; is the URL Coder's API?")
+var errBodyTooLarge = errors.New("the response is larger than 16 MiB; is the URL Coder's API?")
 
 // limitedBody fails a read past its limit, rather than ending the body
 // silently as io.LimitReader does, so a truncated list is never mistaken
