@@ -55,7 +55,11 @@ func newHTTPClient(cfg Config, timeout time.Duration) (*http.Client, error) {
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		TLSClientConfig:       tc,
 		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: timeout,
+		// Just below the client's timeout, so a Coder that never answers
+		// ends in the transport's timeout error, which the breaker sees,
+		// and not in the client's cancellation, which it cannot tell apart
+		// from a caller's.
+		ResponseHeaderTimeout: timeout * 9 / 10,
 		ExpectContinueTimeout: time.Second,
 		IdleConnTimeout:       90 * time.Second,
 		MaxIdleConnsPerHost:   16,
