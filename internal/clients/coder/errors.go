@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"syscall"
 
@@ -136,7 +135,7 @@ func (e *Error) Error() string {
 			b.WriteString(": " + e.causeMsg)
 		}
 	}
-	return b.String()
+	return limitText(b.String(), maxErrorText)
 }
 
 // Format prints the error's safe text for every verb; %#v would otherwise
@@ -191,28 +190,13 @@ func wrap(rec *call, err error) error {
 	}
 	r := newRedactor(rec.secrets)
 	e.message = r.Replace(e.message)
-	e.detail = shorten(r.Replace(e.detail))
+	e.detail = r.Replace(e.detail)
 	e.causeMsg = r.Replace(e.causeMsg)
 	for i := range e.validations {
 		e.validations[i].Field = r.Replace(e.validations[i].Field)
 		e.validations[i].Detail = r.Replace(e.validations[i].Detail)
 	}
 	return e
-}
-
-// newRedactor replaces every secret, longest first: strings.Replacer takes
-// the first listed of the matches at one position, so a secret that contains
-// another is removed whole.
-func newRedactor(secrets []string) *strings.Replacer {
-	s := slices.Clone(secrets)
-	slices.SortFunc(s, func(a, b string) int { return len(b) - len(a) })
-	var pairs []string
-	for _, secret := range s {
-		if secret != "" {
-			pairs = append(pairs, secret, redacted)
-		}
-	}
-	return strings.NewReplacer(pairs...)
 }
 
 // shorten keeps a detail to one line of bounded length: non-JSON error bodies
@@ -327,6 +311,11 @@ func transportClass(err error) Class {
 	switch {
 	case err == nil:
 		return ClassUnknown
+	case errors.Is(err, errStalled):
+		return ClassUnavailable
+	case errors.Is(err, errBodyTooLarge):
+		// Not Coder's API, or a hostile server: a retry reads as much again.
+		return ClassInvalid
 	case errors.As(err, &certErr), errors.As(err, &authErr), errors.As(err, &hostErr),
 		errors.As(err, &invalidErr), errors.As(err, &recordErr),
 		strings.Contains(err.Error(), msgHTTPToHTTPS):

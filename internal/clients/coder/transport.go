@@ -55,7 +55,11 @@ func newHTTPClient(cfg Config, timeout time.Duration) (*http.Client, error) {
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
 		TLSClientConfig:       tc,
 		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: timeout,
+		// Just below the client's timeout, so a Coder that never answers
+		// ends in the transport's timeout error, which the breaker sees,
+		// and not in the client's cancellation, which it cannot tell apart
+		// from a caller's.
+		ResponseHeaderTimeout: timeout * 9 / 10,
 		ExpectContinueTimeout: time.Second,
 		IdleConnTimeout:       90 * time.Second,
 		MaxIdleConnsPerHost:   16,
@@ -63,7 +67,7 @@ func newHTTPClient(cfg Config, timeout time.Duration) (*http.Client, error) {
 		ForceAttemptHTTP2: true,
 	}
 	return &http.Client{
-		Transport: &instrumented{next: t},
+		Transport: &instrumented{next: t, breaker: &breaker{pause: timeout}},
 		Timeout:   timeout,
 		// The token is a custom header, which Go forwards on redirects, even
 		// to another host. Never follow one; the error names the target.
@@ -113,9 +117,11 @@ func (c *Client) begin(ctx context.Context, method, endpoint string, secrets ...
 	return context.WithValue(ctx, callKey{}, rec), rec
 }
 
-// instrumented counts every request and records the outcome for errors.
+// instrumented counts every request, records the outcome for errors, and
+// bounds every response body.
 type instrumented struct {
-	next http.RoundTripper
+	next    http.RoundTripper
+	breaker *breaker
 }
 
 func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -129,10 +135,22 @@ func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 		req = req.WithContext(httptrace.WithClientTrace(req.Context(), trace))
 	}
 	start := time.Now()
+	probe, err := t.breaker.allow(start)
+	if err != nil {
+		if req.Body != nil {
+			_ = req.Body.Close()
+		}
+		metrics.ObserveCoderRequest(endpoint, req.Method, metrics.CodeError, 0)
+		return nil, err
+	}
 	resp, err := t.next.RoundTrip(req)
+	t.breaker.done(probe, err, time.Now())
 	code := metrics.CodeError
 	if err == nil {
 		code = strconv.Itoa(resp.StatusCode)
+		// codersdk reads bodies whole (io.ReadAll, json.Decoder); this is
+		// the one place to bound them.
+		resp.Body = limitBody(resp.Body, maxResponseBody)
 		if rec != nil {
 			rec.status = resp.StatusCode
 			rec.contentType = resp.Header.Get("Content-Type")

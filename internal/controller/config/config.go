@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -202,7 +203,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	status := providerconfig.StatusOf(pc)
 	status.DeploymentID, status.Version = c.deploymentID, c.version
-	pc.SetConditions(c.condition)
+	insecure := transportCondition(providerconfig.ConnectionOf(pc).URL)
+	insecure.LastTransitionTime = metav1.Now()
+	pc.SetConditions(c.condition, insecure)
 
 	if !equality.Semantic.DeepEqual(before, status) {
 		log.Debug("ProviderConfig status changed", "ready", c.condition.Status, "reason", c.condition.Reason, "users", len(deps))

@@ -1,0 +1,71 @@
+package coder
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+)
+
+// maxResponseBody bounds every response body read from Coder. A
+// ProviderConfig's URL is chosen by whoever may create one, so a server that
+// streams without end must fail the call, not fill the provider's memory.
+// 16 MiB is generous: a key or provider in a list is a few hundred bytes, so
+// it holds tens of thousands of them, far beyond a real deployment.
+const maxResponseBody = 16 << 20
+
+// maxErrorText bounds the text of an Error, which ends up in conditions and
+// events: a few hundred bytes keep a condition readable in kubectl describe.
+const maxErrorText = 512
+
+var errBodyTooLarge = errors.New("the response is larger than 16 MiB; is the URL Coder's API?")
+
+// limitedBody fails a read past its limit, rather than ending the body
+// silently as io.LimitReader does, so a truncated list is never mistaken
+// for a complete one.
+type limitedBody struct {
+	rc   io.ReadCloser
+	left int64
+}
+
+func limitBody(rc io.ReadCloser, limit int64) io.ReadCloser {
+	if rc == nil || rc == http.NoBody {
+		return rc
+	}
+	return &limitedBody{rc: rc, left: limit}
+}
+
+func (b *limitedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// At the limit: a body that ends exactly here is fine, any more is
+		// too much.
+		var one [1]byte
+		n, err := b.rc.Read(one[:])
+		if n > 0 {
+			return 0, errBodyTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.rc.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *limitedBody) Close() error { return b.rc.Close() }
+
+// limitText cuts s to at most n bytes on a rune boundary.
+func limitText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const more = "..."
+	cut := n - len(more)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strings.ToValidUTF8(s[:cut], "") + more
+}
