@@ -9,6 +9,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
@@ -90,7 +91,7 @@ func ErrOwned(id string, owner Claimant) error {
 func (r *Records) Claimants(ctx context.Context, id string) ([]Claimant, error) {
 	var out []Claimant
 	recs := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.kube.List(ctx, recs); err != nil {
+	if err := r.kube.List(ctx, recs, client.MatchingFields{ExternalIDIndex: id}); err != nil {
 		return nil, errors.Wrap(err, errListRecords)
 	}
 	for i := range recs.Items {
@@ -104,7 +105,7 @@ func (r *Records) Claimants(ctx context.Context, id string) ([]Claimant, error) 
 	}
 	for _, k := range providerconfig.ManagedKinds() {
 		l := k.NewList()
-		if err := r.kube.List(ctx, l); err != nil {
+		if err := r.kube.List(ctx, l, client.MatchingFields{ExternalNameIndex: id}); err != nil {
 			return nil, errors.Wrap(err, errListManaged)
 		}
 		for _, mg := range l.GetItems() {

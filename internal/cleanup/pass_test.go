@@ -14,6 +14,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
@@ -82,10 +83,11 @@ func pending(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalCreatePending(k, time
 func recordsWith(t *testing.T, k *aiv1alpha1.AIGatewayKey, none bool, attempt *metav1.Time) *Records {
 	t.Helper()
 	s := runtime.NewScheme()
-	if err := clusterv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
+	// Every kind: finding who owns a Coder object lists them all.
+	if err := apis.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	b := fake.NewClientBuilder().WithScheme(s)
+	b := withIndexes(fake.NewClientBuilder().WithScheme(s))
 	if !none {
 		b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
 			ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},

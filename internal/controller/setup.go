@@ -82,6 +82,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
 	keys := coder.NewKeyLister(o.KeyListTTL)
 	releases := cleanup.NewReleases()
+	if err := cleanup.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
+		return err
+	}
 	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), sweepNow)
 	kinds := managedkind.Options{
 		Options:            o.Options,

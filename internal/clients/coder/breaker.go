@@ -38,6 +38,22 @@ func (b *breaker) allow(now time.Time) (probe bool, err error) {
 	return true, nil
 }
 
+// stalledNow reports errStalled while requests fail at once or one probes:
+// a caller about to wait on another's request (a shared list in flight)
+// fails at once instead, so it does not hold a worker for the probe's
+// whole timeout.
+func (b *breaker) stalledNow(now time.Time) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.openUntil.IsZero() {
+		return nil
+	}
+	if now.Before(b.openUntil) || b.probing {
+		return errStalled
+	}
+	return nil
+}
+
 // done records how a request that was allowed ended.
 func (b *breaker) done(probe bool, err error, now time.Time) {
 	b.mu.Lock()

@@ -78,6 +78,7 @@ type Client struct {
 	http    *http.Client
 	url     string
 	timeout time.Duration
+	breaker *breaker
 }
 
 // New returns a Client for cfg. It does not contact Coder.
@@ -93,7 +94,8 @@ func New(cfg Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	hc, err := newHTTPClient(cfg, timeout)
+	b := &breaker{pause: timeout}
+	hc, err := newHTTPClient(cfg, timeout, b)
 	if err != nil {
 		return nil, err
 	}
@@ -102,6 +104,7 @@ func New(cfg Config) (*Client, error) {
 		http:    hc,
 		url:     u.String(),
 		timeout: timeout,
+		breaker: b,
 	}, nil
 }
 
@@ -109,6 +112,15 @@ func New(cfg Config) (*Client, error) {
 // client, so not even a copied Client prints it.
 func (c Client) Format(f fmt.State, _ rune) {
 	_, _ = fmt.Fprintf(f, "coder.Client{URL: %q}", c.url)
+}
+
+// Stalled is an error while this Coder's last request got no answer in
+// time and calls fail at once, or one probes whether it answers again.
+func (c *Client) Stalled() error {
+	if c.breaker == nil {
+		return nil
+	}
+	return c.breaker.stalledNow(time.Now())
 }
 
 // Timeout is the per-request bound of this client.

@@ -31,11 +31,14 @@ func coderError(status int, r codersdk.Response) http.HandlerFunc {
 }
 
 // newServer starts a server and a client for it with the test token.
+// testTimeout is the timeout of newServer's clients.
+const testTimeout = 2 * time.Second
+
 func newServer(t testing.TB, h http.Handler) (*httptest.Server, *Client) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	c, err := New(Config{URL: srv.URL, Token: testToken, Timeout: 2 * time.Second})
+	c, err := New(Config{URL: srv.URL, Token: testToken, Timeout: testTimeout})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

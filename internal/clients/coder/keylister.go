@@ -87,6 +87,15 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 		s.gen++
 		s.cached, s.valid = nil, false
 	}
+	if f != nil && f.gen == s.gen {
+		if err := c.Stalled(); err != nil {
+			// The list in flight is the probe of a Coder that stopped
+			// answering: waiting on it would hold this worker for the
+			// whole timeout, and every other tenant's resources with it.
+			l.mu.Unlock()
+			return nil, err
+		}
+	}
 	if f == nil || f.gen != s.gen {
 		f = &keyFlight{gen: s.gen, started: time.Now(), done: make(chan struct{})}
 		s.flight = f

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -269,5 +270,39 @@ func TestKeyListerListSinceSendsANewRequestOnlyForAnOlderList(t *testing.T) {
 	}
 	if n.Load() != 2 || len(got) != 2 {
 		t.Errorf("the newer list must be the one cached: %d requests, %d keys; want 2, 2", n.Load(), len(got))
+	}
+}
+
+func TestKeyListerDoesNotWaitOnTheProbeOfAStalledCoder(t *testing.T) {
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	c, n := keyServer(t, func(_ int64, _ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
+	l := NewKeyLister(time.Minute)
+	probeDone := make(chan error, 1)
+	go func() {
+		_, err := l.List(context.Background(), "pc-1", c)
+		probeDone <- err
+	}()
+	for n.Load() == 0 {
+		runtime.Gosched()
+	}
+	// The list in flight is the probe of a Coder whose last request went
+	// unanswered.
+	c.breaker.mu.Lock()
+	c.breaker.openUntil, c.breaker.probing = time.Now().Add(-time.Second), true
+	c.breaker.mu.Unlock()
+
+	start := time.Now()
+	_, err := l.List(context.Background(), "pc-1", c)
+	if d := time.Since(start); d > c.Timeout()/4 || !IsUnavailable(err) {
+		t.Errorf("a caller joining the probe's list returned after %s with %v; want Unavailable at once", d, err)
+	}
+	if err := <-probeDone; !IsUnavailable(err) {
+		t.Errorf("the probe's list: %v, want Unavailable", err)
 	}
 }

@@ -45,16 +45,16 @@ func parseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func newHTTPClient(cfg Config, timeout time.Duration) (*http.Client, error) {
+func newHTTPClient(cfg Config, timeout time.Duration, b *breaker) (*http.Client, error) {
 	tc, err := tlsConfig(cfg)
 	if err != nil {
 		return nil, err
 	}
 	t := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		TLSClientConfig:       tc,
-		TLSHandshakeTimeout:   10 * time.Second,
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:     tc,
+		TLSHandshakeTimeout: 10 * time.Second,
 		// Just below the client's timeout, so a Coder that never answers
 		// ends in the transport's timeout error, which the breaker sees,
 		// and not in the client's cancellation, which it cannot tell apart
@@ -67,7 +67,7 @@ func newHTTPClient(cfg Config, timeout time.Duration) (*http.Client, error) {
 		ForceAttemptHTTP2: true,
 	}
 	return &http.Client{
-		Transport: &instrumented{next: t, breaker: &breaker{pause: timeout}},
+		Transport: &instrumented{next: t, breaker: b},
 		Timeout:   timeout,
 		// The token is a custom header, which Go forwards on redirects, even
 		// to another host. Never follow one; the error names the target.
