@@ -56,4 +56,3 @@ func SetupIndexes(ctx context.Context, indexer client.FieldIndexer) error {
 	}
 	return nil
 }
-
