@@ -151,8 +151,8 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	phases := map[string]int{clusterv1alpha1.CleanupPhaseActive: 0, clusterv1alpha1.CleanupPhaseAbandoned: 0}
 	// Abandoned key records, by deployment: their keys are deleted
 	// together, with one list before and one after, however many there are.
-	keys := map[string][]*clusterv1alpha1.CleanupRecord{}
-	var sweepers map[string]*coder.Client
+	keys := map[*coder.Client][]*clusterv1alpha1.CleanupRecord{}
+	var sweepers []SweepConfig
 	var managing managers
 	var err error
 	// Whether a managed resource exists, by UID: a rotated key's records
@@ -181,17 +181,18 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 			if sweepers, err = s.readyConfigs(ctx); err != nil {
 				return Result{Swept: swept}, err
 			}
-			if managing, err = s.managing(ctx); err != nil {
+			if managing, err = s.managing(ctx, l.Items); err != nil {
 				return Result{Swept: swept}, err
 			}
 		}
-		cl, ok := sweepers[rec.Spec.DeploymentID]
+		i, ok := SweeperFor(sweepers, rec.Spec.DeploymentID, rec.Spec.ManagedResource.Namespace)
 		if !ok || !s.claim(ctx, rec) {
 			phases[rec.Spec.Phase]++
 			continue
 		}
+		cl := sweepers[i].Client
 		if rec.Spec.Kind == kindKey {
-			keys[rec.Spec.DeploymentID] = append(keys[rec.Spec.DeploymentID], rec)
+			keys[cl] = append(keys[cl], rec)
 			continue
 		}
 		if s.settle(ctx, rec, coderobj.SweepProvider(ctx, cl, providerClaim(rec), managing.except(rec))) {
@@ -200,14 +201,14 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 		}
 		phases[rec.Spec.Phase]++
 	}
-	for id, recs := range keys {
+	for cl, recs := range keys {
 		claims := make([]coderobj.KeyClaim, len(recs))
 		for i, rec := range recs {
 			claims[i] = keyClaim(rec)
 		}
 		// One list before and one after serve every record of the
 		// deployment; a key a live resource manages is left to it.
-		errs := coderobj.SweepKeys(ctx, sweepers[id], claims, managing.anyExcept(recs))
+		errs := coderobj.SweepKeys(ctx, cl, claims, managing.anyExcept(recs))
 		for i, rec := range recs {
 			if s.settle(ctx, rec, errs[i]) {
 				swept++
@@ -222,11 +223,44 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	return Result{Swept: swept, Left: phases[clusterv1alpha1.CleanupPhaseAbandoned]}, nil
 }
 
-// readyConfigs returns a Coder client per deployment id, from the Ready
-// ProviderConfigs that are not being deleted. It reads them uncached: the
-// sweep a ProviderConfig's turning Ready triggers must see it Ready.
-func (s *Sweeper) readyConfigs(ctx context.Context) (map[string]*coder.Client, error) {
-	out := map[string]*coder.Client{}
+// A SweepConfig is a Ready ProviderConfig the sweep may delete through.
+type SweepConfig struct {
+	// DeploymentID is the id its Coder reported. Any server can report
+	// any id, so it says which records the ProviderConfig could serve,
+	// never which it may.
+	DeploymentID string
+	// Namespace is the ProviderConfig's namespace; empty for the
+	// cluster-scoped kinds, which only the platform team creates.
+	Namespace string
+	Client    *coder.Client
+}
+
+// SweeperFor picks the ProviderConfig that sweeps a record of a resource
+// in namespace ns (empty: a cluster-scoped resource) on deployment id. A
+// ProviderConfig is entitled to the record when it is cluster-scoped or in
+// the resource's own namespace: a tenant's ProviderConfig whose server
+// merely reports the same deployment id must never sweep another tenant's
+// records, since a verified delete is only as true as the server that
+// answers it. Cluster-scoped ones come first.
+func SweeperFor(configs []SweepConfig, id, ns string) (int, bool) {
+	own := -1
+	for i, c := range configs {
+		switch {
+		case id == "" || c.DeploymentID != id:
+		case c.Namespace == "":
+			return i, true
+		case c.Namespace == ns && own < 0:
+			own = i
+		}
+	}
+	return own, own >= 0
+}
+
+// readyConfigs returns the Ready ProviderConfigs that are not being
+// deleted, with a Coder client each. It reads them uncached: the sweep a
+// ProviderConfig's turning Ready triggers must see it Ready.
+func (s *Sweeper) readyConfigs(ctx context.Context) ([]SweepConfig, error) {
+	var out []SweepConfig
 	for _, gk := range providerconfig.Kinds() {
 		l, _ := providerconfig.NewList(gk)
 		if err := s.Reader.List(ctx, l); err != nil {
@@ -234,7 +268,7 @@ func (s *Sweeper) readyConfigs(ctx context.Context) (map[string]*coder.Client, e
 		}
 		for _, pc := range providerconfig.Items(l) {
 			id := providerconfig.StatusOf(pc).DeploymentID
-			if _, ok := out[id]; ok || id == "" || pc.GetDeletionTimestamp() != nil || pc.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
+			if id == "" || pc.GetDeletionTimestamp() != nil || pc.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
 				continue
 			}
 			conn := providerconfig.ConnectionOf(pc)
@@ -246,7 +280,7 @@ func (s *Sweeper) readyConfigs(ctx context.Context) (map[string]*coder.Client, e
 				continue
 			}
 			if cl, err := s.Clients.Get(cfg); err == nil {
-				out[id] = cl
+				out = append(out, SweepConfig{DeploymentID: id, Namespace: pc.GetNamespace(), Client: cl})
 			}
 		}
 	}
@@ -336,8 +370,17 @@ func providerClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.ProviderClaim {
 type managers map[string]string
 
 // managing reads the external names of every managed resource, past the
-// cache: a stale read could miss the resource that imported an object.
-func (s *Sweeper) managing(ctx context.Context) (managers, error) {
+// cache: a stale read could miss the resource that imported an object. A
+// resource counts only where a record of its own names the object too (its
+// create, or its adoption of an import): an external name alone is
+// anyone's to write, and would keep another resource's released key alive.
+func (s *Sweeper) managing(ctx context.Context, recs []clusterv1alpha1.CleanupRecord) (managers, error) {
+	recorded := make(map[[2]string]bool, len(recs))
+	for i := range recs {
+		if id := recs[i].Spec.ExternalID; id != "" {
+			recorded[[2]string{recs[i].GetLabels()[ManagedResourceUIDLabel], id}] = true
+		}
+	}
 	out := managers{}
 	for _, k := range providerconfig.ManagedKinds() {
 		l := k.NewList()
@@ -345,7 +388,7 @@ func (s *Sweeper) managing(ctx context.Context) (managers, error) {
 			return nil, errors.Wrapf(err, "cannot list %s", k.Kind)
 		}
 		for _, mg := range l.GetItems() {
-			if id := meta.GetExternalName(mg); id != "" {
+			if id := meta.GetExternalName(mg); id != "" && recorded[[2]string{string(mg.GetUID()), id}] {
 				out[id] = string(mg.GetUID())
 			}
 		}

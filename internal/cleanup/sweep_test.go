@@ -83,3 +83,54 @@ func TestNextSweepRetriesUndoneWorkWithBackoff(t *testing.T) {
 		})
 	}
 }
+
+func TestSweeperForPicksOnlyAnEntitledProviderConfig(t *testing.T) {
+	tenantA := SweepConfig{DeploymentID: "dep", Namespace: "tenant-a"}
+	tenantB := SweepConfig{DeploymentID: "dep", Namespace: "tenant-b"}
+	cluster := SweepConfig{DeploymentID: "dep"}
+	otherDep := SweepConfig{DeploymentID: "other"}
+	cases := map[string]struct {
+		reason  string
+		configs []SweepConfig
+		id, ns  string
+		want    int
+		wantOK  bool
+	}{
+		"AnotherTenantsConfig": {
+			reason:  "A tenant's ProviderConfig reporting the same deployment never sweeps another tenant's record.",
+			configs: []SweepConfig{tenantB}, id: "dep", ns: "tenant-a",
+		},
+		"OwnNamespace": {
+			reason:  "The record's own namespace's ProviderConfig may sweep it.",
+			configs: []SweepConfig{tenantB, tenantA}, id: "dep", ns: "tenant-a", want: 1, wantOK: true,
+		},
+		"ClusterScopedFirst": {
+			reason:  "A cluster-scoped ProviderConfig, the platform team's, is preferred.",
+			configs: []SweepConfig{tenantA, cluster}, id: "dep", ns: "tenant-a", want: 1, wantOK: true,
+		},
+		"ClusterScopedResource": {
+			reason:  "A cluster-scoped resource's record is swept only through a cluster-scoped ProviderConfig.",
+			configs: []SweepConfig{tenantA}, id: "dep", ns: "",
+		},
+		"ClusterScopedResourceClusterConfig": {
+			reason:  "A cluster-scoped ProviderConfig sweeps a cluster-scoped resource's record.",
+			configs: []SweepConfig{tenantA, cluster}, id: "dep", ns: "", want: 1, wantOK: true,
+		},
+		"OtherDeployment": {
+			reason:  "A ProviderConfig of another deployment never sweeps.",
+			configs: []SweepConfig{otherDep}, id: "dep", ns: "tenant-a",
+		},
+		"RecordWithoutDeployment": {
+			reason:  "A record that names no deployment is swept by nobody.",
+			configs: []SweepConfig{{Namespace: "tenant-a"}, {}}, id: "", ns: "tenant-a",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := SweeperFor(tc.configs, tc.id, tc.ns)
+			if ok != tc.wantOK || (ok && got != tc.want) {
+				t.Errorf("%s\nSweeperFor(...) = %d, %v; want %d, %v", tc.reason, got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}

@@ -291,14 +291,26 @@ func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
 		t.Fatalf("Coder lost the key or provider while it was down")
 	}
 
-	// Coder comes back; a ProviderConfig of the same deployment in another
-	// namespace sweeps what the namespace deletion left.
+	// Coder comes back. Another tenant's ProviderConfig of the same
+	// deployment is not entitled to the records: it turns Ready, its sweep
+	// runs, and it leaves them. Its server could report any deployment id.
 	if err := s.coder.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
+	env.ReadyProviderConfigOf(t, env.Namespace(t), s.coder, nil)
+	// The second sweep from now began after the ProviderConfig was Ready.
+	last := sweeps(t)
+	Eventually(t, waitLong, "two sweeps after the other tenant's ProviderConfig turned Ready", func() (bool, string) {
+		n := sweeps(t)
+		return n >= last+2, fmt.Sprintf("%d sweeps since", n-last)
+	})
+	if !s.keyInCoder() || !s.providerInCoder() {
+		t.Fatalf("another tenant's ProviderConfig swept the deleted namespace's records")
+	}
+	// The platform team's ClusterProviderConfig of the deployment sweeps
+	// what the namespace deletion left.
 	start = time.Now()
-	other := env.Namespace(t)
-	env.ProviderConfig(t, other)
+	sweepThrough(t, s.coder)
 	Eventually(t, waitLong, "the sweep to delete the key and the provider in Coder", func() (bool, string) {
 		return !s.keyInCoder() && !s.providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", s.keyInCoder(), s.providerInCoder())
 	})

@@ -17,6 +17,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
@@ -41,11 +42,30 @@ func recordOf(t *testing.T, kind string, uid types.UID) *clusterv1alpha1.Cleanup
 	return r
 }
 
-// sweepThrough makes a Ready ProviderConfig of c appear in a new namespace,
-// which is what lets the sweep reach c's deployment.
-func sweepThrough(t *testing.T, c Coder) {
+// sweepThrough makes a Ready ClusterProviderConfig of c appear, which is
+// what lets the sweep reach c's deployment for records of any namespace: a
+// namespaced ProviderConfig sweeps only its own namespace's records.
+func sweepThrough(t *testing.T, c Coder) *namespacedv1alpha1.ClusterProviderConfig {
 	t.Helper()
-	env.ReadyProviderConfigOf(t, env.Namespace(t), c, nil)
+	ns := env.Namespace(t)
+	env.TokenSecret(t, ns, "coder-token", c.Token())
+	cpc := &namespacedv1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "sweep-" + ns},
+		Spec: common.ProviderConfigSpec{
+			URL: c.URL(),
+			Credentials: common.Credentials{
+				Source: common.CredentialsSourceSecret,
+				SecretRef: &common.SecretKeySelector{
+					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+					Namespace:              ns,
+				},
+			},
+		},
+	}
+	env.Create(t, cpc)
+	t.Cleanup(func() { env.Delete(t, cpc) })
+	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	return cpc
 }
 
 // waitAbandoned waits for a record to turn Abandoned.
@@ -174,10 +194,14 @@ func TestSweepDeletesTheLiveKeyWhenTheRecordedIDIsStale(t *testing.T) {
 	}
 }
 
-// TestSweepLeavesAKeyReimportedByANewResource: a resource whose finalizer
-// was stripped left an Abandoned record; a new resource imported the same
-// key by its external name. The key is the new resource's: never swept.
-func TestSweepLeavesAKeyReimportedByANewResource(t *testing.T) {
+// TestAReleasedKeyIsNotReimportedByAnotherResource: a resource released
+// without a delete (Coder down, its ProviderConfig gone) left an Abandoned
+// record; a resource in another namespace names the same key by external
+// name. The key is still the first resource's: the import is refused with a
+// condition naming the owner, and the sweep deletes the key although a live
+// resource names it. An external name alone must not keep a released key
+// alive.
+func TestAReleasedKeyIsNotReimportedByAnotherResource(t *testing.T) {
 	c := env.Cluster.SpareCoder(t)
 	old := env.Namespace(t)
 	pc := env.ReadyProviderConfigOf(t, old, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
@@ -204,13 +228,17 @@ func TestSweepLeavesAKeyReimportedByANewResource(t *testing.T) {
 	if err := c.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
-	env.WaitCondition(t, b, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	Eventually(t, waitLong, "the import to be refused, naming the owner", func() (bool, string) {
+		env.Get(t, b)
+		c := b.GetCondition(xpv2.TypeSynced)
+		return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, string(a.UID)), c.Message
+	})
+	// The importer's namespace's ProviderConfig is not entitled to the
+	// first namespace's record; the platform's ClusterProviderConfig is.
+	sweepThrough(t, c)
 	waitRecordGone(t, "AIGatewayKey", a.UID)
-	if !liveKey(c, id) {
-		t.Fatalf("the sweep deleted key %s, which a live resource manages", id)
-	}
-	if env.Get(t, b); meta.GetExternalName(b) != id {
-		t.Errorf("the importing resource's external name = %q, want %s", meta.GetExternalName(b), id)
+	if liveKey(c, id) {
+		t.Errorf("key %s of the released resource is still in Coder: another resource's external name kept it alive", id)
 	}
 }
 

@@ -59,7 +59,9 @@ func TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady(t *testing.T) {
 		return quiet > sweepPromptness+time.Second, fmt.Sprintf("last sweep %s ago", quiet.Round(time.Second))
 	})
 
-	pc := env.ReadyProviderConfigOf(t, env.Namespace(t), s.coder, nil)
+	// Cluster-scoped: the records' namespace is gone, and a namespaced
+	// ProviderConfig sweeps only its own namespace's records.
+	pc := sweepThrough(t, s.coder)
 	// The transition time has second precision: rounded down, so the figure
 	// may be up to a second longer than the real one, never shorter.
 	ready := pc.GetCondition(xpv2.TypeReady).LastTransitionTime.Time
