@@ -441,42 +441,56 @@ func TestAIProviderDoesNotAdoptATakenName(t *testing.T) {
 	wantRow(t, p, []string{"sk-mine-k3y9Qm2Xv7Lp"}, nil, nil, row)
 }
 
+// TestAIProviderUncertainCreateAdoptsItsOwnProvider: a create Coder wrote
+// but whose answer the provider could not use is uncertain, never taken for
+// a refusal: the next reconcile finds the provider by name and adopts it.
+// The 200 case was found by soak seed 118707505893: taken for a refusal, it
+// left the provider in Coder when the resource was deleted.
 func TestAIProviderUncertainCreateAdoptsItsOwnProvider(t *testing.T) {
-	ns := env.Namespace(t)
-	env.ProviderConfig(t, ns)
-	env.Secret(t, ns, "openai", map[string]string{"key": "sk-uncertain-k3y9Qm2Xv7Lp"})
-	// The create is written in Coder but its response never arrives.
-	if err := env.Coder.SetFault(fakecoder.EndpointProvidersCreate, fakecoder.Fault{CommitThenTimeout: true, Times: 1}); err != nil {
-		t.Fatal(err)
+	faults := map[string]fakecoder.Fault{
+		// The response never arrives.
+		"AnswerLost": {CommitThenTimeout: true, Times: 1},
+		// A success, but not the 201 and body a create answers with.
+		"AnsweredWith200": {Status: 200, Commit: true, Times: 1},
 	}
-	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointProvidersCreate) })
-	createsBefore := env.Coder.Requests(fakecoder.EndpointProvidersCreate)
-
-	p := newAIProvider(ns, "uncertain", "openai", "https://api.openai.com/v1")
-	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
-	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-
-	rows := env.ProviderRows(*p.Spec.ForProvider.Name)
-	if len(rows) != 1 {
-		t.Fatalf("Coder holds %d providers named %q, want exactly 1", len(rows), *p.Spec.ForProvider.Name)
-	}
-	if got := meta.GetExternalName(p); got != rows[0].ID.String() {
-		t.Errorf("external name = %q, want the provider the lost create wrote, %s", got, rows[0].ID)
-	}
-	if n := env.Coder.Requests(fakecoder.EndpointProvidersCreate) - createsBefore; n != 1 {
-		t.Errorf("%d create requests, want 1 (the lost one, then adoption)", n)
-	}
-	Eventually(t, waitLong, "the adoption event", func() (bool, string) {
-		for _, e := range env.NamespaceEvents(t, ns) {
-			if e.Reason == string(aiprovider.ReasonAdoptedUncertainCreate) && e.InvolvedObject.Name == p.Name {
-				return true, ""
+	for name, fault := range faults {
+		t.Run(name, func(t *testing.T) {
+			ns := env.Namespace(t)
+			env.ProviderConfig(t, ns)
+			env.Secret(t, ns, "openai", map[string]string{"key": "sk-uncertain-k3y9Qm2Xv7Lp"})
+			if err := env.Coder.SetFault(fakecoder.EndpointProvidersCreate, fault); err != nil {
+				t.Fatal(err)
 			}
-		}
-		return false, "no " + string(aiprovider.ReasonAdoptedUncertainCreate) + " event"
-	})
-	row, _ := env.ProviderRowByID(meta.GetExternalName(p))
-	wantRow(t, p, []string{"sk-uncertain-k3y9Qm2Xv7Lp"}, nil, nil, row)
+			t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointProvidersCreate) })
+			createsBefore := env.Coder.Requests(fakecoder.EndpointProvidersCreate)
+
+			p := newAIProvider(ns, "uncertain", "openai", "https://api.openai.com/v1")
+			p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
+			env.Create(t, p)
+			env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+
+			rows := env.ProviderRows(*p.Spec.ForProvider.Name)
+			if len(rows) != 1 {
+				t.Fatalf("Coder holds %d providers named %q, want exactly 1", len(rows), *p.Spec.ForProvider.Name)
+			}
+			if got := meta.GetExternalName(p); got != rows[0].ID.String() {
+				t.Errorf("external name = %q, want the provider the uncertain create wrote, %s", got, rows[0].ID)
+			}
+			if n := env.Coder.Requests(fakecoder.EndpointProvidersCreate) - createsBefore; n != 1 {
+				t.Errorf("%d create requests, want 1 (the uncertain one, then adoption)", n)
+			}
+			Eventually(t, waitLong, "the adoption event", func() (bool, string) {
+				for _, e := range env.NamespaceEvents(t, ns) {
+					if e.Reason == string(aiprovider.ReasonAdoptedUncertainCreate) && e.InvolvedObject.Name == p.Name {
+						return true, ""
+					}
+				}
+				return false, "no " + string(aiprovider.ReasonAdoptedUncertainCreate) + " event"
+			})
+			row, _ := env.ProviderRowByID(meta.GetExternalName(p))
+			wantRow(t, p, []string{"sk-uncertain-k3y9Qm2Xv7Lp"}, nil, nil, row)
+		})
+	}
 }
 
 func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {

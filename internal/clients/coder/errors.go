@@ -159,6 +159,10 @@ func wrap(rec *call, err error) error {
 	var se *codersdk.Error
 	switch {
 	case errors.As(err, &se):
+		// An answer arrived, so the request was sent: a success status
+		// the call did not expect (200 for a create's 201, or an empty
+		// body) may stand for an object Coder made.
+		e.sent = true
 		e.status = se.StatusCode()
 		e.message, e.detail = se.Message, se.Detail
 		e.validations = append([]codersdk.ValidationError(nil), se.Validations...)
@@ -386,7 +390,8 @@ func forbiddenCause(message string) string {
 // object up before trying again.
 func Timeout(err error) bool {
 	var e *Error
-	if !errors.As(err, &e) || e.local {
+	if !errors.As(err, &e) || e.local || e.method == http.MethodGet {
+		// A read applies nothing, whatever became of it.
 		return false
 	}
 	switch {

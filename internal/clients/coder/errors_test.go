@@ -199,7 +199,15 @@ func TestErrorsAreClassifiedAndNeverCarrySecrets(t *testing.T) {
 				writeJSON(w, 200, codersdk.CreateAIGatewayKeyResponse{Name: "gateway-1", Key: testKeyPlaintext, KeyPrefix: testKeyPlaintext[:11]})
 			}),
 			call: createKey,
-			want: want{Class: ClassUnknown, Text: "POST /api/v2/ai-gateway/keys: 200 OK: unexpected success status"},
+			want: want{Class: ClassUnknown, Timeout: true, Text: "POST /api/v2/ai-gateway/keys: 200 OK: unexpected success status"},
+		},
+		"ProviderCreateAnsweredWithAnEmpty200": {
+			reason: "a success status means Coder may have made the provider, whatever the body: the create is uncertain, not refused (found by soak seed 118707505893)",
+			handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+				w.WriteHeader(200)
+			}),
+			call: createProvider,
+			want: want{Class: ClassInvalid, Timeout: true, Text: "POST /api/v2/ai/providers: 200 OK: unexpected non-JSON response"},
 		},
 		"NotCoder": {
 			reason:  "a web page answering 200 to buildinfo is not Coder",
