@@ -346,17 +346,35 @@ func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord
 	return true
 }
 
+// RecordClockSkew is how far Coder's clock may run behind the API
+// server's when a created object is checked against the record written
+// before its create.
+const RecordClockSkew = time.Minute
+
+// notBefore is the earliest time Coder can have created what rec names: a
+// record of a create (it names the Coder name) was written before the
+// create, and the API server set its creation time, which nobody editing
+// the record can change. A record edited to name an older object, or
+// written by hand, deletes nothing made before it. An import's record
+// (no Coder name) was written after its object existed: zero.
+func notBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
+	if rec.Spec.CoderName == "" {
+		return time.Time{}
+	}
+	return rec.CreationTimestamp.Add(-RecordClockSkew)
+}
+
 // keyClaim is what a key record names: the key's id once known, and its
 // UID-derived name, which finds the key even when the id went stale.
 func keyClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.KeyClaim {
-	return coderobj.KeyClaim{IDs: []string{rec.Spec.ExternalID}, Name: coderobj.NameIs(rec.Spec.CoderName)}
+	return coderobj.KeyClaim{IDs: []string{rec.Spec.ExternalID}, Name: coderobj.NameIs(rec.Spec.CoderName), NotBefore: notBefore(rec)}
 }
 
 // providerClaim is what a provider record names: its id once known, and its
 // name, which counts only for a provider Coder created within the window of
 // the record's last create attempt.
 func providerClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.ProviderClaim {
-	c := coderobj.ProviderClaim{ID: rec.Spec.ExternalID, Name: rec.Spec.CoderName}
+	c := coderobj.ProviderClaim{ID: rec.Spec.ExternalID, Name: rec.Spec.CoderName, NotBefore: notBefore(rec)}
 	if t := rec.Spec.CreateAttemptedAt; t != nil {
 		c.Attempt = t.Time
 	}

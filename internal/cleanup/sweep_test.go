@@ -5,6 +5,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 )
 
 func TestNextSweepRetriesUndoneWorkWithBackoff(t *testing.T) {
@@ -132,5 +135,24 @@ func TestSweeperForPicksOnlyAnEntitledProviderConfig(t *testing.T) {
 				t.Errorf("%s\nSweeperFor(...) = %d, %v; want %d, %v", tc.reason, got, ok, tc.want, tc.wantOK)
 			}
 		})
+	}
+}
+
+func TestARecordClaimsNothingCoderMadeBeforeIt(t *testing.T) {
+	written := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	rec := func(coderName string) *clusterv1alpha1.CleanupRecord {
+		r := &clusterv1alpha1.CleanupRecord{}
+		r.CreationTimestamp = metav1.NewTime(written)
+		r.Spec.CoderName, r.Spec.ExternalID = coderName, "id"
+		return r
+	}
+	if got, want := keyClaim(rec("gw-ns-name-5f0c7b1e")).NotBefore, written.Add(-RecordClockSkew); !got.Equal(want) {
+		t.Errorf("a create's key record claims keys from %s, want %s (its creation less the skew)", got, want)
+	}
+	if got, want := providerClaim(rec("team-openai")).NotBefore, written.Add(-RecordClockSkew); !got.Equal(want) {
+		t.Errorf("a create's provider record claims providers from %s, want %s", got, want)
+	}
+	if got := keyClaim(rec("")).NotBefore; !got.IsZero() {
+		t.Errorf("an import's record claims keys from %s, want no bound: its key existed before it", got)
 	}
 }

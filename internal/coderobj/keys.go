@@ -2,6 +2,7 @@ package coderobj
 
 import (
 	"context"
+	"time"
 
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
@@ -17,10 +18,17 @@ type KeyClaim struct {
 	IDs []string
 	// Name reports whether a key name is one of the owner's derived names.
 	Name func(string) bool
+	// NotBefore, when set, is the earliest creation time a key of the
+	// claim can have: a record written before its create cannot name a
+	// key Coder made earlier, whatever id or name it carries.
+	NotBefore time.Time
 }
 
 // Owns reports whether k is one of the claim's keys.
 func (c KeyClaim) Owns(k codersdk.AIGatewayKey) bool {
+	if !c.NotBefore.IsZero() && k.CreatedAt.Before(c.NotBefore) {
+		return false
+	}
 	if c.Name != nil && c.Name(k.Name) {
 		return true
 	}

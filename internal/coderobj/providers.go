@@ -22,6 +22,9 @@ type ProviderClaim struct {
 	// Attempt is when the last create was sent; zero when none may have
 	// written anything.
 	Attempt time.Time
+	// NotBefore, when set, is the earliest creation time a provider of the
+	// claim can have, by id as by name.
+	NotBefore time.Time
 }
 
 // FindProviders returns the providers in Coder the claim owns: the one of
@@ -32,6 +35,8 @@ func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, m Man
 	if c.ID != "" && !m.has(c.ID) {
 		p, err := cl.GetProvider(ctx, c.ID)
 		switch {
+		case err == nil && p.CreatedAt.Before(c.NotBefore):
+			// Older than the record that names it: not what it recorded.
 		case err == nil:
 			out = append(out, p)
 		case !coder.IsNotFound(err):

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
@@ -133,6 +134,50 @@ func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
 			live := s.Providers(false)
 			if deleted := len(live) == 0; deleted != tc.wantDel {
 				t.Errorf("%s\nprovider deleted = %t, want %t", tc.reason, deleted, tc.wantDel)
+			}
+		})
+	}
+}
+
+func TestSweepDeletesNothingOlderThanTheClaim(t *testing.T) {
+	ctx := context.Background()
+	s, cl := fakeCoder(t)
+	p := createProvider(t, cl, "made-by-hand")
+	// A record written (or edited) after the provider existed names it by
+	// id: not something its create made.
+	c := ProviderClaim{ID: p.ID.String(), NotBefore: p.CreatedAt.Add(time.Second)}
+	if err := SweepProvider(ctx, cl, c, nil); err != nil {
+		t.Fatalf("SweepProvider: %v", err)
+	}
+	if len(s.Providers(false)) != 1 {
+		t.Error("a claim deleted a provider made before it")
+	}
+	c.NotBefore = p.CreatedAt.Add(-time.Second)
+	if err := SweepProvider(ctx, cl, c, nil); err != nil {
+		t.Fatalf("SweepProvider: %v", err)
+	}
+	if len(s.Providers(false)) != 0 {
+		t.Error("a claim did not delete the provider made after it")
+	}
+}
+
+func TestKeyClaimOwnsNothingOlderThanItself(t *testing.T) {
+	created := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	k := codersdk.AIGatewayKey{ID: uuid.New(), Name: "gw-ns-name-5f0c7b1e", CreatedAt: created}
+	cases := map[string]struct {
+		claim KeyClaim
+		want  bool
+	}{
+		"ByIDNoBound":       {claim: KeyClaim{IDs: []string{k.ID.String()}}, want: true},
+		"ByIDAfterBound":    {claim: KeyClaim{IDs: []string{k.ID.String()}, NotBefore: created.Add(-time.Second)}, want: true},
+		"ByIDBeforeBound":   {claim: KeyClaim{IDs: []string{k.ID.String()}, NotBefore: created.Add(time.Second)}},
+		"ByNameBeforeBound": {claim: KeyClaim{Name: NameIs(k.Name), NotBefore: created.Add(time.Second)}},
+		"ByNameAfterBound":  {claim: KeyClaim{Name: NameIs(k.Name), NotBefore: created}, want: true},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := tc.claim.Owns(k); got != tc.want {
+				t.Errorf("Owns = %v, want %v", got, tc.want)
 			}
 		})
 	}
