@@ -83,11 +83,12 @@ func TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout(t *testi
 		t.Fatalf("cleanup record = %+v, want Abandoned", rec.Spec)
 	}
 
-	// Not a leak but a delay: a ProviderConfig of the deployment sweeps it.
+	// Not a leak but a delay: a ClusterProviderConfig of the deployment
+	// sweeps it (the namespace's own ProviderConfig is gone).
 	if err := coder.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
-	env.ProviderConfig(t, env.Namespace(t))
+	sweepThrough(t, coder)
 	id := meta.GetExternalName(k)
 	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
 		return !liveKey(coder, id), "key still in Coder"
@@ -237,8 +238,9 @@ func TestReleaseIsCountedOnlyOnceItsFinalizerRemovalIsPersisted(t *testing.T) {
 		t.Errorf("released_without_delete grew by %v, want 1 for the one release", got)
 	}
 
-	// Not a leak but a delay: a ProviderConfig of the deployment sweeps it.
-	env.ProviderConfig(t, env.Namespace(t))
+	// Not a leak but a delay: a ClusterProviderConfig of the deployment
+	// sweeps it (the namespace's own ProviderConfig is gone).
+	sweepThrough(t, coder)
 	id := meta.GetExternalName(k)
 	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
 		return !liveKey(coder, id), "key still in Coder"

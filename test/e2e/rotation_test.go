@@ -386,10 +386,10 @@ func TestKeyBoundedPassMidRotationLeavesARecordPerKeyForTheSweep(t *testing.T) {
 		t.Fatalf("records after the release = %d naming %v, want one per key", len(l.Items), named)
 	}
 
-	// Coder accepts deletes again; a Ready ProviderConfig of the same
-	// deployment sweeps both keys.
+	// Coder accepts deletes again; a Ready ClusterProviderConfig of the
+	// same deployment sweeps both keys.
 	env.Coder.ClearFault(fakecoder.EndpointKeysDelete)
-	env.ProviderConfig(t, env.Namespace(t))
+	sweepThrough(t, env.Cluster.Coder(t))
 	Eventually(t, waitLong, "the sweep to delete both keys and their records", func() (bool, string) {
 		rows, recs := liveKeysOf(k), recordsOf(t, k)
 		return len(rows) == 0 && len(recs) == 0, fmt.Sprintf("%d keys, records %v", len(rows), recs)
