@@ -1,6 +1,13 @@
 package cleanup
 
-import "sigs.k8s.io/controller-runtime/pkg/client/fake"
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/crossplane-contrib/provider-coder/apis"
+)
 
 // withIndexes registers the indexes Records reads with a fake client, as
 // SetupIndexes does with the manager's cache.
@@ -9,4 +16,15 @@ func withIndexes(b *fake.ClientBuilder) *fake.ClientBuilder {
 		b = b.WithIndex(i.Object, i.Field, i.Extract)
 	}
 	return b
+}
+
+// testKube is a fake client of every kind of the provider, with the
+// indexes Records reads: finding who owns a Coder object lists them all.
+func testKube(t *testing.T) (*fake.ClientBuilder, *runtime.Scheme) {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := apis.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	return withIndexes(fake.NewClientBuilder().WithScheme(s)), s
 }

@@ -6,15 +6,12 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
@@ -82,12 +79,7 @@ func pending(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalCreatePending(k, time
 // none.
 func recordsWith(t *testing.T, k *aiv1alpha1.AIGatewayKey, none bool, attempt *metav1.Time) *Records {
 	t.Helper()
-	s := runtime.NewScheme()
-	// Every kind: finding who owns a Coder object lists them all.
-	if err := apis.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	b := withIndexes(fake.NewClientBuilder().WithScheme(s))
+	b, s := testKube(t)
 	if !none {
 		b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
 			ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},

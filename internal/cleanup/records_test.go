@@ -8,10 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
@@ -46,16 +44,10 @@ func TestRotatedRecordNamesParseBack(t *testing.T) {
 
 func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	ctx := context.Background()
-	s := runtime.NewScheme()
-	if err := clusterv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := aiv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
+	b, s := testKube(t)
 	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
 	other := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "bbbbbbbb-0000-0000-0000-000000000002"}}
-	kube := fake.NewClientBuilder().WithScheme(s).Build()
+	kube := b.Build()
 	r := NewRecords(kube, s, nil)
 
 	if err := r.Ensure(ctx, mg, "AIGatewayKey", "dep", "gw-aaaaaaaa", time.Now()); err != nil {
@@ -165,14 +157,8 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s := runtime.NewScheme()
-			if err := clusterv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
-				t.Fatal(err)
-			}
-			if err := aiv1alpha1.SchemeBuilder.AddToScheme(s); err != nil {
-				t.Fatal(err)
-			}
-			kube := fake.NewClientBuilder().WithScheme(s).Build()
+			b, s := testKube(t)
+			kube := b.Build()
 			r := NewRecords(kube, s, nil)
 			if err := tc.before(ctx, r); err != nil {
 				t.Fatal(err)

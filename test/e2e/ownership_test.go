@@ -98,19 +98,7 @@ func TestOwnershipCreatePendingAnnotationDoesNotAdoptAnotherTenantsProvider(t *t
 	if id := meta.GetExternalName(p); id != "" {
 		t.Fatalf("external name = %q: the victim's provider was adopted", id)
 	}
-	if r := p.GetCondition(xpv2.TypeReady); r.Status == corev1.ConditionTrue {
-		t.Errorf("the attacker's AIProvider reports Ready")
-	}
-	if n := patchesOf(before.ID.String()) - patches; n != 0 {
-		t.Errorf("%d PATCH requests to the victim's provider, want 0", n)
-	}
-	victimUntouched(t, before)
-	t.Logf("Synced=False: %s", c.Message)
-
-	env.Delete(t, p)
-	env.WaitGone(t, p, waitLong)
-	victimUntouched(t, before)
-	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	attackerRefused(t, p, victim, before, patches, c.Message)
 }
 
 func TestOwnershipImportOfAnotherTenantsProviderIsRefused(t *testing.T) {
@@ -131,19 +119,7 @@ func TestOwnershipImportOfAnotherTenantsProviderIsRefused(t *testing.T) {
 		}
 	}
 	env.Get(t, p)
-	if r := p.GetCondition(xpv2.TypeReady); r.Status == corev1.ConditionTrue {
-		t.Errorf("the attacker's AIProvider reports Ready")
-	}
-	if n := patchesOf(before.ID.String()) - patches; n != 0 {
-		t.Errorf("%d PATCH requests to the victim's provider, want 0", n)
-	}
-	victimUntouched(t, before)
-	t.Logf("Synced=False: %s", c.Message)
-
-	env.Delete(t, p)
-	env.WaitGone(t, p, waitLong)
-	victimUntouched(t, before)
-	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	attackerRefused(t, p, victim, before, patches, c.Message)
 }
 
 func TestOwnershipImportOfAnotherTenantsKeyIsRefused(t *testing.T) {
@@ -217,4 +193,24 @@ func TestOwnershipCreatePendingAnnotationDoesNotAdoptAProviderMadeByHand(t *test
 	env.Delete(t, p)
 	env.WaitGone(t, p, waitLong)
 	victimUntouched(t, before)
+}
+
+// attackerRefused checks what a refused attacker's AIProvider p may never
+// do to the victim's provider (before, with patches PATCH requests before
+// the attack), then deletes p and checks the victim again.
+func attackerRefused(t *testing.T, p, victim *aiv1alpha1.AIProvider, before fakecoder.ProviderRow, patches int, synced string) {
+	t.Helper()
+	if r := p.GetCondition(xpv2.TypeReady); r.Status == corev1.ConditionTrue {
+		t.Errorf("the attacker's AIProvider reports Ready")
+	}
+	if n := patchesOf(before.ID.String()) - patches; n != 0 {
+		t.Errorf("%d PATCH requests to the victim's provider, want 0", n)
+	}
+	victimUntouched(t, before)
+	t.Logf("Synced=False: %s", synced)
+
+	env.Delete(t, p)
+	env.WaitGone(t, p, waitLong)
+	victimUntouched(t, before)
+	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 }
