@@ -85,9 +85,8 @@ test: check-generate vet lint testbed ## Everything CI runs: generated files, ve
 # copy of the tree (minutes each). ONLY=name runs one.
 .PHONY: soak
 SEEDS ?= 50
-soak: testbed ## Run SEEDS random interleavings (test/interleave) on the fake Coder: a line per run and the tally; everything in _output/soak.log.
-	mkdir -p $(OUTPUT_DIR)
-	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_SOAK_SEEDS=$(SEEDS) $(GO) test -race -count=1 -timeout 0 -run '^TestSoak$$' -v ./test/interleave/ | tee $(OUTPUT_DIR)/soak.log | grep -E '^interleavings:|^\s+interleave_test.go:[0-9]+: seed .* broke|^--- |^(ok|FAIL)'
+soak: testbed ## Run SEEDS random interleavings (test/interleave) on the fake Coder in PROCS processes (default 1): a line per run and the tally; everything in _output/soak-N.log.
+	hack/soak.sh $(SEEDS) $(or $(PROCS),1)
 
 .PHONY: mutants
 mutants: testbed ## Apply each mutation of hack/mutants to a copy of the tree and fail unless its tests kill every one (ONLY=name: one).
