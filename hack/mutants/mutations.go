@@ -115,8 +115,8 @@ var Mutations = []Mutation{
 		// ProviderConfig of whatever deployment it finds.
 		Name: "sweep-through-another-deployment",
 		File: "internal/cleanup/sweep.go",
-		Old:  "\t\tcl, ok := sweepers[rec.Spec.DeploymentID]\n",
-		New:  "\t\tcl, ok := sweepers[rec.Spec.DeploymentID]\n\t\tfor id, other := range sweepers {\n\t\t\tif !ok {\n\t\t\t\tcl, ok, rec.Spec.DeploymentID = other, true, id\n\t\t\t}\n\t\t}\n",
+		Old:  "\t\tcase id == \"\" || c.DeploymentID != id:\n",
+		New:  "\t\tcase id == \"\":\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestSweepNeverTouchesAnotherDeploymentsRecords$",
 	},

@@ -17,11 +17,7 @@ import (
 
 const (
 	errListManaged = "cannot list managed resources to find the owner of a Coder object"
-
-	// ReasonOwnedByAnother is the event reason when a resource names a
-	// Coder object another managed resource owns.
-	ReasonOwnedByAnother = "OwnedByAnotherResource"
-	errFmtOwned          = "the Coder object %s is owned by %s %s (UID %s); this resource does not adopt, import, change or delete it: remove its external name, or delete that resource first"
+	errFmtOwned    = "the Coder object %s is owned by %s %s (UID %s); this resource does not adopt, import, change or delete it: remove its external name, or delete that resource first"
 )
 
 // A Claimant is a managed resource that claims a Coder object: one of its

@@ -144,10 +144,9 @@ func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
 		t.Errorf("released_without_delete{kind=AIProvider} grew by %v, want 1", got)
 	}
 	// Not a leak but a delay: the record is Abandoned (or already swept by
-	// a Ready ProviderConfig of another scenario on the same deployment),
-	// and a Ready ProviderConfig of the deployment sweeps it.
-	other := env.Namespace(t)
-	env.ProviderConfig(t, other)
+	// a ClusterProviderConfig of another scenario on the same deployment),
+	// and a Ready ClusterProviderConfig of the deployment sweeps it.
+	sweepThrough(t, s.coder)
 	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
 		return !s.keyInCoder() && !s.providerInCoder() && s.record(t, "AIGatewayKey", s.key.UID) == nil && s.record(t, "AIProvider", s.ai.UID) == nil,
 			"rows or records left"
