@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +17,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -115,8 +117,16 @@ func (r *run) strip(ctx context.Context, i int) string {
 			return "no finalizer left to strip"
 		}
 		uid := o.GetUID()
+		// Only removing the provider's own finalizer takes the release
+		// from it. Once the provider has removed it (a release racing the
+		// strip), the others the harness removes are not the provider's
+		// business, and the provider's release stands.
+		ours := slices.Contains(o.GetFinalizers(), providerconfig.ManagedFinalizer)
 		o.SetFinalizers(nil)
 		err := r.kube.Update(ctx, o)
+		if err == nil && !ours {
+			return "stripped uid " + string(uid) + " after the provider removed its finalizer"
+		}
 		if err == nil {
 			r.mu.Lock()
 			r.stripped[uid] = true
