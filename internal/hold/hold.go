@@ -270,16 +270,32 @@ type ConfigState struct {
 	Deleting bool
 	// Phase is its hold phase from status, when deleting.
 	Phase Phase
+	// NamespaceDeletedAt is when the dependent's own namespace began
+	// deleting; zero while it is not (or for a cluster-scoped dependent).
+	NamespaceDeletedAt time.Time
+	// DependentTimeout is the ProviderConfig's dependentTimeout.
+	DependentTimeout time.Duration
+	Now              time.Time
 }
 
 // DependentMode decides how a deleting dependent deletes: normally while its
 // ProviderConfig exists and holds for it, in one bounded pass when the
 // ProviderConfig is gone, released or in its grace period.
+//
+// A namespace deletion bounds the wait as well: a dependent whose namespace
+// has been deleting for its ProviderConfig's dependentTimeout takes its
+// bounded pass even though the ProviderConfig stands (a
+// ClusterProviderConfig, which the namespace deletion does not touch, whose
+// Coder is down or whose token Secret is missing). Otherwise the namespace
+// would wait on someone mending a ProviderConfig it does not own; the
+// record and the sweep cover what the pass could not delete.
 func DependentMode(pc ConfigState) Mode {
 	switch {
 	case pc.Gone:
 		return ModeBoundedPass
 	case pc.Deleting && (pc.Phase == PhaseGrace || pc.Phase == PhaseReleased):
+		return ModeBoundedPass
+	case !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceDeletedAt.Add(pc.DependentTimeout)):
 		return ModeBoundedPass
 	default:
 		return ModeNormal

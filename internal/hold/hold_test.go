@@ -165,6 +165,19 @@ func TestDependentMode(t *testing.T) {
 		"Grace":         {pc: ConfigState{Deleting: true, Phase: PhaseGrace}, want: ModeBoundedPass},
 		"Released":      {pc: ConfigState{Deleting: true, Phase: PhaseReleased}, want: ModeBoundedPass},
 		"Gone":          {pc: ConfigState{Gone: true}, want: ModeBoundedPass},
+		"NamespaceDeletingWithinTimeout": {
+			pc:   ConfigState{NamespaceDeletedAt: t0, DependentTimeout: time.Minute, Now: t0.Add(59 * time.Second)},
+			want: ModeNormal,
+		},
+		"NamespaceDeletingPastTimeout": {
+			pc:   ConfigState{NamespaceDeletedAt: t0, DependentTimeout: time.Minute, Now: t0.Add(time.Minute)},
+			want: ModeBoundedPass,
+		},
+		"NamespaceDeletingPastTimeoutWhileConfigHolds": {
+			pc:   ConfigState{Deleting: true, Phase: PhaseHolding, NamespaceDeletedAt: t0, DependentTimeout: time.Minute, Now: t0.Add(2 * time.Minute)},
+			want: ModeBoundedPass,
+		},
+		"NamespaceLive": {pc: ConfigState{DependentTimeout: time.Minute, Now: t0}, want: ModeNormal},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -66,13 +68,18 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		return Session{}, err
 	}
 	s := Session{Config: pc, Ref: ref, Mode: hold.ModeNormal, ConfigDeleting: pc.GetDeletionTimestamp() != nil, DeploymentID: StatusOf(pc).DeploymentID}
+	conn := ConnectionOf(pc)
 	if deleting {
-		s.Mode = hold.DependentMode(StateOf(pc))
+		st := StateOf(pc)
+		if st.NamespaceDeletedAt, err = c.namespaceDeletedAt(ctx, mg); err != nil {
+			return Session{}, err
+		}
+		st.DependentTimeout, st.Now = hold.BoundsFrom(conn.Deletion).DependentTimeout, time.Now()
+		s.Mode = hold.DependentMode(st)
 	} else if s.DeploymentID == "" {
 		// Cleanup records name the deployment: wait for the first check.
 		return Session{}, errors.Errorf("%s has not reported Coder's deployment id yet; is it Ready?", ref)
 	}
-	conn := ConnectionOf(pc)
 	s.URL, s.Scope = conn.URL, ref.IndexValue()+" "+conn.URL
 	cfg, err := ClientConfig(ctx, c.Kube, conn, c.Timeout)
 	if err != nil {
@@ -85,6 +92,22 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		return Session{}, errors.Wrap(err, errBuildClient)
 	}
 	return s, nil
+}
+
+// namespaceDeletedAt is when mg's namespace began deleting; zero while it
+// is not, and for a cluster-scoped mg.
+func (c *Connector) namespaceDeletedAt(ctx context.Context, mg resource.Managed) (time.Time, error) {
+	if mg.GetNamespace() == "" {
+		return time.Time{}, nil
+	}
+	ns := &corev1.Namespace{}
+	if err := c.Kube.Get(ctx, types.NamespacedName{Name: mg.GetNamespace()}, ns); err != nil {
+		return time.Time{}, errors.Wrap(err, "cannot get the managed resource's namespace")
+	}
+	if ns.DeletionTimestamp == nil {
+		return time.Time{}, nil
+	}
+	return ns.DeletionTimestamp.Time, nil
 }
 
 // StateOf is what a dependent knows of its ProviderConfig.

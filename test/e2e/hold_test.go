@@ -468,3 +468,74 @@ func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T)
 	env.WaitGone(t, cpc, waitLong)
 	env.WaitGone(t, ns, 2*time.Minute)
 }
+
+// A tenant's namespace is deleted while the platform team's
+// ClusterProviderConfig its key uses cannot delete anything: its token
+// Secret is missing. The namespace deletion does not touch the
+// ClusterProviderConfig, so nothing else ends the wait: the key holds for
+// the ClusterProviderConfig's dependentTimeout from the namespace's
+// deletion, then releases without delete, counted, and the sweep deletes
+// the key once the ClusterProviderConfig is mended (interleaving seed
+// 1068355073656).
+func TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete(t *testing.T) {
+	coder := env.Cluster.Coder(t)
+	secretNS := env.Namespace(t)
+	env.TokenSecret(t, secretNS, "coder-token", coder.Token())
+	cpc := &namespacedv1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: secretNS},
+		Spec: common.ProviderConfigSpec{
+			URL: coder.URL(),
+			Credentials: common.Credentials{
+				Source: common.CredentialsSourceSecret,
+				SecretRef: &common.SecretKeySelector{
+					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+					Namespace:              secretNS,
+				},
+			},
+			Deletion: shortBounds(),
+		},
+	}
+	env.Create(t, cpc)
+	t.Cleanup(func() { env.Delete(t, cpc) })
+	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	mrNS := env.Namespace(t)
+	k := newKey(mrNS, "tenant")
+	k.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: cpc.Name}
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	id := meta.GetExternalName(k)
+
+	// The platform team points the ClusterProviderConfig at a Secret that
+	// does not exist; then the tenant's namespace is deleted.
+	if err := env.Update(t, cpc, func() { cpc.Spec.Credentials.SecretRef.Name = "missing" }); err != nil {
+		t.Fatal(err)
+	}
+	before := releasedWithoutDelete(t, "AIGatewayKey")
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: mrNS}}
+	start := time.Now()
+	env.Delete(t, ns)
+	env.WaitGone(t, ns, 2*time.Minute)
+	took := time.Since(start)
+	t.Logf("namespace deleted in %s while its ClusterProviderConfig could not delete (dependentTimeout 8s)", took.Round(100*time.Millisecond))
+	if took < shortBounds().DependentTimeout.Duration {
+		t.Errorf("the namespace went after %s, before the dependentTimeout: the key did not hold", took)
+	}
+	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
+		t.Errorf("releases without delete = %v, want 1", got)
+	}
+	if r := recordOf(t, "AIGatewayKey", k.UID); r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+		t.Fatalf("cleanup record = %+v, want Abandoned", r)
+	}
+	if !liveKey(coder, id) {
+		t.Fatalf("the key went from Coder without credentials")
+	}
+
+	// Mended, the ClusterProviderConfig turns Ready, and its sweep deletes
+	// the key the namespace deletion left.
+	if err := env.Update(t, cpc, func() { cpc.Spec.Credentials.SecretRef.Name = "coder-token" }); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
+		return !liveKey(coder, id), "key in Coder"
+	})
+}

@@ -27,7 +27,10 @@ var (
 	// (TestRotatingAnImportedKeyRetiresItOnBothCoders).
 	// Seed 118707505893 (a soak's): a provider create answered 200 was
 	// taken for a refusal (TestAIProviderUncertainCreateAdoptsItsOwnProvider).
-	fakeSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 118707505893}
+	// Seed 1068355073656 (a soak's): a namespace whose key used a
+	// ClusterProviderConfig without its token Secret stayed Terminating
+	// (TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete).
+	fakeSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 118707505893, 1068355073656}
 	realSeeds = []uint64{101, 102, 103, 104, 105}
 )
 
