@@ -31,10 +31,10 @@ type Index struct {
 func Indexes() []Index {
 	out := []Index{{Object: &clusterv1alpha1.CleanupRecord{}, Field: ExternalIDIndex, Extract: func(o client.Object) []string {
 		rec, ok := o.(*clusterv1alpha1.CleanupRecord)
-		if !ok || rec.Spec.ExternalID == "" {
+		if !ok || rec.Status.ExternalID == "" {
 			return nil
 		}
-		return []string{rec.Spec.ExternalID}
+		return []string{rec.Status.ExternalID}
 	}}}
 	for _, k := range providerconfig.ManagedKinds() {
 		out = append(out, Index{Object: k.New(), Field: ExternalNameIndex, Extract: func(o client.Object) []string {

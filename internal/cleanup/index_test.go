@@ -7,6 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane-contrib/provider-coder/apis"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 )
 
 // withIndexes registers the indexes Records reads with a fake client, as
@@ -26,5 +27,5 @@ func testKube(t *testing.T) (*fake.ClientBuilder, *runtime.Scheme) {
 	if err := apis.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	return withIndexes(fake.NewClientBuilder().WithScheme(s)), s
+	return withIndexes(fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{})), s
 }

@@ -93,7 +93,7 @@ func (r *Records) Claimants(ctx context.Context, id string) ([]Claimant, error) 
 	for i := range recs.Items {
 		rec := &recs.Items[i]
 		uid := rec.GetLabels()[ManagedResourceUIDLabel]
-		if rec.Spec.ExternalID != id || uid == "" {
+		if rec.Status.ExternalID != id || uid == "" {
 			continue
 		}
 		m := rec.Spec.ManagedResource

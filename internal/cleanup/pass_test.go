@@ -83,7 +83,8 @@ func recordsWith(t *testing.T, k *aiv1alpha1.AIGatewayKey, none bool, attempt *m
 	if !none {
 		b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
 			ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},
-			Spec:       clusterv1alpha1.CleanupRecordSpec{Phase: clusterv1alpha1.CleanupPhaseActive, CreateAttemptedAt: attempt},
+			Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: string(k.UID)}},
+			Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, CreateAttemptedAt: attempt},
 		})
 	}
 	return NewRecords(b.Build(), s, nil)

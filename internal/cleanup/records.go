@@ -84,33 +84,16 @@ func NewRecords(kube client.Client, scheme *runtime.Scheme, abandoned func()) *R
 // and notes on it when this create attempt is sent (attempt): what the
 // sweep matches an object found by name against.
 func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind, deploymentID, coderName string, attempt time.Time) error {
-	name := RecordName(kind, mg.GetUID())
-	existed, err := r.ensure(ctx, mg, kind, name, deploymentID, coderName, attempt)
-	if err != nil || !existed {
-		return err
-	}
-	return r.setAttempt(ctx, name, &attempt)
+	return r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), deploymentID, map[string]any{
+		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.NewTime(attempt),
+	})
 }
 
 // NothingWritten notes that mg's last create attempt certainly wrote
 // nothing (Coder answered with an error), so no object found by name is
 // taken for its result.
 func (r *Records) NothingWritten(ctx context.Context, mg resource.Managed, kind string) error {
-	return resource.IgnoreNotFound(r.setAttempt(ctx, RecordName(kind, mg.GetUID()), nil))
-}
-
-func (r *Records) setAttempt(ctx context.Context, name string, at *time.Time) error {
-	v := "null"
-	if at != nil {
-		b, err := metav1.NewTime(*at).MarshalJSON()
-		if err != nil {
-			return errors.Wrap(err, errWriteRecord)
-		}
-		v = string(b)
-	}
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	patch := []byte(`{"spec":{"createAttemptedAt":` + v + `}}`)
-	return errors.Wrap(r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, patch)), errWriteRecord)
+	return resource.IgnoreNotFound(r.patchStatus(ctx, RecordName(kind, mg.GetUID()), map[string]any{"createAttemptedAt": nil}))
 }
 
 // EnsureRotated writes an Active record for the key of rotation counter n
@@ -118,32 +101,65 @@ func (r *Records) setAttempt(ctx context.Context, name string, at *time.Time) er
 // key was discarded loses its stale external id, so a sweep finds the new
 // key by name.
 func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, deploymentID, coderName string) error {
-	name := RotatedRecordName(kind, mg.GetUID(), n)
-	existed, err := r.ensure(ctx, mg, kind, name, deploymentID, coderName, time.Now())
-	if err != nil || !existed {
+	return r.ensure(ctx, mg, kind, RotatedRecordName(kind, mg.GetUID(), n), deploymentID, map[string]any{
+		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.Now(), "externalID": nil,
+	})
+}
+
+// ensure creates the named record, or finds it written by an earlier
+// attempt, and then writes status onto it. The status is what the sweep
+// acts on, and it is written before anything is created in Coder: a record
+// without one names nothing there. A record of that name whose spec is not
+// mg's (written by someone else) is refused: mg would make it name an
+// object in Coder that the record's own resource does not own.
+func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, deploymentID string, status map[string]any) error {
+	rec, err := r.newRecord(mg, kind, name, deploymentID)
+	if err != nil {
 		return err
 	}
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	patch := []byte(`{"spec":{"externalID":null,"coderName":` + strconv.Quote(coderName) + `}}`)
-	return errors.Wrap(r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, patch)), errWriteRecord)
-}
-
-// ensure creates the named record and reports whether it existed already.
-func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, deploymentID, coderName string, attempt time.Time) (bool, error) {
-	rec, err := r.newRecord(mg, kind, name, deploymentID, coderName)
-	if err != nil {
-		return false, err
-	}
-	rec.Spec.CreateAttemptedAt = &metav1.Time{Time: attempt}
 	err = r.kube.Create(ctx, rec)
 	if kerrors.IsAlreadyExists(err) {
-		return true, nil
+		err = r.verify(ctx, rec)
 	}
-	return false, errors.Wrap(err, errWriteRecord)
+	if err != nil {
+		return errors.Wrap(err, errWriteRecord)
+	}
+	return r.patchStatus(ctx, name, status)
 }
 
-// newRecord is an Active record of mg, named name.
-func (r *Records) newRecord(mg resource.Managed, kind, name, deploymentID, coderName string) (*clusterv1alpha1.CleanupRecord, error) {
+// verify checks that the existing record of want's name is want: the same
+// spec and the same managed resource label.
+func (r *Records) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecord) error {
+	got := &clusterv1alpha1.CleanupRecord{}
+	if err := r.kube.Get(ctx, types.NamespacedName{Name: want.Name}, got); err != nil {
+		return err
+	}
+	if got.Spec != want.Spec || got.GetLabels()[ManagedResourceUIDLabel] != want.GetLabels()[ManagedResourceUIDLabel] {
+		return errors.Errorf("cleanup record %s exists and does not describe this resource (%s %s, deployment %s); delete it if nobody needs it",
+			want.Name, got.Spec.ManagedResource.Kind, objectName(got.Spec.ManagedResource.Namespace, got.Spec.ManagedResource.Name), got.Spec.DeploymentID)
+	}
+	return nil
+}
+
+func objectName(ns, name string) string {
+	if ns == "" {
+		return name
+	}
+	return ns + "/" + name
+}
+
+// patchStatus merges status into the status of the named record.
+func (r *Records) patchStatus(ctx context.Context, name string, status map[string]any) error {
+	body, err := json.Marshal(map[string]any{"status": status})
+	if err != nil {
+		return errors.Wrap(err, errWriteRecord)
+	}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	return errors.Wrap(r.kube.Status().Patch(ctx, rec, client.RawPatch(types.MergePatchType, body)), errWriteRecord)
+}
+
+// newRecord is a record of mg, named name, without a status.
+func (r *Records) newRecord(mg resource.Managed, kind, name, deploymentID string) (*clusterv1alpha1.CleanupRecord, error) {
 	gvk, err := apiutil.GVKForObject(mg, r.scheme)
 	if err != nil {
 		return nil, errors.Wrap(err, errWriteRecord)
@@ -157,8 +173,6 @@ func (r *Records) newRecord(mg resource.Managed, kind, name, deploymentID, coder
 				Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID()),
 			},
 			DeploymentID: deploymentID,
-			CoderName:    coderName,
-			Phase:        clusterv1alpha1.CleanupPhaseActive,
 		},
 	}, nil
 }
@@ -172,13 +186,22 @@ func (r *Records) newRecord(mg resource.Managed, kind, name, deploymentID, coder
 // read it says yes: a release counted for nothing costs a sweep, a missed
 // one leaks.
 func (r *Records) CreateBegun(ctx context.Context, mg resource.Managed, kind string) bool {
+	has, err := r.hasRecord(ctx, mg, kind)
+	return has || err != nil
+}
+
+// hasRecord reports whether mg has any record: one the cache lists by its
+// UID label, or the first one by name, which the cache may not list yet.
+func (r *Records) hasRecord(ctx context.Context, mg resource.Managed, kind string) (bool, error) {
 	recs, err := r.of(ctx, mg)
 	if err != nil || len(recs) > 0 {
-		return true
+		return len(recs) > 0, err
 	}
-	// The first record by name too: the cache may not list it yet.
 	err = r.kube.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, &clusterv1alpha1.CleanupRecord{})
-	return !kerrors.IsNotFound(err)
+	if kerrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, errors.Wrap(err, errReadRecord)
 }
 
 // EnsureAdopted writes an Active record for mg when it has none: mg manages
@@ -193,21 +216,10 @@ func (r *Records) CreateBegun(ctx context.Context, mg resource.Managed, kind str
 // the record of its rotation; a second record for it would outlive the
 // rotation that deletes that key.
 func (r *Records) EnsureAdopted(ctx context.Context, mg resource.Managed, kind, deploymentID, id string) error {
-	recs, err := r.of(ctx, mg)
-	if err != nil || len(recs) > 0 {
+	if has, err := r.hasRecord(ctx, mg, kind); has || err != nil {
 		return err
 	}
-	name := RecordName(kind, mg.GetUID())
-	err = r.kube.Get(ctx, types.NamespacedName{Name: name}, &clusterv1alpha1.CleanupRecord{})
-	if !kerrors.IsNotFound(err) {
-		return errors.Wrap(err, errWriteRecord)
-	}
-	rec, err := r.newRecord(mg, kind, name, deploymentID, "")
-	if err != nil {
-		return err
-	}
-	rec.Spec.ExternalID = id
-	return errors.Wrap(resource.Ignore(kerrors.IsAlreadyExists, r.kube.Create(ctx, rec)), errWriteRecord)
+	return r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), deploymentID, map[string]any{"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id})
 }
 
 // SetExternalID records the Coder id once a create returned it. It patches
@@ -219,9 +231,7 @@ func (r *Records) SetExternalID(ctx context.Context, mg resource.Managed, kind, 
 
 // SetRotatedExternalID records the Coder id of the key of rotation counter n.
 func (r *Records) SetRotatedExternalID(ctx context.Context, mg resource.Managed, kind string, n int, id string) error {
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RotatedRecordName(kind, mg.GetUID(), n)}}
-	patch := []byte(`{"spec":{"externalID":` + strconv.Quote(id) + `}}`)
-	return errors.Wrap(resource.IgnoreNotFound(r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, patch))), errWriteRecord)
+	return resource.IgnoreNotFound(r.patchStatus(ctx, RotatedRecordName(kind, mg.GetUID(), n), map[string]any{"externalID": id}))
 }
 
 // DeleteRotated removes the record of the key of rotation counter n, once
@@ -231,38 +241,42 @@ func (r *Records) DeleteRotated(ctx context.Context, mg resource.Managed, kind s
 	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)
 }
 
-// Rotations returns the rotation counters of the records of mg, as the
-// cache shows them: a record written a moment ago may be missing.
-func (r *Records) Rotations(ctx context.Context, mg resource.Managed, kind string) ([]int, error) {
+// A RecordSet is the cleanup records of one managed resource, as the cache
+// showed them: a record written a moment ago may be missing.
+type RecordSet struct {
+	uid  types.UID
+	recs []clusterv1alpha1.CleanupRecord
+}
+
+// Of returns the records of mg, in one list of the cache.
+func (r *Records) Of(ctx context.Context, mg resource.Managed) (RecordSet, error) {
 	recs, err := r.of(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int, 0, len(recs))
-	for i := range recs {
-		if n, ok := RotationOfRecord(kind, mg.GetUID(), recs[i].Name); ok {
+	return RecordSet{uid: mg.GetUID(), recs: recs}, err
+}
+
+// Rotations returns the rotation counters of the set's records of kind.
+func (s RecordSet) Rotations(kind string) []int {
+	out := make([]int, 0, len(s.recs))
+	for i := range s.recs {
+		if n, ok := RotationOfRecord(kind, s.uid, s.recs[i].Name); ok {
 			out = append(out, n)
 		}
 	}
-	return out, nil
+	return out
 }
 
-// ExternalIDs returns the Coder ids the records of mg hold, as the cache
-// shows them. They prove which objects mg owns when nothing else does: an
-// imported key keeps the id it was adopted under after a rotation moves
-// the external name to the new key.
-func (r *Records) ExternalIDs(ctx context.Context, mg resource.Managed) ([]string, error) {
-	recs, err := r.of(ctx, mg)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, 0, len(recs))
-	for i := range recs {
-		if id := recs[i].Spec.ExternalID; id != "" {
+// ExternalIDs returns the Coder ids the set's records hold. They prove
+// which objects the resource owns when nothing else does: an imported key
+// keeps the id it was adopted under after a rotation moves the external
+// name to the new key.
+func (s RecordSet) ExternalIDs() []string {
+	out := make([]string, 0, len(s.recs))
+	for i := range s.recs {
+		if id := s.recs[i].Status.ExternalID; id != "" {
 			out = append(out, id)
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Delete removes every record of mg: its objects were deleted in Coder, or
@@ -313,8 +327,7 @@ func (r *Records) Abandon(ctx context.Context, mg resource.Managed, kind, reason
 	if seen {
 		return nil
 	}
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: base}, Spec: clusterv1alpha1.CleanupRecordSpec{Phase: clusterv1alpha1.CleanupPhaseActive}}
-	return r.abandon(ctx, rec, reason)
+	return r.abandon(ctx, &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: base}}, reason)
 }
 
 // of returns the records of mg, found by its UID label, as the cache shows
@@ -329,18 +342,14 @@ func (r *Records) of(ctx context.Context, mg resource.Managed) ([]clusterv1alpha
 }
 
 func (r *Records) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, reason string) error {
-	if rec.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned {
+	if rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned {
 		return nil
 	}
 	// A patch, not an update: the cache's copy may be stale, and the
 	// record must turn Abandoned whatever else changed on it.
-	body, err := json.Marshal(map[string]any{"spec": map[string]any{
+	err := r.patchStatus(ctx, rec.Name, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseAbandoned, "reason": reason, "abandonedAt": metav1.Now(),
-	}})
-	if err != nil {
-		return errors.Wrap(err, errAbandonRecord)
-	}
-	err = r.kube.Patch(ctx, rec, client.RawPatch(types.MergePatchType, body))
+	})
 	if kerrors.IsNotFound(err) {
 		// No record: nothing was ever about to be created.
 		return nil
@@ -370,8 +379,8 @@ func RecordedAttempt(ctx context.Context, reader client.Reader, mg resource.Mana
 	if err != nil {
 		return time.Time{}, errors.Wrap(err, errReadRecord)
 	}
-	if rec.GetLabels()[ManagedResourceUIDLabel] != string(mg.GetUID()) || rec.Spec.CreateAttemptedAt == nil {
+	if rec.GetLabels()[ManagedResourceUIDLabel] != string(mg.GetUID()) || rec.Spec.ManagedResource.UID != string(mg.GetUID()) || rec.Status.CreateAttemptedAt == nil {
 		return time.Time{}, nil
 	}
-	return rec.Spec.CreateAttemptedAt.Time, nil
+	return rec.Status.CreateAttemptedAt.Time, nil
 }

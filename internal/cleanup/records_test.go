@@ -70,17 +70,18 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	if err := kube.Get(ctx, types.NamespacedName{Name: RotatedRecordName("AIGatewayKey", mg.UID, 1)}, rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Spec.ExternalID != "" || rec.Spec.CoderName != "gw-aaaaaaaa-r1" || rec.Spec.Phase != clusterv1alpha1.CleanupPhaseActive {
+	if rec.Status.ExternalID != "" || rec.Status.CoderName != "gw-aaaaaaaa-r1" || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {
 		t.Errorf("re-ensured rotation record = %+v, want Active, named, without the discarded key's id", rec.Spec)
 	}
 	if err := r.Ensure(ctx, other, "AIGatewayKey", "dep", "other-bbbbbbbb", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 
-	got, err := r.Rotations(ctx, mg, "AIGatewayKey")
+	set, err := r.Of(ctx, mg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	got := set.Rotations("AIGatewayKey")
 	sort.Ints(got)
 	if diff := cmp.Diff([]int{0, 1}, got); diff != "" {
 		t.Errorf("Rotations: -want, +got:\n%s", diff)
@@ -95,7 +96,7 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	}
 	phases := map[string]string{}
 	for _, x := range l.Items {
-		phases[x.Name] = x.Spec.Phase
+		phases[x.Name] = x.Status.Phase
 	}
 	want := map[string]string{
 		RecordName("AIGatewayKey", mg.UID):           clusterv1alpha1.CleanupPhaseAbandoned,
@@ -172,10 +173,88 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 			}
 			got := map[string]string{}
 			for _, x := range l.Items {
-				got[x.Name] = x.Spec.ExternalID
+				got[x.Name] = x.Status.ExternalID
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("records after EnsureAdopted: -want, +got:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
+	ctx := context.Background()
+	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
+	name := RecordName("AIGatewayKey", mg.UID)
+	ours := func() *clusterv1alpha1.CleanupRecord {
+		return &clusterv1alpha1.CleanupRecord{
+			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedResourceUIDLabel: string(mg.UID)}},
+			Spec: clusterv1alpha1.CleanupRecordSpec{
+				Kind: "AIGatewayKey", DeploymentID: "dep",
+				ManagedResource: clusterv1alpha1.ManagedResourceReference{
+					APIVersion: aiv1alpha1.SchemeGroupVersion.String(), Kind: "AIGatewayKey", Namespace: "ns", Name: "gw", UID: string(mg.UID),
+				},
+			},
+		}
+	}
+	cases := map[string]struct {
+		reason   string
+		existing *clusterv1alpha1.CleanupRecord
+		wantErr  bool
+	}{
+		"New": {
+			reason: "A new record gets the status the sweep acts on.",
+		},
+		"LeftByAnEarlierAttempt": {
+			reason:   "A record of this resource left without a status (a create that stopped) is completed.",
+			existing: ours(),
+		},
+		"AnotherResourcesSpec": {
+			reason: "A record of this name written for another resource is refused: the create would make it name our key.",
+			existing: func() *clusterv1alpha1.CleanupRecord {
+				r := ours()
+				r.Spec.ManagedResource.Namespace = "elsewhere"
+				return r
+			}(),
+			wantErr: true,
+		},
+		"AnotherDeployment": {
+			reason: "A record of this name for another deployment is refused: a ProviderConfig of that deployment would sweep our key.",
+			existing: func() *clusterv1alpha1.CleanupRecord {
+				r := ours()
+				r.Spec.DeploymentID = "theirs"
+				return r
+			}(),
+			wantErr: true,
+		},
+		"AnotherLabel": {
+			reason: "A record whose label names another resource is refused: that resource's delete would delete the record.",
+			existing: func() *clusterv1alpha1.CleanupRecord {
+				r := ours()
+				r.Labels[ManagedResourceUIDLabel] = "bbbbbbbb-0000-0000-0000-000000000002"
+				return r
+			}(),
+			wantErr: true,
+		},
+	}
+	for n, tc := range cases {
+		t.Run(n, func(t *testing.T) {
+			b, s := testKube(t)
+			if tc.existing != nil {
+				b = b.WithObjects(tc.existing)
+			}
+			kube := b.Build()
+			err := NewRecords(kube, s, nil).Ensure(ctx, mg, "AIGatewayKey", "dep", "ns-gw-aaaaaaaa", time.Now())
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("%s\nEnsure() = %v, want error %v", tc.reason, err, tc.wantErr)
+			}
+			rec := &clusterv1alpha1.CleanupRecord{}
+			if err := kube.Get(ctx, types.NamespacedName{Name: name}, rec); err != nil {
+				t.Fatal(err)
+			}
+			wrote := rec.Status.Phase == clusterv1alpha1.CleanupPhaseActive && rec.Status.CoderName == "ns-gw-aaaaaaaa" && rec.Status.CreateAttemptedAt != nil
+			if wrote == tc.wantErr {
+				t.Errorf("%s\nstatus = %+v; written: %v", tc.reason, rec.Status, wrote)
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
@@ -155,29 +156,39 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	var sweepers []SweepConfig
 	var managing managers
 	var err error
+	loaded := false
 	// Whether a managed resource exists, by UID: a rotated key's records
 	// all name the same resource, which is read once per sweep.
 	seen := map[string]bool{}
 	swept := 0
 	for i := range l.Items {
 		rec := &l.Items[i]
-		if rec.Spec.Phase == clusterv1alpha1.CleanupPhaseActive {
+		if rec.Status.Phase == "" {
+			// The provider never wrote its status, so it names nothing in
+			// Coder: a create that stopped before it, or a record somebody
+			// else wrote. It goes with its resource.
+			s.removeUnwritten(ctx, rec, seen)
+			continue
+		}
+		if rec.Status.Phase == clusterv1alpha1.CleanupPhaseActive {
 			if gone, err := s.resourceGone(ctx, rec, seen); err == nil && gone {
-				rec.Spec.Phase = clusterv1alpha1.CleanupPhaseAbandoned
-				rec.Spec.Reason = ReasonManagedResourceGone
+				rec.Status.Phase = clusterv1alpha1.CleanupPhaseAbandoned
+				rec.Status.Reason = ReasonManagedResourceGone
+				rec.Status.AbandonedAt = &metav1.Time{Time: time.Now()}
 				// A conflict or NotFound means the resource settled the
 				// record itself in the meantime.
-				if err := s.Kube.Update(ctx, rec); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
+				if err := s.Kube.Status().Update(ctx, rec); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
 					s.Log.Info("Cannot abandon cleanup record", "record", rec.Name, "error", err)
 				}
 			}
 		}
-		if rec.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
-			phases[rec.Spec.Phase]++
+		if rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+			phases[rec.Status.Phase]++
 			continue
 		}
-		if sweepers == nil {
+		if !loaded {
 			// Read once per sweep, and only when there is something to sweep.
+			loaded = true
 			if sweepers, err = s.readyConfigs(ctx); err != nil {
 				return Result{Swept: swept}, err
 			}
@@ -185,12 +196,11 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 				return Result{Swept: swept}, err
 			}
 		}
-		i, ok := SweeperFor(sweepers, rec.Spec.DeploymentID, rec.Spec.ManagedResource.Namespace)
-		if !ok || !s.claim(ctx, rec) {
-			phases[rec.Spec.Phase]++
+		cl := s.sweeperFor(ctx, sweepers, rec)
+		if cl == nil || !s.claim(ctx, rec) {
+			phases[rec.Status.Phase]++
 			continue
 		}
-		cl := sweepers[i].Client
 		if rec.Spec.Kind == kindKey {
 			keys[cl] = append(keys[cl], rec)
 			continue
@@ -199,7 +209,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 			swept++
 			continue
 		}
-		phases[rec.Spec.Phase]++
+		phases[rec.Status.Phase]++
 	}
 	for cl, recs := range keys {
 		claims := make([]coderobj.KeyClaim, len(recs))
@@ -214,7 +224,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 				swept++
 				continue
 			}
-			phases[rec.Spec.Phase]++
+			phases[rec.Status.Phase]++
 		}
 	}
 	for p, n := range phases {
@@ -232,7 +242,14 @@ type SweepConfig struct {
 	// Namespace is the ProviderConfig's namespace; empty for the
 	// cluster-scoped kinds, which only the platform team creates.
 	Namespace string
-	Client    *coder.Client
+	// Client is built the first time the sweep picks the ProviderConfig:
+	// a sweep reads the token Secrets of only the ProviderConfigs it uses.
+	Client *coder.Client
+	// Unusable: no client could be built (its Secret cannot be read); it
+	// is never picked.
+	Unusable bool
+
+	conn providerconfig.Connection
 }
 
 // SweeperFor picks the ProviderConfig that sweeps a record of a resource
@@ -246,7 +263,7 @@ func SweeperFor(configs []SweepConfig, id, ns string) (int, bool) {
 	own := -1
 	for i, c := range configs {
 		switch {
-		case id == "" || c.DeploymentID != id:
+		case id == "" || c.DeploymentID != id || c.Unusable:
 		case c.Namespace == "":
 			return i, true
 		case c.Namespace == ns && own < 0:
@@ -256,8 +273,32 @@ func SweeperFor(configs []SweepConfig, id, ns string) (int, bool) {
 	return own, own >= 0
 }
 
+// sweeperFor returns the client of the ProviderConfig that sweeps rec
+// (see SweeperFor), building it on first use; nil when none is entitled.
+func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) *coder.Client {
+	for {
+		i, ok := SweeperFor(configs, rec.Spec.DeploymentID, rec.Spec.ManagedResource.Namespace)
+		if !ok {
+			return nil
+		}
+		c := &configs[i]
+		if c.Client != nil {
+			return c.Client
+		}
+		cfg, err := providerconfig.ClientConfig(ctx, s.Kube, c.conn, s.Timeout)
+		if err == nil {
+			c.Client, err = s.Clients.Get(cfg)
+		}
+		if err != nil {
+			c.Unusable = true
+			continue
+		}
+		return c.Client
+	}
+}
+
 // readyConfigs returns the Ready ProviderConfigs that are not being
-// deleted, with a Coder client each. It reads them uncached: the sweep a
+// deleted and may sweep. It reads them uncached: the sweep a
 // ProviderConfig's turning Ready triggers must see it Ready.
 func (s *Sweeper) readyConfigs(ctx context.Context) ([]SweepConfig, error) {
 	var out []SweepConfig
@@ -271,16 +312,8 @@ func (s *Sweeper) readyConfigs(ctx context.Context) ([]SweepConfig, error) {
 			if id == "" || pc.GetDeletionTimestamp() != nil || pc.GetCondition(xpv2.TypeReady).Status != corev1.ConditionTrue {
 				continue
 			}
-			conn := providerconfig.ConnectionOf(pc)
-			if !conn.Sweep {
-				continue
-			}
-			cfg, err := providerconfig.ClientConfig(ctx, s.Kube, conn, s.Timeout)
-			if err != nil {
-				continue
-			}
-			if cl, err := s.Clients.Get(cfg); err == nil {
-				out = append(out, SweepConfig{DeploymentID: id, Namespace: pc.GetNamespace(), Client: cl})
+			if conn := providerconfig.ConnectionOf(pc); conn.Sweep {
+				out = append(out, SweepConfig{DeploymentID: id, Namespace: pc.GetNamespace(), conn: conn})
 			}
 		}
 	}
@@ -322,8 +355,8 @@ func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord)
 		s.Log.Info("Cannot sweep cleanup record of an unknown kind", "record", rec.Name, "kind", rec.Spec.Kind)
 		return false
 	}
-	rec.Spec.Attempts++
-	return s.Kube.Update(ctx, rec) == nil
+	rec.Status.Attempts++
+	return s.Kube.Status().Update(ctx, rec) == nil
 }
 
 // settle ends a claimed record's sweep: after a verified delete in Coder
@@ -333,8 +366,8 @@ func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord
 	if err != nil {
 		metrics.Swept(rec.Spec.Kind, "error")
 		s.Log.Info("Cannot sweep cleanup record; retrying", "record", rec.Name, "error", err)
-		rec.Spec.LastError = err.Error()
-		_ = s.Kube.Update(ctx, rec)
+		rec.Status.LastError = err.Error()
+		_ = s.Kube.Status().Update(ctx, rec)
 		return false
 	}
 	rv := rec.ResourceVersion
@@ -344,6 +377,21 @@ func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord
 	metrics.Swept(rec.Spec.Kind, "deleted")
 	s.Log.Debug("Swept cleanup record", "record", rec.Name, "kind", rec.Spec.Kind)
 	return true
+}
+
+// removeUnwritten deletes a record without a status once its managed
+// resource is gone (past the grace, so a create that is writing it now is
+// never raced), under the version read: a status written since keeps it.
+func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, seen map[string]bool) {
+	if gone, err := s.resourceGone(ctx, rec, seen); err != nil || !gone {
+		return
+	}
+	rv := rec.ResourceVersion
+	if err := s.Kube.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rv}); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
+		s.Log.Info("Cannot remove a cleanup record the provider never completed", "record", rec.Name, "error", err)
+		return
+	}
+	s.Log.Debug("Removed a cleanup record the provider never completed; it names nothing in Coder", "record", rec.Name)
 }
 
 // RecordClockSkew is how far Coder's clock may run behind the API
@@ -358,7 +406,7 @@ const RecordClockSkew = time.Minute
 // written by hand, deletes nothing made before it. An import's record
 // (no Coder name) was written after its object existed: zero.
 func notBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
-	if rec.Spec.CoderName == "" {
+	if rec.Status.CoderName == "" {
 		return time.Time{}
 	}
 	return rec.CreationTimestamp.Add(-RecordClockSkew)
@@ -367,15 +415,15 @@ func notBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
 // keyClaim is what a key record names: the key's id once known, and its
 // UID-derived name, which finds the key even when the id went stale.
 func keyClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.KeyClaim {
-	return coderobj.KeyClaim{IDs: []string{rec.Spec.ExternalID}, Name: coderobj.NameIs(rec.Spec.CoderName), NotBefore: notBefore(rec)}
+	return coderobj.KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: coderobj.NameIs(rec.Status.CoderName), NotBefore: notBefore(rec)}
 }
 
 // providerClaim is what a provider record names: its id once known, and its
 // name, which counts only for a provider Coder created within the window of
 // the record's last create attempt.
 func providerClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.ProviderClaim {
-	c := coderobj.ProviderClaim{ID: rec.Spec.ExternalID, Name: rec.Spec.CoderName, NotBefore: notBefore(rec)}
-	if t := rec.Spec.CreateAttemptedAt; t != nil {
+	c := coderobj.ProviderClaim{ID: rec.Status.ExternalID, Name: rec.Status.CoderName, NotBefore: notBefore(rec)}
+	if t := rec.Status.CreateAttemptedAt; t != nil {
 		c.Attempt = t.Time
 	}
 	return c
@@ -395,7 +443,7 @@ type managers map[string]string
 func (s *Sweeper) managing(ctx context.Context, recs []clusterv1alpha1.CleanupRecord) (managers, error) {
 	recorded := make(map[[2]string]bool, len(recs))
 	for i := range recs {
-		if id := recs[i].Spec.ExternalID; id != "" {
+		if id := recs[i].Status.ExternalID; id != "" {
 			recorded[[2]string{recs[i].GetLabels()[ManagedResourceUIDLabel], id}] = true
 		}
 	}

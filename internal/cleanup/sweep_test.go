@@ -119,6 +119,14 @@ func TestSweeperForPicksOnlyAnEntitledProviderConfig(t *testing.T) {
 			reason:  "A cluster-scoped ProviderConfig sweeps a cluster-scoped resource's record.",
 			configs: []SweepConfig{tenantA, cluster}, id: "dep", ns: "", want: 1, wantOK: true,
 		},
+		"UnusableClusterConfig": {
+			reason:  "A cluster-scoped ProviderConfig whose client could not be built is passed over for the own namespace's.",
+			configs: []SweepConfig{{DeploymentID: "dep", Unusable: true}, tenantA}, id: "dep", ns: "tenant-a", want: 1, wantOK: true,
+		},
+		"OnlyUnusable": {
+			reason:  "No usable ProviderConfig: the record waits.",
+			configs: []SweepConfig{{DeploymentID: "dep", Unusable: true}}, id: "dep", ns: "tenant-a",
+		},
 		"OtherDeployment": {
 			reason:  "A ProviderConfig of another deployment never sweeps.",
 			configs: []SweepConfig{otherDep}, id: "dep", ns: "tenant-a",
@@ -143,7 +151,7 @@ func TestARecordClaimsNothingCoderMadeBeforeIt(t *testing.T) {
 	rec := func(coderName string) *clusterv1alpha1.CleanupRecord {
 		r := &clusterv1alpha1.CleanupRecord{}
 		r.CreationTimestamp = metav1.NewTime(written)
-		r.Spec.CoderName, r.Spec.ExternalID = coderName, "id"
+		r.Status.CoderName, r.Status.ExternalID = coderName, "id"
 		return r
 	}
 	if got, want := keyClaim(rec("gw-ns-name-5f0c7b1e")).NotBefore, written.Add(-RecordClockSkew); !got.Equal(want) {

@@ -32,8 +32,9 @@ func (s *Sweeper) SweepWhenResourcesVanish(ctx context.Context, c cache.Cache) e
 	return nil
 }
 
-// vanished triggers a sweep once the Active records of a deleted managed
-// resource are older than the grace, when the sweep treats them as left.
+// vanished triggers a sweep once the records of a deleted managed resource
+// that are not Abandoned yet (Active, or never completed) are older than
+// the grace, when the sweep treats them as left.
 func (s *Sweeper) vanished(ctx context.Context, obj any) {
 	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj
@@ -49,7 +50,7 @@ func (s *Sweeper) vanished(ctx context.Context, obj any) {
 		return
 	}
 	for _, rec := range l.Items {
-		if rec.Spec.Phase == clusterv1alpha1.CleanupPhaseActive {
+		if rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 			time.AfterFunc(max(0, s.Grace-time.Since(rec.CreationTimestamp.Time)), s.Trigger)
 			return
 		}

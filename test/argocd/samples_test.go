@@ -281,7 +281,7 @@ var configStates = map[string]configState{
 var recordStates = map[string]recordState{
 	"active": {
 		set: func(r *clusterv1alpha1.CleanupRecord) {
-			r.Spec.Phase = clusterv1alpha1.CleanupPhaseActive
+			r.Status.Phase = clusterv1alpha1.CleanupPhaseActive
 		},
 		want: health{"Healthy", "Active: AIGatewayKey team-a-gateway-5f0c7b1e belongs to AIGatewayKey team-a/gateway"},
 	},
@@ -291,26 +291,41 @@ var recordStates = map[string]recordState{
 		},
 		want: health{"Degraded", "Abandoned (CredentialsUnavailable): AIGatewayKey team-a-gateway-5f0c7b1e may still exist in Coder; a sweep deletes it"},
 	},
+	"unwritten": {
+		// Created, and the provider has not written its status yet (or
+		// somebody else wrote it): the sweep never acts on it.
+		set: func(r *clusterv1alpha1.CleanupRecord) {
+			r.Status = clusterv1alpha1.CleanupRecordStatus{}
+		},
+		want: health{"Progressing", "Not written by the provider yet: it names nothing in Coder"},
+	},
+	"imported": {
+		// An import's record names its object by id only.
+		set: func(r *clusterv1alpha1.CleanupRecord) {
+			r.Status.Phase, r.Status.CoderName = clusterv1alpha1.CleanupPhaseActive, ""
+		},
+		want: health{"Healthy", "Active: AIGatewayKey 7d4e1f2a-3b5c-4d6e-8f9a-0b1c2d3e4f5a belongs to AIGatewayKey team-a/gateway"},
+	},
 	"abandoned-retrying": {
 		// A cluster-scoped owner, and a sweep that keeps failing.
 		set: func(r *clusterv1alpha1.CleanupRecord) {
-			r.Spec.Kind, r.Spec.CoderName = "AIProvider", "openai"
+			r.Spec.Kind, r.Status.CoderName = "AIProvider", "openai"
 			r.Spec.ManagedResource = clusterv1alpha1.ManagedResourceReference{
 				APIVersion: clusteraiv1alpha1.SchemeGroupVersion.String(), Kind: "AIProvider",
 				Name: "openai", UID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
 			}
 			abandon(r, cleanup.ReasonManagedResourceGone)
-			r.Spec.Attempts = 3
-			r.Spec.LastError = "Coder is unavailable: 503 Service Unavailable"
+			r.Status.Attempts = 3
+			r.Status.LastError = "Coder is unavailable: 503 Service Unavailable"
 		},
 		want: health{"Degraded", "Abandoned (ManagedResourceGone): AIProvider openai may still exist in Coder; a sweep deletes it; 3 sweep attempts, last error: Coder is unavailable: 503 Service Unavailable"},
 	},
 }
 
 func abandon(r *clusterv1alpha1.CleanupRecord, reason string) {
-	r.Spec.Phase = clusterv1alpha1.CleanupPhaseAbandoned
-	r.Spec.Reason = reason
-	r.Spec.AbandonedAt = &deleted
+	r.Status.Phase = clusterv1alpha1.CleanupPhaseAbandoned
+	r.Status.Reason = reason
+	r.Status.AbandonedAt = &deleted
 }
 
 // A sample is one object in one state, as Argo CD would read it.
@@ -381,8 +396,10 @@ func samples(s *runtime.Scheme) (map[string][]sample, error) {
 				Namespace: "team-a", Name: "gateway", UID: "5f0c7b1e-2d3a-4c5b-9e8f-0123456789ab",
 			},
 			DeploymentID: "0b0c2f51-8c1a-4d8e-9f0e-5a6b7c8d9e0f",
-			CoderName:    "team-a-gateway-5f0c7b1e",
-			ExternalID:   "7d4e1f2a-3b5c-4d6e-8f9a-0b1c2d3e4f5a",
+		}
+		r.Status = clusterv1alpha1.CleanupRecordStatus{
+			CoderName:  "team-a-gateway-5f0c7b1e",
+			ExternalID: "7d4e1f2a-3b5c-4d6e-8f9a-0b1c2d3e4f5a",
 		}
 		st.set(r)
 		if err := add(r, false, st.want); err != nil {

@@ -106,7 +106,7 @@ func TestNamespaceDeletionWithCoderStoppedIsSweptAfterRestartOnBothCoders(t *tes
 			t.Errorf("releases without delete = %v, want 2 (the key and the provider)", got)
 		}
 		for _, r := range []*clusterv1alpha1.CleanupRecord{s.record(t, "AIGatewayKey", s.key.UID), s.record(t, "AIProvider", s.ai.UID)} {
-			if r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+			if r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 				t.Fatalf("cleanup record = %+v, want Abandoned", r)
 			}
 		}

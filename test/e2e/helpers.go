@@ -18,6 +18,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
@@ -125,6 +126,18 @@ func (e *Env) Create(t *testing.T, o client.Object) {
 	t.Helper()
 	if err := e.Kube.Create(context.Background(), o); err != nil {
 		t.Fatalf("cannot create %T %s: %v", o, o.GetName(), err)
+	}
+}
+
+// CreateRecord creates a cleanup record with its status, as the provider
+// writes one: the object, then its status subresource.
+func (e *Env) CreateRecord(t *testing.T, rec *clusterv1alpha1.CleanupRecord) {
+	t.Helper()
+	status := rec.Status
+	e.Create(t, rec)
+	rec.Status = status
+	if err := e.Kube.Status().Update(context.Background(), rec); err != nil {
+		t.Fatalf("cannot write the status of cleanup record %s: %v", rec.Name, err)
 	}
 }
 

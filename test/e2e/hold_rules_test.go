@@ -79,7 +79,7 @@ func TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout(t *testi
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
 	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIGatewayKey", k.UID)}}
-	if !env.Get(t, rec) || rec.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+	if !env.Get(t, rec) || rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 		t.Fatalf("cleanup record = %+v, want Abandoned", rec.Spec)
 	}
 

@@ -282,7 +282,7 @@ func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
 	// The releases are not leaks but delays: their records survived the
 	// namespace, Abandoned.
 	for _, r := range []*clusterv1alpha1.CleanupRecord{s.record(t, "AIGatewayKey", s.key.UID), s.record(t, "AIProvider", s.ai.UID)} {
-		if r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+		if r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 			t.Fatalf("cleanup record = %+v, want Abandoned", r)
 		}
 	}
@@ -322,7 +322,7 @@ func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
 
 func TestStrippedFinalizersLeaveRecordsThatAreSwept(t *testing.T) {
 	s := newHoldSetup(t)
-	if r := s.record(t, "AIGatewayKey", s.key.UID); r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseActive || r.Spec.ExternalID != meta.GetExternalName(s.key) {
+	if r := s.record(t, "AIGatewayKey", s.key.UID); r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseActive || r.Status.ExternalID != meta.GetExternalName(s.key) {
 		t.Fatalf("cleanup record of a Ready key = %+v, want Active with the key id", r)
 	}
 	// What an operator does to unstick an object by hand.
@@ -523,7 +523,7 @@ func TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete(t *
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("releases without delete = %v, want 1", got)
 	}
-	if r := recordOf(t, "AIGatewayKey", k.UID); r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+	if r := recordOf(t, "AIGatewayKey", k.UID); r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 		t.Fatalf("cleanup record = %+v, want Abandoned", r)
 	}
 	if !liveKey(coder, id) {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,21 +18,21 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 )
 
-// importPolicy reads the ValidatingAdmissionPolicy and its binding from the
-// importing how-to, so the documented YAML is the tested one.
-func importPolicy(t *testing.T) []*unstructured.Unstructured {
+// docPolicy reads the YAML block of the section heading of a how-to, so
+// the documented policy is the tested one.
+func docPolicy(t *testing.T, file, heading string) []*unstructured.Unstructured {
 	t.Helper()
-	doc, err := os.ReadFile(filepath.Join(crds.RepoRoot(), "docs", "how-to", "importing.md"))
+	doc, err := os.ReadFile(filepath.Join(crds.RepoRoot(), "docs", "how-to", file))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(doc), "### Restrict imports to the platform team")
+	_, section, ok := strings.Cut(string(doc), heading+"\n")
 	if !ok {
-		t.Fatal("docs/how-to/importing.md has no section on restricting imports")
+		t.Fatalf("docs/how-to/%s has no section %q", file, heading)
 	}
 	_, block, ok := strings.Cut(section, "```yaml\n")
 	if !ok {
-		t.Fatal("the section on restricting imports has no YAML")
+		t.Fatalf("section %q of docs/how-to/%s has no YAML", heading, file)
 	}
 	block, _, _ = strings.Cut(block, "```")
 	var out []*unstructured.Unstructured
@@ -51,7 +52,7 @@ func importPolicy(t *testing.T) []*unstructured.Unstructured {
 // records the id of what it creates; outside tenant namespaces imports stay
 // open.
 func TestDocumentedImportPolicyKeepsTenantsFromImporting(t *testing.T) {
-	for _, u := range importPolicy(t) {
+	for _, u := range docPolicy(t, "importing.md", "### Restrict imports to the platform team") {
 		env.Create(t, u)
 		t.Cleanup(func() { env.Delete(t, u) })
 	}
@@ -93,4 +94,47 @@ func errText(err error) string {
 		return "allowed"
 	}
 	return err.Error()
+}
+
+// TestDocumentedRecordPolicyLeavesRecordsToTheProvider applies the
+// ValidatingAdmissionPolicy of docs/how-to/deletion.md: a person can
+// neither create a cleanup record nor write the status of one, while the
+// provider still writes the record of the key it creates.
+func TestDocumentedRecordPolicyLeavesRecordsToTheProvider(t *testing.T) {
+	ns := env.Namespace(t)
+	person := abandonedKeyRecord("aigatewaykey-person-"+ns, ns, "0b0c2f51-8c1a-4d8e-9f0e-5a6b7c8d9e0f", "by-hand", "7d4e1f2a-3b5c-4d6e-8f9a-0b1c2d3e4f5a")
+	// Not t.Context(): the cleanup uses it too, after the context ends.
+	creating := func() error { return env.Kube.Create(context.Background(), person.DeepCopy(), client.DryRunAll) }
+	policy := docPolicy(t, "deletion.md", "### Only the provider writes cleanup records")
+	for _, u := range policy {
+		env.Create(t, u)
+	}
+	t.Cleanup(func() {
+		for _, u := range policy {
+			env.Delete(t, u)
+		}
+		// The scenarios after this one write records by hand.
+		Eventually(t, waitLong, "the policy to be lifted", func() (bool, string) {
+			err := creating()
+			return err == nil, errText(err)
+		})
+	})
+	const refused = "only the provider writes cleanup records"
+	Eventually(t, waitLong, "the policy to refuse a person's record", func() (bool, string) {
+		err := creating()
+		return err != nil && strings.Contains(err.Error(), refused), errText(err)
+	})
+
+	env.ProviderConfig(t, ns)
+	k := newKey(ns, "own")
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	rec := recordOf(t, "AIGatewayKey", k.UID)
+	if rec == nil || rec.Status.ExternalID != meta.GetExternalName(k) {
+		t.Fatalf("the provider's record of its key = %+v, want the key's id in its status", rec)
+	}
+	rec.Status.ExternalID = "7d4e1f2a-3b5c-4d6e-8f9a-0b1c2d3e4f5a"
+	if err := env.Kube.Status().Update(t.Context(), rec, client.DryRunAll); err == nil || !strings.Contains(err.Error(), refused) {
+		t.Errorf("a person's edit of a record's status: %v, want refused", errText(err))
+	}
 }

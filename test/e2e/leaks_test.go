@@ -76,7 +76,7 @@ func waitAbandoned(t *testing.T, kind string, uid types.UID) {
 		if r == nil {
 			return false, "no record"
 		}
-		return r.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned, "phase " + r.Spec.Phase
+		return r.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned, "phase " + r.Status.Phase
 	})
 }
 
@@ -88,7 +88,7 @@ func waitRecordGone(t *testing.T, kind string, uid types.UID) {
 		if r == nil {
 			return true, ""
 		}
-		return false, fmt.Sprintf("record %s, attempts %d, last error %q", r.Spec.Phase, r.Spec.Attempts, r.Spec.LastError)
+		return false, fmt.Sprintf("record %s, attempts %d, last error %q", r.Status.Phase, r.Status.Attempts, r.Status.LastError)
 	})
 }
 
@@ -123,7 +123,7 @@ func TestLostCreateReleasedWithCoderDownIsAbandonedCountedAndSwept(t *testing.T)
 	if env.Get(t, k); meta.GetExternalName(k) != "" {
 		t.Fatalf("the key has external name %q; this scenario needs a create whose answer was lost", meta.GetExternalName(k))
 	}
-	if r := recordOf(t, "AIGatewayKey", k.UID); r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+	if r := recordOf(t, "AIGatewayKey", k.UID); r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 		t.Fatalf("cleanup record after a release without delete = %+v, want Abandoned", r)
 	}
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
@@ -171,7 +171,7 @@ func TestSweepDeletesTheLiveKeyWhenTheRecordedIDIsStale(t *testing.T) {
 	if rec == nil {
 		t.Fatal("a Ready key has no cleanup record")
 	}
-	if err := env.Update(t, rec, func() { rec.Spec.ExternalID = uuid.NewString() }); err != nil {
+	if err := env.Update(t, rec, func() { rec.Status.ExternalID = uuid.NewString() }); err != nil {
 		t.Fatal(err)
 	}
 
@@ -267,14 +267,16 @@ func TestSweepLeavesAProviderSomeoneElseCreatedLater(t *testing.T) {
 				APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIProvider", Namespace: "gone", Name: "ours", UID: string(uid),
 			},
 			DeploymentID: bi.DeploymentID,
-			CoderName:    name,
+		},
+		Status: clusterv1alpha1.CleanupRecordStatus{
+			CoderName: name,
 			// Our attempt, ten minutes before theirs, certainly did not
 			// write the provider they made.
 			CreateAttemptedAt: &metav1.Time{Time: p.CreatedAt.Add(-10 * time.Minute)},
 			Phase:             clusterv1alpha1.CleanupPhaseAbandoned,
 		},
 	}
-	env.Create(t, rec)
+	env.CreateRecord(t, rec)
 	sweepThrough(t, c)
 	waitRecordGone(t, "AIProvider", uid)
 	if _, err := c.SDK(t).AIProvider(t.Context(), p.ID.String()); err != nil {
@@ -393,7 +395,7 @@ func TestImportedKeyReleasedWithoutDeleteIsSweptLater(t *testing.T) {
 		if r == nil {
 			return false, "no record"
 		}
-		return r.Spec.ExternalID == id && r.Spec.DeploymentID != "", fmt.Sprintf("record %+v", r.Spec)
+		return r.Status.ExternalID == id && r.Spec.DeploymentID != "", fmt.Sprintf("record %+v", r.Spec)
 	})
 
 	// The ProviderConfig goes first; its live dependent holds it only for
@@ -439,7 +441,7 @@ func TestRefusedCreateReleasesWithoutACount(t *testing.T) {
 		t.Errorf("released_without_delete_total grew by %v for a key that never sent a create", got)
 	}
 	if r := recordOf(t, "AIGatewayKey", late.UID); r != nil {
-		t.Errorf("a key that never sent a create left a %s record", r.Spec.Phase)
+		t.Errorf("a key that never sent a create left a %s record", r.Status.Phase)
 	}
 	if hasWarning(t, ns, late.Name, string(cleanup.ReasonReleasedWithoutDelete)) {
 		t.Errorf("a key that never sent a create has a %s event", cleanup.ReasonReleasedWithoutDelete)

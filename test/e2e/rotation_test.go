@@ -377,10 +377,10 @@ func TestKeyBoundedPassMidRotationLeavesARecordPerKeyForTheSweep(t *testing.T) {
 	}
 	named := map[string]bool{}
 	for _, r := range l.Items {
-		if r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
-			t.Errorf("record %s is %s, want Abandoned", r.Name, r.Spec.Phase)
+		if r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+			t.Errorf("record %s is %s, want Abandoned", r.Name, r.Status.Phase)
 		}
-		named[r.Spec.ExternalID] = true
+		named[r.Status.ExternalID] = true
 	}
 	if len(l.Items) != 2 || !named[oldRow.ID.String()] || !named[newRow.ID.String()] {
 		t.Fatalf("records after the release = %d naming %v, want one per key", len(l.Items), named)

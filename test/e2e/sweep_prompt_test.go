@@ -37,7 +37,7 @@ func TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady(t *testing.T) {
 	env.Delete(t, ns)
 	env.WaitGone(t, ns, 2*time.Minute)
 	for _, r := range []*clusterv1alpha1.CleanupRecord{s.record(t, "AIGatewayKey", s.key.UID), s.record(t, "AIProvider", s.ai.UID)} {
-		if r == nil || r.Spec.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+		if r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 			t.Fatalf("cleanup record = %+v, want Abandoned", r)
 		}
 	}
@@ -93,7 +93,7 @@ func TestFailedSweepIsRetriedWithinSeconds(t *testing.T) {
 	}
 	t.Cleanup(func() { coder.ClearFault(fakecoder.EndpointKeysDelete) })
 	rec := abandonedKeyRecord("aigatewaykey-retried-"+ns, ns, deploymentOf(t, coder), "retried-"+ns, resp.ID.String())
-	env.Create(t, rec)
+	env.CreateRecord(t, rec)
 	t.Cleanup(func() { env.Delete(t, rec) })
 	// The ProviderConfig turning Ready triggers the first sweep, which
 	// Coder fails.
@@ -102,14 +102,14 @@ func TestFailedSweepIsRetriedWithinSeconds(t *testing.T) {
 		if !env.Get(t, rec) {
 			return true, ""
 		}
-		return rec.Spec.LastError != "", fmt.Sprintf("attempts %d, no error yet", rec.Spec.Attempts)
+		return rec.Status.LastError != "", fmt.Sprintf("attempts %d, no error yet", rec.Status.Attempts)
 	})
 	failed := time.Now()
-	if rec.Spec.LastError == "" {
+	if rec.Status.LastError == "" {
 		t.Fatalf("the record was swept without the failure the fault injects")
 	}
 	Eventually(t, waitLong, "the retried sweep to delete the key", func() (bool, string) {
-		return !env.Get(t, rec) && !liveKey(coder, resp.ID.String()), fmt.Sprintf("record attempts %d, error %q", rec.Spec.Attempts, rec.Spec.LastError)
+		return !env.Get(t, rec) && !liveKey(coder, resp.ID.String()), fmt.Sprintf("record attempts %d, error %q", rec.Status.Attempts, rec.Status.LastError)
 	})
 	took := time.Since(failed)
 	t.Logf("a sweep that Coder failed was retried and succeeded %s later", took.Round(100*time.Millisecond))

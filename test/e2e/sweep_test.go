@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -34,11 +36,11 @@ func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
 	env.ReadyProviderConfigOf(t, ns, b, nil)
 
 	rec := abandonedKeyRecord("aigatewaykey-deployment-a-test", ns, "2c6f1b8e-0000-4000-8000-00000000000a", "in-b", resp.ID.String())
-	env.Create(t, rec)
+	env.CreateRecord(t, rec)
 	t.Cleanup(func() { env.Delete(t, rec) })
 
 	waitForSweep(t)
-	if !env.Get(t, rec) || rec.Spec.Attempts != 0 {
+	if !env.Get(t, rec) || rec.Status.Attempts != 0 {
 		t.Errorf("record of deployment A = %+v, want untouched (0 attempts)", rec.Spec)
 	}
 	if n := b.Requests(fakecoder.EndpointKeysDelete); n != 0 {
@@ -65,7 +67,7 @@ func TestSweepOf500Records(t *testing.T) {
 			t.Fatal(err)
 		}
 		ids[resp.ID.String()] = true
-		env.Create(t, abandonedKeyRecord(fmt.Sprintf("aigatewaykey-sweep-%s-%03d", ns, i), ns, deployment, fmt.Sprintf("sweep-%s-%03d", ns, i), resp.ID.String()))
+		env.CreateRecord(t, abandonedKeyRecord(fmt.Sprintf("aigatewaykey-sweep-%s-%03d", ns, i), ns, deployment, fmt.Sprintf("sweep-%s-%03d", ns, i), resp.ID.String()))
 	}
 	// The ProviderConfig turning Ready triggers the sweep.
 	env.ProviderConfig(t, ns)
@@ -119,7 +121,7 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 	// The record came first: whatever the crash interrupts, the key is
 	// already in the inventory a namespace deletion cannot reach.
 	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIGatewayKey", k.UID)}}
-	if !env.Get(t, rec) || rec.Spec.CoderName != name {
+	if !env.Get(t, rec) || rec.Status.CoderName != name {
 		t.Fatalf("Coder holds key %s while no cleanup record names it (record %+v)", name, rec.Spec)
 	}
 	env.Cluster.RestartProvider(t)
@@ -128,7 +130,7 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 		t.Fatalf("Coder holds %d keys named %s, want exactly the one the object names", len(rows), name)
 	}
 	Eventually(t, waitLong, "the record to carry the surviving key's id", func() (bool, string) {
-		return env.Get(t, rec) && rec.Spec.ExternalID == meta.GetExternalName(k), fmt.Sprintf("record %+v", rec.Spec)
+		return env.Get(t, rec) && rec.Status.ExternalID == meta.GetExternalName(k), fmt.Sprintf("record %+v", rec.Spec)
 	})
 	env.Delete(t, k)
 	env.WaitGone(t, k, waitLong)
@@ -153,9 +155,9 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := abandonedKeyRecord("aigatewaykey-sweep-off-"+ns, ns, pc.Status.DeploymentID, "sweep-off-"+ns, resp.ID.String())
-	env.Create(t, rec)
+	env.CreateRecord(t, rec)
 	waitForSweep(t)
-	if !env.Get(t, rec) || rec.Spec.Attempts != 0 || len(own.Keys()) != 1 {
+	if !env.Get(t, rec) || rec.Status.Attempts != 0 || len(own.Keys()) != 1 {
 		t.Errorf("with sweep off the record was touched: %+v (keys in Coder: %d)", rec.Spec, len(own.Keys()))
 	}
 	// Turning it on sweeps at once: the ProviderConfig can now sweep its
@@ -179,10 +181,8 @@ func abandonedKeyRecord(name, ns, deployment, coderName, id string) *clusterv1al
 				APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIGatewayKey", Namespace: ns, Name: "gone", UID: name,
 			},
 			DeploymentID: deployment,
-			CoderName:    coderName,
-			ExternalID:   id,
-			Phase:        clusterv1alpha1.CleanupPhaseAbandoned,
 		},
+		Status: clusterv1alpha1.CleanupRecordStatus{CoderName: coderName, ExternalID: id, Phase: clusterv1alpha1.CleanupPhaseAbandoned},
 	}
 }
 
@@ -210,7 +210,58 @@ func waitForSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := abandonedKeyRecord("aigatewaykey-witness-"+ns, ns, deploymentOf(t, c), "witness-"+ns, resp.ID.String())
-	env.Create(t, rec)
+	env.CreateRecord(t, rec)
 	env.ProviderConfig(t, ns)
 	env.WaitGone(t, rec, waitLong)
+}
+
+// TestARecordTheProviderDidNotWriteDeletesNothing: a cleanup record someone
+// writes by hand can name nothing in Coder (what the sweep acts on is in
+// the status, which a create does not set), and the spec of a record the
+// provider wrote cannot be edited to point it elsewhere. The hand-written
+// record goes once the sweep's grace has passed; the key it was meant to
+// name stays.
+func TestARecordTheProviderDidNotWriteDeletesNothing(t *testing.T) {
+	c := env.Cluster.Coder(t)
+	ns := env.Namespace(t)
+	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("by-hand-"+ns))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.SDK(t).DeleteAIGatewayKey(context.Background(), resp.ID) })
+	forged := abandonedKeyRecord("aigatewaykey-forged-"+ns, ns, deploymentOf(t, c), "by-hand-"+ns, resp.ID.String())
+	env.Create(t, forged)
+	if env.Get(t, forged); forged.Status.Phase != "" || forged.Status.ExternalID != "" {
+		t.Fatalf("a create wrote the status of a cleanup record: %+v", forged.Status)
+	}
+
+	// A record the provider wrote: its spec is fixed.
+	env.ProviderConfig(t, ns)
+	k := newKey(ns, "own")
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	own := recordOf(t, "AIGatewayKey", k.UID)
+	if own == nil || own.Status.Phase != clusterv1alpha1.CleanupPhaseActive || own.Status.ExternalID != meta.GetExternalName(k) {
+		t.Fatalf("the key's record = %+v, want Active with the key's id in its status", own)
+	}
+	for field, edit := range map[string]func(){
+		"deploymentID":    func() { own.Spec.DeploymentID = "another-deployment" },
+		"managedResource": func() { own.Spec.ManagedResource.Namespace = "elsewhere" },
+	} {
+		err := env.Update(t, own, edit)
+		if err == nil || !strings.Contains(err.Error(), "spec is immutable") {
+			t.Errorf("editing a record's %s: %v, want refused as immutable", field, errText(err))
+		}
+	}
+
+	// Past the grace, any sweep removes the hand-written record, and the
+	// key stays.
+	time.Sleep(time.Until(forged.CreationTimestamp.Add(provider.DefaultOptions().SweepGrace)))
+	waitForSweep(t)
+	if env.Get(t, forged) {
+		t.Errorf("a sweep past the grace kept the record nobody completed: %+v", forged.Status)
+	}
+	if !liveKey(c, resp.ID.String()) {
+		t.Errorf("a record written by hand deleted the key it named")
+	}
 }

@@ -246,7 +246,7 @@ func (r *run) waitGrace(ctx context.Context) {
 	var latest time.Time
 	for _, rec := range l.Items {
 		uid := types.UID(rec.Labels[cleanup.ManagedResourceUIDLabel])
-		if !r.incarnation(uid) || live[uid] || rec.Spec.Phase != clusterv1alpha1.CleanupPhaseActive {
+		if !r.incarnation(uid) || live[uid] || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {
 			continue
 		}
 		latest = maxTime(latest, rec.CreationTimestamp.Add(sweepGrace))
@@ -282,14 +282,14 @@ func (r *run) liveUIDs(ctx context.Context) map[types.UID]bool {
 // abandoned lists the world's Abandoned records.
 func (r *run) abandoned(ctx context.Context) []string {
 	return r.records(ctx, func(rec *clusterv1alpha1.CleanupRecord, _ bool) bool {
-		return rec.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned
+		return rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned
 	})
 }
 
 // vanished lists the world's Active records whose resource is gone.
 func (r *run) vanished(ctx context.Context) []string {
 	return r.records(ctx, func(rec *clusterv1alpha1.CleanupRecord, live bool) bool {
-		return !live && rec.Spec.Phase == clusterv1alpha1.CleanupPhaseActive
+		return !live && rec.Status.Phase == clusterv1alpha1.CleanupPhaseActive
 	})
 }
 

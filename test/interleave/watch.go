@@ -91,10 +91,10 @@ func (wt *watcher) observe(t watch.EventType, o client.Object) {
 	case *clusterv1alpha1.CleanupRecord:
 		wt.records = append(wt.records, RecordEvent{
 			RV: rv, Record: rec.Name, UID: types.UID(rec.Labels[cleanup.ManagedResourceUIDLabel]),
-			Abandoned: rec.Spec.Phase == clusterv1alpha1.CleanupPhaseAbandoned, Deleted: t == watch.Deleted,
+			Abandoned: rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned, Deleted: t == watch.Deleted,
 		})
-		if rec.Spec.ExternalID != "" && rec.Spec.DeploymentID != "" {
-			wt.recorded[rec.Spec.ExternalID] = true
+		if rec.Status.ExternalID != "" && rec.Spec.DeploymentID != "" {
+			wt.recorded[rec.Status.ExternalID] = true
 		}
 	case *aiv1alpha1.AIGatewayKey, *aiv1alpha1.AIProvider, *clusteraiv1alpha1.AIGatewayKey, *clusteraiv1alpha1.AIProvider:
 		if t == watch.Deleted {

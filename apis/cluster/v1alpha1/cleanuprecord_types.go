@@ -23,8 +23,11 @@ type ManagedResourceReference struct {
 	UID       string `json:"uid"`
 }
 
-// CleanupRecordSpec is what the provider created in Coder for one managed
-// resource, and whether that object still needs deleting.
+// CleanupRecordSpec says whose record it is: the managed resource, the kind
+// of object it creates in Coder and the Coder deployment. It is immutable.
+// What the sweep acts on (the object's name and id, the phase) is in the
+// status, which only the provider writes.
+// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: the provider writes cleanup records"
 type CleanupRecordSpec struct {
 	// Kind of the object in Coder: AIGatewayKey or AIProvider.
 	// +kubebuilder:validation:Enum=AIGatewayKey;AIProvider
@@ -33,8 +36,22 @@ type CleanupRecordSpec struct {
 	ManagedResource ManagedResourceReference `json:"managedResource"`
 	// DeploymentID of the Coder deployment it lives in (from buildinfo).
 	DeploymentID string `json:"deploymentID"`
-	// CoderName is the object's name in Coder, known before it is created.
-	CoderName string `json:"coderName"`
+}
+
+// CleanupRecordStatus is what the provider wrote about the object: its name
+// and id in Coder, and whether it still needs deleting. The provider writes
+// it before it creates anything in Coder, so a record without a status
+// names nothing there: the sweep never acts on one, and removes it once
+// its managed resource is gone.
+type CleanupRecordStatus struct {
+	// Phase is Active or Abandoned.
+	// +optional
+	// +kubebuilder:validation:Enum=Active;Abandoned
+	Phase string `json:"phase,omitempty"`
+	// CoderName is the object's name in Coder, known before it is created;
+	// empty for an object the managed resource imported by external name.
+	// +optional
+	CoderName string `json:"coderName,omitempty"`
 	// ExternalID is the Coder id, once known.
 	// +optional
 	ExternalID string `json:"externalID,omitempty"`
@@ -44,21 +61,18 @@ type CleanupRecordSpec struct {
 	// Coder created it within the attempt's request timeout.
 	// +optional
 	CreateAttemptedAt *metav1.Time `json:"createAttemptedAt,omitempty"`
-	// Phase is Active or Abandoned.
-	// +kubebuilder:validation:Enum=Active;Abandoned
-	Phase string `json:"phase"`
 	// Reason the record was abandoned.
 	// +optional
 	Reason string `json:"reason,omitempty"`
+	// AbandonedAt is when the record turned Abandoned.
+	// +optional
+	AbandonedAt *metav1.Time `json:"abandonedAt,omitempty"`
 	// Attempts counts sweep attempts.
 	// +optional
 	Attempts int `json:"attempts,omitempty"`
 	// LastError of the last failed sweep.
 	// +optional
 	LastError string `json:"lastError,omitempty"`
-	// AbandonedAt is when the record turned Abandoned.
-	// +optional
-	AbandonedAt *metav1.Time `json:"abandonedAt,omitempty"`
 }
 
 // A CleanupRecord is written before the provider creates anything in Coder
@@ -67,9 +81,10 @@ type CleanupRecordSpec struct {
 // provider created in Coder, and the Abandoned ones are what a sweep still
 // has to delete.
 // +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
 // +kubebuilder:resource:scope=Cluster,categories={coder}
 // +kubebuilder:printcolumn:name="KIND",type="string",JSONPath=".spec.kind"
-// +kubebuilder:printcolumn:name="PHASE",type="string",JSONPath=".spec.phase"
+// +kubebuilder:printcolumn:name="PHASE",type="string",JSONPath=".status.phase"
 // +kubebuilder:printcolumn:name="MANAGED-RESOURCE",type="string",JSONPath=".spec.managedResource.name"
 // +kubebuilder:printcolumn:name="DEPLOYMENT",type="string",JSONPath=".spec.deploymentID"
 // +kubebuilder:printcolumn:name="AGE",type="date",JSONPath=".metadata.creationTimestamp"
@@ -78,6 +93,8 @@ type CleanupRecord struct {
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	Spec CleanupRecordSpec `json:"spec"`
+	// +optional
+	Status CleanupRecordStatus `json:"status,omitempty"`
 }
 
 // CleanupRecordList is a list of CleanupRecords.

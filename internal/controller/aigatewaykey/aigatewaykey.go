@@ -181,11 +181,11 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errListKeys)
 	}
-	recorded, err := e.records.ExternalIDs(ctx, k)
+	recorded, err := e.records.Of(ctx, k)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	keys := own(k, list, append(recorded, id)...)
+	keys := own(k, list, append(recorded.ExternalIDs(), id)...)
 	if meta.WasDeleted(k) {
 		// Deleting means revoke now, whatever a rotation was doing: every
 		// key of the resource goes, and absence is verified on a fresh list.
@@ -209,7 +209,7 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 		return e.observeUncreated(ctx, k, keys)
 	}
 
-	st, byID, err := e.gather(ctx, k, keys, id)
+	st, byID, err := e.gather(ctx, k, keys, recorded, id)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
@@ -254,7 +254,7 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 
 // gather builds the rotation state from Coder's keys, the connection
 // Secret, the cleanup records and the resource.
-func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
+func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, recorded cleanup.RecordSet, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
 	every, settle := rotationSettings(k.KeyParameters())
 	a := k.GetAnnotations()
 	st := RotationState{
@@ -279,15 +279,7 @@ func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, id str
 	// was lost.
 	_, writes := cleanup.ConnectionSecret(k)
 	st.WritesSecret = writes && cleanup.MayDelete(k) && !slices.ContainsFunc(keys, func(c ownKey) bool { return !c.derived })
-	// Records of earlier keys can exist only once a rotation has made a
-	// key of counter 1 or more; a key that never rotated lists none.
-	if slices.ContainsFunc(keys, func(c ownKey) bool { return c.counter > 0 }) {
-		recs, err := e.records.Rotations(ctx, k, e.kind)
-		if err != nil {
-			return RotationState{}, nil, err
-		}
-		st.Records = recs
-	}
+	st.Records = recorded.Rotations(e.kind)
 	return st, byID, nil
 }
 
