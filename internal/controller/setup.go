@@ -23,6 +23,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/credentials"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -41,6 +42,9 @@ type Options struct {
 	// SweepGrace is how old an Active cleanup record must be before its
 	// missing managed resource counts as gone.
 	SweepGrace time.Duration
+	// Limiter is the reconcile rate every managed kind shares, fairly
+	// between tenants.
+	Limiter *fairlimit.Limiter
 }
 
 // Setup adds every controller of the provider to the manager.
@@ -49,6 +53,9 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		return err
 	}
 	clients := coder.NewCache(256, 30*time.Minute)
+	// A Coder that never answers holds at most half of a controller's
+	// workers; the rest serve the other tenants.
+	clients.MaxInFlight = max(2, o.MaxConcurrentReconciles/2)
 	// The sweep runs at once when a record turns Abandoned, when a
 	// ProviderConfig turns Ready and when a managed resource vanishes
 	// without settling its records: each can make records sweepable that
@@ -88,6 +95,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), sweepNow)
 	kinds := managedkind.Options{
 		Options:            o.Options,
+		Limiter:            o.Limiter,
 		Connector:          conn,
 		ManagementPolicies: o.ManagementPolicies,
 		Releases:           releases,

@@ -26,12 +26,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/controller"
+	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 )
 
 // Options are the provider's settings; the binary's flags fill them.
@@ -143,7 +143,6 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err := controller.Setup(ctx, mgr, controller.Options{
 		Options: xpcontroller.Options{
 			Logger:                  log,
-			GlobalRateLimiter:       ratelimiter.NewGlobal(rate),
 			PollInterval:            o.PollInterval,
 			MaxConcurrentReconciles: rate,
 			Features:                &feature.Flags{},
@@ -154,6 +153,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		ManagementPolicies: o.ManagementPolicies,
 		SweepInterval:      sweepInterval(o),
 		SweepGrace:         o.SweepGrace,
+		Limiter:            fairlimit.New(rate),
 	}); err != nil {
 		return errors.Wrap(err, "cannot set up controllers")
 	}

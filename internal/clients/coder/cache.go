@@ -16,6 +16,9 @@ import (
 type Cache struct {
 	max  int
 	idle time.Duration
+	// MaxInFlight is the Config.MaxInFlight of the clients it makes when
+	// their Config says nothing; set it before the first Get.
+	MaxInFlight int
 
 	mu      sync.Mutex
 	entries map[[sha256.Size]byte]*cacheEntry
@@ -34,6 +37,9 @@ func NewCache(size int, idle time.Duration) *Cache {
 
 // Get returns the cached Client for cfg, creating it on first use.
 func (c *Cache) Get(cfg Config) (*Client, error) {
+	if cfg.MaxInFlight == 0 {
+		cfg.MaxInFlight = c.MaxInFlight
+	}
 	k := cacheKey(cfg)
 	now := time.Now()
 

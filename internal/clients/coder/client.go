@@ -11,6 +11,7 @@
 package coder
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -55,6 +56,12 @@ type Config struct {
 	// Timeout bounds one request, including reading the response body.
 	// Zero means DefaultTimeout.
 	Timeout time.Duration
+
+	// MaxInFlight is how many requests the client sends at once; zero
+	// means DefaultMaxInFlight. Further requests wait for a slot while
+	// Coder answers and fail at once while it does not, so a Coder that
+	// never answers holds no more reconcile workers than this.
+	MaxInFlight int
 }
 
 // Format prints a Config without its token for every verb, so no %v, %+v,
@@ -94,7 +101,7 @@ func New(cfg Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	b := &breaker{pause: timeout}
+	b := newBreaker(timeout, cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight), time.Now())
 	hc, err := newHTTPClient(cfg, timeout, b)
 	if err != nil {
 		return nil, err
@@ -121,6 +128,25 @@ func (c *Client) Stalled() error {
 		return nil
 	}
 	return c.breaker.stalledNow(time.Now())
+}
+
+// Silent is an error when this Coder has answered nothing since a request
+// sent at since, for long enough that whoever waits on that request should
+// stop holding a worker for it.
+func (c *Client) Silent(since time.Time) error {
+	if c.breaker == nil {
+		return nil
+	}
+	return c.breaker.silent(since, time.Now())
+}
+
+// SlotWait is how long a caller waits on this Coder before Silent may say
+// it stopped answering.
+func (c *Client) SlotWait() time.Duration {
+	if c.breaker == nil {
+		return c.timeout
+	}
+	return c.breaker.slotWait
 }
 
 // Timeout is the per-request bound of this client.

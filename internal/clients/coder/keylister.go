@@ -88,10 +88,15 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 		s.cached, s.valid = nil, false
 	}
 	if f != nil && f.gen == s.gen {
-		if err := c.Stalled(); err != nil {
+		err := c.Stalled()
+		if err == nil {
+			err = c.Silent(f.started)
+		}
+		if err != nil {
 			// The list in flight is the probe of a Coder that stopped
-			// answering: waiting on it would hold this worker for the
-			// whole timeout, and every other tenant's resources with it.
+			// answering, or it has waited long without an answer: waiting
+			// on it would hold this worker for the rest of its timeout,
+			// and every other tenant's resources with it.
 			l.mu.Unlock()
 			return nil, err
 		}
@@ -109,12 +114,23 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 	}
 	l.mu.Unlock()
 
-	select {
-	case <-f.done:
-		// Each caller gets its own slice; the shared one stays intact.
-		return slices.Clone(f.keys), f.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	// Every caller waits on the one list, so a Coder that never answers
+	// would hold them all for its timeout: each stops waiting once the
+	// Coder has been silent for a while.
+	t := time.NewTicker(c.SlotWait())
+	defer t.Stop()
+	for {
+		select {
+		case <-f.done:
+			// Each caller gets its own slice; the shared one stays intact.
+			return slices.Clone(f.keys), f.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-t.C:
+			if err := c.Silent(f.started); err != nil {
+				return nil, err
+			}
+		}
 	}
 }
 

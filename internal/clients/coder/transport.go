@@ -136,6 +136,13 @@ func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	start := time.Now()
 	probe, err := t.breaker.allow(start)
+	if err == nil && !probe {
+		// The probe goes out whatever the slots: it is what tells whether
+		// the Coder answers again.
+		if err = t.breaker.acquire(req.Context(), start); err == nil {
+			defer t.breaker.release()
+		}
+	}
 	if err != nil {
 		if req.Body != nil {
 			_ = req.Body.Close()

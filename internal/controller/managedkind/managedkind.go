@@ -17,12 +17,12 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/ratelimiter"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -45,6 +45,9 @@ type Options struct {
 	// PollHook, if set, says when a resource is reconciled next instead of
 	// after PollInterval.
 	PollHook managed.PollIntervalHook
+	// Limiter is the reconcile rate every managed kind shares, fairly
+	// between tenants.
+	Limiter *fairlimit.Limiter
 }
 
 // A Kit is what a kind's connector needs from the setup.
@@ -108,7 +111,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 	if kind, ok := providerconfig.ManagedKindOf(obj.(resource.Managed)); ok {
 		b = providerconfig.WatchConfigs(b, mgr.GetClient(), kind)
 	}
-	return errors.Wrap(b.Complete(ratelimiter.NewReconciler(name, r, o.GlobalRateLimiter)), errSetup)
+	return errors.Wrap(b.Complete(fairlimit.NewReconciler(name, r, o.Limiter)), errSetup)
 }
 
 // addStateMetrics counts the resources of kind gvk by state

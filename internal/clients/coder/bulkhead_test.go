@@ -1,0 +1,142 @@
+package coder
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// stallingServer accepts every request and answers none until the test
+// ends; it counts the requests it holds and the most it held at once.
+func stallingServer(t *testing.T) (url string, held *atomic.Int64) {
+	t.Helper()
+	held = &atomic.Int64{}
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		held.Add(1)
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(func() {
+		close(release)
+		srv.Close()
+	})
+	return srv.URL, held
+}
+
+// callAll makes n concurrent calls and returns each one's error and how
+// long it took.
+func callAll(n int, call func() error) ([]error, []time.Duration) {
+	errs, took := make([]error, n), make([]time.Duration, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			errs[i] = call()
+			took[i] = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	return errs, took
+}
+
+// The production timeout: a Coder that never answers must not hold every
+// caller for it.
+const productionTimeout = 30 * time.Second
+
+func TestACoderThatNeverAnswersHoldsAtMostItsSlots(t *testing.T) {
+	url, held := stallingServer(t)
+	c, err := New(Config{URL: url, Token: testToken, Timeout: productionTimeout, MaxInFlight: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var slotted sync.WaitGroup
+	slotted.Add(3)
+	// Three calls take the slots and wait for Coder.
+	for range 3 {
+		go func() {
+			slotted.Done()
+			_, _ = c.GetProvider(ctx, "openai")
+		}()
+	}
+	slotted.Wait()
+	for held.Load() < 3 {
+		time.Sleep(time.Millisecond)
+	}
+	// The others wait for a slot while Coder is young, then give up.
+	errs, took := callAll(12, func() error { _, err := c.GetProvider(context.Background(), "openai"); return err })
+	for i, err := range errs {
+		if !errors.Is(err, errStalled) || ClassOf(err) != ClassUnavailable {
+			t.Errorf("call %d beyond the slots: %v (class %s), want the Coder-busy error", i, err, ClassOf(err))
+		}
+		if took[i] > c.SlotWait()+2*time.Second {
+			t.Errorf("call %d beyond the slots waited %s, want at most the slot wait %s", i, took[i], c.SlotWait())
+		}
+	}
+	// Silent for the slot wait: a further call fails at once.
+	start := time.Now()
+	if _, err := c.GetProvider(context.Background(), "openai"); !errors.Is(err, errStalled) || time.Since(start) > time.Second {
+		t.Errorf("a call to a Coder silent for %s: %v after %s, want the busy error at once", c.SlotWait(), err, time.Since(start))
+	}
+	if got := held.Load(); got != 3 {
+		t.Errorf("Coder got %d requests, want 3: one per slot", got)
+	}
+	cancel()
+}
+
+func TestABusyCoderThatAnswersServesEveryCaller(t *testing.T) {
+	var inFlight, most atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		n := inFlight.Add(1)
+		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+		}
+		time.Sleep(20 * time.Millisecond)
+		inFlight.Add(-1)
+		writeJSON(w, http.StatusOK, keysNamed("a"))
+	}))
+	t.Cleanup(srv.Close)
+	c, err := New(Config{URL: srv.URL, Token: testToken, Timeout: productionTimeout, MaxInFlight: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs, _ := callAll(40, func() error { _, err := c.ListKeys(context.Background()); return err })
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("call %d: %v, want an answer: a Coder that answers is waited for", i, err)
+		}
+	}
+	if most.Load() > 2 {
+		t.Errorf("Coder saw %d requests at once, want at most the 2 slots", most.Load())
+	}
+}
+
+func TestKeyListCallersStopWaitingOnASilentCoder(t *testing.T) {
+	url, held := stallingServer(t)
+	c, err := New(Config{URL: url, Token: testToken, Timeout: productionTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := NewKeyLister(time.Minute)
+	errs, took := callAll(20, func() error { _, err := l.List(context.Background(), "pc", c); return err })
+	for i, err := range errs {
+		if !errors.Is(err, errStalled) {
+			t.Errorf("caller %d: %v, want the busy error", i, err)
+		}
+		if took[i] > c.SlotWait()+2*time.Second {
+			t.Errorf("caller %d waited %s on a list Coder never answers, want at most %s", i, took[i], c.SlotWait()+time.Second)
+		}
+	}
+	if got := held.Load(); got != 1 {
+		t.Errorf("Coder got %d lists, want the 1 shared", got)
+	}
+}

@@ -1,0 +1,120 @@
+package fairlimit
+
+import (
+	"container/heap"
+	"fmt"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// arrival is a request of a tenant reaching the limiter at a time.
+type arrival struct {
+	at     time.Time
+	tenant string
+	item   string
+}
+
+type queue []arrival
+
+func (q queue) Len() int           { return len(q) }
+func (q queue) Less(i, j int) bool { return q[i].at.Before(q[j].at) }
+func (q queue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)        { *q = append(*q, x.(arrival)) }
+func (q *queue) Pop() any {
+	old := *q
+	a := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return a
+}
+
+// simulate runs the arrivals through l, each request coming back after the
+// delay it is given (as a RequeueAfter does), and returns when each item
+// ran.
+func simulate(l *Limiter, arrivals []arrival) map[string]time.Time {
+	q := queue(append([]arrival(nil), arrivals...))
+	heap.Init(&q)
+	ran := map[string]time.Time{}
+	for q.Len() > 0 {
+		a := heap.Pop(&q).(arrival)
+		d := l.When(a.tenant, a.item, a.at)
+		if d == 0 {
+			ran[a.item] = a.at
+			continue
+		}
+		a.at = a.at.Add(d)
+		heap.Push(&q, a)
+	}
+	return ran
+}
+
+func burst(tenant string, n int, at time.Time) []arrival {
+	out := make([]arrival, n)
+	for i := range out {
+		out[i] = arrival{at: at, tenant: tenant, item: fmt.Sprintf("%s/%d", tenant, i)}
+	}
+	return out
+}
+
+func TestANoisyTenantDelaysAnotherByAtMostItsShare(t *testing.T) {
+	const rps = 10
+	// 300 reconciles of one tenant at once (a hundred keys failing and
+	// retrying), then one of another tenant a moment later.
+	arrivals := append(burst("noisy", 300, t0), arrival{at: t0.Add(time.Millisecond), tenant: "quiet", item: "quiet/new"})
+	ran := simulate(New(rps), arrivals)
+	waited := ran["quiet/new"].Sub(t0.Add(time.Millisecond))
+	// The share is one second of the rate: a wait of the share plus one
+	// slot at most.
+	if limit := time.Duration(rps+1) * time.Second / rps; waited > limit {
+		t.Errorf("the quiet tenant's reconcile waited %s behind the noisy tenant's 300, want at most %s", waited, limit)
+	}
+	for i := range 300 {
+		if _, ok := ran[fmt.Sprintf("noisy/%d", i)]; !ok {
+			t.Fatalf("noisy/%d never ran: over its share a request must come back, not be dropped", i)
+		}
+	}
+}
+
+func TestALoneTenantGetsTheWholeRate(t *testing.T) {
+	const rps = 10
+	ran := simulate(New(rps), burst("only", 1000, t0))
+	n := 0
+	for _, at := range ran {
+		if at.Before(t0.Add(20 * time.Second)) {
+			n++
+		}
+	}
+	// The burst (ten seconds' worth) at once, then the rate.
+	if want := rps*10 + rps*20; n < want-rps || n > want+rps {
+		t.Errorf("%d reconciles ran in the first 20s, want about %d: the burst and then the full rate", n, want)
+	}
+}
+
+func TestAReservedSlotRunsWhenItsRequestComesBack(t *testing.T) {
+	l := New(1)
+	for i := range 10 {
+		if d := l.When("a", fmt.Sprint(i), t0); d != 0 {
+			t.Fatalf("request %d of the burst waits %s, want none", i, d)
+		}
+	}
+	d := l.When("a", "x", t0)
+	if d <= 0 {
+		t.Fatal("past the burst a request waits")
+	}
+	if got := l.When("a", "x", t0.Add(d)); got != 0 {
+		t.Errorf("the request came back after its %s and waits %s more, want to run", d, got)
+	}
+	if len(l.held) != 0 || len(l.granted) != 0 {
+		t.Errorf("a slot that ran is still held: %v %v", l.held, l.granted)
+	}
+	// Over its share (1), a tenant's request reserves nothing and comes
+	// back no sooner than minRetry.
+	_ = l.When("a", "y", t0.Add(d))
+	if got := l.When("a", "z", t0.Add(d)); got < minRetry {
+		t.Errorf("a request over its tenant's share comes back after %s, want at least %s", got, minRetry)
+	}
+	if len(l.granted) != 1 {
+		t.Errorf("reservations held = %d, want 1 (the share)", len(l.granted))
+	}
+}
