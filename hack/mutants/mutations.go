@@ -115,10 +115,21 @@ var Mutations = []Mutation{
 		// ProviderConfig of whatever deployment it finds.
 		Name: "sweep-through-another-deployment",
 		File: "internal/cleanup/sweep.go",
-		Old:  "\t\tcase id == \"\" || c.DeploymentID != id:\n",
-		New:  "\t\tcase id == \"\":\n",
+		Old:  "\t\tcase id == \"\" || c.DeploymentID != id || c.Unusable:\n",
+		New:  "\t\tcase id == \"\" || c.Unusable:\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestSweepNeverTouchesAnotherDeploymentsRecords$",
+	},
+	{
+		// A namespace deletion never bounds the wait of resources whose
+		// ProviderConfig stands outside it (a ClusterProviderConfig that
+		// cannot delete keeps the namespace Terminating).
+		Name: "no-namespace-bound-for-dependents",
+		File: "internal/hold/hold.go",
+		Old:  "\tcase !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceDeletedAt.Add(pc.DependentTimeout)):\n",
+		New:  "\tcase false:\n",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete$",
 	},
 	{
 		// The cleanup record is written after the create: what a crash or
