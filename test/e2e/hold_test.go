@@ -420,31 +420,9 @@ func TestHoldResumesAfterProviderRestart(t *testing.T) {
 }
 
 func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T) {
-	secretNS := env.Namespace(t)
 	coder := env.Cluster.Coder(t)
-	env.TokenSecret(t, secretNS, "coder-token", coder.Token())
-	cpc := &namespacedv1alpha1.ClusterProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: secretNS},
-		Spec: common.ProviderConfigSpec{
-			URL: coder.URL(),
-			Credentials: common.Credentials{
-				Source: common.CredentialsSourceSecret,
-				SecretRef: &common.SecretKeySelector{
-					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
-					Namespace:              secretNS,
-				},
-			},
-			Deletion: shortBounds(),
-		},
-	}
-	env.Create(t, cpc)
-	t.Cleanup(func() { env.Delete(t, cpc) })
-	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	mrNS := env.Namespace(t)
-	k := newKey(mrNS, "shared")
-	k.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: cpc.Name}
-	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	cpc, secretNS := readyClusterConfig(t, coder)
+	k := keyOfClusterConfig(t, env.Namespace(t), "shared", cpc)
 
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretNS}}
 	env.Delete(t, ns)
@@ -479,30 +457,9 @@ func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T)
 // 1068355073656).
 func TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete(t *testing.T) {
 	coder := env.Cluster.Coder(t)
-	secretNS := env.Namespace(t)
-	env.TokenSecret(t, secretNS, "coder-token", coder.Token())
-	cpc := &namespacedv1alpha1.ClusterProviderConfig{
-		ObjectMeta: metav1.ObjectMeta{Name: secretNS},
-		Spec: common.ProviderConfigSpec{
-			URL: coder.URL(),
-			Credentials: common.Credentials{
-				Source: common.CredentialsSourceSecret,
-				SecretRef: &common.SecretKeySelector{
-					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
-					Namespace:              secretNS,
-				},
-			},
-			Deletion: shortBounds(),
-		},
-	}
-	env.Create(t, cpc)
-	t.Cleanup(func() { env.Delete(t, cpc) })
-	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	cpc, _ := readyClusterConfig(t, coder)
 	mrNS := env.Namespace(t)
-	k := newKey(mrNS, "tenant")
-	k.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: cpc.Name}
-	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	k := keyOfClusterConfig(t, mrNS, "tenant", cpc)
 	id := meta.GetExternalName(k)
 
 	// The platform team points the ClusterProviderConfig at a Secret that
@@ -538,4 +495,40 @@ func TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete(t *
 	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
 		return !liveKey(coder, id), "key in Coder"
 	})
+}
+
+// readyClusterConfig is a Ready ClusterProviderConfig of coder with short
+// bounds, named after the namespace of its token Secret, which it returns.
+func readyClusterConfig(t *testing.T, coder Coder) (*namespacedv1alpha1.ClusterProviderConfig, string) {
+	t.Helper()
+	secretNS := env.Namespace(t)
+	env.TokenSecret(t, secretNS, "coder-token", coder.Token())
+	cpc := &namespacedv1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: secretNS},
+		Spec: common.ProviderConfigSpec{
+			URL: coder.URL(),
+			Credentials: common.Credentials{
+				Source: common.CredentialsSourceSecret,
+				SecretRef: &common.SecretKeySelector{
+					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+					Namespace:              secretNS,
+				},
+			},
+			Deletion: shortBounds(),
+		},
+	}
+	env.Create(t, cpc)
+	t.Cleanup(func() { env.Delete(t, cpc) })
+	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	return cpc, secretNS
+}
+
+// keyOfClusterConfig is a Ready key in ns that uses cpc.
+func keyOfClusterConfig(t *testing.T, ns, name string, cpc *namespacedv1alpha1.ClusterProviderConfig) *aiv1alpha1.AIGatewayKey {
+	t.Helper()
+	k := newKey(ns, name)
+	k.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: cpc.Name}
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	return k
 }
