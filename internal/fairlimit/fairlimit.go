@@ -5,9 +5,8 @@
 // resources fail and retry (a Coder that never answers, a hundred keys at
 // once) reserves the bucket for many seconds ahead, and another tenant's
 // new resource waits behind all of it. Here each tenant (a namespace; the
-// cluster-scoped resources are one more) may hold at most a share of the
-// coming slots; past it, its requests come back later without reserving
-// anything, so everybody else's wait stays within that share.
+// cluster-scoped resources are one more) has a bucket of its own, first
+// come first served within it: a tenant's backlog delays only itself.
 package fairlimit
 
 import (
@@ -19,57 +18,68 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// minRetry is the least a request over its tenant's share waits before it
-// asks again.
-const minRetry = 100 * time.Millisecond
+// idleAfter is how long a tenant's bucket stays after its last use: past
+// its burst's refill it is as good as a new one.
+const idleAfter = 30 * time.Second
 
-// A Limiter hands out the slots of a token bucket of rps per second (burst
-// ten seconds' worth, like crossplane-runtime's global limiter), at most
-// share of them reserved ahead by any one tenant.
+// A Limiter gives each tenant a token bucket of rps per second, with a
+// burst of ten seconds' worth (like crossplane-runtime's global limiter).
 type Limiter struct {
 	mu      sync.Mutex
-	bucket  *rate.Limiter
-	rps     float64
-	share   int
-	held    map[string]int
-	granted map[string]string
+	rps     int
+	buckets map[string]*bucket
+	granted map[string]bool
+	swept   time.Time
 }
 
-// New returns a Limiter of rps reconciles per second in which a tenant may
-// hold one second's worth of reservations.
+type bucket struct {
+	limiter *rate.Limiter
+	used    time.Time
+}
+
+// New returns a Limiter of rps reconciles per second per tenant.
 func New(rps int) *Limiter {
-	rps = max(1, rps)
-	return &Limiter{
-		bucket: rate.NewLimiter(rate.Limit(rps), rps*10), rps: float64(rps), share: rps,
-		held: map[string]int{}, granted: map[string]string{},
-	}
+	return &Limiter{rps: max(1, rps), buckets: map[string]*bucket{}, granted: map[string]bool{}}
 }
 
 // When returns how long the request item of tenant waits before it runs:
-// zero to run now. A request that waited for a slot it reserved runs when
-// it comes back; one over its tenant's share reserved nothing and asks
-// again when it comes back.
+// zero to run now. A request that waits has reserved its slot in its
+// tenant's bucket, and runs when it comes back.
 func (l *Limiter) When(tenant, item string, now time.Time) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if t, ok := l.granted[item]; ok {
+	if l.granted[item] {
 		delete(l.granted, item)
-		l.held[t]--
-		if l.held[t] == 0 {
-			delete(l.held, t)
+		return 0
+	}
+	l.sweep(now)
+	b := l.buckets[tenant]
+	if b == nil {
+		b = &bucket{limiter: rate.NewLimiter(rate.Limit(l.rps), l.rps*10)}
+		l.buckets[tenant] = b
+	}
+	d := b.limiter.ReserveN(now, 1).DelayFrom(now)
+	if d > 0 {
+		l.granted[item] = true
+	}
+	if until := now.Add(d); until.After(b.used) {
+		b.used = until
+	}
+	return max(0, d)
+}
+
+// sweep drops the buckets of tenants idle for idleAfter, at most once per
+// idleAfter.
+func (l *Limiter) sweep(now time.Time) {
+	if now.Sub(l.swept) < idleAfter {
+		return
+	}
+	l.swept = now
+	for t, b := range l.buckets {
+		if now.Sub(b.used) > idleAfter {
+			delete(l.buckets, t)
 		}
-		return 0
 	}
-	if n := l.held[tenant]; n >= l.share {
-		return max(minRetry, time.Duration(float64(n)/l.rps*float64(time.Second)))
-	}
-	d := l.bucket.ReserveN(now, 1).DelayFrom(now)
-	if d <= 0 {
-		return 0
-	}
-	l.granted[item] = tenant
-	l.held[tenant]++
-	return d
 }
 
 // A Reconciler runs an inner reconciler no faster than its Limiter allows,

@@ -57,22 +57,52 @@ func burst(tenant string, n int, at time.Time) []arrival {
 	return out
 }
 
-func TestANoisyTenantDelaysAnotherByAtMostItsShare(t *testing.T) {
+func TestANoisyTenantDoesNotDelayAnother(t *testing.T) {
 	const rps = 10
 	// 300 reconciles of one tenant at once (a hundred keys failing and
 	// retrying), then one of another tenant a moment later.
 	arrivals := append(burst("noisy", 300, t0), arrival{at: t0.Add(time.Millisecond), tenant: "quiet", item: "quiet/new"})
 	ran := simulate(New(rps), arrivals)
-	waited := ran["quiet/new"].Sub(t0.Add(time.Millisecond))
-	// The share is one second of the rate: a wait of the share plus one
-	// slot at most.
-	if limit := time.Duration(rps+1) * time.Second / rps; waited > limit {
-		t.Errorf("the quiet tenant's reconcile waited %s behind the noisy tenant's 300, want at most %s", waited, limit)
+	if waited := ran["quiet/new"].Sub(t0.Add(time.Millisecond)); waited > 0 {
+		t.Errorf("the quiet tenant's reconcile waited %s behind the noisy tenant's 300, want none", waited)
+	}
+	// Within the noisy tenant, first come first served: the last of its
+	// burst runs when the rate says, and every one runs.
+	var last time.Duration
+	for i := range 300 {
+		last = max(last, ran[fmt.Sprintf("noisy/%d", i)].Sub(t0))
+	}
+	if want := time.Duration(300-rps*10) * time.Second / rps; last < want-time.Second || last > want+time.Second {
+		t.Errorf("the noisy tenant's last reconcile ran after %s, want about %s", last, want)
 	}
 	for i := range 300 {
 		if _, ok := ran[fmt.Sprintf("noisy/%d", i)]; !ok {
-			t.Fatalf("noisy/%d never ran: over its share a request must come back, not be dropped", i)
+			t.Fatalf("noisy/%d never ran", i)
 		}
+	}
+}
+
+func TestARequestWaitsOnlyForThoseAheadOfIt(t *testing.T) {
+	const rps = 10
+	// A tenant past its burst, with reconciles arriving faster than its
+	// rate (polls), and one new request among them: it runs after those
+	// that came before it, never starved by those that come after.
+	var arrivals []arrival
+	arrivals = append(arrivals, burst("t", rps*10, t0)...)
+	for i := range 300 {
+		arrivals = append(arrivals, arrival{at: t0.Add(time.Duration(i) * 33 * time.Millisecond), tenant: "t", item: fmt.Sprintf("poll/%d", i)})
+	}
+	newAt := t0.Add(2 * time.Second)
+	arrivals = append(arrivals, arrival{at: newAt, tenant: "t", item: "new"})
+	ran := simulate(New(rps), arrivals)
+	ahead := 0
+	for _, a := range arrivals {
+		if a.item != "new" && a.at.Before(newAt) && ran[a.item].After(t0) {
+			ahead++
+		}
+	}
+	if got, want := ran["new"].Sub(newAt), time.Duration(ahead+1)*time.Second/rps; got > want {
+		t.Errorf("the new request waited %s, want at most %s: only the %d that came before it and waited", got, want, ahead)
 	}
 }
 
@@ -105,16 +135,16 @@ func TestAReservedSlotRunsWhenItsRequestComesBack(t *testing.T) {
 	if got := l.When("a", "x", t0.Add(d)); got != 0 {
 		t.Errorf("the request came back after its %s and waits %s more, want to run", d, got)
 	}
-	if len(l.held) != 0 || len(l.granted) != 0 {
-		t.Errorf("a slot that ran is still held: %v %v", l.held, l.granted)
+	if len(l.granted) != 0 {
+		t.Errorf("a slot that ran is still held: %v", l.granted)
 	}
-	// Over its share (1), a tenant's request reserves nothing and comes
-	// back no sooner than minRetry.
-	_ = l.When("a", "y", t0.Add(d))
-	if got := l.When("a", "z", t0.Add(d)); got < minRetry {
-		t.Errorf("a request over its tenant's share comes back after %s, want at least %s", got, minRetry)
+	// An idle tenant's bucket goes; its next request runs at once.
+	later := t0.Add(time.Hour)
+	_ = l.When("b", "y", later)
+	if _, ok := l.buckets["a"]; ok {
+		t.Error("the bucket of a tenant idle for an hour is still kept")
 	}
-	if len(l.granted) != 1 {
-		t.Errorf("reservations held = %d, want 1 (the share)", len(l.granted))
+	if got := l.When("a", "z", later); got != 0 {
+		t.Errorf("an idle tenant's request waits %s, want none", got)
 	}
 }
