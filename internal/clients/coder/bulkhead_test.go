@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // stallingServer accepts every request and answers none until the test
@@ -70,8 +72,10 @@ func TestACoderThatNeverAnswersHoldsAtMostItsSlots(t *testing.T) {
 		}()
 	}
 	slotted.Wait()
-	for held.Load() < 3 {
-		time.Sleep(time.Millisecond)
+	if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return held.Load() >= 3, nil
+	}); err != nil {
+		t.Fatalf("Coder holds %d requests, want the 3 slots", held.Load())
 	}
 	// The others wait for a slot while Coder is young, then give up.
 	errs, took := callAll(12, func() error { _, err := c.GetProvider(context.Background(), "openai"); return err })

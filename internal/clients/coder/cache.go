@@ -19,6 +19,8 @@ type Cache struct {
 	// MaxInFlight is the Config.MaxInFlight of the clients it makes when
 	// their Config says nothing; set it before the first Get.
 	MaxInFlight int
+	// now is the clock; tests set it.
+	now func() time.Time
 
 	mu      sync.Mutex
 	entries map[[sha256.Size]byte]*cacheEntry
@@ -32,7 +34,7 @@ type cacheEntry struct {
 // NewCache returns a Cache of at most size clients (at least 1) that drops a
 // client unused for idle (never, when idle is not positive).
 func NewCache(size int, idle time.Duration) *Cache {
-	return &Cache{max: max(size, 1), idle: idle, entries: map[[sha256.Size]byte]*cacheEntry{}}
+	return &Cache{max: max(size, 1), idle: idle, entries: map[[sha256.Size]byte]*cacheEntry{}, now: time.Now}
 }
 
 // Get returns the cached Client for cfg, creating it on first use.
@@ -41,7 +43,7 @@ func (c *Cache) Get(cfg Config) (*Client, error) {
 		cfg.MaxInFlight = c.MaxInFlight
 	}
 	k := cacheKey(cfg)
-	now := time.Now()
+	now := c.now()
 
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -3,6 +3,7 @@ package coder
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -54,16 +55,18 @@ func TestCacheReusesTheClientForTheSameConfig(t *testing.T) {
 
 func TestCacheEvictsLeastRecentlyUsedBeyondItsBound(t *testing.T) {
 	cache := NewCache(2, time.Hour)
+	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+	cache.now = clock.now
 	cfg := func(i int) Config {
 		return Config{URL: fmt.Sprintf("https://coder-%d.example.com", i), Token: testToken}
 	}
 
 	first, _ := cache.Get(cfg(1))
-	time.Sleep(time.Millisecond)
+	clock.advance(time.Millisecond)
 	_, _ = cache.Get(cfg(2))
-	time.Sleep(time.Millisecond)
+	clock.advance(time.Millisecond)
 	_, _ = cache.Get(cfg(1)) // 2 is now the least recently used
-	time.Sleep(time.Millisecond)
+	clock.advance(time.Millisecond)
 	_, _ = cache.Get(cfg(3))
 
 	if diff := cmp.Diff(2, cache.Len()); diff != "" {
@@ -77,11 +80,13 @@ func TestCacheEvictsLeastRecentlyUsedBeyondItsBound(t *testing.T) {
 
 func TestCacheDropsIdleClients(t *testing.T) {
 	cache := NewCache(10, 50*time.Millisecond)
+	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+	cache.now = clock.now
 	a := Config{URL: "https://a.example.com", Token: testToken}
 	b := Config{URL: "https://b.example.com", Token: testToken}
 
 	first, _ := cache.Get(a)
-	time.Sleep(100 * time.Millisecond)
+	clock.advance(100 * time.Millisecond)
 	_, _ = cache.Get(b)
 
 	if diff := cmp.Diff(1, cache.Len()); diff != "" {
@@ -137,4 +142,22 @@ func TestFingerprintChangesWithEveryField(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fakeClock is a clock the test moves.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
 }

@@ -19,6 +19,8 @@ const DefaultKeyListTTL = 5 * time.Second
 // successful list serves later callers for the TTL. Errors are not cached.
 type KeyLister struct {
 	ttl time.Duration
+	// now is the clock; tests set it.
+	now func() time.Time
 
 	mu     sync.Mutex
 	scopes map[string]*keyScope
@@ -53,7 +55,7 @@ func NewKeyLister(ttl time.Duration) *KeyLister {
 	if ttl <= 0 {
 		ttl = DefaultKeyListTTL
 	}
-	return &KeyLister{ttl: ttl, scopes: map[string]*keyScope{}}
+	return &KeyLister{ttl: ttl, scopes: map[string]*keyScope{}, now: time.Now}
 }
 
 // List returns the keys of scope, listing them with c unless a list of the
@@ -75,7 +77,7 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 		s = &keyScope{}
 		l.scopes[scope] = s
 	}
-	if s.valid && time.Now().Before(s.expires) && !s.started.Before(since) {
+	if s.valid && l.now().Before(s.expires) && !s.started.Before(since) {
 		keys := slices.Clone(s.cached)
 		l.mu.Unlock()
 		return keys, nil
@@ -102,7 +104,7 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 		}
 	}
 	if f == nil || f.gen != s.gen {
-		f = &keyFlight{gen: s.gen, started: time.Now(), done: make(chan struct{})}
+		f = &keyFlight{gen: s.gen, started: l.now(), done: make(chan struct{})}
 		s.flight = f
 		// Detached from this caller's cancellation, which must not fail the
 		// others, but keeping its values (e.g. the logger).
@@ -143,7 +145,7 @@ func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Clien
 		s.flight = nil
 	}
 	if err == nil && f.gen == s.gen {
-		s.cached, s.valid, s.expires, s.started = keys, true, time.Now().Add(l.ttl), f.started
+		s.cached, s.valid, s.expires, s.started = keys, true, l.now().Add(l.ttl), f.started
 	}
 	l.mu.Unlock()
 	close(f.done)

@@ -92,6 +92,8 @@ func TestKeyListerKeepsScopesApart(t *testing.T) {
 func TestKeyListerListsAgainAfterTTL(t *testing.T) {
 	c, n := keyServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, keysNamed("a")) })
 	l := NewKeyLister(50 * time.Millisecond)
+	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+	l.now = clock.now
 
 	for range 2 {
 		if _, err := l.List(context.Background(), "pc-1", c); err != nil {
@@ -101,7 +103,7 @@ func TestKeyListerListsAgainAfterTTL(t *testing.T) {
 	if diff := cmp.Diff(int64(1), n.Load()); diff != "" {
 		t.Errorf("within the TTL the list is served from the cache\nrequests: -want, +got:\n%s", diff)
 	}
-	time.Sleep(100 * time.Millisecond)
+	clock.advance(100 * time.Millisecond)
 	if _, err := l.List(context.Background(), "pc-1", c); err != nil {
 		t.Fatal(err)
 	}
