@@ -186,8 +186,9 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 	ctx := context.Background()
 	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
 	name := RecordName("AIGatewayKey", mg.UID)
-	ours := func() *clusterv1alpha1.CleanupRecord {
-		return &clusterv1alpha1.CleanupRecord{
+	// ours is the record Ensure writes for mg, changed by edit.
+	ours := func(edit ...func(*clusterv1alpha1.CleanupRecord)) *clusterv1alpha1.CleanupRecord {
+		r := &clusterv1alpha1.CleanupRecord{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedResourceUIDLabel: string(mg.UID)}},
 			Spec: clusterv1alpha1.CleanupRecordSpec{
 				Kind: "AIGatewayKey", DeploymentID: "dep",
@@ -196,6 +197,10 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 				},
 			},
 		}
+		for _, e := range edit {
+			e(r)
+		}
+		return r
 	}
 	cases := map[string]struct {
 		reason   string
@@ -210,30 +215,20 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 			existing: ours(),
 		},
 		"AnotherResourcesSpec": {
-			reason: "A record of this name written for another resource is refused: the create would make it name our key.",
-			existing: func() *clusterv1alpha1.CleanupRecord {
-				r := ours()
-				r.Spec.ManagedResource.Namespace = "elsewhere"
-				return r
-			}(),
-			wantErr: true,
+			reason:   "A record of this name written for another resource is refused: the create would make it name our key.",
+			existing: ours(func(r *clusterv1alpha1.CleanupRecord) { r.Spec.ManagedResource.Namespace = "elsewhere" }),
+			wantErr:  true,
 		},
 		"AnotherDeployment": {
-			reason: "A record of this name for another deployment is refused: a ProviderConfig of that deployment would sweep our key.",
-			existing: func() *clusterv1alpha1.CleanupRecord {
-				r := ours()
-				r.Spec.DeploymentID = "theirs"
-				return r
-			}(),
-			wantErr: true,
+			reason:   "A record of this name for another deployment is refused: a ProviderConfig of that deployment would sweep our key.",
+			existing: ours(func(r *clusterv1alpha1.CleanupRecord) { r.Spec.DeploymentID = "theirs" }),
+			wantErr:  true,
 		},
 		"AnotherLabel": {
 			reason: "A record whose label names another resource is refused: that resource's delete would delete the record.",
-			existing: func() *clusterv1alpha1.CleanupRecord {
-				r := ours()
+			existing: ours(func(r *clusterv1alpha1.CleanupRecord) {
 				r.Labels[ManagedResourceUIDLabel] = "bbbbbbbb-0000-0000-0000-000000000002"
-				return r
-			}(),
+			}),
 			wantErr: true,
 		},
 	}
