@@ -16,6 +16,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 )
 
@@ -270,15 +271,14 @@ func removeFinalizers(t *testing.T, cs kubernetes.Interface, ns, name string) {
 // eventually polls cond until it holds, failing t after waitTimeout.
 func eventually(t *testing.T, what string, cond func() (bool, error)) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
 	var last error
-	for time.Now().Before(deadline) {
+	err := wait.PollUntilContextTimeout(t.Context(), 100*time.Millisecond, waitTimeout, true, func(context.Context) (bool, error) {
 		ok, err := cond()
-		if ok {
-			return
-		}
 		last = err
-		time.Sleep(100 * time.Millisecond)
+		return ok, nil
+	})
+	if err == nil {
+		return
 	}
 	if last == nil {
 		last = errors.New("condition never held")

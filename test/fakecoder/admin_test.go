@@ -2,6 +2,7 @@ package fakecoder
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"testing"
@@ -10,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/coder/coder/v2/codersdk"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // admin calls the admin API the way an out-of-process test would and
@@ -174,10 +177,9 @@ func TestAdminDown(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
+	if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 2*time.Second, true, func(context.Context) (bool, error) {
+		return cond(), nil
+	}); err != nil {
+		t.Fatal("condition not met within 2s")
 	}
-	t.Fatal("condition not met within 2s")
 }

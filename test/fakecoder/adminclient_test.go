@@ -1,12 +1,15 @@
 package fakecoder
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"testing"
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 func TestAdminClientDrivesAServerInAnotherProcess(t *testing.T) {
@@ -57,17 +60,15 @@ func TestAdminClientDrivesAServerInAnotherProcess(t *testing.T) {
 	if err := c.Down(ctx, 0); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	if err := wait.PollUntilContextTimeout(ctx, 20*time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
 		resp, err := http.Get(s.URL() + "/api/v2/buildinfo") //nolint:noctx // test
 		if err != nil {
-			break
+			return true, nil
 		}
 		_ = resp.Body.Close()
-		if time.Now().After(deadline) {
-			t.Fatal("the Coder API still answers after Down")
-		}
-		time.Sleep(20 * time.Millisecond)
+		return false, nil
+	}); err != nil {
+		t.Fatal("the Coder API still answers after Down")
 	}
 	if err := c.Up(ctx); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/coder/coder/v2/codersdk"
+
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 func TestFaultStatus(t *testing.T) {
@@ -205,8 +207,10 @@ func TestDownReleasesHungRequests(t *testing.T) {
 		_, err := c.CreateAIGatewayKey(context.Background(), codersdk.CreateAIGatewayKeyRequest{Name: "gw"})
 		errc <- err
 	}()
-	for s.Requests(EndpointKeysCreate) == 0 {
-		time.Sleep(time.Millisecond)
+	if err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+		return s.Requests(EndpointKeysCreate) > 0, nil
+	}); err != nil {
+		t.Fatal("the create never reached the fake")
 	}
 	if err := s.SetDown(true); err != nil {
 		t.Fatal(err)
