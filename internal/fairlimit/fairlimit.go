@@ -89,18 +89,17 @@ type Reconciler struct {
 	name  string
 	inner reconcile.Reconciler
 	limit *Limiter
-	now   func() time.Time
 }
 
 // NewReconciler wraps r; reconcilers of several controllers may share l
 // (name keeps their requests apart).
 func NewReconciler(name string, r reconcile.Reconciler, l *Limiter) *Reconciler {
-	return &Reconciler{name: name, inner: r, limit: l, now: time.Now}
+	return &Reconciler{name: name, inner: r, limit: l}
 }
 
 // Reconcile runs the request now or says when to come back.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if d := r.limit.When(req.Namespace, r.name+" "+req.String(), r.now()); d > 0 {
+	if d := r.limit.When(req.Namespace, r.name+" "+req.String(), time.Now()); d > 0 {
 		return reconcile.Result{RequeueAfter: d}, nil
 	}
 	return r.inner.Reconcile(ctx, req)

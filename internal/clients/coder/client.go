@@ -124,9 +124,6 @@ func (c Client) Format(f fmt.State, _ rune) {
 // Stalled is an error while this Coder's last request got no answer in
 // time and calls fail at once, or one probes whether it answers again.
 func (c *Client) Stalled() error {
-	if c.breaker == nil {
-		return nil
-	}
 	return c.breaker.stalledNow(time.Now())
 }
 
@@ -134,18 +131,12 @@ func (c *Client) Stalled() error {
 // sent at since, for long enough that whoever waits on that request should
 // stop holding a worker for it.
 func (c *Client) Silent(since time.Time) error {
-	if c.breaker == nil {
-		return nil
-	}
 	return c.breaker.silent(since, time.Now())
 }
 
 // SlotWait is how long a caller waits on this Coder before Silent may say
 // it stopped answering.
 func (c *Client) SlotWait() time.Duration {
-	if c.breaker == nil {
-		return c.timeout
-	}
 	return c.breaker.slotWait
 }
 
