@@ -18,7 +18,7 @@ func main() {
 	fs.BoolVar(&o.Debug, "debug", o.Debug, "Run with debug logging.")
 	fs.DurationVar(&o.PollInterval, "poll", o.PollInterval, "How often each managed resource checks Coder for drift.")
 	fs.DurationVar(&o.SyncInterval, "sync", o.SyncInterval, "How often every watched object is reconciled again.")
-	fs.IntVar(&o.MaxReconcileRate, "max-reconcile-rate", o.MaxReconcileRate, "The global maximum rate per second at which resources may be reconciled.")
+	fs.IntVar(&o.MaxReconcileRate, "max-reconcile-rate", o.MaxReconcileRate, "How many reconciles of managed resources per second each namespace may start; also the concurrent reconciles per controller.")
 	fs.BoolVar(&o.LeaderElection, "leader-election", o.LeaderElection, "Use leader election so that only one replica reconciles.")
 	fs.BoolVar(&o.ManagementPolicies, "enable-management-policies", o.ManagementPolicies, "Honour spec.managementPolicies on managed resources.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the Prometheus metrics endpoint binds to; 0 disables it.")

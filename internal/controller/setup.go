@@ -45,6 +45,9 @@ type Options struct {
 	// Limiter is the reconcile rate every managed kind shares, fairly
 	// between tenants.
 	Limiter *fairlimit.Limiter
+	// Writes, if set, are the manager client's writes: a managed
+	// resource's reconcile waits until the cache holds the last of them.
+	Writes *managedkind.Writes
 }
 
 // Setup adds every controller of the provider to the manager.
@@ -96,6 +99,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	kinds := managedkind.Options{
 		Options:            o.Options,
 		Limiter:            o.Limiter,
+		Writes:             o.Writes,
 		Connector:          conn,
 		ManagementPolicies: o.ManagementPolicies,
 		Releases:           releases,

@@ -16,6 +16,8 @@ import (
 
 	"golang.org/x/time/rate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
 
 // idleAfter is how long a tenant's bucket stays after its last use: past
@@ -100,6 +102,7 @@ func NewReconciler(name string, r reconcile.Reconciler, l *Limiter) *Reconciler 
 // Reconcile runs the request now or says when to come back.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	if d := r.limit.When(req.Namespace, r.name+" "+req.String(), time.Now()); d > 0 {
+		metrics.ReconcileDeferred(r.name)
 		return reconcile.Result{RequeueAfter: d}, nil
 	}
 	return r.inner.Reconcile(ctx, req)

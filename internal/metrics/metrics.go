@@ -109,6 +109,16 @@ var keyRotations = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help:      "AI Gateway key rotations whose settle window ended and whose retiring key was deleted in Coder, by kind and how the window ended (early: Coder showed the gateway replicas on the new key; full: the window ran its length).",
 }, []string{"kind", "settle"})
 
+// The per-namespace reconcile rate (internal/fairlimit).
+var reconcilesDeferred = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: namespace,
+	Name:      "reconciles_deferred_total",
+	Help:      "Reconciles of managed resources that the per-namespace rate (--max-reconcile-rate) sent back to wait, by controller. controller_runtime_reconcile_total counts them as well; the difference is the reconciles that ran.",
+}, []string{"controller"})
+
+// ReconcileDeferred counts one reconcile the rate limit deferred.
+func ReconcileDeferred(controller string) { reconcilesDeferred.WithLabelValues(controller).Inc() }
+
 // KeyRotated counts one rotation whose retiring key was deleted.
 func KeyRotated(kind, settle string) { keyRotations.WithLabelValues(kind, settle).Inc() }
 
@@ -156,6 +166,7 @@ func init() {
 		swept,
 		sweepDuration,
 		keyRotations,
+		reconcilesDeferred,
 	)
 }
 

@@ -126,6 +126,47 @@ func TestKeyUncertainCreateEndsWithExactlyOneKey(t *testing.T) {
 	})
 }
 
+// A copy of a key read before its create was persisted (the provider's
+// cache lags the API server) has no external name, as does a key whose
+// external name the reconciler failed to persist. Coder holds a key of its
+// name, but the key is not lost: its plaintext is in the Secret. The
+// provider keeps that key; replacing it would revoke what consumers hold.
+// Under load on the real Coder this replaced half of all new keys
+// (docs/performance.md).
+func TestKeyWhoseExternalNameIsLostKeepsItsPublishedKey(t *testing.T) {
+	ns := env.Namespace(t)
+	env.ProviderConfig(t, ns)
+	k := newKey(ns, "forgotten")
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	id := meta.GetExternalName(k)
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "forgotten-conn"}}
+	Eventually(t, waitLong, "the connection Secret", func() (bool, string) {
+		return env.Get(t, s) && string(s.Data[aigatewaykey.ConnectionID]) == id, "no Secret of the key"
+	})
+	plaintext := sha256.Sum256(s.Data[aigatewaykey.ConnectionKey])
+	creates := env.Coder.Requests(fakecoder.EndpointKeysCreate)
+
+	if err := env.Update(t, k, func() { delete(k.Annotations, meta.AnnotationKeyExternalName) }); err != nil {
+		t.Fatal(err)
+	}
+	Eventually(t, waitLong, "the external name back", func() (bool, string) {
+		env.Get(t, k)
+		return meta.GetExternalName(k) == id, fmt.Sprintf("external name %q, want %s", meta.GetExternalName(k), id)
+	})
+	if n := env.Coder.Requests(fakecoder.EndpointKeysCreate) - creates; n != 0 {
+		t.Errorf("%d keys created after the external name was lost, want 0", n)
+	}
+	rows := liveKeysNamed(aigatewaykey.DerivedName(k))
+	if len(rows) != 1 || rows[0].ID.String() != id {
+		t.Errorf("Coder holds %d keys of the object, want only the published %s", len(rows), id)
+	}
+	env.Get(t, s)
+	if sha256.Sum256(s.Data[aigatewaykey.ConnectionKey]) != plaintext {
+		t.Errorf("the connection Secret's key changed")
+	}
+}
+
 func TestKeyRecreatedWithSameNameGetsANewKey(t *testing.T) {
 	ns := env.Namespace(t)
 	env.ProviderConfig(t, ns)

@@ -93,7 +93,7 @@ func run() error {
 	o.PollInterval = 15 * time.Second
 	o.MetricsBindAddress = "127.0.0.1:8080"
 	o.HealthProbeBindAddress = "127.0.0.1:8081"
-	err = provider.Run(ctx, cp.Config, o)
+	err = provider.Run(ctx, provider.RESTConfig(cp.Config), o)
 	if ctx.Err() != nil {
 		say("stopping everything make run started")
 		return nil

@@ -308,3 +308,78 @@ func TestKeyListerDoesNotWaitOnTheProbeOfAStalledCoder(t *testing.T) {
 		t.Errorf("the probe's list: %v, want Unavailable", err)
 	}
 }
+
+// A key our own create made is in the shared list without another request:
+// in the cached list, and in a list that was in flight when Coder answered
+// the create (that list may have been answered before the create).
+func TestKeyListerHoldsTheKeysOurCreatesMade(t *testing.T) {
+	created := codersdk.AIGatewayKey{ID: uuid.New(), Name: "new"}
+	hasCreated := func(keys []codersdk.AIGatewayKey) bool {
+		for _, k := range keys {
+			if k.ID == created.ID {
+				return true
+			}
+		}
+		return false
+	}
+	t.Run("cached", func(t *testing.T) {
+		c, n := keyServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, keysNamed("a")) })
+		l := NewKeyLister(time.Minute)
+		if _, err := l.List(context.Background(), "pc-1", c); err != nil {
+			t.Fatal(err)
+		}
+		l.Added("pc-1", created)
+		keys, err := l.List(context.Background(), "pc-1", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasCreated(keys) || len(keys) != 2 || n.Load() != 1 {
+			t.Errorf("after Added: %d keys (created one among them: %t) from %d requests; want 2 from 1", len(keys), hasCreated(keys), n.Load())
+		}
+	})
+	t.Run("in flight", func(t *testing.T) {
+		release := make(chan struct{})
+		c, n := keyServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+			<-release
+			writeJSON(w, 200, keysNamed("a"))
+		})
+		l := NewKeyLister(time.Minute)
+		done := make(chan []codersdk.AIGatewayKey)
+		go func() {
+			keys, _ := l.List(context.Background(), "pc-1", c)
+			done <- keys
+		}()
+		// The list is sent before the create is answered.
+		for n.Load() == 0 {
+			runtime.Gosched()
+		}
+		l.Added("pc-1", created)
+		close(release)
+		if keys := <-done; !hasCreated(keys) {
+			t.Errorf("the caller waiting on the list in flight got %d keys without the created one", len(keys))
+		}
+		keys, err := l.List(context.Background(), "pc-1", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasCreated(keys) || n.Load() != 1 {
+			t.Errorf("cached list: created key there: %t, after %d requests; want there after 1", hasCreated(keys), n.Load())
+		}
+	})
+	t.Run("invalidated", func(t *testing.T) {
+		c, n := keyServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) { writeJSON(w, 200, keysNamed("a")) })
+		l := NewKeyLister(time.Minute)
+		if _, err := l.List(context.Background(), "pc-1", c); err != nil {
+			t.Fatal(err)
+		}
+		l.Added("pc-1", created)
+		l.Invalidate("pc-1")
+		keys, err := l.List(context.Background(), "pc-1", c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if hasCreated(keys) || n.Load() != 2 {
+			t.Errorf("after Invalidate the list is Coder's own: created key there: %t, requests %d; want absent after 2", hasCreated(keys), n.Load())
+		}
+	})
+}

@@ -205,8 +205,18 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 		// Creating or replacing a key now would lose its plaintext.
 		return managed.ExternalObservation{}, err
 	}
+	adopted := false
 	if id == "" {
-		return e.observeUncreated(ctx, k, keys)
+		if id = e.publishedAmong(ctx, k, keys); id == "" {
+			return e.observeUncreated(ctx, k, keys)
+		}
+		// The Secret holds this key's plaintext: the key is not lost.
+		// This copy of k was read before its create was persisted (the
+		// cache lags the API server by a moment), or the create's external
+		// name was never persisted. Go on with the key, and let the
+		// reconciler persist its id, which fails on a stale copy.
+		meta.SetExternalName(k, id)
+		adopted = true
 	}
 
 	st, byID, err := e.gather(ctx, k, keys, recorded, id)
@@ -244,11 +254,13 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 	if len(plan.Retiring) > 0 {
 		details[ConnectionPreviousKeyPrefix] = []byte(plan.Retiring[0].Prefix)
 	}
+	e.keepPublished(ctx, k, details)
 	return managed.ExternalObservation{
 		ResourceExists: true,
 		// A rotation step is due: Update takes it.
-		ResourceUpToDate:  plan.Action == ActionNone,
-		ConnectionDetails: details,
+		ResourceUpToDate:        plan.Action == ActionNone,
+		ResourceLateInitialized: adopted,
+		ConnectionDetails:       details,
 	}, nil
 }
 
@@ -336,8 +348,12 @@ func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
 
 // deleteKeys asks Coder to delete every key of ids. The shared key list is
 // invalidated, so the next Observe sees Coder as it is now and verifies
-// their absence.
+// their absence. With no ids nothing changed in Coder, and the list stays:
+// every new key's first Observe comes here with none.
 func (e *external) deleteKeys(ctx context.Context, ids ...uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
 	defer e.keys.Invalidate(e.scope)
 	return coderobj.DeleteKeys(ctx, e.coder, ids...)
 }
@@ -354,11 +370,15 @@ func idsOf(keys []Key) []uuid.UUID {
 func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
 	k := mg.(Resource)
 	resp, err := e.coder.CreateKey(ctx, DerivedName(k))
-	// Whatever the outcome, the next Observe must see Coder as it is now.
-	e.keys.Invalidate(e.scope)
 	if err != nil {
+		// The outcome is unknown: the next Observe must see Coder as it
+		// is now.
+		e.keys.Invalidate(e.scope)
 		return managed.ExternalCreation{}, errors.Wrap(err, errCreateKey)
 	}
+	// The next Observe finds the key in the shared list without listing
+	// again: one request per create, not two.
+	e.keys.Added(e.scope, codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt})
 	meta.SetExternalName(mg, resp.ID.String())
 	if v, ok := mg.GetAnnotations()[RotateAnnotation]; ok {
 		// A new key answers the rotate request already there; the

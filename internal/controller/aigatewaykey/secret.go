@@ -70,6 +70,48 @@ func (e *external) published(ctx context.Context, k Resource, keys []ownKey, id 
 	return string(s.Data[ConnectionID]), nil
 }
 
+// publishedAmong returns the id of the one of keys whose plaintext k's
+// connection Secret holds, read past the cache; empty when there is none.
+// Only a key the Secret holds is known to k's consumers: any other key of
+// k without an external name has a plaintext nobody holds.
+func (e *external) publishedAmong(ctx context.Context, k Resource, keys []ownKey) string {
+	if len(keys) == 0 {
+		return ""
+	}
+	s, err := e.readSecret(ctx, k)
+	if err != nil || s == nil || len(s.Data[ConnectionKey]) == 0 {
+		return ""
+	}
+	id := string(s.Data[ConnectionID])
+	for _, c := range keys {
+		if c.derived && c.ID.String() == id {
+			return id
+		}
+	}
+	return ""
+}
+
+// keepPublished adds to details every value k's connection Secret already
+// holds that details lack: the plaintext above all, which only a create
+// returns. The publisher merges details into the Secret, so the Secret ends
+// the same; but it writes unless details equal the whole Secret, and would
+// otherwise patch the Secret on every observe.
+func (e *external) keepPublished(ctx context.Context, k Resource, details managed.ConnectionDetails) {
+	nn, ok := cleanup.ConnectionSecret(k)
+	if !ok {
+		return
+	}
+	s := &corev1.Secret{}
+	if err := e.kube.Get(ctx, nn, s); err != nil || !metav1.IsControlledBy(s, k) {
+		return
+	}
+	for key, v := range s.Data {
+		if _, set := details[key]; !set {
+			details[key] = v
+		}
+	}
+}
+
 // secretWritable refuses to go on while k's connection Secret is
 // controlled by another object (an earlier incarnation of the same name,
 // not yet garbage collected): a key created or replaced now could not be

@@ -140,8 +140,9 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *memory, pe
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, o.MaxConcurrentReconciles)}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsUsingSecret))
 	for _, k := range providerconfig.ManagedKinds() {
-		// Creating and deleting dependents changes status.users.
-		b = b.Watches(k.New(), handler.EnqueueRequestsFromMapFunc(r.configOfDependent), builder.WithPredicates(dependentChanged()))
+		// Creating and deleting dependents changes status.users, and
+		// releases the hold of a ProviderConfig being deleted.
+		b = b.Watches(k.New(), dependentHandler{r}, builder.WithPredicates(dependentChanged()))
 	}
 	return b.Complete(r)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
@@ -31,6 +32,48 @@ func (r *Reconciler) listKind(ctx context.Context, opts ...client.ListOption) ([
 	}
 	return out, nil
 }
+
+// usersRefresh is how long a change of dependents waits before its
+// ProviderConfig is reconciled for it, so that a burst of creates or deletes
+// costs one status write (status.users) a second, not one each. A
+// ProviderConfig being deleted is reconciled at once: its hold releases
+// when its last dependent is gone.
+const usersRefresh = time.Second
+
+// dependentHandler enqueues the ProviderConfig of a managed resource whose
+// events dependentChanged passes: at once when that ProviderConfig is being
+// deleted, after usersRefresh otherwise.
+type dependentHandler struct{ r *Reconciler }
+
+type queue = workqueue.TypedRateLimitingInterface[reconcile.Request]
+
+func (h dependentHandler) enqueue(ctx context.Context, o client.Object, q queue) {
+	for _, req := range h.r.configOfDependent(ctx, o) {
+		pc, err := providerconfig.Get(ctx, h.r.kube, providerconfig.Ref{GroupKind: h.r.kind, Namespace: req.Namespace, Name: req.Name})
+		if err == nil && pc.GetDeletionTimestamp() == nil {
+			q.AddAfter(req, usersRefresh)
+			continue
+		}
+		q.Add(req)
+	}
+}
+
+func (h dependentHandler) Create(ctx context.Context, e event.CreateEvent, q queue) {
+	h.enqueue(ctx, e.Object, q)
+}
+
+// Update enqueues the ProviderConfigs of both the old and the new object:
+// a changed providerConfigRef moves a dependent from one to the other.
+func (h dependentHandler) Update(ctx context.Context, e event.UpdateEvent, q queue) {
+	h.enqueue(ctx, e.ObjectOld, q)
+	h.enqueue(ctx, e.ObjectNew, q)
+}
+
+func (h dependentHandler) Delete(ctx context.Context, e event.DeleteEvent, q queue) {
+	h.enqueue(ctx, e.Object, q)
+}
+
+func (dependentHandler) Generic(context.Context, event.GenericEvent, queue) {}
 
 // dependentChanged passes the events of a managed resource that change the
 // dependents of a ProviderConfig: created, deleted, its deletion started, or

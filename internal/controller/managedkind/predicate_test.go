@@ -1,0 +1,70 @@
+package managedkind
+
+import (
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+)
+
+func TestDesiredStateChanged(t *testing.T) {
+	const (
+		pending   = meta.AnnotationKeyExternalCreatePending
+		failed    = meta.AnnotationKeyExternalCreateFailed
+		succeeded = meta.AnnotationKeyExternalCreateSucceeded
+		extName   = meta.AnnotationKeyExternalName
+	)
+	type obj struct {
+		generation  int64
+		labels      map[string]string
+		annotations map[string]string
+		finalizers  []string
+	}
+	cases := map[string]struct {
+		old, new obj
+		want     bool
+	}{
+		"nothing changed":           {obj{generation: 1}, obj{generation: 1}, false},
+		"spec changed":              {obj{generation: 1}, obj{generation: 2}, true},
+		"deletion bumps generation": {obj{generation: 1, finalizers: []string{"f"}}, obj{generation: 2, finalizers: []string{"f"}}, true},
+		"finalizer added":           {obj{generation: 1}, obj{generation: 1, finalizers: []string{"f"}}, false},
+		"label changed":             {obj{labels: map[string]string{"a": "1"}}, obj{labels: map[string]string{"a": "2"}}, true},
+		"a user's annotation":       {obj{}, obj{annotations: map[string]string{"rotate": "now"}}, true},
+		"create pending marked":     {obj{}, obj{annotations: map[string]string{pending: "t1"}}, false},
+		"create failed marked":      {obj{annotations: map[string]string{pending: "t1"}}, obj{annotations: map[string]string{pending: "t1", failed: "t2"}}, false},
+		"create succeeded with its external name": {
+			obj{annotations: map[string]string{pending: "t1"}},
+			obj{annotations: map[string]string{pending: "t1", succeeded: "t2", extName: "id"}}, false,
+		},
+		"external name set by a user (import)": {
+			obj{annotations: map[string]string{succeeded: "t2", extName: "a"}},
+			obj{annotations: map[string]string{succeeded: "t2", extName: "b"}}, true,
+		},
+		"external name removed by a user": {
+			obj{annotations: map[string]string{succeeded: "t2", extName: "a"}},
+			obj{annotations: map[string]string{succeeded: "t2"}}, true,
+		},
+		"a user's annotation beside a create": {
+			obj{annotations: map[string]string{pending: "t1"}},
+			obj{annotations: map[string]string{pending: "t1", succeeded: "t2", extName: "id", "rotate": "now"}}, true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			mk := func(o obj) *unstructured.Unstructured {
+				u := &unstructured.Unstructured{}
+				u.SetGeneration(o.generation)
+				u.SetLabels(o.labels)
+				u.SetAnnotations(o.annotations)
+				u.SetFinalizers(o.finalizers)
+				u.SetCreationTimestamp(metav1.Now())
+				return u
+			}
+			if got := DesiredStateChanged(mk(tc.old), mk(tc.new)); got != tc.want {
+				t.Errorf("DesiredStateChanged = %t, want %t", got, tc.want)
+			}
+		})
+	}
+}
