@@ -72,7 +72,7 @@ test: check-generate vet lint testbed ## Everything CI runs: generated files, ve
 	@export PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1; \
 	$(GO) test -race -timeout 75m -v ./test/interleave/ > $(OUTPUT_DIR)/interleave.log 2>&1 & il=$$!; \
 	trap 'kill $$il 2>/dev/null || true' EXIT; \
-	rc=0; $(GO) test -race -timeout 75m $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... | grep -v /test/interleave$$) || rc=$$?; \
+	rc=0; $(GO) test -race -timeout 75m $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... ./cluster/... | grep -v /test/interleave$$) || rc=$$?; \
 	irc=0; wait $$il || irc=$$?; \
 	grep -E '^interleavings:|^(--- FAIL|ok|FAIL)' $(OUTPUT_DIR)/interleave.log || true; \
 	if [ $$irc -ne 0 ]; then echo "interleavings failed; the whole output is in $(OUTPUT_DIR)/interleave.log:"; tail -n 200 $(OUTPUT_DIR)/interleave.log; fi; \
@@ -87,6 +87,11 @@ test: check-generate vet lint testbed ## Everything CI runs: generated files, ve
 SEEDS ?= 50
 soak: testbed ## Run SEEDS random interleavings (test/interleave) on the fake Coder in PROCS processes (default 1): a line per run and the tally; everything in _output/soak-N.log.
 	hack/soak.sh $(SEEDS) $(or $(PROCS),1)
+
+.PHONY: bench
+bench: testbed ## Measure the provider against the bare Coder client on the same Coder (fake and real): throughput, requests, writes, CPU and memory; hold latency, deletion backlog, 5,000 keys. Writes docs/performance.{md,json,png} (BENCH_FLAGS narrows it; see hack/bench).
+	$(GO) run ./hack/bench $(BENCH_FLAGS)
+	$(GO) -C tools/plot run . -in $(CURDIR)/docs/performance.json -out $(CURDIR)/docs/performance.png -backlog $(CURDIR)/docs/performance-backlog.png
 
 .PHONY: mutants
 mutants: testbed ## Apply each mutation of hack/mutants to a copy of the tree and fail unless its tests kill every one (ONLY=name: one).

@@ -65,6 +65,10 @@ type Options struct {
 	// component's name. If nil, each component logs to <Dir>/logs/<name>.log,
 	// which Stop removes.
 	Logs io.Writer
+
+	// APIServerArgs are extra kube-apiserver flags, e.g. an audit log for a
+	// benchmark that counts a client's writes.
+	APIServerArgs []string
 }
 
 // A ControlPlane is a running etcd, kube-apiserver and
@@ -81,9 +85,10 @@ type ControlPlane struct {
 	// credentials and (by default) logs. Stop removes it.
 	Dir string
 
-	binDir string
-	ca     *authority
-	host   string
+	binDir        string
+	apiServerArgs []string
+	ca            *authority
+	host          string
 
 	logs  io.Writer
 	logMu sync.Mutex
@@ -115,7 +120,7 @@ func Start(ctx context.Context, o Options) (_ *ControlPlane, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot create control plane directory: %w", err)
 	}
-	c := &ControlPlane{Dir: dir, binDir: binDir, logs: o.Logs}
+	c := &ControlPlane{Dir: dir, binDir: binDir, logs: o.Logs, apiServerArgs: o.APIServerArgs}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, c.Stop())
@@ -341,17 +346,17 @@ func (c *ControlPlane) waitForEtcd(ctx context.Context, url string) error {
 }
 
 func (c *ControlPlane) startAPIServer(port int, etcdURL string) error {
-	return c.start(binAPIServer,
-		"--etcd-servers="+etcdURL,
+	return c.start(binAPIServer, append([]string{
+		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1",
 		// Without it the API server advertises the host's first non-loopback
 		// address in the kubernetes Service's endpoints.
 		"--advertise-address=127.0.0.1",
-		"--secure-port="+strconv.Itoa(port),
-		"--cert-dir="+c.path("pki"),
-		"--tls-cert-file="+c.path("pki", "apiserver.crt"),
-		"--tls-private-key-file="+c.path("pki", "apiserver.key"),
-		"--client-ca-file="+c.path("pki", "ca.crt"),
+		"--secure-port=" + strconv.Itoa(port),
+		"--cert-dir=" + c.path("pki"),
+		"--tls-cert-file=" + c.path("pki", "apiserver.crt"),
+		"--tls-private-key-file=" + c.path("pki", "apiserver.key"),
+		"--client-ca-file=" + c.path("pki", "ca.crt"),
 		"--authorization-mode=RBAC",
 		// NamespaceLifecycle is on by default; name it because tests rely on
 		// it refusing new objects in a terminating namespace. ServiceAccount
@@ -359,9 +364,9 @@ func (c *ControlPlane) startAPIServer(port int, etcdURL string) error {
 		// service account it would demand of every pod.
 		"--enable-admission-plugins=NamespaceLifecycle",
 		"--disable-admission-plugins=ServiceAccount",
-		"--service-account-issuer="+c.host,
-		"--service-account-key-file="+c.path("pki", "sa.pub"),
-		"--service-account-signing-key-file="+c.path("pki", "sa.key"),
+		"--service-account-issuer=" + c.host,
+		"--service-account-key-file=" + c.path("pki", "sa.pub"),
+		"--service-account-signing-key-file=" + c.path("pki", "sa.key"),
 		// Only an allocation range for Service objects; nothing routes it.
 		"--service-cluster-ip-range=10.0.0.0/24",
 		"--profiling=false",
@@ -369,6 +374,7 @@ func (c *ControlPlane) startAPIServer(port int, etcdURL string) error {
 		// kubernetes Service's endpoint, which validation refuses for a
 		// loopback address, logging an error every ten seconds.
 		"--endpoint-reconciler-type=none",
+	}, c.apiServerArgs...)...,
 	)
 }
 

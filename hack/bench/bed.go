@@ -1,0 +1,334 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/e2e"
+	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+)
+
+// auditPolicy logs every write of the provider's identity, and nothing
+// else: the benchmark counts Kubernetes writes per resource from it.
+var auditPolicy = fmt.Sprintf(`apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+    users: [%q]
+    verbs: [create, update, patch, delete, deletecollection]
+  - level: None
+`, packagerbac.User())
+
+// A bed is the control plane, the benchmark's own clients and the built
+// provider binary.
+type bed struct {
+	dir         string
+	cp          *controlplane.ControlPlane
+	kube        client.Client
+	dyn         dynamic.Interface
+	audit       string
+	providerBin string
+	kubeconfig  string
+}
+
+func startBed(ctx context.Context) (_ *bed, err error) {
+	dir, err := os.MkdirTemp("", "provider-coder-bench-")
+	if err != nil {
+		return nil, err
+	}
+	b := &bed{dir: dir, audit: filepath.Join(dir, "audit.log")}
+	defer func() {
+		if err != nil {
+			b.stop()
+		}
+	}()
+	policy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+		return nil, err
+	}
+	// The provider is built as users run it: its own binary, no race
+	// detector, in its own process, so its memory and CPU are its own.
+	b.providerBin = filepath.Join(dir, "provider")
+	build := exec.CommandContext(ctx, "go", "build", "-o", b.providerBin, "./cmd/provider")
+	build.Dir = crds.RepoRoot()
+	if out, err := build.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("cannot build the provider: %w\n%s", err, out)
+	}
+	binDir, err := controlplane.BinDir()
+	if err != nil {
+		return nil, err
+	}
+	b.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: binDir, APIServerArgs: []string{
+		"--audit-policy-file=" + policy,
+		"--audit-log-path=" + b.audit,
+		"--audit-log-format=json",
+		"--audit-log-maxsize=0",
+	}})
+	if err != nil {
+		return nil, err
+	}
+	// The benchmark's own client is not throttled: it must not be what
+	// is measured.
+	cfg := rest.CopyConfig(b.cp.Config)
+	cfg.QPS, cfg.Burst = -1, 0
+	s, err := provider.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	if b.kube, err = client.New(cfg, client.Options{Scheme: s}); err != nil {
+		return nil, err
+	}
+	if b.dyn, err = dynamic.NewForConfig(cfg); err != nil {
+		return nil, err
+	}
+	if err := crds.Install(ctx, b.cp.Config); err != nil {
+		return nil, err
+	}
+	if err := e2e.GrantPackageRBAC(ctx, b.kube); err != nil {
+		return nil, err
+	}
+	b.kubeconfig = filepath.Join(dir, "provider.kubeconfig")
+	return b, writeKubeconfig(b.kubeconfig, b.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...))
+}
+
+func (b *bed) stop() {
+	if b.cp != nil {
+		_ = b.cp.Stop()
+	}
+	if os.Getenv("BENCH_KEEP") != "" {
+		fmt.Println("kept", b.dir)
+		return
+	}
+	_ = os.RemoveAll(b.dir)
+}
+
+// writeKubeconfig writes cfg (a client certificate) as a kubeconfig file.
+func writeKubeconfig(path string, cfg *rest.Config) error {
+	kc := clientcmdapi.NewConfig()
+	kc.Clusters["bench"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
+	kc.AuthInfos["provider"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
+	kc.Contexts["bench"] = &clientcmdapi.Context{Cluster: "bench", AuthInfo: "provider"}
+	kc.CurrentContext = "bench"
+	return clientcmd.WriteToFile(*kc, path)
+}
+
+// A proc is the provider binary running with its production defaults
+// but the flags given.
+type proc struct {
+	cmd     *exec.Cmd
+	metrics string
+	log     string
+	// done is closed when the process has exited, with exit its error.
+	done chan struct{}
+	exit error
+}
+
+func (b *bed) startProvider(ctx context.Context, name string, flags ...string) (*proc, error) {
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	p := &proc{metrics: "http://127.0.0.1:" + strconv.Itoa(port) + "/metrics", log: filepath.Join(b.dir, name+".log"), done: make(chan struct{})}
+	out, err := os.Create(p.log)
+	if err != nil {
+		return nil, err
+	}
+	args := append([]string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port), "--health-probe-bind-address=0"}, flags...)
+	p.cmd = exec.Command(b.providerBin, args...)
+	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+b.kubeconfig)
+	p.cmd.Stdout, p.cmd.Stderr = out, out
+	if err := p.cmd.Start(); err != nil {
+		_ = out.Close()
+		return nil, err
+	}
+	go func() {
+		p.exit = p.cmd.Wait()
+		_ = out.Close()
+		close(p.done)
+	}()
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		select {
+		case <-p.done:
+			return false, fmt.Errorf("provider exited: %w; its log is %s", p.exit, p.log)
+		default:
+		}
+		_, err := scrape(ctx, p.metrics)
+		return err == nil, nil
+	})
+	if err != nil {
+		p.stop()
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// usage is the provider process's CPU seconds and resident memory.
+type usage struct {
+	CPU     float64 // user + system seconds
+	RSS     float64 // MiB now
+	PeakRSS float64 // MiB, the high-water mark
+}
+
+func (p *proc) usage() (usage, error) {
+	pid := p.cmd.Process.Pid
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return usage{}, err
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	u := usage{CPU: (ut + st) / 100} // USER_HZ is 100 on Linux
+	s, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return usage{}, err
+	}
+	defer s.Close()
+	sc := bufio.NewScanner(s)
+	for sc.Scan() {
+		var kb float64
+		switch line := sc.Text(); {
+		case strings.HasPrefix(line, "VmRSS:"):
+			_, _ = fmt.Sscanf(line, "VmRSS: %f kB", &kb)
+			u.RSS = kb / 1024
+		case strings.HasPrefix(line, "VmHWM:"):
+			_, _ = fmt.Sscanf(line, "VmHWM: %f kB", &kb)
+			u.PeakRSS = kb / 1024
+		}
+	}
+	return u, sc.Err()
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// writes counts the provider's Kubernetes writes in the audit log from
+// offset on, by verb and resource ("aigatewaykeys/status").
+func (b *bed) writes(offset int64) (map[string]int, error) {
+	f, err := os.Open(b.audit)
+	if err != nil {
+		if os.IsNotExist(err) {
+			return map[string]int{}, nil
+		}
+		return nil, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return nil, err
+	}
+	out := map[string]int{}
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			// A partial last line is left out.
+			break
+		}
+		var ev struct {
+			Verb      string `json:"verb"`
+			ObjectRef struct {
+				Resource    string `json:"resource"`
+				Subresource string `json:"subresource"`
+			} `json:"objectRef"`
+			ResponseStatus struct {
+				Code int `json:"code"`
+			} `json:"responseStatus"`
+		}
+		if json.Unmarshal(line, &ev) != nil {
+			continue
+		}
+		res := ev.ObjectRef.Resource
+		if ev.ObjectRef.Subresource != "" {
+			res += "/" + ev.ObjectRef.Subresource
+		}
+		if c := ev.ResponseStatus.Code; c >= 400 {
+			// Refused writes (409: a stale copy) count apart.
+			res += fmt.Sprintf(" (%d)", c)
+		}
+		out[ev.Verb+" "+res]++
+	}
+	return out, nil
+}
+
+// httpGet is a GET bounded by ctx.
+func httpGet(ctx context.Context, url string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	return http.DefaultClient.Do(req)
+}
+
+// cpuByProcess is the CPU seconds every process of the test bed has used so
+// far, by command: where a run's time goes on a machine of few cores.
+func cpuByProcess() map[string]float64 {
+	out := map[string]float64{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if _, err := strconv.Atoi(d.Name()); err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(stat)
+		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+		if open < 0 || end < open {
+			continue
+		}
+		comm := s[open+1 : end]
+		switch {
+		case comm == "etcd", comm == "kube-apiserver", comm == "kube-controller", comm == "coder", comm == "provider", comm == "bench":
+		case strings.HasPrefix(comm, "postgres"):
+			comm = "postgres"
+		default:
+			continue
+		}
+		f := strings.Fields(s[end+2:])
+		ut, _ := strconv.ParseFloat(f[11], 64)
+		st, _ := strconv.ParseFloat(f[12], 64)
+		out[comm] += (ut + st) / 100
+	}
+	return out
+}

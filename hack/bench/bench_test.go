@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+)
+
+// The benchmark runs end to end on a few keys, and the counts it reports
+// meet the targets that are counts, not speeds: at most 2 reconciles per
+// create, no write refused as stale, and Coder requests per create well
+// under the target of 2 (one create, a share of one list per ProviderConfig
+// per --key-list-ttl). Speeds are measured by `make bench`, never asserted.
+func TestBenchmarkCountsMeetTheirTargets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipping: runs the provider against a local control plane, which -short excludes")
+	}
+	if _, err := controlplane.BinDir(); err != nil {
+		if os.Getenv(controlplane.EnvRequire) != "" {
+			t.Fatalf("%s is set but the control plane is unavailable: %v", controlplane.EnvRequire, err)
+		}
+		t.Skipf("skipping: no local control plane: %v", err)
+	}
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	res, err := run(ctx, options{
+		coders: []string{"fake"}, kinds: []string{"keys"}, ns: []int{30}, rates: []int{10},
+		hold: 3, out: filepath.Join(dir, "performance.md"), json: filepath.Join(dir, "performance.json"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Lifecycles) != 1 || len(res.Hold) != 1 {
+		t.Fatalf("results: %d lifecycles and %d hold runs, want 1 of each", len(res.Lifecycles), len(res.Hold))
+	}
+	l := res.Lifecycles[0]
+	if l.Creates <= 0 || l.Deletes <= 0 || l.BareCreates <= 0 {
+		t.Errorf("rates not measured: %+v", l)
+	}
+	if got := total(l.CoderCreate); got > 1.5 {
+		t.Errorf("Coder requests per create = %.2f (%s), want at most 1.5", got, perEach(l.CoderCreate, 1))
+	}
+	if l.ReconcilesCreate > 2 {
+		t.Errorf("reconciles per create = %.2f, want at most 2", l.ReconcilesCreate)
+	}
+	if l.writesPerResource() == 0 {
+		t.Errorf("no Kubernetes write counted: is the audit log read?")
+	}
+	for w, n := range l.Writes {
+		if strings.Contains(w, "(409)") {
+			t.Errorf("%d writes refused as stale: %s", n, w)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "performance.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(md), beginMarker) || !strings.Contains(string(md), "| fake | AIGatewayKey | 30 | 10 |") {
+		t.Errorf("the report lacks its results:\n%s", md)
+	}
+}

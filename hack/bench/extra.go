@@ -1,0 +1,248 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+)
+
+// keysOf are n key objects named id-0 ... id-(n-1) in ns.
+func keysOf(ns, id string, n int) ([]*unstructured.Unstructured, []string) {
+	objs := make([]*unstructured.Unstructured, n)
+	names := make([]string, n)
+	for i := range n {
+		names[i] = fmt.Sprintf("%s-%d", id, i)
+		objs[i] = keys.object(ns, names[i])
+	}
+	return objs, names
+}
+
+// holdLatency deletes a ProviderConfig with n Ready keys first, then the
+// keys, and returns how long the ProviderConfig stayed after its last key
+// was gone: the hold's release latency.
+func (b *bed) holdLatency(ctx context.Context, c coderBed, n int, id string) (time.Duration, error) {
+	s, err := b.session(ctx, c, id)
+	if err != nil {
+		return 0, err
+	}
+	defer s.close()
+	t := track(ctx, b.dyn, keys.gvr, id)
+	defer t.stop()
+	objs, names := keysOf(id, id, n)
+	if err := s.create(ctx, objs); err != nil {
+		return 0, err
+	}
+	deadline, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if t.until(deadline, func(_, r, _ int) bool { return r == n }).IsZero() {
+		return 0, fmt.Errorf("%s: keys not Ready in 10 minutes", id)
+	}
+	pc := &namespacedv1alpha1.ProviderConfig{}
+	pc.Namespace, pc.Name = id, "default"
+	if err := b.kube.Delete(ctx, pc); err != nil {
+		return 0, err
+	}
+	if err := s.delete(ctx, keys.gvr, names); err != nil {
+		return 0, err
+	}
+	last := t.until(deadline, func(e, _, _ int) bool { return e == 0 })
+	if last.IsZero() {
+		return 0, fmt.Errorf("%s: keys not gone in 10 minutes", id)
+	}
+	var gone time.Time
+	err = wait.PollUntilContextTimeout(deadline, 20*time.Millisecond, 10*time.Minute, true, func(ctx context.Context) (bool, error) {
+		err := b.kube.Get(ctx, client.ObjectKeyFromObject(pc), pc)
+		gone = time.Now()
+		return client.IgnoreNotFound(err) == nil && err != nil, nil
+	})
+	return gone.Sub(last), err
+}
+
+// A backlogPoint is the deletion backlog at t: measured and as the queue
+// model predicts.
+type backlogPoint struct {
+	T         float64 `json:"t"`
+	Measured  int     `json:"measured"`
+	Predicted float64 `json:"predicted"`
+}
+
+// A backlogRun is a deletion backlog B0 draining while deletes keep
+// arriving at lambda per second, served at mu per second.
+type backlogRun struct {
+	Coder    string         `json:"coder"`
+	Rate     int            `json:"rate"`
+	B0       int            `json:"b0"`
+	Lambda   float64        `json:"lambda"`
+	Mu       float64        `json:"mu"`
+	MuFrom   int            `json:"muFromN"`
+	Points   []backlogPoint `json:"points"`
+	Drained  float64        `json:"drainedSeconds"`
+	Forecast float64        `json:"predictedDrainSeconds"`
+}
+
+// backlog creates b0 + arrivals keys, deletes b0 of them at once and then
+// one every 1/lambda seconds, and samples the backlog (keys deleted but
+// not yet gone) every half second until it first reaches what arrivals
+// alone keep in flight.
+func (b *bed) backlog(ctx context.Context, c coderBed, rate, b0 int, lambda, mu float64, id string) (backlogRun, error) {
+	r := backlogRun{Coder: c.name, Rate: rate, B0: b0, Lambda: lambda, Mu: mu, Forecast: float64(b0) / (mu - lambda)}
+	arrivals := int(math.Ceil(lambda * r.Forecast * 1.5))
+	s, err := b.session(ctx, c, id, fmt.Sprintf("--max-reconcile-rate=%d", rate))
+	if err != nil {
+		return r, err
+	}
+	defer s.close()
+	t := track(ctx, b.dyn, keys.gvr, id)
+	defer t.stop()
+	objs, names := keysOf(id, id, b0+arrivals)
+	if err := s.create(ctx, objs); err != nil {
+		return r, err
+	}
+	deadline, cancel := context.WithTimeout(ctx, 30*time.Minute)
+	defer cancel()
+	if t.until(deadline, func(_, rd, _ int) bool { return rd == len(objs) }).IsZero() {
+		return r, fmt.Errorf("%s: keys not Ready in 30 minutes", id)
+	}
+	start := time.Now()
+	if err := s.delete(ctx, keys.gvr, names[:b0]); err != nil {
+		return r, err
+	}
+	go func() {
+		tick := time.NewTicker(time.Duration(float64(time.Second) / lambda))
+		defer tick.Stop()
+		for _, n := range names[b0:] {
+			select {
+			case <-tick.C:
+			case <-deadline.Done():
+				return
+			}
+			_ = s.delete(deadline, keys.gvr, []string{n})
+		}
+	}()
+	// What arrivals alone keep in flight: lambda times one delete's time.
+	floor := int(math.Ceil(lambda / mu * 2))
+	for {
+		time.Sleep(500 * time.Millisecond)
+		el := time.Since(start).Seconds()
+		e, _, _ := t.counts()
+		// Deleted and not yet gone: every key below the arrivals sent,
+		// minus those already gone.
+		sent := b0 + min(arrivals, int(el*lambda))
+		backlog := e - (len(objs) - sent)
+		r.Points = append(r.Points, backlogPoint{T: el, Measured: backlog, Predicted: math.Max(0, float64(b0)-(mu-lambda)*el)})
+		if backlog <= floor && r.Drained == 0 {
+			r.Drained = el
+		}
+		if r.Drained > 0 && el > r.Drained+5 || deadline.Err() != nil {
+			break
+		}
+	}
+	return r, deadline.Err()
+}
+
+// A scaleRun is the cost of polling many resources at steady state.
+type scaleRun struct {
+	Coder      string  `json:"coder"`
+	Resources  int     `json:"resources"`
+	Configs    int     `json:"providerConfigs"`
+	CreateSecs float64 `json:"createSeconds"`
+	Window     float64 `json:"windowSeconds"`
+	RSS        float64 `json:"rssMiB"`
+	PeakRSS    float64 `json:"peakRSSMiB"`
+	// CPU is the provider's CPU seconds per second of the window.
+	CPU float64 `json:"cpuPerSecond"`
+	// Lists is the key lists per ProviderConfig per poll interval.
+	Lists      float64 `json:"listsPerConfigPerPoll"`
+	Reconciles float64 `json:"reconcilesPerResourcePerPoll"`
+	// Writes are the provider's Kubernetes writes per key per poll.
+	Writes float64            `json:"kubernetesWritesPerResourcePerPoll"`
+	Other  map[string]float64 `json:"coderRequestsInWindow"`
+}
+
+// scale creates configs namespaces of per keys each through one provider
+// at its defaults, waits for all to be Ready, and then measures window of
+// steady-state polling.
+func (b *bed) scale(ctx context.Context, c coderBed, configs, each int, window time.Duration) (scaleRun, error) {
+	r := scaleRun{Coder: c.name, Resources: configs * each, Configs: configs, Window: window.Seconds()}
+	first, err := b.session(ctx, c, "scale-0")
+	if err != nil {
+		return r, err
+	}
+	sessions := []*session{first}
+	defer func() {
+		first.close()
+		for _, s := range sessions[1:] {
+			_ = b.kube.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}})
+		}
+	}()
+	for i := 1; i < configs; i++ {
+		s := &session{b: b, c: c, p: first.p, ns: fmt.Sprintf("scale-%d", i)}
+		if err := s.providerConfig(ctx, s.ns); err != nil {
+			return r, err
+		}
+		sessions = append(sessions, s)
+	}
+	var trackers []*tracker
+	defer func() {
+		for _, t := range trackers {
+			t.stop()
+		}
+	}()
+	start := time.Now()
+	for _, s := range sessions {
+		t := track(ctx, b.dyn, keys.gvr, s.ns)
+		trackers = append(trackers, t)
+		objs, _ := keysOf(s.ns, s.ns, each)
+		if err := s.create(ctx, objs); err != nil {
+			return r, err
+		}
+	}
+	deadline, cancel := context.WithTimeout(ctx, 60*time.Minute)
+	defer cancel()
+	for _, t := range trackers {
+		if t.until(deadline, func(_, rd, _ int) bool { return rd == each }).IsZero() {
+			return r, fmt.Errorf("scale: keys not Ready in 60 minutes")
+		}
+	}
+	r.CreateSecs = time.Since(start).Seconds()
+	// Let the creates' requeues settle into the steady poll.
+	time.Sleep(time.Minute)
+	s0, err := scrape(ctx, first.p.metrics)
+	if err != nil {
+		return r, err
+	}
+	u0, _ := first.p.usage()
+	off := b.auditOffset()
+	time.Sleep(window)
+	s1, err := scrape(ctx, first.p.metrics)
+	if err != nil {
+		return r, err
+	}
+	u1, _ := first.p.usage()
+	w, err := b.writes(off)
+	if err != nil {
+		return r, err
+	}
+	d := s1.since(s0)
+	polls := window.Minutes() // the default poll is one minute
+	r.Lists = d.coder["GET /api/v2/ai-gateway/keys"] / float64(configs) / polls
+	r.Reconciles = managedReconciles(d.reconciles) / float64(r.Resources) / polls
+	nw := 0
+	for _, v := range w {
+		nw += v
+	}
+	r.Writes = float64(nw) / float64(r.Resources) / polls
+	r.Other = per(d.coder, 1)
+	r.CPU = (u1.CPU - u0.CPU) / window.Seconds()
+	r.RSS, r.PeakRSS = u1.RSS, u1.PeakRSS
+	return r, nil
+}

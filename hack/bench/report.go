@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+)
+
+const (
+	beginMarker = "<!-- bench:begin (written by `make bench`; edit around it) -->"
+	endMarker   = "<!-- bench:end -->"
+)
+
+// replaceSection puts body between the bench markers of the file at path,
+// creating the file or the markers when missing.
+func replaceSection(path, body string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	s := string(old)
+	section := beginMarker + "\n" + body + endMarker
+	i, j := strings.Index(s, beginMarker), strings.Index(s, endMarker)
+	if i < 0 || j < i {
+		s = strings.TrimRight(s, "\n")
+		if s != "" {
+			s += "\n\n"
+		}
+		s += section + "\n"
+	} else {
+		s = s[:i] + section + s[j+len(endMarker):]
+	}
+	return os.WriteFile(path, []byte(s), 0o600)
+}
+
+// perEachMilli renders CPU seconds per resource in milliseconds.
+func perEachMilli(m map[string]float64, n int) string {
+	ms := make(map[string]float64, len(m))
+	for k, v := range m {
+		ms[k] = v * 1000
+	}
+	return strings.ReplaceAll(perEach(ms, n), ", ", " ms, ") + " ms"
+}
+
+func report(r results) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Measured on %s: %s.\n\n", r.Date, r.Machine)
+	if len(r.Lifecycles) > 0 {
+		b.WriteString("#### Throughput and cost per resource\n\n")
+		b.WriteString("| Coder | Kind | N | rate | creates/s | bare | ratio | deletes/s | bare | ratio | Coder requests per create | per delete | K8s writes per lifecycle | reconciles per create | per delete | CPU s | peak RSS MiB |\n")
+		b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+		for _, l := range r.Lifecycles {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.0f |\n",
+				l.Coder, l.Kind, l.N, l.Rate, l.Creates, l.BareCreates, l.Creates/l.BareCreates, l.Deletes, l.BareDeletes, l.Deletes/l.BareDeletes,
+				total(l.CoderCreate), total(l.CoderDelete), l.writesPerResource(), l.ReconcilesCreate, l.ReconcilesDelete, l.CPU, l.PeakRSS)
+		}
+		b.WriteString("\n#### Requests and writes by endpoint, per resource\n\n")
+		b.WriteString("| Coder | Kind | N | rate | Coder requests while creating | while deleting | Kubernetes writes over the lifecycle | CPU s per resource, by process |\n| --- | --- | ---: | ---: | --- | --- | --- | --- |\n")
+		for _, l := range r.Lifecycles {
+			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s |\n", l.Coder, l.Kind, l.N, l.Rate,
+				perEach(l.CoderCreate, 1), perEach(l.CoderDelete, 1), perEach(l.Writes, l.N), perEachMilli(l.Bed, l.N))
+		}
+		b.WriteString("\n")
+	}
+	if len(r.Hold) > 0 {
+		b.WriteString("#### Hold release\n\n| Coder | keys behind the ProviderConfig | released after the last key was gone |\n| --- | ---: | ---: |\n")
+		for _, h := range r.Hold {
+			fmt.Fprintf(&b, "| %s | %d | %.2f s |\n", h.Coder, h.Keys, h.Latency)
+		}
+		b.WriteString("\n")
+	}
+	for _, q := range r.Backlog {
+		fmt.Fprintf(&b, "#### Deletion backlog, %s Coder, `--max-reconcile-rate` %d\n\n", q.Coder, q.Rate)
+		fmt.Fprintf(&b, "B0 = %d deletes at once, then λ = %.1f/s more; μ = %.1f/s (the delete rate of %d keys above). "+
+			"Predicted drain time B0/(μ−λ) = %.1f s; measured %.1f s, which B0/t + λ = %.1f/s of service explains.\n\n",
+			q.B0, q.Lambda, q.Mu, q.MuFrom, q.Forecast, q.Drained, float64(q.B0)/q.Drained+q.Lambda)
+		b.WriteString("| t (s) | backlog measured | predicted max(0, B0 − (μ−λ)t) |\n| ---: | ---: | ---: |\n")
+		step := max(1, len(q.Points)/12)
+		for i, p := range q.Points {
+			if i%step == 0 || i == len(q.Points)-1 {
+				fmt.Fprintf(&b, "| %.1f | %d | %.0f |\n", p.T, p.Measured, p.Predicted)
+			}
+		}
+		b.WriteString("\n")
+	}
+	for _, s := range r.Scale {
+		fmt.Fprintf(&b, "#### Steady state: %d keys under %d ProviderConfigs, %s Coder, defaults\n\n", s.Resources, s.Configs, s.Coder)
+		b.WriteString("| created and Ready in | RSS | peak RSS | CPU | key lists per ProviderConfig per poll (1m) | reconciles per key per poll | Kubernetes writes per key per poll | all Coder requests in the window |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+		other := slices.Sorted(maps.Keys(s.Other))
+		parts := make([]string, 0, len(other))
+		for _, k := range other {
+			parts = append(parts, fmt.Sprintf("%s %.0f", k, s.Other[k]))
+		}
+		fmt.Fprintf(&b, "| %.0f s | %.0f MiB | %.0f MiB | %.3f CPU s/s | %.2f | %.2f | %.3f | %s in %.0f s |\n\n",
+			s.CreateSecs, s.RSS, s.PeakRSS, s.CPU, s.Lists, s.Reconciles, s.Writes, strings.Join(parts, ", "), s.Window)
+	}
+	return b.String()
+}
