@@ -17,11 +17,16 @@ import (
 
 // keysOf are n key objects named id-0 ... id-(n-1) in ns.
 func keysOf(ns, id string, n int) ([]*unstructured.Unstructured, []string) {
+	return objectsOf(keys, ns, id, n)
+}
+
+// objectsOf are n objects of k named id-0 ... id-(n-1) in ns.
+func objectsOf(k kind, ns, id string, n int) ([]*unstructured.Unstructured, []string) {
 	objs := make([]*unstructured.Unstructured, n)
 	names := make([]string, n)
 	for i := range n {
 		names[i] = fmt.Sprintf("%s-%d", id, i)
-		objs[i] = keys.object(ns, names[i])
+		objs[i] = k.object(ns, names[i])
 	}
 	return objs, names
 }

@@ -165,12 +165,7 @@ func (b *bed) runLifecycle(ctx context.Context, c coderBed, k kind, n, rate int,
 	t := track(ctx, b.dyn, k.gvr, id)
 	defer t.stop()
 
-	objs := make([]*unstructured.Unstructured, n)
-	names := make([]string, n)
-	for i := range n {
-		names[i] = fmt.Sprintf("%s-%d", id, i)
-		objs[i] = k.object(id, names[i])
-	}
+	objs, names := objectsOf(k, id, id, n)
 	deadline, cancel := context.WithTimeout(ctx, 30*time.Minute)
 	defer cancel()
 
