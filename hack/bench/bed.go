@@ -204,15 +204,11 @@ type usage struct {
 
 func (p *proc) usage() (usage, error) {
 	pid := p.cmd.Process.Pid
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	_, cpu, err := procStat(strconv.Itoa(pid))
 	if err != nil {
 		return usage{}, err
 	}
-	// The fields after the command name, which is in parentheses.
-	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-	ut, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	u := usage{CPU: (ut + st) / 100} // USER_HZ is 100 on Linux
+	u := usage{CPU: cpu}
 	s, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return usage{}, err
@@ -308,16 +304,10 @@ func cpuByProcess() map[string]float64 {
 		if _, err := strconv.Atoi(d.Name()); err != nil {
 			continue
 		}
-		stat, err := os.ReadFile("/proc/" + d.Name() + "/stat")
+		comm, cpu, err := procStat(d.Name())
 		if err != nil {
 			continue
 		}
-		s := string(stat)
-		open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
-		if open < 0 || end < open {
-			continue
-		}
-		comm := s[open+1 : end]
 		switch {
 		case comm == "etcd", comm == "kube-apiserver", comm == "kube-controller", comm == "coder", comm == "provider", comm == "bench":
 		case strings.HasPrefix(comm, "postgres"):
@@ -325,10 +315,26 @@ func cpuByProcess() map[string]float64 {
 		default:
 			continue
 		}
-		f := strings.Fields(s[end+2:])
-		ut, _ := strconv.ParseFloat(f[11], 64)
-		st, _ := strconv.ParseFloat(f[12], 64)
-		out[comm] += (ut + st) / 100
+		out[comm] += cpu
 	}
 	return out
+}
+
+// procStat is the command name and the user + system CPU seconds of the
+// process pid, from /proc/<pid>/stat.
+func procStat(pid string) (string, float64, error) {
+	stat, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return "", 0, err
+	}
+	s := string(stat)
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return "", 0, fmt.Errorf("/proc/%s/stat: no command name", pid)
+	}
+	// The fields after the command name, which is in parentheses.
+	f := strings.Fields(s[end+2:])
+	ut, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return s[open+1 : end], (ut + st) / 100, nil // USER_HZ is 100 on Linux
 }
