@@ -38,19 +38,24 @@ controlplane: ## Build (once, cached outside the checkout) etcd, kube-apiserver,
 coder: postgres ## Build (once per version, cached outside the checkout) the test-only Coder server the tests run.
 	cluster/local/build-coder.sh
 
+.PHONY: crossplane
+crossplane: ## Build (once per version, cached outside the checkout) Crossplane core and RBAC manager, which test/crossplane runs with the External package runtime.
+	cluster/local/build-crossplane.sh
+
 .PHONY: postgres
 postgres: ## Install Debian's postgresql package when its server binaries are missing (the real Coder's database).
 	hack/install-postgres.sh
 
-# The test bed: the control plane and the real Coder build side by side
-# (each is a long cold build and a no-op when cached); a failure of either
-# stops the other.
+# The test bed: the control plane, the real Coder and Crossplane build side
+# by side (each is a long cold build and a no-op when cached); a failure of
+# one stops the others.
 .PHONY: testbed
 testbed: postgres
 	cluster/local/build.sh >/dev/null & cp=$$!; \
 	cluster/local/build-coder.sh >/dev/null & coder=$$!; \
-	trap 'kill $$cp $$coder 2>/dev/null || true' EXIT; \
-	wait $$cp; wait $$coder
+	cluster/local/build-crossplane.sh >/dev/null & xp=$$!; \
+	trap 'kill $$cp $$coder $$xp 2>/dev/null || true' EXIT; \
+	wait $$cp; wait $$coder; wait $$xp
 
 .PHONY: vet
 vet: ## go vet.

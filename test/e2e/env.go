@@ -47,6 +47,9 @@ type Env struct {
 	// providerConfig authenticates as the provider's ServiceAccount, bound
 	// to exactly the ClusterRoles a Crossplane installation gives it.
 	providerConfig *rest.Config
+	// teardown stops what a start function started besides the above, in
+	// reverse order.
+	teardown []func()
 }
 
 // StartLocal starts a control plane, installs the CRDs, grants the
@@ -111,6 +114,10 @@ func (e *Env) Stop() {
 	if e.Coder != nil {
 		e.Coder.Close()
 	}
+	for i := len(e.teardown) - 1; i >= 0; i-- {
+		e.teardown[i]()
+	}
+	e.teardown = nil
 	if e.cp != nil {
 		_ = e.cp.Stop()
 	}

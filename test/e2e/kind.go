@@ -296,5 +296,8 @@ func (e *Env) rbacFailures() []string {
 		}
 		logs = l
 	}
+	if c, ok := e.Cluster.(*processCluster); ok {
+		logs = c.proc.Logs()
+	}
 	return append(out, forbiddenLines(logs)...)
 }

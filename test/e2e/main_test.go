@@ -10,6 +10,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/crossplane"
 	"github.com/crossplane-contrib/provider-coder/test/kind"
 )
 
@@ -25,6 +26,9 @@ func TestMain(m *testing.M) {
 	}
 	if kc := os.Getenv(kind.EnvKubeconfig); kc != "" {
 		os.Exit(runOnKind(m, kc))
+	}
+	if xpkg := os.Getenv(crossplane.EnvPackage); xpkg != "" {
+		os.Exit(runOnCrossplane(m, xpkg))
 	}
 	if _, err := controlplane.BinDir(); err != nil {
 		if os.Getenv(controlplane.EnvRequire) != "" {
@@ -105,4 +109,35 @@ func checkRBAC(e *Env, code int) int {
 		fmt.Fprintf(os.Stderr, "  %s\n", d)
 	}
 	return 1
+}
+
+// runOnCrossplane runs the hold and records scenarios (kind.Scenarios,
+// unless -run says otherwise) against StartCrossplane's cluster.
+func runOnCrossplane(m *testing.M, xpkg string) int {
+	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "" {
+		_ = f.Value.Set(kind.Scenarios)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	e, err := StartCrossplane(ctx, xpkg)
+	cancel()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "cannot install the provider through Crossplane: %v\n", err)
+		return 1
+	}
+	env = e
+	defer e.Stop()
+	fmt.Printf("scenarios run against the provider Crossplane installed from %s\n", xpkg)
+	code := checkRBAC(e, m.Run())
+	c := e.Cluster.(*processCluster)
+	if err := c.crossplane.Running(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "provider logs: %s\n", c.proc.LogPath())
+		_ = os.WriteFile("provider.log", []byte(c.proc.Logs()), 0o600)
+		_ = os.WriteFile("crossplane.log", []byte(c.crossplane.Logs()), 0o600)
+		fmt.Println("provider and Crossplane logs written to test/e2e/provider.log and test/e2e/crossplane.log")
+	}
+	return code
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/e2e"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
 )
 
 // A Bed is what every run shares: the control plane with the CRDs and the
@@ -23,7 +24,7 @@ import (
 type Bed struct {
 	Kube     client.WithWatch
 	Fake     *fakecoder.Server
-	Provider *Process
+	Provider *providerprocess.Process
 	Dir      string
 	cp       *controlplane.ControlPlane
 }
@@ -84,7 +85,7 @@ func StartBed(ctx context.Context, dir string) (_ *Bed, err error) {
 	if err := b.Fake.Start(); err != nil {
 		return nil, err
 	}
-	if b.Provider, err = NewProcess(providerBin, dir, cp.UserConfig(packagerbac.User(), packagerbac.Groups()...)); err != nil {
+	if b.Provider, err = providerprocess.New(providerBin, dir, cp.UserConfig(packagerbac.User(), packagerbac.Groups()...), Flags...); err != nil {
 		return nil, err
 	}
 	start := time.Now()

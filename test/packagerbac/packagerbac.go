@@ -1,28 +1,29 @@
-// Package packagerbac computes the RBAC a Crossplane v2 installation gives
+// Package packagerbac holds the RBAC a Crossplane v2 installation gives
 // provider-coder's package, so tests can run the provider with exactly that
 // and nothing more.
 //
-// Crossplane's RBAC manager (v2.1.3, internal/controller/rbac/provider/roles)
-// grants a provider's ServiceAccount one "system" ClusterRole:
+// Crossplane's RBAC manager grants a provider's ServiceAccount one "system"
+// ClusterRole. Its rules are not computed here: test/crossplane installs the
+// package through the real Crossplane (v2.1.3, built from the module proxy),
+// reads the ClusterRole its RBAC manager created, and compares it with
+// RecordedFile, which `go test ./test/crossplane -run
+// TestCrossplaneInstallsTheProvider -update` rewrites. The tests that do not
+// run Crossplane (the scenario suite, the interleavings, the benchmark)
+// grant the recorded rules.
 //
-//   - get, list, watch, update, patch and create on every CRD of the package
-//     and its status subresource (no delete);
-//   - update on */finalizers in the package's API groups;
-//   - every verb on secrets, configmaps, events and leases, in the core and
-//     coordination.k8s.io groups.
+// Crossplane v2 reads no permission requests from a package (it dropped
+// the v1 field spec.controller.permissionRequests, crossplane/crossplane#6487).
+// What provider-coder needs beyond the system role is in
+// examples/install/rbac.yaml, a ClusterRole and its binding to the
+// provider's ServiceAccount that the operator applies; the tests apply the
+// same file.
 //
-// Crossplane v2 reads nothing else from the package: it dropped the v1
-// field spec.controller.permissionRequests (crossplane/crossplane#6487) and
-// its package parser ignores unknown fields. What provider-coder needs
-// beyond the system role is in examples/install/rbac.yaml, a ClusterRole and
-// its binding to the provider's ServiceAccount that the operator applies;
-// the tests apply the same file.
-//
-// This package must not grant anything itself: it only computes roles.
+// This package must not grant anything itself: it only loads roles.
 package packagerbac
 
 import (
 	"bytes"
+	_ "embed" // the recorded role
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
+	sigsyaml "sigs.k8s.io/yaml"
 )
 
 // ServiceAccount is the identity the tests and the kind installation run the
@@ -62,17 +64,9 @@ const (
 	ExtraClusterRoleName  = "provider-coder-extra"
 )
 
-// A Resource is an API resource a CRD of the package defines.
-type Resource struct {
-	Group  string
-	Plural string
-}
-
-// A Package is what Crossplane reads from package/ to compute RBAC, and the
-// extra RBAC an operator applies from examples/install/rbac.yaml.
+// A Package is the extra RBAC an operator applies from
+// examples/install/rbac.yaml.
 type Package struct {
-	// Resources defined by package/crds.
-	Resources []Resource
 	// Extra is the ClusterRole of examples/install/rbac.yaml, and
 	// ExtraBinding its binding.
 	Extra        *rbacv1.ClusterRole
@@ -82,35 +76,9 @@ type Package struct {
 // ExtraRBACFile is the operator's RBAC manifest, relative to the checkout.
 const ExtraRBACFile = "examples/install/rbac.yaml"
 
-// Load reads package/crds and ExtraRBACFile of the checkout at root.
+// Load reads ExtraRBACFile of the checkout at root.
 func Load(root string) (Package, error) {
-	dir := filepath.Join(root, "package")
-	files, err := filepath.Glob(filepath.Join(dir, "crds", "*.yaml"))
-	if err != nil {
-		return Package{}, err
-	}
-	if len(files) == 0 {
-		return Package{}, fmt.Errorf("no CRDs in %s", filepath.Join(dir, "crds"))
-	}
 	var p Package
-	for _, f := range files {
-		var crd struct {
-			Kind string `json:"kind"`
-			Spec struct {
-				Group string `json:"group"`
-				Names struct {
-					Plural string `json:"plural"`
-				} `json:"names"`
-			} `json:"spec"`
-		}
-		if err := decodeFile(f, &crd); err != nil {
-			return Package{}, err
-		}
-		if crd.Kind != "CustomResourceDefinition" || crd.Spec.Group == "" || crd.Spec.Names.Plural == "" {
-			return Package{}, fmt.Errorf("%s is not a CustomResourceDefinition with a group and a plural", f)
-		}
-		p.Resources = append(p.Resources, Resource{Group: crd.Spec.Group, Plural: crd.Spec.Names.Plural})
-	}
 	extra, err := os.ReadFile(filepath.Join(root, ExtraRBACFile))
 	if err != nil {
 		return Package{}, err
@@ -149,57 +117,43 @@ func (p *Package) addExtra(raw map[string]any) error {
 	return fmt.Errorf("unexpected kind %v", raw["kind"])
 }
 
-func decodeFile(path string, v any) error {
-	b, err := os.ReadFile(path)
+// RecordedFile holds the rules of the system ClusterRole Crossplane
+// v2.1.3's RBAC manager created for the package, relative to the checkout.
+const RecordedFile = "test/packagerbac/crossplane-system-role.yaml"
+
+//go:embed crossplane-system-role.yaml
+var recorded []byte
+
+// SystemRules are the rules of RecordedFile, as Crossplane wrote them.
+func SystemRules() []rbacv1.PolicyRule {
+	var cr rbacv1.ClusterRole
+	if err := sigsyaml.UnmarshalStrict(recorded, &cr); err != nil {
+		panic(fmt.Sprintf("%s: %v", RecordedFile, err))
+	}
+	return cr.Rules
+}
+
+// Record rewrites RecordedFile in the checkout at root with rules.
+func Record(root string, rules []rbacv1.PolicyRule) error {
+	b, err := sigsyaml.Marshal(&rbacv1.ClusterRole{
+		TypeMeta:   metav1.TypeMeta{APIVersion: rbacv1.SchemeGroupVersion.String(), Kind: "ClusterRole"},
+		ObjectMeta: metav1.ObjectMeta{Name: SystemClusterRoleName},
+		Rules:      rules,
+	})
 	if err != nil {
 		return err
 	}
-	if err := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096).Decode(v); err != nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("cannot decode %s: %w", path, err)
-	}
-	return nil
-}
-
-// SystemRules are the rules of the system ClusterRole Crossplane v2.1.3
-// binds to a provider that defines rs: one rule per API group (in the order
-// Crossplane sorts them), the finalizers rule, and the fixed extras.
-func SystemRules(rs []Resource) []rbacv1.PolicyRule {
-	if len(rs) == 0 {
-		return nil
-	}
-	sorted := slices.Clone(rs)
-	slices.SortFunc(sorted, func(a, b Resource) int { return strings.Compare(a.Plural+a.Group, b.Plural+b.Group) })
-	var groups []string
-	byGroup := map[string][]string{}
-	for _, r := range sorted {
-		if _, ok := byGroup[r.Group]; !ok {
-			groups = append(groups, r.Group)
-		}
-		byGroup[r.Group] = append(byGroup[r.Group], r.Plural, r.Plural+"/status")
-	}
-	rules := make([]rbacv1.PolicyRule, 0, len(groups)+2)
-	for _, g := range groups {
-		rules = append(rules, rbacv1.PolicyRule{
-			APIGroups: []string{g},
-			Resources: byGroup[g],
-			Verbs:     []string{"get", "list", "watch", "update", "patch", "create"},
-		})
-	}
-	return append(rules,
-		rbacv1.PolicyRule{APIGroups: groups, Resources: []string{"*/finalizers"}, Verbs: []string{"update"}},
-		rbacv1.PolicyRule{
-			APIGroups: []string{"", "coordination.k8s.io"},
-			Resources: []string{"secrets", "configmaps", "events", "leases"},
-			Verbs:     []string{"*"},
-		},
-	)
+	header := "# The system ClusterRole Crossplane v2.1.3's RBAC manager created for\n" +
+		"# provider-coder's package, as test/crossplane read it. Do not edit: run\n" +
+		"#   go test ./test/crossplane -run TestCrossplaneInstallsTheProvider -update\n"
+	return os.WriteFile(filepath.Join(root, RecordedFile), append([]byte(header), b...), 0o644) //nolint:gosec // a source file
 }
 
 // SystemClusterRole is the ClusterRole Crossplane grants the package.
 func (p Package) SystemClusterRole() *rbacv1.ClusterRole {
 	return &rbacv1.ClusterRole{
 		ObjectMeta: metav1.ObjectMeta{Name: SystemClusterRoleName},
-		Rules:      SystemRules(p.Resources),
+		Rules:      SystemRules(),
 	}
 }
 

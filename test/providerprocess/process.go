@@ -1,4 +1,8 @@
-package interleave
+// Package providerprocess runs the provider binary as a process of its own,
+// as a ServiceAccount, the way a package runtime runs it: the harness kills
+// it with SIGKILL, starts it again, reads its logs and scrapes its metrics.
+// The interleavings and the scenarios under the real Crossplane use it.
+package providerprocess
 
 import (
 	"context"
@@ -20,22 +24,13 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
 )
-
-// Flags is how the harness runs the provider binary: its production
-// defaults but for the three knobs the scenario suite compresses too
-// (test/e2e/main_test.go says why): the poll, Coder's request timeout and
-// the key list's TTL below the poll.
-var Flags = []string{"--debug", "--poll=3s", "--coder-timeout=2s", "--key-list-ttl=2s", "--health-probe-bind-address=0"}
-
-// PollInterval is the provider's poll under Flags.
-const PollInterval = 3 * time.Second
 
 // A Process is the provider binary, run as its ServiceAccount, that the
 // harness kills with SIGKILL and starts again.
 type Process struct {
 	bin, kubeconfig, logPath string
+	flags                    []string
 	metrics                  string
 	cmd                      *exec.Cmd
 	done                     chan struct{}
@@ -43,32 +38,9 @@ type Process struct {
 	Starts int
 }
 
-// BuildProvider builds cmd/provider into dir, with the race detector when
-// this test binary has it (the build reuses the test's compiled packages).
-func BuildProvider(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "provider")
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.CommandContext(ctx, goTool(), append(args, "./cmd/provider")...)
-	cmd.Dir = crds.RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cannot build the provider: %w\n%s", err, out)
-	}
-	return bin, nil
-}
-
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-}
-
-// NewProcess prepares the provider binary bin to run as cfg's identity,
-// logging to dir/provider.log.
-func NewProcess(bin, dir string, cfg *rest.Config) (*Process, error) {
+// New prepares the provider binary bin to run with flags as cfg's identity,
+// logging to dir/provider.log. Start adds --metrics-bind-address.
+func New(bin, dir string, cfg *rest.Config, flags ...string) (*Process, error) {
 	kc := clientcmdapi.NewConfig()
 	kc.Clusters["local"] = &clientcmdapi.Cluster{Server: cfg.Host, CertificateAuthorityData: cfg.CAData}
 	kc.AuthInfos["provider"] = &clientcmdapi.AuthInfo{ClientCertificateData: cfg.CertData, ClientKeyData: cfg.KeyData}
@@ -78,7 +50,7 @@ func NewProcess(bin, dir string, cfg *rest.Config) (*Process, error) {
 	if err := clientcmd.WriteToFile(*kc, path); err != nil {
 		return nil, err
 	}
-	return &Process{bin: bin, kubeconfig: path, logPath: filepath.Join(dir, "provider.log")}, nil
+	return &Process{bin: bin, kubeconfig: path, logPath: filepath.Join(dir, "provider.log"), flags: flags}, nil
 }
 
 // Running reports whether a provider process runs.
@@ -110,7 +82,7 @@ func (p *Process) Start(ctx context.Context) error {
 	}
 	p.Starts++
 	fmt.Fprintf(log, "=== provider process %d starts at %s\n", p.Starts, time.Now().Format(time.RFC3339Nano))
-	cmd := exec.Command(p.bin, append(Flags, "--metrics-bind-address="+p.metrics)...)
+	cmd := exec.Command(p.bin, append(append([]string(nil), p.flags...), "--metrics-bind-address="+p.metrics)...)
 	cmd.Env = append(os.Environ(), "KUBECONFIG="+p.kubeconfig)
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = controlplane.SysProcAttr()
@@ -221,4 +193,13 @@ func freePort() (int, error) {
 	}
 	defer func() { _ = l.Close() }()
 	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Families are the scrape's metric families, in no order.
+func (s Scrape) Families() []*dto.MetricFamily {
+	out := make([]*dto.MetricFamily, 0, len(s.families))
+	for _, f := range s.families {
+		out = append(out, f)
+	}
+	return out
 }

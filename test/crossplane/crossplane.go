@@ -1,0 +1,278 @@
+// Package crossplane runs the real Crossplane against the local control
+// plane, so that the provider is installed and given its RBAC by
+// Crossplane's own code rather than by our reading of it.
+//
+// Crossplane v2.1.3 (cmd/crossplane) is built from the Go module proxy by
+// cluster/local/build-crossplane.sh and runs as two processes: the core
+// (package manager) with --package-runtime=External, and the RBAC manager.
+// The External runtime installs a package's CRDs and records its revisions
+// but runs nothing; the harness is that runtime: it runs the provider binary
+// from the package's image as a process, authenticated as the ServiceAccount
+// a Deployment owned by the active revision names, which is the identity
+// Crossplane's RBAC manager binds the revision's ClusterRole to.
+//
+// Packages come from a registry on loopback (Registry), installed with a
+// Provider object as the docs tell users.
+package crossplane
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/crds"
+)
+
+// Namespace and ServiceAccount are where Crossplane runs, as its Helm chart
+// installs it.
+const (
+	Namespace      = "crossplane-system"
+	ServiceAccount = "crossplane"
+)
+
+// The Secrets `crossplane core init` fills with TLS material, named as the
+// Helm chart names them.
+const (
+	caSecret     = "crossplane-root-ca"
+	serverSecret = "crossplane-tls-server"
+	clientSecret = "crossplane-tls-client"
+)
+
+// Binary returns the path of the Crossplane binary that
+// cluster/local/build-crossplane.sh built, or an error saying how to build
+// it.
+func Binary() (string, error) {
+	out, err := exec.Command(filepath.Join(crds.RepoRoot(), "cluster", "local", "build-crossplane.sh"), "--print-path").Output()
+	if err != nil {
+		return "", fmt.Errorf("cluster/local/build-crossplane.sh --print-path: %w", err)
+	}
+	bin := strings.TrimSpace(string(out))
+	if fi, err := os.Stat(bin); err != nil || fi.Mode().Perm()&0o111 == 0 {
+		return "", fmt.Errorf("no Crossplane binary at %s; run `make crossplane` (cluster/local/build-crossplane.sh) to build it", bin)
+	}
+	return bin, nil
+}
+
+// moduleDir is the build module's copy of Crossplane's source, for its
+// CRDs (the files its image carries in /crds).
+func moduleDir() (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/crossplane/crossplane/v2")
+	cmd.Dir = filepath.Join(crds.RepoRoot(), "cluster", "local", "crossplane")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return "", fmt.Errorf("go list -m github.com/crossplane/crossplane/v2: %w: %s", err, ee.Stderr)
+		}
+		return "", err
+	}
+	dir := strings.TrimSpace(string(out))
+	if dir == "" {
+		return "", errors.New("the Crossplane module is not in the module cache; run `make crossplane`")
+	}
+	return dir, nil
+}
+
+// Crossplane is a running Crossplane core and RBAC manager.
+type Crossplane struct {
+	dir   string
+	logMu sync.Mutex
+	logs  bytes.Buffer
+	procs []*exec.Cmd
+	done  []chan struct{}
+}
+
+// Start runs `crossplane core init` against cp (Crossplane's CRDs, its TLS
+// Secrets and the default activation policy, "*", as the Helm chart's init
+// container does), then the core with --package-runtime=External and the RBAC
+// manager, in dir. Webhooks are off: the API server could not reach them.
+func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (_ *Crossplane, err error) {
+	bin, err := Binary()
+	if err != nil {
+		return nil, err
+	}
+	src, err := moduleDir()
+	if err != nil {
+		return nil, err
+	}
+	x := &Crossplane{dir: dir}
+	defer func() {
+		if err != nil {
+			x.Stop()
+		}
+	}()
+	for _, o := range []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: Namespace}},
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: Namespace, Name: ServiceAccount}},
+	} {
+		if err := kube.Create(ctx, o); err != nil && !kerrors.IsAlreadyExists(err) {
+			return nil, err
+		}
+	}
+	env := append(os.Environ(),
+		"KUBECONFIG="+cp.KubeconfigPath,
+		"POD_NAMESPACE="+Namespace,
+		"POD_SERVICE_ACCOUNT="+ServiceAccount,
+		"TLS_CA_SECRET_NAME="+caSecret,
+		"TLS_SERVER_SECRET_NAME="+serverSecret,
+		"TLS_CLIENT_SECRET_NAME="+clientSecret,
+	)
+	initCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	init := exec.CommandContext(initCtx, bin, "core", "init", "--activation=*", "--enable-webhooks=false",
+		"--crds-path="+filepath.Join(src, "cluster", "crds"))
+	init.Env = env
+	if out, err := init.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("crossplane core init: %w\n%s", err, out)
+	}
+
+	// The core reads its client certificate (for composition functions)
+	// from files, as the Helm chart mounts the Secret.
+	tlsDir := filepath.Join(dir, "tls-client")
+	if err := writeSecretFiles(ctx, kube, clientSecret, tlsDir); err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(3)
+	if err != nil {
+		return nil, err
+	}
+	if err := x.start(env, "core", bin, "core", "start",
+		"--package-runtime=External",
+		"--enable-webhooks=false",
+		"--cache-dir="+filepath.Join(dir, "xpkg-cache"),
+		"--metrics-port="+strconv.Itoa(ports[0]),
+		"--health-probe-port="+strconv.Itoa(ports[1]),
+		"--webhook-port="+strconv.Itoa(ports[2]),
+		"--debug",
+	); err != nil {
+		return nil, err
+	}
+	// The RBAC manager's metrics listen on :8080, which it takes no flag to
+	// change; it fails at start if the port is taken.
+	if err := x.start(env, "rbac", bin, "rbac", "start", "--debug"); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+func writeSecretFiles(ctx context.Context, kube client.Client, name, dir string) error {
+	s := &corev1.Secret{}
+	if err := kube.Get(ctx, client.ObjectKey{Namespace: Namespace, Name: name}, s); err != nil {
+		return fmt.Errorf("cannot read the Secret %s that crossplane core init fills: %w", name, err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for _, k := range []string{"ca.crt", corev1.TLSCertKey, corev1.TLSPrivateKeyKey} {
+		if len(s.Data[k]) == 0 {
+			return fmt.Errorf("the Secret %s has no %s", name, k)
+		}
+		if err := os.WriteFile(filepath.Join(dir, k), s.Data[k], 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// start runs one Crossplane process, its output prefixed with name in Logs.
+func (x *Crossplane) start(env []string, name, bin string, args ...string) error {
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(env, "TLS_CLIENT_CERTS_DIR="+filepath.Join(x.dir, "tls-client"))
+	w := &prefixWriter{x: x, prefix: name + ": "}
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.SysProcAttr = controlplane.SysProcAttr()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("cannot start crossplane %s: %w", name, err)
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	x.procs, x.done = append(x.procs, cmd), append(x.done, done)
+	// A process that fails its flags or a port exits at once; say so here
+	// rather than as a package that never installs.
+	select {
+	case <-done:
+		return fmt.Errorf("crossplane %s exited at start:\n%s", name, x.Logs())
+	case <-time.After(2 * time.Second):
+		return nil
+	}
+}
+
+// Running reports whether every Crossplane process still runs.
+func (x *Crossplane) Running() error {
+	for i, d := range x.done {
+		select {
+		case <-d:
+			return fmt.Errorf("crossplane %s exited:\n%s", strings.Join(x.procs[i].Args[1:3], " "), x.Logs())
+		default:
+		}
+	}
+	return nil
+}
+
+// Logs is what Crossplane's processes printed.
+func (x *Crossplane) Logs() string {
+	x.logMu.Lock()
+	defer x.logMu.Unlock()
+	return x.logs.String()
+}
+
+// Stop stops Crossplane.
+func (x *Crossplane) Stop() {
+	for i, p := range x.procs {
+		_ = p.Process.Kill()
+		<-x.done[i]
+	}
+	x.procs, x.done = nil, nil
+}
+
+type prefixWriter struct {
+	x      *Crossplane
+	prefix string
+}
+
+func (w *prefixWriter) Write(b []byte) (int, error) {
+	w.x.logMu.Lock()
+	defer w.x.logMu.Unlock()
+	for _, line := range strings.SplitAfter(string(b), "\n") {
+		if line == "" {
+			continue
+		}
+		w.x.logs.WriteString(w.prefix)
+		w.x.logs.WriteString(line)
+	}
+	return len(b), nil
+}
+
+func freePorts(n int) ([]int, error) {
+	var out []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		defer func() { _ = l.Close() }()
+		out = append(out, l.Addr().(*net.TCPAddr).Port)
+	}
+	return out, nil
+}
+
+// EnvPackage, set to a package file's path, runs test/e2e's hold and
+// records scenarios against a provider the real Crossplane installed from
+// it (test/e2e StartCrossplane) instead of the local control plane.
+const EnvPackage = "PROVIDER_CODER_E2E_CROSSPLANE_XPKG"

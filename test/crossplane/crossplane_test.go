@@ -1,0 +1,464 @@
+package crossplane_test
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	pkgv1 "github.com/crossplane/crossplane/apis/v2/pkg/v1"
+	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	sigsyaml "sigs.k8s.io/yaml"
+
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/crossplane"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/kind"
+	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
+)
+
+var update = flag.Bool("update", false, "rewrite test/packagerbac's recorded ClusterRole from what Crossplane grants")
+
+// pkgFile is the first `make xpkg` of this test binary, shared by the tests.
+var pkgFile struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	code := m.Run()
+	if pkgFile.dir != "" {
+		_ = os.RemoveAll(pkgFile.dir)
+	}
+	os.Exit(code)
+}
+
+// requirements skips t where the control plane or Crossplane is not built,
+// unless CI requires them.
+func requirements(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs the real Crossplane on a control plane; not in -short")
+	}
+	bin, err := controlplane.BinDir()
+	if err == nil {
+		_, err = crossplane.Binary()
+	}
+	if err != nil {
+		if os.Getenv(controlplane.EnvRequire) != "" {
+			t.Fatalf("%s is set: %v", controlplane.EnvRequire, err)
+		}
+		t.Skip(err)
+	}
+	return bin
+}
+
+func packageFile(t *testing.T) string {
+	t.Helper()
+	pkgFile.once.Do(func() {
+		if pkgFile.dir, pkgFile.err = os.MkdirTemp("", "provider-coder-xpkg-"); pkgFile.err != nil {
+			return
+		}
+		start := time.Now()
+		pkgFile.path, pkgFile.err = crossplane.BuildPackage(context.Background(), pkgFile.dir)
+		t.Logf("make xpkg took %s", time.Since(start).Round(time.Second))
+	})
+	if pkgFile.err != nil {
+		t.Fatal(pkgFile.err)
+	}
+	return pkgFile.path
+}
+
+// bed is a control plane with Crossplane and a registry on it.
+type bed struct {
+	cp   *controlplane.ControlPlane
+	kube client.Client
+	xp   *crossplane.Crossplane
+	reg  *crossplane.Registry
+	dir  string
+}
+
+func startBed(t *testing.T) *bed {
+	t.Helper()
+	cp := controlplane.StartOrSkip(t, controlplane.Options{BinDir: requirements(t)})
+	s, err := provider.Scheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pkgv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	cfg := rest.CopyConfig(cp.Config)
+	cfg.QPS, cfg.Burst = 100, 200
+	kube, err := client.New(cfg, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &bed{cp: cp, kube: kube, dir: t.TempDir()}
+	start := time.Now()
+	if b.xp, err = crossplane.Start(t.Context(), cp, kube, b.dir); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.xp.Stop)
+	t.Logf("Crossplane up in %s", time.Since(start).Round(100*time.Millisecond))
+	b.reg = crossplane.StartRegistry()
+	t.Cleanup(b.reg.Close)
+	return b
+}
+
+// install pushes xpkg as repo:tag (with labels, as a rebuild) and installs
+// it, failing t with Crossplane's logs if Crossplane does not.
+func (b *bed) install(t *testing.T, xpkg, tag string, labels map[string]string) *pkgv1.ProviderRevision {
+	t.Helper()
+	ref, err := b.reg.Push(xpkg, "crossplane-contrib/provider-coder", tag, labels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	rev, err := crossplane.Install(t.Context(), b.kube, ref)
+	if err != nil {
+		t.Fatalf("%v\nCrossplane's logs:\n%s", err, b.xp.Logs())
+	}
+	if err := crossplane.RunAs(t.Context(), b.kube, rev); err != nil {
+		t.Fatalf("%v\nCrossplane's logs:\n%s", err, b.xp.Logs())
+	}
+	t.Logf("%s installed as revision %s in %s", ref, rev.Name, time.Since(start).Round(100*time.Millisecond))
+	return rev
+}
+
+// TestCrossplaneInstallsTheProvider installs the package through
+// Crossplane from a registry, checks what Crossplane made of it, runs the
+// provider from the package's image as the identity Crossplane bound, and
+// upgrades it to a rebuilt package.
+func TestCrossplaneInstallsTheProvider(t *testing.T) {
+	b := startBed(t)
+	xpkg := packageFile(t)
+	rev := b.install(t, xpkg, "v0.1.0", nil)
+
+	t.Run("the revision installed exactly the package's CRDs", func(t *testing.T) {
+		want := packageCRDs(t)
+		got := map[string]bool{}
+		l := &apiextensionsv1.CustomResourceDefinitionList{}
+		if err := b.kube.List(t.Context(), l); err != nil {
+			t.Fatal(err)
+		}
+		for _, crd := range l.Items {
+			if !strings.Contains(crd.Spec.Group, "coder.") {
+				continue
+			}
+			got[crd.Name] = true
+			if !established(&crd) {
+				t.Errorf("CRD %s is not Established", crd.Name)
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("CRDs of our groups in the cluster (+) against package/crds (-):\n%s", diff)
+		}
+	})
+
+	t.Run("the RBAC manager made the revision's ClusterRoles and bound ours", func(t *testing.T) {
+		for _, suffix := range []string{"system", "aggregate-to-edit", "aggregate-to-view", "aggregate-to-browse"} {
+			n := "crossplane:provider:" + rev.Name + ":" + suffix
+			if err := b.kube.Get(t.Context(), client.ObjectKey{Name: n}, &rbacv1.ClusterRole{}); err != nil {
+				t.Errorf("ClusterRole %s: %v", n, err)
+			}
+		}
+		crb := &rbacv1.ClusterRoleBinding{}
+		if err := b.kube.Get(t.Context(), client.ObjectKey{Name: crossplane.SystemRoleName(rev)}, crb); err != nil {
+			t.Fatal(err)
+		}
+		want := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: packagerbac.ServiceAccountNamespace, Name: packagerbac.ServiceAccountName}}
+		if diff := cmp.Diff(want, crb.Subjects); diff != "" {
+			t.Errorf("the system ClusterRoleBinding's subjects (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("the system ClusterRole is the one the other tests grant", func(t *testing.T) {
+		cr := &rbacv1.ClusterRole{}
+		if err := b.kube.Get(t.Context(), client.ObjectKey{Name: crossplane.SystemRoleName(rev)}, cr); err != nil {
+			t.Fatal(err)
+		}
+		if *update {
+			if err := packagerbac.Record(crds.RepoRoot(), cr.Rules); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("recorded %d rules in %s", len(cr.Rules), packagerbac.RecordedFile)
+			return
+		}
+		if diff := cmp.Diff(packagerbac.SystemRules(), cr.Rules); diff != "" {
+			t.Errorf("Crossplane grants other rules than %s records (-recorded +granted); run go test ./test/crossplane -run %s -update:\n%s",
+				packagerbac.RecordedFile, t.Name(), diff)
+		}
+	})
+
+	t.Run("an upgrade keeps every resource and every Coder object", func(t *testing.T) {
+		upgrade(t, b, rev, xpkg)
+	})
+}
+
+// upgrade runs the provider of revision old, creates keys through it,
+// installs a rebuilt package, moves the runtime to the new revision and
+// checks that nothing was deleted, in Kubernetes or in Coder, and that the
+// new provider manages what the old one created.
+func upgrade(t *testing.T, b *bed, old *pkgv1.ProviderRevision, xpkg string) {
+	t.Helper()
+	pkg, err := packagerbac.Load(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range []client.Object{pkg.ExtraClusterRole(), pkg.ExtraBinding.DeepCopy()} {
+		if err := b.kube.Create(t.Context(), o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	coder := fakecoder.New(fakecoder.Options{})
+	if err := coder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(coder.Close)
+	bin, err := crossplane.ExtractProvider(xpkg, b.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := providerprocess.New(bin, b.dir, b.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...),
+		append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	if err := proc.Start(t.Context()); err != nil {
+		t.Fatalf("%v\n%s", err, proc.Logs())
+	}
+
+	const ns = "team-upgrade"
+	apply(t, b.kube, fmt.Sprintf(`
+apiVersion: v1
+kind: Namespace
+metadata: {name: %[1]s}
+---
+apiVersion: v1
+kind: Secret
+metadata: {name: coder-token, namespace: %[1]s}
+stringData: {token: %[2]q}
+---
+apiVersion: coder.m.crossplane.io/v1alpha1
+kind: ProviderConfig
+metadata: {name: default, namespace: %[1]s}
+spec:
+  url: %[3]s
+  credentials: {source: Secret, secretRef: {name: coder-token, key: token}}
+`, ns, coder.Token(), coder.URL()))
+	for _, name := range []string{"before-1", "before-2"} {
+		apply(t, b.kube, key(ns, name))
+	}
+	before := map[string]string{}
+	for _, name := range []string{"before-1", "before-2"} {
+		before[name] = waitReady(t, b.kube, proc, ns, name)
+	}
+	uids := map[string]string{}
+	for _, name := range []string{"before-1", "before-2"} {
+		uids[name] = string(get(t, b.kube, ns, name).GetUID())
+	}
+
+	// N+1: the same provider, rebuilt with another version stamp.
+	next := b.install(t, xpkg, "v0.1.1", map[string]string{"org.opencontainers.image.version": "v0.1.1"})
+	if next.Name == old.Name {
+		t.Fatalf("the rebuilt package has the old revision's name %s: its digest did not change", old.Name)
+	}
+	prev := &pkgv1.ProviderRevision{}
+	if err := b.kube.Get(t.Context(), client.ObjectKeyFromObject(old), prev); err != nil {
+		t.Fatal(err)
+	}
+	if prev.Spec.DesiredState != pkgv1.PackageRevisionInactive {
+		t.Errorf("the old revision %s is %s after the upgrade, want Inactive", prev.Name, prev.Spec.DesiredState)
+	}
+	// The runtime follows the active revision: the new binary, as the
+	// same ServiceAccount, bound now through the new revision's role.
+	proc.Kill()
+	if err := proc.Start(t.Context()); err != nil {
+		t.Fatalf("%v\n%s", err, proc.Logs())
+	}
+	apply(t, b.kube, key(ns, "after"))
+	waitReady(t, b.kube, proc, ns, "after")
+	for name, id := range before {
+		if got := waitReady(t, b.kube, proc, ns, name); got != id {
+			t.Errorf("%s: external name %s after the upgrade, %s before", name, got, id)
+		}
+		if got := string(get(t, b.kube, ns, name).GetUID()); got != uids[name] {
+			t.Errorf("%s was recreated by the upgrade: uid %s, was %s", name, got, uids[name])
+		}
+	}
+	var live []string
+	for _, k := range coder.Keys() {
+		live = append(live, k.ID.String())
+	}
+	for name, id := range before {
+		if !slices.Contains(live, id) {
+			t.Errorf("the upgrade deleted %s's key %s in Coder", name, id)
+		}
+	}
+	if n := coder.Requests(fakecoder.EndpointKeysDelete); n != 0 {
+		t.Errorf("Coder saw %d key deletions during the upgrade", n)
+	}
+	if denied := forbidden(proc.Logs()); len(denied) > 0 {
+		t.Errorf("RBAC refused the provider %d times, e.g. %s", len(denied), denied[0])
+	}
+}
+
+func packageCRDs(t *testing.T) map[string]bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(crds.RepoRoot(), "package", "crds", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no CRDs in package/crds: %v", err)
+	}
+	out := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		crd := &apiextensionsv1.CustomResourceDefinition{}
+		if err := sigsyaml.Unmarshal(b, crd); err != nil {
+			t.Fatal(err)
+		}
+		out[crd.Name] = true
+	}
+	return out
+}
+
+func established(crd *apiextensionsv1.CustomResourceDefinition) bool {
+	for _, c := range crd.Status.Conditions {
+		if c.Type == apiextensionsv1.Established {
+			return c.Status == apiextensionsv1.ConditionTrue
+		}
+	}
+	return false
+}
+
+func key(ns, name string) string {
+	return fmt.Sprintf(`
+apiVersion: ai.coder.m.crossplane.io/v1alpha1
+kind: AIGatewayKey
+metadata: {name: %[2]s, namespace: %[1]s}
+spec:
+  providerConfigRef: {kind: ProviderConfig, name: default}
+  writeConnectionSecretToRef: {name: %[2]s}
+`, ns, name)
+}
+
+func apply(t *testing.T, kube client.Client, docs string) {
+	t.Helper()
+	for _, doc := range strings.Split(docs, "\n---\n") {
+		u := &unstructured.Unstructured{}
+		if err := sigsyaml.Unmarshal([]byte(doc), &u.Object); err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.Create(t.Context(), u); err != nil {
+			t.Fatalf("cannot create %s %s: %v", u.GetKind(), u.GetName(), err)
+		}
+	}
+}
+
+func get(t *testing.T, kube client.Client, ns, name string) *unstructured.Unstructured {
+	t.Helper()
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion("ai.coder.m.crossplane.io/v1alpha1")
+	u.SetKind("AIGatewayKey")
+	if err := kube.Get(t.Context(), client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+// waitReady waits until the key is Ready and returns its external name.
+func waitReady(t *testing.T, kube client.Client, proc *providerprocess.Process, ns, name string) string {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		u := get(t, kube, ns, name)
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			m, _ := c.(map[string]any)
+			if m["type"] == "Ready" && m["status"] == string(corev1.ConditionTrue) {
+				return u.GetAnnotations()["crossplane.io/external-name"]
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s/%s is not Ready after a minute: %v\nprovider logs:\n%s", ns, name, conds, tail(proc.Logs(), 40))
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// forbidden returns the RBAC denials of the provider's ServiceAccount in
+// its logs.
+func forbidden(logs string) []string {
+	var out []string
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, "forbidden") && strings.Contains(l, packagerbac.User()) {
+			out = append(out, l)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestHoldAndRecordsScenariosUnderCrossplane runs test/e2e's hold and
+// records scenarios (kind.Scenarios) against a provider installed by this
+// package's Crossplane: the binary from the package's image, with the RBAC
+// Crossplane's RBAC manager granted and examples/install/rbac.yaml. test/e2e
+// fails the run on any RBAC denial.
+func TestHoldAndRecordsScenariosUnderCrossplane(t *testing.T) {
+	requirements(t)
+	xpkg := packageFile(t)
+	args := []string{"test", "-count=1", "-v", "-timeout=30m", "-run", kind.Scenarios}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.CommandContext(t.Context(), "go", append(args, "./test/e2e")...)
+	cmd.Dir = crds.RepoRoot()
+	cmd.Env = append(os.Environ(), crossplane.EnvPackage+"="+xpkg)
+	out, err := cmd.CombinedOutput()
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "scenarios run") || strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "ok") {
+			t.Log(l)
+		}
+	}
+	if err != nil {
+		t.Fatalf("the scenarios failed under Crossplane: %v\n%s", err, tail(string(out), 200))
+	}
+	if !strings.Contains(string(out), "--- PASS: TestHold") {
+		t.Fatalf("no hold scenario ran:\n%s", tail(string(out), 100))
+	}
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package crossplane_test
+
+const raceEnabled = false

@@ -1,0 +1,68 @@
+package crossplane
+
+import (
+	"fmt"
+	"io"
+	"log"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/google/go-containerregistry/pkg/name"
+	"github.com/google/go-containerregistry/pkg/registry"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+)
+
+// A Registry is an OCI registry on loopback, served by this process.
+// Crossplane pulls from it over plain HTTP: go-containerregistry, which
+// Crossplane's package fetcher uses, speaks HTTP to loopback registries.
+type Registry struct {
+	srv *httptest.Server
+	// Host is host:port, the registry part of a package reference.
+	Host string
+}
+
+// StartRegistry starts an empty registry.
+func StartRegistry() *Registry {
+	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	return &Registry{srv: srv, Host: strings.TrimPrefix(srv.URL, "http://")}
+}
+
+// Close stops the registry.
+func (r *Registry) Close() { r.srv.Close() }
+
+// Push pushes the package file xpkg (as `make xpkg` writes it) as repo:tag
+// and returns its reference. Labels, when given, are added to the image's
+// config: the same provider rebuilt with another version stamp, so its
+// digest, and so its ProviderRevision, differ.
+func (r *Registry) Push(xpkg, repo, tag string, labels map[string]string) (string, error) {
+	img, err := tarball.ImageFromPath(xpkg, nil)
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %w", xpkg, err)
+	}
+	if len(labels) > 0 {
+		cf, err := img.ConfigFile()
+		if err != nil {
+			return "", err
+		}
+		cfg := cf.Config.DeepCopy()
+		if cfg.Labels == nil {
+			cfg.Labels = map[string]string{}
+		}
+		for k, v := range labels {
+			cfg.Labels[k] = v
+		}
+		if img, err = mutate.Config(img, *cfg); err != nil {
+			return "", err
+		}
+	}
+	ref, err := name.ParseReference(r.Host + "/" + repo + ":" + tag)
+	if err != nil {
+		return "", err
+	}
+	if err := remote.Write(ref, img); err != nil {
+		return "", fmt.Errorf("cannot push %s: %w", ref, err)
+	}
+	return ref.String(), nil
+}

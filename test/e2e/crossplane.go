@@ -1,0 +1,143 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+
+	pkgv1 "github.com/crossplane/crossplane/apis/v2/pkg/v1"
+	dto "github.com/prometheus/client_model/go"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/crossplane"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/kind"
+	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
+)
+
+// StartCrossplane starts a control plane and the real Crossplane on it,
+// installs the package file xpkg from a registry on loopback with a Provider
+// object, applies examples/install/rbac.yaml, and runs the provider binary
+// from the package's image as the ServiceAccount Crossplane's RBAC manager
+// bound: the provider as a user installs it, without a kubelet. The fake
+// Coders run in this process, as for StartLocal.
+func StartCrossplane(ctx context.Context, xpkg string) (_ *Env, err error) {
+	dir, err := os.MkdirTemp("", "provider-coder-e2e-crossplane-")
+	if err != nil {
+		return nil, err
+	}
+	e := &Env{Logs: &LogBuffer{}}
+	c := &processCluster{e: e}
+	e.Cluster = c
+	e.teardown = append(e.teardown, func() { _ = os.RemoveAll(dir) })
+	defer func() {
+		if err != nil {
+			e.Stop()
+		}
+	}()
+	bin, err := controlplane.BinDir()
+	if err != nil {
+		return nil, err
+	}
+	if e.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin}); err != nil {
+		return nil, err
+	}
+	cfg := rest.CopyConfig(e.cp.Config)
+	cfg.QPS, cfg.Burst = 200, 400
+	e.Config = cfg
+	s, err := provider.Scheme()
+	if err != nil {
+		return nil, err
+	}
+	if err := pkgv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
+	if e.Kube, err = client.New(cfg, client.Options{Scheme: s}); err != nil {
+		return nil, err
+	}
+	xp, err := crossplane.Start(ctx, e.cp, e.Kube, dir)
+	if err != nil {
+		return nil, err
+	}
+	c.crossplane = xp
+	e.teardown = append(e.teardown, xp.Stop)
+	reg := crossplane.StartRegistry()
+	e.teardown = append(e.teardown, reg.Close)
+	ref, err := reg.Push(xpkg, "provider-coder", "v0.1.0", nil)
+	if err != nil {
+		return nil, err
+	}
+	rev, err := crossplane.Install(ctx, e.Kube, ref)
+	if err != nil {
+		return nil, fmt.Errorf("%w\nCrossplane's logs:\n%s", err, xp.Logs())
+	}
+	if err := crossplane.RunAs(ctx, e.Kube, rev); err != nil {
+		return nil, fmt.Errorf("%w\nCrossplane's logs:\n%s", err, xp.Logs())
+	}
+	pkg, err := packagerbac.Load(crds.RepoRoot())
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range []client.Object{pkg.ExtraClusterRole(), pkg.ExtraBinding.DeepCopy()} {
+		if err := e.Kube.Create(ctx, o); err != nil {
+			return nil, fmt.Errorf("cannot apply %s: %w", packagerbac.ExtraRBACFile, err)
+		}
+	}
+	pbin, err := crossplane.ExtractProvider(xpkg, dir)
+	if err != nil {
+		return nil, err
+	}
+	flags := append(kind.ProviderArgs(), "--health-probe-bind-address=0")
+	if c.proc, err = providerprocess.New(pbin, dir, e.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...), flags...); err != nil {
+		return nil, err
+	}
+	e.teardown = append(e.teardown, c.proc.Stop)
+	if err := c.proc.Start(ctx); err != nil {
+		return nil, fmt.Errorf("%w:\n%s", err, c.proc.Logs())
+	}
+	e.Coder = fakecoder.New(fakecoder.Options{})
+	if err := e.Coder.Start(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// processCluster is the control plane of StartCrossplane: the provider is a
+// process of the package's binary.
+type processCluster struct {
+	e          *Env
+	crossplane *crossplane.Crossplane
+	proc       *providerprocess.Process
+}
+
+func (c *processCluster) Coder(*testing.T) Coder { return localCoder{c.e.Coder} }
+
+func (c *processCluster) SpareCoder(t *testing.T) Coder { return localCluster{c.e}.SpareCoder(t) }
+
+// RestartProvider kills the provider with SIGKILL, as a crash would, and
+// starts it again.
+func (c *processCluster) RestartProvider(t *testing.T) {
+	t.Helper()
+	c.proc.Kill()
+	if err := c.proc.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ProviderLogs is what every provider process of the run logged.
+func (c *processCluster) ProviderLogs(*testing.T) string { return c.proc.Logs() }
+
+func (c *processCluster) ProviderMetrics(t *testing.T) []*dto.MetricFamily {
+	t.Helper()
+	s, err := c.proc.Scrape(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.Families()
+}
