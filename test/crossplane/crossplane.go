@@ -24,6 +24,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -135,10 +136,10 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Clien
 	)
 	initCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	init := exec.CommandContext(initCtx, bin, "core", "init", "--activation=*", "--enable-webhooks=false",
+	initCmd := exec.CommandContext(initCtx, bin, "core", "init", "--activation=*", "--enable-webhooks=false",
 		"--crds-path="+filepath.Join(src, "cluster", "crds"))
-	init.Env = env
-	if out, err := init.CombinedOutput(); err != nil {
+	initCmd.Env = env
+	if out, err := initCmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("crossplane core init: %w\n%s", err, out)
 	}
 
@@ -193,7 +194,7 @@ func writeSecretFiles(ctx context.Context, kube client.Client, name, dir string)
 // start runs one Crossplane process, its output prefixed with name in Logs.
 func (x *Crossplane) start(env []string, name, bin string, args ...string) error {
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(env, "TLS_CLIENT_CERTS_DIR="+filepath.Join(x.dir, "tls-client"))
+	cmd.Env = append(slices.Clone(env), "TLS_CLIENT_CERTS_DIR="+filepath.Join(x.dir, "tls-client"))
 	w := &prefixWriter{x: x, prefix: name + ": "}
 	cmd.Stdout, cmd.Stderr = w, w
 	cmd.SysProcAttr = controlplane.SysProcAttr()
