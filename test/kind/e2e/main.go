@@ -13,14 +13,20 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/crossplane-contrib/provider-coder/cluster/images/oci"
 	"github.com/crossplane-contrib/provider-coder/test/kind"
 )
 
 func main() { os.Exit(run()) }
 
 func run() int {
-	arch := flag.String("arch", "amd64", "GOARCH of the images (ARCH of make image).")
+	arch := flag.String("arch", "", "GOARCH of the images (ARCH of make image; default: Docker's server architecture, else Go's).")
 	flag.Parse()
+	if *arch == "" {
+		a, why := oci.NodeArch(context.Background())
+		fmt.Printf("ARCH=%s (%s)\n", a, why)
+		*arch = a
+	}
 	root, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
