@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"runtime/debug"
 
 	"golang.org/x/crypto/x509roots/fallback/bundle"
@@ -118,5 +117,3 @@ func moduleVersion(path string) string {
 	}
 	return "(version unknown)"
 }
-
-func readFile(p string) ([]byte, error) { return os.ReadFile(p) } //nolint:gosec // a CA bundle the user or the OS names

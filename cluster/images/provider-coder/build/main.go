@@ -70,7 +70,7 @@ func main() {
 }
 
 func run(o options) (v1.Hash, error) {
-	certs, err := findCACerts(o.caCerts, os.Getenv("SSL_CERT_FILE"), hostBundles, readFile, fallbackCACerts)
+	certs, err := findCACerts(o.caCerts, os.Getenv("SSL_CERT_FILE"), hostBundles, os.ReadFile, fallbackCACerts)
 	if err != nil {
 		return v1.Hash{}, err
 	}
