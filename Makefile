@@ -107,13 +107,16 @@ build: ## Build the provider binary into bin/.
 	$(GO) build -o bin/provider ./cmd/provider
 
 # The image and the package, without Docker. ARCH is the GOARCH of both (not
-# GOARCH itself: `go run` would build the image builder for it too).
+# GOARCH itself: `go run` would build the image builder for it too). By
+# default it is the kind node's: Docker's server architecture, or Go's where
+# there is no Docker engine (cluster/images/arch). The eval computes it once,
+# and only for the targets that use it.
 OUTPUT_DIR ?= $(CURDIR)/_output
-ARCH       ?= amd64
+ARCH       ?= $(eval ARCH := $(shell $(GO) run ./cluster/images/arch))$(ARCH)
 CRANK      := $(GO) tool -modfile=$(CURDIR)/tools/crank/go.mod crank
 
 .PHONY: image
-image: ## Build the provider's OCI image (linux, ARCH=amd64) as a tarball into _output/, without Docker.
+image: ## Build the provider's OCI image (linux/ARCH, default: Docker's server architecture, else Go's) as a tarball into _output/, without Docker.
 	$(GO) run ./cluster/images/provider-coder/build -arch $(ARCH) -o $(OUTPUT_DIR)/image-$(ARCH).tar
 
 .PHONY: xpkg
@@ -123,7 +126,7 @@ xpkg: image ## Build the Crossplane package (.xpkg) from package/ and examples/,
 		--package-file=$(OUTPUT_DIR)/provider-coder-$(ARCH).xpkg
 
 .PHONY: e2e
-e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker; KEEP=1 keeps the cluster).
+e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker; KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails).
 	$(GO) run ./test/kind/e2e -arch $(ARCH)
 
 # CODER=real runs the real Coder server (built by `make coder`) instead of the fake.

@@ -23,8 +23,9 @@ type Cluster interface {
 	// RestartProvider stops the provider as a crash would and waits until
 	// it runs again.
 	RestartProvider(t *testing.T)
-	// ProviderLogs is what the provider logged: this run locally, the
-	// current pod on kind.
+	// ProviderLogs is what the provider logged, and only grows: this run
+	// locally, every provider pod of the run on kind (those RestartProvider
+	// deleted, each restarted container's previous log).
 	ProviderLogs(t *testing.T) string
 	// ProviderMetrics gathers the provider's Prometheus metrics.
 	ProviderMetrics(t *testing.T) []*dto.MetricFamily

@@ -56,7 +56,7 @@ func StartKind(ctx context.Context, kubeconfig string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &kindCluster{cs: cs, rt: rt, host: host}
+	c := &kindCluster{cs: cs, rt: rt, host: host, logs: kind.NewProviderLogs(cs, kind.APILogReader(cs))}
 	if _, err := c.providerPod(ctx); err != nil {
 		return nil, err
 	}
@@ -70,6 +70,9 @@ type kindCluster struct {
 	rt     http.RoundTripper // authenticates to the API server
 	host   *url.URL
 	spares atomic.Int32
+	// logs keeps what every provider pod of the run logged, also the pods
+	// RestartProvider deleted.
+	logs *kind.ProviderLogs
 }
 
 func (c *kindCluster) Coder(t *testing.T) Coder { return c.coder(t, kind.CoderName) }
@@ -150,12 +153,16 @@ func podReady(p *corev1.Pod) bool {
 }
 
 // RestartProvider deletes the provider's pod without a grace period, as a
-// crash or a node loss would, and waits for its replacement.
+// crash or a node loss would, and waits for its replacement. The pod's logs
+// are kept first, for ProviderLogs and the final RBAC check.
 func (c *kindCluster) RestartProvider(t *testing.T) {
 	t.Helper()
 	old, err := c.providerPod(t.Context())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if err := c.logs.Retire(t.Context(), old); err != nil {
+		t.Fatalf("cannot keep the logs of the provider pod before deleting it: %v", err)
 	}
 	if err := c.cs.CoreV1().Pods(old.Namespace).Delete(t.Context(), old.Name, *metav1.NewDeleteOptions(0)); err != nil {
 		t.Fatal(err)
@@ -169,22 +176,15 @@ func (c *kindCluster) RestartProvider(t *testing.T) {
 	})
 }
 
+// ProviderLogs is what every provider pod of the run logged, the pods
+// RestartProvider deleted first; it only grows.
 func (c *kindCluster) ProviderLogs(t *testing.T) string {
 	t.Helper()
-	s, err := c.logs(t.Context())
+	s, err := c.logs.All(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
-}
-
-func (c *kindCluster) logs(ctx context.Context) (string, error) {
-	p, err := c.providerPod(ctx)
-	if err != nil {
-		return "", err
-	}
-	b, err := c.cs.CoreV1().Pods(p.Namespace).GetLogs(p.Name, &corev1.PodLogOptions{}).DoRaw(ctx)
-	return string(b), err
 }
 
 func (c *kindCluster) ProviderMetrics(t *testing.T) []*dto.MetricFamily {
@@ -280,7 +280,7 @@ func (c *remoteCoder) SDK(*testing.T) *codersdk.Client {
 }
 
 // rbacFailures returns what the provider's RBAC refused, from the denials
-// recorded in process or from the provider's logs.
+// recorded in process or from the logs of every provider pod of the run.
 func (e *Env) rbacFailures() []string {
 	var out []string
 	if e.Denials != nil {
@@ -290,7 +290,7 @@ func (e *Env) rbacFailures() []string {
 	if c, ok := e.Cluster.(*kindCluster); ok {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		l, err := c.logs(ctx)
+		l, err := c.logs.All(ctx)
 		if err != nil {
 			return append(out, "cannot read the provider's logs to look for RBAC denials: "+err.Error())
 		}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
@@ -55,10 +56,6 @@ func UnpackXpkg(xpkg, imageOut, cacheDir string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", xpkg, err)
 	}
-	path := CachePath(cacheDir, PackageRef)
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil { //nolint:gosec // Crossplane (uid 65532) reads it
-		return err
-	}
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
 	if _, err := w.Write(pkg); err != nil {
@@ -67,7 +64,42 @@ func UnpackXpkg(xpkg, imageOut, cacheDir string) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	return os.WriteFile(path, gz.Bytes(), 0o644) //nolint:gosec // Crossplane (uid 65532) reads it
+	return writeReadable(cacheDir, CachePath(cacheDir, PackageRef), gz.Bytes())
+}
+
+// Modes of the package cache. Crossplane runs as uid 65532 in the kind node,
+// not as the user who ran `make e2e`, so it reads the cache as "other".
+const (
+	cacheDirMode  os.FileMode = 0o755
+	cacheFileMode os.FileMode = 0o644
+)
+
+// writeReadable writes path, under root, readable by any user: each
+// directory from root down to path's and the file itself are set to their
+// mode after they exist, since the user's umask (0o077 is common) masks the
+// mode MkdirAll and WriteFile create with, and an existing file keeps its
+// own.
+func writeReadable(root, path string, data []byte) error {
+	dir := filepath.Dir(path)
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return fmt.Errorf("%s is not under %s", path, root)
+	}
+	if err := os.MkdirAll(dir, cacheDirMode); err != nil {
+		return err
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if err := os.Chmod(d, cacheDirMode); err != nil {
+			return err
+		}
+		if d == filepath.Clean(root) {
+			break
+		}
+	}
+	if err := os.WriteFile(path, data, cacheFileMode); err != nil {
+		return err
+	}
+	return os.Chmod(path, cacheFileMode)
 }
 
 // packageYAML finds package.yaml, the package's meta and CRDs, in the image.

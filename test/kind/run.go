@@ -14,6 +14,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -27,16 +28,46 @@ type Options struct {
 	Root string
 	// Arch is the GOARCH of the images (ARCH of `make image`).
 	Arch string
-	// Keep leaves the cluster running afterwards.
-	Keep bool
+	// Keep says when the cluster stays afterwards (KEEP).
+	Keep Keep
 	// Out receives progress and the scenarios' output.
 	Out io.Writer
 }
 
+// Keep says when `make e2e` leaves its cluster running.
+type Keep int
+
+// Keep's values, from KEEP.
+const (
+	KeepNever     Keep = iota // KEEP unset, "" or 0
+	KeepAlways                // KEEP=1
+	KeepOnFailure             // KEEP=on-failure
+)
+
+// ParseKeep reads KEEP. Anything else is an error, so that a typo does not
+// delete a cluster the user meant to keep.
+func ParseKeep(s string) (Keep, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "0", "false", "never":
+		return KeepNever, nil
+	case "1", "true", "always":
+		return KeepAlways, nil
+	case "on-failure":
+		return KeepOnFailure, nil
+	}
+	return KeepNever, fmt.Errorf("KEEP=%s: want 1 (keep the cluster), on-failure (keep it when the run fails) or 0", s)
+}
+
+// keeps says whether the cluster stays after a run that failed or not.
+func (k Keep) keeps(failed bool) bool {
+	return k == KeepAlways || k == KeepOnFailure && failed
+}
+
 // Run is `make e2e`: it checks for Docker before anything else, then creates
 // the kind cluster, installs Crossplane, the provider package and the fake
-// Coders, runs the hold and records scenarios against it, and deletes the
-// cluster unless Keep.
+// Coders, and runs the hold and records scenarios against it. When a step
+// fails once the cluster exists, it prints what the cluster says (see
+// diagnose). Then it deletes the cluster, unless Keep says otherwise.
 func Run(ctx context.Context, o Options) (err error) {
 	if err := CheckDocker(ctx); err != nil {
 		return err
@@ -53,18 +84,19 @@ func Run(ctx context.Context, o Options) (err error) {
 		{"build the provider image and package (make xpkg)", r.makeXpkg},
 		{"build the fake Coder image", r.buildCoderImage},
 		{"unpack the package for the cluster's package cache", r.unpackXpkg},
-		{"create the kind cluster " + ClusterName, r.createCluster},
 	}
 	for _, s := range steps {
 		if err := r.step(ctx, s.what, s.do); err != nil {
 			return err
 		}
 	}
-	defer func() { err = errors.Join(err, r.deleteCluster()) }()
+	// From here a cluster may exist, even when creating it fails halfway.
+	defer func() { err = errors.Join(err, r.finish(ctx, err)) }()
 	for _, s := range []struct {
 		what string
 		do   func(context.Context) error
 	}{
+		{"create the kind cluster " + ClusterName, r.createCluster},
 		{"load the images into the cluster", r.loadImages},
 		{"install Crossplane v2.1.3", r.installCrossplane},
 		{"deploy the fake Coders", r.deployCoders},
@@ -82,6 +114,7 @@ type runner struct {
 	o    Options
 	out  string // _output/kind
 	kube client.Client
+	cs   kubernetes.Interface // for pods' logs
 }
 
 func (r *runner) step(ctx context.Context, what string, do func(context.Context) error) error {
@@ -151,15 +184,30 @@ func (r *runner) createCluster(ctx context.Context) error {
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		return err
 	}
+	if r.cs, err = kubernetes.NewForConfig(rc); err != nil {
+		return err
+	}
 	r.kube, err = client.New(rc, client.Options{Scheme: s})
 	return err
 }
 
-func (r *runner) deleteCluster() error {
-	if r.o.Keep {
-		fmt.Fprintf(r.o.Out, "KEEP=1: the cluster stays; KUBECONFIG=%s; delete it with %s delete cluster --name %s\n",
-			r.path("kubeconfig"), r.path("bin", "kind"), ClusterName)
+// finish ends a run that got as far as creating the cluster: on failure it
+// prints what the cluster says, unless the user interrupted the run; then
+// it deletes the cluster or says how to reach it.
+func (r *runner) finish(ctx context.Context, runErr error) error {
+	failed := runErr != nil
+	if failed && r.kube != nil && ctx.Err() == nil {
+		dctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		r.diagnose(dctx)
+		cancel()
+	}
+	if r.o.Keep.keeps(failed) {
+		fmt.Fprintf(r.o.Out, "the cluster stays (KEEP=%s): export KUBECONFIG=%s; delete it with %s delete cluster --name %s\n",
+			map[Keep]string{KeepAlways: "1", KeepOnFailure: "on-failure"}[r.o.Keep], r.path("kubeconfig"), r.path("bin", "kind"), ClusterName)
 		return nil
+	}
+	if failed {
+		fmt.Fprintln(r.o.Out, "deleting the cluster; KEEP=on-failure keeps it when a run fails")
 	}
 	return r.kind(context.Background(), "delete", "cluster", "--name", ClusterName)
 }
@@ -197,7 +245,8 @@ func (r *runner) apply(ctx context.Context, objs []client.Object) error {
 	return nil
 }
 
-// wait polls until cond holds or the timeout passes.
+// wait polls until cond holds or the timeout passes. cond's error, when it
+// does not hold, says why: a failed read, or the state it found.
 func wait(ctx context.Context, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
 	deadline := time.Now().Add(timeout)
 	var last error
@@ -210,7 +259,10 @@ func wait(ctx context.Context, timeout time.Duration, what string, cond func(con
 			last = err
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %s waiting for %s (last error: %w)", timeout, what, last)
+			if last == nil {
+				return fmt.Errorf("timed out after %s waiting for %s (no error: the condition was just not met yet)", timeout, what)
+			}
+			return fmt.Errorf("timed out after %s waiting for %s (last: %w)", timeout, what, last)
 		}
 		select {
 		case <-ctx.Done():
@@ -220,14 +272,20 @@ func wait(ctx context.Context, timeout time.Duration, what string, cond func(con
 	}
 }
 
-// conditionTrue reads status.conditions of any object.
+// conditionTrue reads status.conditions of any object. When one of types is
+// not True, its error says which and what the object's conditions are.
 func (r *runner) conditionTrue(ctx context.Context, apiVersion, kind, ns, name string, types ...string) (bool, error) {
 	u := &unstructured.Unstructured{}
 	u.SetAPIVersion(apiVersion)
 	u.SetKind(kind)
 	if err := r.kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
-		return false, client.IgnoreNotFound(err)
+		return false, err
 	}
+	return conditionsTrue(u, types...)
+}
+
+// conditionsTrue says whether every condition of types is True in u.
+func conditionsTrue(u *unstructured.Unstructured, types ...string) (bool, error) {
 	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	want := map[string]bool{}
 	for _, t := range types {
@@ -239,7 +297,17 @@ func (r *runner) conditionTrue(ctx context.Context, apiVersion, kind, ns, name s
 			delete(want, t)
 		}
 	}
-	return len(want) == 0, nil
+	if len(want) == 0 {
+		return true, nil
+	}
+	var missing []string
+	for _, t := range types {
+		if want[t] {
+			missing = append(missing, t)
+		}
+	}
+	return false, fmt.Errorf("%s %s: %s not True; conditions: %s", u.GetKind(), u.GetName(),
+		strings.Join(missing, ", "), strings.Join(conditionLines(u), "; "))
 }
 
 func (r *runner) deploymentsAvailable(ns string, names ...string) func(context.Context) (bool, error) {

@@ -1,7 +1,8 @@
 // Command e2e is `make e2e`: the hold and records scenarios of test/e2e on a
 // kind cluster with Crossplane and provider-coder installed as a package
 // (see package kind). It needs Docker and exits 1 at once without it.
-// KEEP=1 keeps the cluster.
+// KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails; a
+// failed run prints the Provider's conditions, the events and the logs first.
 package main
 
 import (
@@ -13,14 +14,20 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/crossplane-contrib/provider-coder/cluster/images/oci"
 	"github.com/crossplane-contrib/provider-coder/test/kind"
 )
 
 func main() { os.Exit(run()) }
 
 func run() int {
-	arch := flag.String("arch", "amd64", "GOARCH of the images (ARCH of make image).")
+	arch := flag.String("arch", "", "GOARCH of the images (ARCH of make image; default: Docker's server architecture, else Go's).")
 	flag.Parse()
+	if *arch == "" {
+		a, why := oci.NodeArch(context.Background())
+		fmt.Printf("ARCH=%s (%s)\n", a, why)
+		*arch = a
+	}
 	root, err := os.Getwd()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
@@ -28,7 +35,12 @@ func run() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err = kind.Run(ctx, kind.Options{Root: root, Arch: *arch, Keep: os.Getenv("KEEP") == "1", Out: os.Stdout})
+	keep, err := kind.ParseKeep(os.Getenv("KEEP"))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 2
+	}
+	err = kind.Run(ctx, kind.Options{Root: root, Arch: *arch, Keep: keep, Out: os.Stdout})
 	var noDocker *kind.NoDockerError
 	switch {
 	case errors.As(err, &noDocker):

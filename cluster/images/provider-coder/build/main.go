@@ -1,8 +1,13 @@
 // Command build writes provider-coder's OCI image as a docker-archive tarball,
 // without Docker: a static provider binary, CA certificates, and /etc files
 // for a non-root user (uid 65532), in two layers. Every timestamp in the image
-// is fixed, so the same sources, Go toolchain and certificate file give the
-// same digest.
+// is fixed, so the same sources, Go toolchain and certificates give the same
+// digest.
+//
+// The certificates are the -ca-certs file, else SSL_CERT_FILE, else the
+// host's bundle where Go's crypto/x509 looks for it on Linux, the BSDs and
+// macOS, else Go's fallback roots (golang.org/x/crypto/x509roots/fallback,
+// Mozilla's); the build says which.
 //
 // `make image` runs it from the module root:
 //
@@ -52,7 +57,7 @@ func main() {
 	o := options{}
 	flag.StringVar(&o.out, "o", "_output/image.tar", "Where to write the image (docker-archive tarball).")
 	flag.StringVar(&o.arch, "arch", "amd64", "GOARCH of the provider binary and the image (the OS is always linux).")
-	flag.StringVar(&o.caCerts, "ca-certs", "/etc/ssl/certs/ca-certificates.crt", "PEM bundle of CA certificates to put at /"+certsPath+".")
+	flag.StringVar(&o.caCerts, "ca-certs", "", "PEM bundle of CA certificates to put at /"+certsPath+" (default: SSL_CERT_FILE, else the host's bundle, else Go's fallback roots).")
 	flag.StringVar(&o.tag, "tag", "provider-coder:dev", "Image reference recorded in the tarball, used by 'docker load' and 'kind load image-archive'.")
 	flag.Parse()
 
@@ -65,15 +70,16 @@ func main() {
 }
 
 func run(o options) (v1.Hash, error) {
-	certs, err := os.ReadFile(o.caCerts)
+	certs, err := findCACerts(o.caCerts, os.Getenv("SSL_CERT_FILE"), hostBundles, os.ReadFile, fallbackCACerts)
 	if err != nil {
-		return v1.Hash{}, fmt.Errorf("cannot read CA certificates: %w", err)
+		return v1.Hash{}, err
 	}
+	fmt.Printf("CA certificates: %s\n", certs.source)
 	bin, err := oci.GoBinary("", "./cmd/provider", o.arch)
 	if err != nil {
 		return v1.Hash{}, err
 	}
-	base, err := baseFiles(certs)
+	base, err := baseFiles(certs.pem)
 	if err != nil {
 		return v1.Hash{}, err
 	}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"fmt"
+	"io/fs"
+	"math/big"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestImageCACertificatesComeFromTheFirstSourceThatHasThem(t *testing.T) {
+	cert := selfSigned(t)
+	files := map[string][]byte{
+		"/flag.pem":   cert,
+		"/env.pem":    cert,
+		"/empty.pem":  []byte("# no certificates here\n"),
+		"/fedora.crt": cert,
+		"/macos.pem":  cert,
+	}
+	read := func(p string) ([]byte, error) {
+		if b, ok := files[p]; ok {
+			return b, nil
+		}
+		return nil, fs.ErrNotExist
+	}
+	fallback := func() caCerts { return caCerts{pem: []byte("fallback"), source: "fallback"} }
+	cases := map[string]struct {
+		flag, env  string
+		candidates []string
+		want       string // substring of the source
+		wantErr    string
+	}{
+		"FlagFirst":              {flag: "/flag.pem", env: "/env.pem", candidates: []string{"/fedora.crt"}, want: "/flag.pem (-ca-certs)"},
+		"SSLCertFileBeforeHost":  {env: "/env.pem", candidates: []string{"/fedora.crt"}, want: "/env.pem (SSL_CERT_FILE)"},
+		"FirstHostBundleThatIs":  {candidates: []string{"/debian.crt", "/fedora.crt", "/macos.pem"}, want: "/fedora.crt (the host's bundle)"},
+		"EmptyHostBundleSkipped": {candidates: []string{"/empty.pem", "/macos.pem"}, want: "/macos.pem"},
+		"NoHostBundle":           {candidates: []string{"/debian.crt", "/empty.pem"}, want: "fallback"},
+		"MissingFlagFile":        {flag: "/typo.pem", candidates: []string{"/fedora.crt"}, wantErr: "(-ca-certs)"},
+		"SSLCertFileWithoutCert": {env: "/empty.pem", candidates: []string{"/fedora.crt"}, wantErr: "holds no PEM certificate"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := findCACerts(tc.flag, tc.env, tc.candidates, read, fallback)
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+					t.Fatalf("findCACerts() = %q, %v; want an error with %q", got.source, err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !strings.Contains(got.source, tc.want) {
+				t.Fatalf("findCACerts() = %q, %v; want a source with %q", got.source, err, tc.want)
+			}
+			if got.source != "fallback" && !bytes.Equal(got.pem, cert) {
+				t.Errorf("findCACerts() put %q in the image, want the file's certificate", got.pem)
+			}
+		})
+	}
+}
+
+func TestHostBundlesAreGosLinuxListThenBSDsAndMacOS(t *testing.T) {
+	for _, p := range []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem", "/usr/local/etc/ssl/cert.pem"} {
+		found := false
+		for _, c := range hostBundles {
+			found = found || c == p
+		}
+		if !found {
+			t.Errorf("hostBundles lacks %s", p)
+		}
+	}
+}
+
+// TestFallbackRootsAreParsablePEM checks what an image built on a host
+// without a bundle carries: Mozilla's roots, each a PEM certificate that Go
+// parses, without the ones PEM cannot constrain.
+func TestFallbackRootsAreParsablePEM(t *testing.T) {
+	got := fallbackCACerts()
+	n := countCerts(got.pem)
+	if n < 100 {
+		t.Fatalf("the fallback bundle has %d certificates, want Mozilla's (over 100)", n)
+	}
+	if pool := x509.NewCertPool(); !pool.AppendCertsFromPEM(got.pem) {
+		t.Fatal("crypto/x509 reads no certificate from the fallback bundle")
+	}
+	if want := fmt.Sprintf("%d from Go's fallback roots, %s v", n, fallbackModule); !strings.HasPrefix(got.source, want) {
+		t.Errorf("source = %q, want it to start with %q", got.source, want)
+	}
+	t.Log(got.source)
+}
+
+func selfSigned(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test root"},
+		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}

@@ -1,0 +1,54 @@
+//go:build unix
+
+package kind
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestPackageCacheIsReadableByCrossplaneWhateverTheUmask writes the cache as
+// a user with umask 0o077 would: Crossplane, another uid in the kind node,
+// must still traverse every directory and read the package.
+func TestPackageCacheIsReadableByCrossplaneWhateverTheUmask(t *testing.T) {
+	old := syscall.Umask(0o077)
+	t.Cleanup(func() { syscall.Umask(old) })
+
+	root := filepath.Join(t.TempDir(), "package-cache")
+	path := CachePath(root, PackageRef)
+	// A file left by an earlier run keeps its mode through WriteFile.
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeReadable(root, path, []byte("package")); err != nil {
+		t.Fatal(err)
+	}
+	for d := filepath.Dir(path); ; d = filepath.Dir(d) {
+		if got := mode(t, d); got != cacheDirMode {
+			t.Errorf("%s has mode %v, want %v", d, got, cacheDirMode)
+		}
+		if d == root {
+			break
+		}
+	}
+	if got := mode(t, path); got != cacheFileMode {
+		t.Errorf("%s has mode %v, want %v", path, got, cacheFileMode)
+	}
+	if err := writeReadable(root, filepath.Join(filepath.Dir(root), "elsewhere"), nil); err == nil {
+		t.Error("writeReadable wrote outside its root")
+	}
+}
+
+func mode(t *testing.T, path string) os.FileMode {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Mode().Perm()
+}
