@@ -134,13 +134,25 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Clien
 		"TLS_SERVER_SECRET_NAME="+serverSecret,
 		"TLS_CLIENT_SECRET_NAME="+clientSecret,
 	)
+	// The init container's first run can fail where it creates an object of
+	// a CRD it has just created (its client's discovery does not know the
+	// kind yet); the kubelet restarts it, so do we.
 	initCtx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	initCmd := exec.CommandContext(initCtx, bin, "core", "init", "--activation=*", "--enable-webhooks=false",
-		"--crds-path="+filepath.Join(src, "cluster", "crds"))
-	initCmd.Env = env
-	if out, err := initCmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("crossplane core init: %w\n%s", err, out)
+	var out []byte
+	for attempt := 1; ; attempt++ {
+		initCmd := exec.CommandContext(initCtx, bin, "core", "init", "--activation=*", "--enable-webhooks=false")
+		initCmd.Env = append(slices.Clone(env), "CRDS_PATH="+filepath.Join(src, "cluster", "crds"))
+		if out, err = initCmd.CombinedOutput(); err == nil {
+			break
+		}
+		if attempt == 5 || initCtx.Err() != nil {
+			return nil, fmt.Errorf("crossplane core init, %d attempts: %w\n%s", attempt, err, out)
+		}
+		select {
+		case <-initCtx.Done():
+		case <-time.After(time.Duration(attempt) * time.Second):
+		}
 	}
 
 	// The core reads its client certificate (for composition functions)
