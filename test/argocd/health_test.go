@@ -1,6 +1,8 @@
-// Package argocd tests the Argo CD integration in examples/argocd: the health
-// scripts in argocd-cm.yaml, run as Argo CD runs them, against samples of
-// every kind in every state, and the sync waves of the sample Application.
+// Package argocd tests the Argo CD integration in examples/argocd: the keys
+// of argocd-cm.yaml, the samples of every kind in every state (with the
+// health Argo CD must show for each) that the module in argocdrun runs
+// through Argo CD's own health code, and the sync waves of the sample
+// Application.
 package argocd
 
 import (
@@ -20,7 +22,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -28,6 +29,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
+	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
@@ -79,8 +81,6 @@ func healthScripts(t *testing.T) map[string]string {
 	return scripts
 }
 
-// newScheme holds Kubernetes' and provider-coder's types, as the
-// provider's own scheme does.
 // newScheme is the provider's own scheme, built once.
 func newScheme(t *testing.T) *runtime.Scheme {
 	t.Helper()
@@ -150,10 +150,13 @@ func TestKindsOfOneFamilyShareOneScript(t *testing.T) {
 	}
 }
 
-// TestHealthOfEveryKindInEveryState runs each kind's script on samples of that kind in every state.
-// With -update it first writes the samples to testdata.
-func TestHealthOfEveryKindInEveryState(t *testing.T) {
-	scripts := healthScripts(t)
+// TestTestdataHoldsEveryKindInEveryState checks that testdata holds the
+// samples built from the API types, every kind in every state, and the
+// health Argo CD must show for each (expected-health.yaml). The module in
+// argocdrun runs Argo CD's own code on them; this one only writes them, so
+// that it stays free of Argo CD's dependencies. With -update it first
+// writes them.
+func TestTestdataHoldsEveryKindInEveryState(t *testing.T) {
 	s := newScheme(t)
 	all, err := samples(s)
 	if err != nil {
@@ -162,7 +165,15 @@ func TestHealthOfEveryKindInEveryState(t *testing.T) {
 	printer := json.NewSerializerWithOptions(json.DefaultMetaFactory, s, s, json.SerializerOptions{Yaml: true})
 	codecs := strictCodecs(t)
 
+	expected := map[string]map[string]health{}
 	for _, file := range sortedKeys(all) {
+		expected[file] = map[string]health{}
+		for _, smp := range all[file] {
+			if _, dup := expected[file][smp.obj.GetName()]; dup {
+				t.Fatalf("%s: two samples named %s", file, smp.obj.GetName())
+			}
+			expected[file][smp.obj.GetName()] = smp.want
+		}
 		t.Run(strings.TrimSuffix(file, ".yaml"), func(t *testing.T) {
 			var written bytes.Buffer
 			for i, smp := range all[file] {
@@ -174,19 +185,7 @@ func TestHealthOfEveryKindInEveryState(t *testing.T) {
 				}
 			}
 			path := filepath.Join("testdata", file)
-			if *update {
-				if err := os.WriteFile(path, written.Bytes(), 0o600); err != nil {
-					t.Fatal(err)
-				}
-			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./test/argocd -update)", err)
-			}
-			if diff := cmp.Diff(written.String(), string(b)); diff != "" {
-				t.Fatalf("%s differs from the samples built from the API types; run go test ./test/argocd -update (-built +file):\n%s", path, diff)
-			}
-
+			b := writtenOrUpdated(t, path, written.Bytes())
 			docs := splitYAML(t, b)
 			if len(docs) != len(all[file]) {
 				t.Fatalf("%s has %d documents, want %d", path, len(docs), len(all[file]))
@@ -196,32 +195,44 @@ func TestHealthOfEveryKindInEveryState(t *testing.T) {
 				if _, _, err := codecs.UniversalDeserializer().Decode(doc, nil, nil); err != nil {
 					t.Fatalf("%s document %d: %v", path, i+1, err)
 				}
-				// Argo CD reads the live object as JSON: integers are int64.
-				jb, err := utilyaml.ToJSON(doc)
-				if err != nil {
-					t.Fatal(err)
-				}
-				u := &unstructured.Unstructured{}
-				if err := u.UnmarshalJSON(jb); err != nil {
-					t.Fatal(err)
-				}
-				gvk := u.GroupVersionKind()
-				script, ok := scripts[gvk.Group+"/"+gvk.Kind]
-				if !ok {
-					t.Fatalf("no health check for %s/%s", gvk.Group, gvk.Kind)
-				}
-				t.Run(u.GetName(), func(t *testing.T) {
-					got, err := runHealthScript(script, u.Object)
-					if err != nil {
-						t.Fatalf("health script failed: %v", err)
-					}
-					if diff := cmp.Diff(all[file][i].want, got); diff != "" {
-						t.Errorf("health of %s %s (-want +got):\n%s", gvk.Kind, u.GetName(), diff)
-					}
-				})
 			}
 		})
 	}
+
+	b, err := yaml.Marshal(expected)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writtenOrUpdated(t, filepath.Join("testdata", expectedHealthFile), append([]byte(expectedHealthHeader), b...))
+}
+
+// expectedHealthFile holds, by testdata file and object name, the health
+// Argo CD must show for each sample.
+const (
+	expectedHealthFile   = "expected-health.yaml"
+	expectedHealthHeader = `# Written by go test ./test/argocd -update from test/argocd/samples_test.go:
+# the health Argo CD must show for each sample in this directory, by file
+# and object name. test/argocd/argocdrun checks it with Argo CD's own code.
+`
+)
+
+// writtenOrUpdated returns the file at path after checking that it holds
+// what the test built; with -update it first writes it.
+func writtenOrUpdated(t *testing.T, path string, built []byte) []byte {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, built, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./test/argocd -update)", err)
+	}
+	if diff := cmp.Diff(string(built), string(b)); diff != "" {
+		t.Fatalf("%s differs from the samples built from the API types; run go test ./test/argocd -update (-built +file):\n%s", path, diff)
+	}
+	return b
 }
 
 // TestSampleAppOrdersConfigsBeforeManagedResources checks that the sample

@@ -40,8 +40,15 @@ var (
 // generation is metadata.generation of every sample.
 const generation = 3
 
-// A state is one situation of an object, and the health the scripts must
-// report for it. bare: the object has no status at all, as right after its
+// health is what Argo CD shows for an object: the status and message its
+// health script returns.
+type health struct {
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+// A state is one situation of an object, and the health Argo CD must show
+// for it. bare: the object has no status at all, as right after its
 // creation.
 type (
 	managedState struct {
