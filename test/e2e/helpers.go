@@ -13,6 +13,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -165,6 +166,22 @@ func Eventually(t *testing.T, timeout time.Duration, what string, cond func() (b
 			t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// Never checks happened every 250ms for d, and fails the test as soon as
+// it returns true, with the reason it gave: a check that something does not
+// happen for a while. It checks at least once, even when d is not positive.
+func Never(t *testing.T, d time.Duration, what string, happened func() (bool, string)) {
+	t.Helper()
+	var why string
+	broke := false
+	_ = wait.PollUntilContextTimeout(context.Background(), 250*time.Millisecond, d, true, func(context.Context) (bool, error) {
+		broke, why = happened()
+		return broke, nil
+	})
+	if broke {
+		t.Fatalf("%s within %s: %s", what, d, why)
 	}
 }
 

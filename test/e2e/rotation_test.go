@@ -157,14 +157,13 @@ func TestKeyRotationOnDemandKeepsTheOldKeyThroughTheSettleWindow(t *testing.T) {
 	}
 
 	// The old key stays valid until the window that began with the new
-	// key's creation ends.
+	// key's creation ends; the last second is left to the clocks of the
+	// test and the fake Coder.
 	windowEnd := newRow.CreatedAt.Add(settle)
-	for time.Until(windowEnd) > time.Second {
-		if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
-			t.Fatalf("the old key was revoked %s before its settle window ended", time.Until(windowEnd).Round(time.Millisecond))
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	Never(t, time.Until(windowEnd)-time.Second, "the old key revoked before its settle window ended", func() (bool, string) {
+		_, ok := env.Coder.ValidKey(oldRow.Key)
+		return !ok, fmt.Sprintf("revoked %s before the window's end", time.Until(windowEnd).Round(time.Millisecond))
+	})
 	Eventually(t, waitLong, "the old key to be deleted after the window", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key still valid"
@@ -223,11 +222,12 @@ func TestKeyRotationEndsEarlyWhenReplicasMoved(t *testing.T) {
 
 	requestRotation(t, k, "moved")
 	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
-	// No heartbeats: the window does not end early.
-	time.Sleep(3 * env.opts.PollInterval)
-	if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
-		t.Fatal("the old key was deleted early although no replica showed up on the new key")
-	}
+	// No heartbeats: the window does not end early. Three polls, each a
+	// chance for the provider to decide wrongly that the replicas moved.
+	Never(t, 3*env.opts.PollInterval, "the old key deleted although no replica showed up on the new key", func() (bool, string) {
+		_, ok := env.Coder.ValidKey(oldRow.Key)
+		return !ok, "old key no longer valid"
+	})
 	// The replicas reload the Secret: the new key checks in, and the old
 	// key's last heartbeat is two and a half periods old. (The fake does not
 	// check a heartbeat against a key's age, so the old key's time can be
@@ -272,22 +272,26 @@ func TestKeyRotationResumesAfterUncertainCreateAndRestart(t *testing.T) {
 		t.Fatal("the old key was lost before its settle window")
 	}
 
-	// A restart in the middle of the settle window.
+	// A restart in the middle of the settle window. While the provider is
+	// down (two seconds: less than a poll, a small share of the window)
+	// nothing in Coder changes.
+	oldKeyGoneOrExtraKey := func() (bool, string) {
+		if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
+			return true, "the old key is no longer valid"
+		}
+		if rows := liveKeysOf(k); len(rows) > 2 {
+			return true, fmt.Sprintf("%d keys of the object in Coder, want at most one current and one retiring", len(rows))
+		}
+		return false, ""
+	}
 	env.StopProvider()
-	time.Sleep(2 * time.Second)
+	Never(t, 2*time.Second, "a key changed in Coder while the provider was stopped", oldKeyGoneOrExtraKey)
 	if err := env.StartProvider(); err != nil {
 		t.Fatal(err)
 	}
-	for time.Until(newRow.CreatedAt.Add(settle)) > time.Second {
-		if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
-			t.Fatal("the old key was revoked before its settle window ended")
-		}
-		rows := liveKeysOf(k)
-		if len(rows) > 2 {
-			t.Fatalf("%d keys of the object in Coder, want at most one current and one retiring", len(rows))
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	// After the restart, the old key stays until the window ends; the last
+	// second is left to the clocks of the test and the fake Coder.
+	Never(t, time.Until(newRow.CreatedAt.Add(settle))-time.Second, "the settle window broken before its end", oldKeyGoneOrExtraKey)
 	Eventually(t, waitLong, "one key and one record left", func() (bool, string) {
 		rows, recs := liveKeysOf(k), recordsOf(t, k)
 		return len(rows) == 1 && rows[0].ID == newRow.ID && len(recs) == 1, fmt.Sprintf("%d keys, records %v", len(rows), recs)
