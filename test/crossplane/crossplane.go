@@ -161,6 +161,11 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Clien
 	if err := writeSecretFiles(ctx, kube, clientSecret, tlsDir); err != nil {
 		return nil, err
 	}
+	// The package cache: an emptyDir in Crossplane's pod, which Crossplane
+	// expects to exist.
+	if err := os.MkdirAll(filepath.Join(dir, "xpkg-cache"), 0o700); err != nil {
+		return nil, err
+	}
 	ports, err := freePorts(3)
 	if err != nil {
 		return nil, err
