@@ -142,9 +142,6 @@ func (b *bed) install(t *testing.T, xpkg, tag string, labels map[string]string) 
 	if err != nil {
 		t.Fatalf("%v\nCrossplane's logs:\n%s", err, b.xp.Logs())
 	}
-	if err := crossplane.RunAs(t.Context(), b.kube, rev); err != nil {
-		t.Fatalf("%v\nCrossplane's logs:\n%s", err, b.xp.Logs())
-	}
 	t.Logf("%s installed as revision %s in %s", ref, rev.Name, time.Since(start).Round(100*time.Millisecond))
 	return rev
 }

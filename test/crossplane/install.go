@@ -3,9 +3,16 @@ package crossplane
 import (
 	"archive/tar"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"os/exec"
 	"path"
@@ -89,8 +96,10 @@ func ExtractProvider(xpkg, dir string) (string, error) {
 }
 
 // Install creates the Provider for the package ref, or points the existing
-// one at ref, exactly as a user does, and waits until Crossplane reports
-// ref's revision Healthy and active. It returns that revision.
+// one at ref, exactly as a user does; acts as the External runtime of ref's
+// revision (actAsRuntime); and waits until Crossplane reports that revision
+// Healthy and active and its RBAC manager bound the revision's ClusterRole to
+// the provider's ServiceAccount. It returns the revision.
 func Install(ctx context.Context, kube client.Client, ref string) (*pkgv1.ProviderRevision, error) {
 	p := &pkgv1.Provider{ObjectMeta: metav1.ObjectMeta{Name: ProviderName}}
 	err := kube.Get(ctx, client.ObjectKeyFromObject(p), p)
@@ -108,7 +117,7 @@ func Install(ctx context.Context, kube client.Client, ref string) (*pkgv1.Provid
 	var rev *pkgv1.ProviderRevision
 	err = poll(ctx, 3*time.Minute, func() (bool, string, error) {
 		l := &pkgv1.ProviderRevisionList{}
-		if err := kube.List(ctx, l, client.MatchingLabels{"pkg.crossplane.io/package": ProviderName}); err != nil {
+		if err := kube.List(ctx, l, client.MatchingLabels{pkgv1.LabelParentPackage: ProviderName}); err != nil {
 			return false, "", err
 		}
 		for i := range l.Items {
@@ -116,12 +125,20 @@ func Install(ctx context.Context, kube client.Client, ref string) (*pkgv1.Provid
 			if r.Spec.Package != ref {
 				continue
 			}
-			c := r.GetCondition(pkgv1.TypeRevisionHealthy)
-			if r.Spec.DesiredState == pkgv1.PackageRevisionActive && c.Status == corev1.ConditionTrue {
-				rev = r
-				return true, "", nil
+			if r.Spec.DesiredState != pkgv1.PackageRevisionActive {
+				return false, fmt.Sprintf("revision %s is %s", r.Name, r.Spec.DesiredState), nil
 			}
-			return false, fmt.Sprintf("revision %s is %s, Healthy=%s (%s: %s)", r.Name, r.Spec.DesiredState, c.Status, c.Reason, c.Message), nil
+			if err := actAsRuntime(ctx, kube, r); err != nil {
+				return false, "", err
+			}
+			if c := r.GetCondition(pkgv1.TypeRevisionHealthy); c.Status != corev1.ConditionTrue {
+				return false, fmt.Sprintf("revision %s: Healthy=%s (%s: %s)", r.Name, c.Status, c.Reason, c.Message), nil
+			}
+			if ok, why, err := bound(ctx, kube, r); !ok || err != nil {
+				return false, why, err
+			}
+			rev = r
+			return true, "", nil
 		}
 		return false, "no revision of " + ref + " yet", nil
 	})
@@ -131,22 +148,58 @@ func Install(ctx context.Context, kube client.Client, ref string) (*pkgv1.Provid
 	return rev, nil
 }
 
-// RunAs makes the harness the External runtime of rev: the Deployment that
-// would run the provider, owned by rev and naming packagerbac's
-// ServiceAccount, which is how Crossplane's RBAC manager learns whom to bind
-// the revision's ClusterRole to. It has no replicas (there is no kubelet);
-// the provider runs as a process authenticated as that ServiceAccount. For
-// an upgrade, RunAs with the new revision moves the Deployment to it.
-func RunAs(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRevision) error {
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: packagerbac.ServiceAccountNamespace, Name: packagerbac.ServiceAccountName}}
+// tlsServerSecret is the Secret the runtime fills with the provider's
+// webhook serving certificate, named as the Deployment runtime names it.
+const tlsServerSecret = ProviderName + "-tls-server"
+
+// actAsRuntime does for rev what Crossplane's Deployment runtime does and the
+// External runtime leaves to whoever runs the provider; it is idempotent,
+// for calling until the revision is Healthy.
+//
+//   - The webhook TLS Secret, and its name in the revision's status: the
+//     revision controller establishes nothing until the runtime set it (it
+//     injects the CA into CRDs with conversion webhooks; ours have none).
+//   - The Deployment that would run the provider, owned by rev and naming
+//     packagerbac's ServiceAccount: Crossplane's RBAC manager binds the
+//     revision's system ClusterRole to the ServiceAccounts of the
+//     Deployments a revision owns. It has no replicas (there is no kubelet);
+//     the provider runs as a process authenticated as that ServiceAccount.
+//     An upgrade moves it to the new revision.
+func actAsRuntime(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRevision) error {
+	ns := packagerbac.ServiceAccountNamespace
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tlsServerSecret}}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(sec), sec); kerrors.IsNotFound(err) {
+		crt, key, err := selfSigned(ProviderName + "." + ns + ".svc")
+		if err != nil {
+			return err
+		}
+		sec.Type = corev1.SecretTypeTLS
+		sec.Data = map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key, "ca.crt": crt}
+		if err := kube.Create(ctx, sec); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	if name := rev.GetObservedTLSServerSecretName(); name == nil || *name != tlsServerSecret {
+		rev.SetObservedTLSServerSecretName(ptr.To(tlsServerSecret))
+		if err := kube.Status().Update(ctx, rev); err != nil {
+			return client.IgnoreNotFound(ignoreConflict(err))
+		}
+	}
+
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: packagerbac.ServiceAccountName}}
 	if err := kube.Create(ctx, sa); err != nil && !kerrors.IsAlreadyExists(err) {
 		return err
 	}
 	labels := map[string]string{"pkg.crossplane.io/provider": ProviderName}
-	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: packagerbac.ServiceAccountNamespace, Name: ProviderName}}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: ProviderName}}
 	err := kube.Get(ctx, client.ObjectKeyFromObject(d), d)
 	if err != nil && !kerrors.IsNotFound(err) {
 		return err
+	}
+	if err == nil && metav1.IsControlledBy(d, rev) {
+		return nil
 	}
 	create := kerrors.IsNotFound(err)
 	d.Labels = labels
@@ -174,21 +227,31 @@ func RunAs(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRevision)
 		err = kube.Update(ctx, d)
 	}
 	if err != nil {
-		return fmt.Errorf("cannot apply the runtime Deployment: %w", err)
+		return fmt.Errorf("cannot apply the runtime Deployment: %w", ignoreConflict(err))
 	}
-	// Wait until the RBAC manager bound the revision's role to it.
-	return poll(ctx, time.Minute, func() (bool, string, error) {
-		b := &rbacv1.ClusterRoleBinding{}
-		if err := kube.Get(ctx, client.ObjectKey{Name: SystemRoleName(rev)}, b); err != nil {
-			return false, "", client.IgnoreNotFound(err)
+	return nil
+}
+
+// bound reports whether the RBAC manager bound rev's system ClusterRole to
+// the provider's ServiceAccount.
+func bound(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRevision) (bool, string, error) {
+	b := &rbacv1.ClusterRoleBinding{}
+	if err := kube.Get(ctx, client.ObjectKey{Name: SystemRoleName(rev)}, b); err != nil {
+		return false, "no ClusterRoleBinding " + SystemRoleName(rev) + " yet", client.IgnoreNotFound(err)
+	}
+	for _, s := range b.Subjects {
+		if s.Kind == rbacv1.ServiceAccountKind && s.Namespace == packagerbac.ServiceAccountNamespace && s.Name == packagerbac.ServiceAccountName {
+			return true, "", nil
 		}
-		for _, s := range b.Subjects {
-			if s.Kind == rbacv1.ServiceAccountKind && s.Namespace == sa.Namespace && s.Name == sa.Name {
-				return true, "", nil
-			}
-		}
-		return false, fmt.Sprintf("the ClusterRoleBinding %s binds %v", b.Name, b.Subjects), nil
-	})
+	}
+	return false, fmt.Sprintf("the ClusterRoleBinding %s binds %v", b.Name, b.Subjects), nil
+}
+
+func ignoreConflict(err error) error {
+	if kerrors.IsConflict(err) {
+		return nil
+	}
+	return err
 }
 
 // SystemRoleName is the name of the ClusterRole (and its binding) that the
@@ -221,4 +284,34 @@ func poll(ctx context.Context, timeout time.Duration, cond func() (bool, string,
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
+}
+
+// selfSigned returns a PEM certificate for dnsName, valid for a day, and its
+// key.
+func selfSigned(dnsName string) (crt, key []byte, err error) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: dnsName},
+		DNSNames:              []string{dnsName},
+		NotBefore:             time.Now().Add(-time.Minute),
+		NotAfter:              time.Now().Add(24 * time.Hour),
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		IsCA:                  true,
+		BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &k.PublicKey, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	kd, err := x509.MarshalECPrivateKey(k)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}), nil
 }

@@ -73,11 +73,7 @@ func StartCrossplane(ctx context.Context, xpkg string) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	rev, err := crossplane.Install(ctx, e.Kube, ref)
-	if err != nil {
-		return nil, fmt.Errorf("%w\nCrossplane's logs:\n%s", err, xp.Logs())
-	}
-	if err := crossplane.RunAs(ctx, e.Kube, rev); err != nil {
+	if _, err := crossplane.Install(ctx, e.Kube, ref); err != nil {
 		return nil, fmt.Errorf("%w\nCrossplane's logs:\n%s", err, xp.Logs())
 	}
 	pkg, err := packagerbac.Load(crds.RepoRoot())
