@@ -20,6 +20,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
@@ -157,27 +158,38 @@ func TestCrossplaneInstallsTheProvider(t *testing.T) {
 
 	t.Run("the revision installed exactly the package's CRDs", func(t *testing.T) {
 		want := packageCRDs(t)
-		got := map[string]bool{}
-		l := &apiextensionsv1.CustomResourceDefinitionList{}
-		if err := b.kube.List(t.Context(), l); err != nil {
-			t.Fatal(err)
-		}
-		for _, crd := range l.Items {
-			if !strings.Contains(crd.Spec.Group, "coder.") {
-				continue
+		var got map[string]bool
+		var notYet []string
+		// The managed resources' CRDs come from their
+		// ManagedResourceDefinitions, which Crossplane activates after the
+		// revision is Healthy.
+		err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			got, notYet = map[string]bool{}, nil
+			l := &apiextensionsv1.CustomResourceDefinitionList{}
+			if err := b.kube.List(ctx, l); err != nil {
+				return false, err
 			}
-			got[crd.Name] = true
-			if !established(&crd) {
-				t.Errorf("CRD %s is not Established", crd.Name)
+			for _, crd := range l.Items {
+				if !strings.Contains(crd.Spec.Group, "coder.") {
+					continue
+				}
+				got[crd.Name] = true
+				if !established(&crd) {
+					notYet = append(notYet, crd.Name)
+				}
 			}
-		}
+			return cmp.Equal(want, got) && len(notYet) == 0, nil
+		})
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("CRDs of our groups in the cluster (+) against package/crds (-):\n%s", diff)
+		}
+		if err != nil {
+			t.Errorf("not Established after a minute: %v (%v)", notYet, err)
 		}
 	})
 
 	t.Run("the RBAC manager made the revision's ClusterRoles and bound ours", func(t *testing.T) {
-		for _, suffix := range []string{"system", "aggregate-to-edit", "aggregate-to-view", "aggregate-to-browse"} {
+		for _, suffix := range []string{"system", "aggregate-to-edit", "aggregate-to-view"} {
 			n := "crossplane:provider:" + rev.Name + ":" + suffix
 			if err := b.kube.Get(t.Context(), client.ObjectKey{Name: n}, &rbacv1.ClusterRole{}); err != nil {
 				t.Errorf("ClusterRole %s: %v", n, err)
@@ -206,8 +218,8 @@ func TestCrossplaneInstallsTheProvider(t *testing.T) {
 			return
 		}
 		if diff := cmp.Diff(packagerbac.SystemRules(), cr.Rules); diff != "" {
-			t.Errorf("Crossplane grants other rules than %s records (-recorded +granted); run go test ./test/crossplane -run %s -update:\n%s",
-				packagerbac.RecordedFile, t.Name(), diff)
+			t.Errorf("Crossplane grants other rules than %s records (-recorded +granted); run go test ./test/crossplane -run TestCrossplaneInstallsTheProvider -update:\n%s",
+				packagerbac.RecordedFile, diff)
 		}
 	})
 

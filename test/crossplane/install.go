@@ -232,9 +232,13 @@ func actAsRuntime(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRe
 	return nil
 }
 
-// bound reports whether the RBAC manager bound rev's system ClusterRole to
-// the provider's ServiceAccount.
+// bound reports whether the RBAC manager created rev's system ClusterRole
+// (it does once the revision's CRDs are established) and bound it to the
+// provider's ServiceAccount.
 func bound(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRevision) (bool, string, error) {
+	if err := kube.Get(ctx, client.ObjectKey{Name: SystemRoleName(rev)}, &rbacv1.ClusterRole{}); err != nil {
+		return false, "no ClusterRole " + SystemRoleName(rev) + " yet", client.IgnoreNotFound(err)
+	}
 	b := &rbacv1.ClusterRoleBinding{}
 	if err := kube.Get(ctx, client.ObjectKey{Name: SystemRoleName(rev)}, b); err != nil {
 		return false, "no ClusterRoleBinding " + SystemRoleName(rev) + " yet", client.IgnoreNotFound(err)
