@@ -277,14 +277,22 @@ func (w *prefixWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
+// freePorts returns n distinct ports free on loopback: all n listeners are
+// open at once, so no two are the same.
 func freePorts(n int) ([]int, error) {
 	var out []int
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			_ = l.Close()
+		}
+	}()
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return nil, err
 		}
-		defer func() { _ = l.Close() }()
+		ls = append(ls, l)
 		out = append(out, l.Addr().(*net.TCPAddr).Port)
 	}
 	return out, nil
