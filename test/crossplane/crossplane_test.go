@@ -25,6 +25,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
@@ -319,6 +320,16 @@ spec:
 		if got := string(get(t, b.kube, ns, name).GetUID()); got != uids[name] {
 			t.Errorf("%s was recreated by the upgrade: uid %s, was %s", name, got, uids[name])
 		}
+	}
+	// What the provider needs beyond what it used here (deleting cleanup
+	// records, watching namespaces) is granted too: the review the
+	// provider itself runs at start, as its ServiceAccount.
+	as, err := client.New(b.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...), client.Options{Scheme: b.kube.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if missing, err := config.MissingPermissions(t.Context(), as, config.Needed); err != nil || len(missing) > 0 {
+		t.Errorf("the provider's ServiceAccount lacks %s (%v)", config.MissingPermissionsMessage(missing), err)
 	}
 	var live []string
 	for _, k := range coder.Keys() {
