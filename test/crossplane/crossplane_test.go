@@ -235,33 +235,16 @@ func TestCrossplaneInstallsTheProvider(t *testing.T) {
 // new provider manages what the old one created.
 func upgrade(t *testing.T, b *bed, old *pkgv1.ProviderRevision, xpkg string) {
 	t.Helper()
-	pkg, err := packagerbac.Load(crds.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, o := range []client.Object{pkg.ExtraClusterRole(), pkg.ExtraBinding.DeepCopy()} {
-		if err := b.kube.Create(t.Context(), o); err != nil {
-			t.Fatal(err)
-		}
-	}
 	coder := fakecoder.New(fakecoder.Options{})
 	if err := coder.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(coder.Close)
-	bin, err := crossplane.ExtractProvider(xpkg, b.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proc, err := providerprocess.New(bin, b.dir, b.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...),
-		append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
+	proc, err := crossplane.RunProvider(t.Context(), b.kube, b.cp, xpkg, b.dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(proc.Stop)
-	if err := proc.Start(t.Context()); err != nil {
-		t.Fatalf("%v\n%s", err, proc.Logs())
-	}
 
 	const ns = "team-upgrade"
 	apply(t, b.kube, fmt.Sprintf(`
@@ -416,21 +399,23 @@ func get(t *testing.T, kube client.Client, ns, name string) *unstructured.Unstru
 // waitReady waits until the key is Ready and returns its external name.
 func waitReady(t *testing.T, kube client.Client, proc *providerprocess.Process, ns, name string) string {
 	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for {
-		u := get(t, kube, ns, name)
-		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	var u *unstructured.Unstructured
+	var conds []any
+	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		u = get(t, kube, ns, name)
+		conds, _, _ = unstructured.NestedSlice(u.Object, "status", "conditions")
 		for _, c := range conds {
 			m, _ := c.(map[string]any)
 			if m["type"] == "Ready" && m["status"] == string(corev1.ConditionTrue) {
-				return u.GetAnnotations()["crossplane.io/external-name"]
+				return true, nil
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s/%s is not Ready after a minute: %v\nprovider logs:\n%s", ns, name, conds, tail(proc.Logs(), 40))
-		}
-		time.Sleep(250 * time.Millisecond)
+		return false, nil
+	})
+	if err != nil {
+		t.Fatalf("%s/%s is not Ready after a minute: %v\nprovider logs:\n%s", ns, name, conds, tail(proc.Logs(), 40))
 	}
+	return u.GetAnnotations()["crossplane.io/external-name"]
 }
 
 func tail(s string, n int) string {

@@ -29,11 +29,14 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
 )
 
 // ProviderName is the Provider object's name, as examples/install names it.
@@ -267,27 +270,21 @@ func SystemRoleName(rev *pkgv1.ProviderRevision) string {
 // poll calls cond every half second until it holds or timeout passes; the
 // error then carries cond's last word.
 func poll(ctx context.Context, timeout time.Duration, cond func() (bool, string, error)) error {
-	deadline := time.Now().Add(timeout)
 	last := "nothing observed yet"
-	for {
+	err := wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		ok, why, err := cond()
 		switch {
-		case ok:
-			return nil
 		case err != nil:
 			last = err.Error()
 		case why != "":
 			last = why
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not done after %s: %s", timeout, last)
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w: %s", ctx.Err(), last)
-		case <-time.After(500 * time.Millisecond):
-		}
+		return ok, nil
+	})
+	if err != nil {
+		return fmt.Errorf("not done after %s: %s (%w)", timeout, last, err)
 	}
+	return nil
 }
 
 // selfSigned returns a PEM certificate for dnsName, valid for a day, and its
@@ -318,4 +315,33 @@ func selfSigned(dnsName string) (crt, key []byte, err error) {
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
 		pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kd}), nil
+}
+
+// RunProvider is the rest of an install as an operator does it, with the
+// provider run by the External runtime: it applies examples/install/rbac.yaml
+// and starts the provider binary of the package file xpkg, with flags, as the
+// ServiceAccount Crossplane's RBAC manager bound, logging in dir.
+func RunProvider(ctx context.Context, kube client.Client, cp *controlplane.ControlPlane, xpkg, dir string, flags ...string) (*providerprocess.Process, error) {
+	pkg, err := packagerbac.Load(crds.RepoRoot())
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range []client.Object{pkg.ExtraClusterRole(), pkg.ExtraBinding.DeepCopy()} {
+		if err := kube.Create(ctx, o); err != nil && !kerrors.IsAlreadyExists(err) {
+			return nil, fmt.Errorf("cannot apply %s: %w", packagerbac.ExtraRBACFile, err)
+		}
+	}
+	bin, err := ExtractProvider(xpkg, dir)
+	if err != nil {
+		return nil, err
+	}
+	p, err := providerprocess.New(bin, dir, cp.UserConfig(packagerbac.User(), packagerbac.Groups()...), flags...)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Start(ctx); err != nil {
+		p.Stop()
+		return nil, fmt.Errorf("%w:\n%s", err, p.Logs())
+	}
+	return p, nil
 }

@@ -13,11 +13,9 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/crossplane"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 	"github.com/crossplane-contrib/provider-coder/test/kind"
-	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
 )
 
@@ -76,27 +74,10 @@ func StartCrossplane(ctx context.Context, xpkg string) (_ *Env, err error) {
 	if _, err := crossplane.Install(ctx, e.Kube, ref); err != nil {
 		return nil, fmt.Errorf("%w\nCrossplane's logs:\n%s", err, xp.Logs())
 	}
-	pkg, err := packagerbac.Load(crds.RepoRoot())
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range []client.Object{pkg.ExtraClusterRole(), pkg.ExtraBinding.DeepCopy()} {
-		if err := e.Kube.Create(ctx, o); err != nil {
-			return nil, fmt.Errorf("cannot apply %s: %w", packagerbac.ExtraRBACFile, err)
-		}
-	}
-	pbin, err := crossplane.ExtractProvider(xpkg, dir)
-	if err != nil {
-		return nil, err
-	}
-	flags := append(kind.ProviderArgs(), "--health-probe-bind-address=0")
-	if c.proc, err = providerprocess.New(pbin, dir, e.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...), flags...); err != nil {
+	if c.proc, err = crossplane.RunProvider(ctx, e.Kube, e.cp, xpkg, dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...); err != nil {
 		return nil, err
 	}
 	e.teardown = append(e.teardown, c.proc.Stop)
-	if err := c.proc.Start(ctx); err != nil {
-		return nil, fmt.Errorf("%w:\n%s", err, c.proc.Logs())
-	}
 	e.Coder = fakecoder.New(fakecoder.Options{})
 	if err := e.Coder.Start(); err != nil {
 		return nil, err
