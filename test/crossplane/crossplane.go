@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
@@ -170,7 +172,7 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Clien
 	if err != nil {
 		return nil, err
 	}
-	if err := x.start(env, "core", bin, "core", "start",
+	if err := x.start(env, "core", fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[0]), bin, "core", "start",
 		"--package-runtime=External",
 		"--enable-webhooks=false",
 		"--cache-dir="+filepath.Join(dir, "xpkg-cache"),
@@ -183,7 +185,7 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Clien
 	}
 	// The RBAC manager's metrics listen on :8080, which it takes no flag to
 	// change; it fails at start if the port is taken.
-	if err := x.start(env, "rbac", bin, "rbac", "start", "--debug"); err != nil {
+	if err := x.start(env, "rbac", "http://127.0.0.1:8080/metrics", bin, "rbac", "start", "--debug"); err != nil {
 		return nil, err
 	}
 	return x, nil
@@ -208,8 +210,9 @@ func writeSecretFiles(ctx context.Context, kube client.Client, name, dir string)
 	return nil
 }
 
-// start runs one Crossplane process, its output prefixed with name in Logs.
-func (x *Crossplane) start(env []string, name, bin string, args ...string) error {
+// start runs one Crossplane process, its output prefixed with name in Logs,
+// and waits until its controller manager serves metrics at metrics.
+func (x *Crossplane) start(env []string, name, metrics, bin string, args ...string) error {
 	cmd := exec.Command(bin, args...)
 	cmd.Env = append(slices.Clone(env), "TLS_CLIENT_CERTS_DIR="+filepath.Join(x.dir, "tls-client"))
 	w := &prefixWriter{x: x, prefix: name + ": "}
@@ -223,12 +226,27 @@ func (x *Crossplane) start(env []string, name, bin string, args ...string) error
 	x.procs, x.done = append(x.procs, cmd), append(x.done, done)
 	// A process that fails its flags or a port exits at once; say so here
 	// rather than as a package that never installs.
-	select {
-	case <-done:
-		return fmt.Errorf("crossplane %s exited at start:\n%s", name, x.Logs())
-	case <-time.After(2 * time.Second):
-		return nil
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		select {
+		case <-done:
+			return false, fmt.Errorf("crossplane %s exited at start:\n%s", name, x.Logs())
+		default:
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, metrics, nil)
+		if err != nil {
+			return false, err
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return false, nil
+		}
+		_ = resp.Body.Close()
+		return resp.StatusCode == http.StatusOK, nil
+	})
+	if err != nil {
+		return fmt.Errorf("crossplane %s serves no metrics at %s: %w", name, metrics, err)
 	}
+	return nil
 }
 
 // Running reports whether every Crossplane process still runs.
