@@ -23,7 +23,7 @@ var Mutations = []Mutation{
 		// holds a Coder-down namespace for dependentTimeout instead of
 		// releasing it after unreachableTimeout.
 		Name: "no-namespace-check-in-the-hold",
-		File: "internal/controller/config/hold.go",
+		File: "internal/controller/providerconfig/hold.go",
 		Old:  "if in.NamespaceDeleting = nsDeleting; nsDeleting {",
 		New:  "if in.NamespaceDeleting = nsDeleting && false; in.NamespaceDeleting {",
 		Pkgs: []string{"./test/e2e/"},
@@ -42,7 +42,7 @@ var Mutations = []Mutation{
 	{
 		// A ProviderConfig being deleted releases at once, whatever uses it.
 		Name: "no-hold-at-all",
-		File: "internal/controller/config/hold.go",
+		File: "internal/controller/providerconfig/hold.go",
 		Old:  "d := hold.Decide(in)",
 		New:  "d := hold.Decision{Phase: hold.PhaseReleased, Why: hold.WhyNoDependents}",
 		Pkgs: []string{"./test/e2e/"},
@@ -71,7 +71,7 @@ var Mutations = []Mutation{
 		// The token Secret is never protected: a namespace deletion can
 		// take the credentials before the dependents have deleted.
 		Name: "credentials-finalizer-never-placed",
-		File: "internal/controller/config/hold.go",
+		File: "internal/controller/providerconfig/hold.go",
 		Old:  "\t\tcontrollerutil.AddFinalizer(sec, CredentialsFinalizer)\n",
 		New:  "",
 		Pkgs: []string{"./test/e2e/"},

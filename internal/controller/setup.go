@@ -20,9 +20,9 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/credentials"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -52,7 +52,7 @@ type Options struct {
 
 // Setup adds every controller of the provider to the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
-	if err := config.SetupIndexes(ctx, mgr); err != nil {
+	if err := pccontroller.SetupIndexes(ctx, mgr); err != nil {
 		return err
 	}
 	clients := coder.NewCache(256, 30*time.Minute)
@@ -76,7 +76,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}
 		sweepNow = sw.Trigger
 	}
-	if err := config.Setup(mgr, config.Options{
+	if err := pccontroller.Setup(mgr, pccontroller.Options{
 		Logger:                  o.Logger,
 		Clients:                 clients,
 		Poll:                    o.PollInterval,

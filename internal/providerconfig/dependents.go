@@ -29,13 +29,6 @@ const DependentsIndex = "coder.crossplane.io/providerconfig"
 
 const errListDependents = "cannot list dependents"
 
-// ManagedFinalizer is the finalizer every managed resource of the provider
-// carries while its object may exist in Coder. It is qualified, as
-// Kubernetes asks, and ours alone: we never remove anyone else's. A
-// dependent with a deletion timestamp holds its ProviderConfig only while it
-// still carries this finalizer.
-const ManagedFinalizer = "ai.coder.crossplane.io/external-cleanup"
-
 // A ManagedKind is one kind of managed resource that can depend on a
 // ProviderConfig.
 type ManagedKind struct {

@@ -22,7 +22,7 @@ import (
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -180,7 +180,7 @@ var configKinds = []configKind{
 // holding writes the hold the provider writes for a ProviderConfig being
 // deleted, from the hold's own decision at now.
 func holding(pc providerconfig.Object, deps []hold.Dependent, now time.Time) {
-	beingDeleted(pc, config.Finalizer)
+	beingDeleted(pc, providerconfig.HoldFinalizer)
 	d := hold.Decide(hold.Input{Now: now, DeletedAt: deleted.Time, Dependents: deps, Bounds: hold.DefaultBounds()})
 	if d.Phase == hold.PhaseReleased {
 		panic("sample hold is released: " + d.Why)
@@ -198,7 +198,7 @@ func holding(pc providerconfig.Object, deps []hold.Dependent, now time.Time) {
 	}
 	st := providerconfig.StatusOf(pc)
 	st.Hold = h
-	c := xpv2.Unavailable().WithMessage(config.WaitingMessage + " (" + h.Phase + " until " + h.Until.UTC().Format(time.RFC3339) + "): " + strings.Join(listed, ", "))
+	c := xpv2.Unavailable().WithMessage(pccontroller.WaitingMessage + " (" + h.Phase + " until " + h.Until.UTC().Format(time.RFC3339) + "): " + strings.Join(listed, ", "))
 	c.Reason = xpv2.ConditionReason(d.Why)
 	pc.SetConditions(at(c))
 }
@@ -208,7 +208,7 @@ func connected(pc providerconfig.Object, users int64) {
 	st.DeploymentID, st.Version = "0b0c2f51-8c1a-4d8e-9f0e-5a6b7c8d9e0f", "v2.36.0"
 	pc.SetUsers(users)
 	c := xpv2.Available()
-	c.Reason = config.ReasonConnected
+	c.Reason = pccontroller.ReasonConnected
 	pc.SetConditions(at(c))
 }
 
@@ -232,15 +232,15 @@ var configStates = map[string]configState{
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 1 managed resource"},
 	},
 	"unauthorized": {
-		set:  notReady(config.ReasonUnauthorized, "Coder rejected the session token: 401 Unauthorized"),
+		set:  notReady(pccontroller.ReasonUnauthorized, "Coder rejected the session token: 401 Unauthorized"),
 		want: health{"Degraded", "Unauthorized: Coder rejected the session token: 401 Unauthorized"},
 	},
 	"credentials-unavailable": {
-		set:  notReady(config.ReasonCredentialsUnavailable, "cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"),
+		set:  notReady(pccontroller.ReasonCredentialsUnavailable, "cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"),
 		want: health{"Degraded", "CredentialsUnavailable: cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"},
 	},
 	"coder-unreachable": {
-		set:  notReady(config.ReasonCoderUnreachable, "Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"),
+		set:  notReady(pccontroller.ReasonCoderUnreachable, "Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"),
 		want: health{"Progressing", "CoderUnreachable: Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"},
 	},
 	"holding": {
@@ -273,7 +273,7 @@ var configStates = map[string]configState{
 		// Deleted a moment ago; the provider has not written the hold yet.
 		set: func(pc providerconfig.Object, _ configKind) {
 			connected(pc, 0)
-			beingDeleted(pc, config.Finalizer)
+			beingDeleted(pc, providerconfig.HoldFinalizer)
 		},
 		want: health{"Progressing", "Deleting"},
 	},

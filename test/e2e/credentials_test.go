@@ -23,7 +23,6 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -39,12 +38,12 @@ func secretOf(ns, name string) *corev1.Secret {
 // credentials finalizer.
 func protectedNow(t *testing.T, s *corev1.Secret) bool {
 	t.Helper()
-	return env.Get(t, s) && meta.FinalizerExists(s, config.CredentialsFinalizer)
+	return env.Get(t, s) && meta.FinalizerExists(s, providerconfig.CredentialsFinalizer)
 }
 
 func waitProtected(t *testing.T, s *corev1.Secret) {
 	t.Helper()
-	Eventually(t, waitLong, "Secret "+s.Namespace+"/"+s.Name+" to carry "+config.CredentialsFinalizer, func() (bool, string) {
+	Eventually(t, waitLong, "Secret "+s.Namespace+"/"+s.Name+" to carry "+providerconfig.CredentialsFinalizer, func() (bool, string) {
 		return protectedNow(t, s), fmt.Sprint(s.Finalizers)
 	})
 }
@@ -54,7 +53,7 @@ func waitProtected(t *testing.T, s *corev1.Secret) {
 func waitReleased(t *testing.T, s *corev1.Secret, bound time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
-	Eventually(t, bound, "Secret "+s.Namespace+"/"+s.Name+" to lose "+config.CredentialsFinalizer, func() (bool, string) {
+	Eventually(t, bound, "Secret "+s.Namespace+"/"+s.Name+" to lose "+providerconfig.CredentialsFinalizer, func() (bool, string) {
 		return !protectedNow(t, s), fmt.Sprint(s.Finalizers)
 	})
 	return time.Since(start)

@@ -22,7 +22,7 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
@@ -121,7 +121,7 @@ func TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig(t *testing.T) {
 	Eventually(t, waitLong, "ProviderConfig b to hold for its key", func() (bool, string) {
 		env.Get(t, b)
 		c := b.GetCondition(xpv2.TypeReady)
-		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+ns+"/"+k.Name), c.Message
+		return strings.Contains(c.Message, pccontroller.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+ns+"/"+k.Name), c.Message
 	})
 	before := releasedWithoutDelete(t, "AIGatewayKey")
 	id := meta.GetExternalName(k)
@@ -168,7 +168,7 @@ func TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 		kept()
 		env.Get(t, pc)
 		c := pc.GetCondition(xpv2.TypeReady)
-		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIProvider/"+ns+"/"+p.Name), c.Message
+		return strings.Contains(c.Message, pccontroller.WaitingMessage) && strings.Contains(c.Message, "AIProvider/"+ns+"/"+p.Name), c.Message
 	})
 	// A failed delete under the hold is retried: wait for a second one.
 	Eventually(t, waitLong, "Coder to fail a second delete", func() (bool, string) {

@@ -20,8 +20,9 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -62,13 +63,13 @@ func newHoldSetupOf(t *testing.T, coder Coder) holdSetup {
 	// Credential protection is in place before the ProviderConfig is
 	// Ready, so before any dependent can create anything in Coder.
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "coder-token"}}
-	if !env.Get(t, secret) || !meta.FinalizerExists(secret, config.CredentialsFinalizer) {
-		t.Fatalf("the token Secret lacks %s although the ProviderConfig is Ready: %v", config.CredentialsFinalizer, secret.Finalizers)
+	if !env.Get(t, secret) || !meta.FinalizerExists(secret, providerconfig.CredentialsFinalizer) {
+		t.Fatalf("the token Secret lacks %s although the ProviderConfig is Ready: %v", providerconfig.CredentialsFinalizer, secret.Finalizers)
 	}
-	if !meta.FinalizerExists(pc, config.Finalizer) {
+	if !meta.FinalizerExists(pc, providerconfig.HoldFinalizer) {
 		env.Get(t, pc)
-		if !meta.FinalizerExists(pc, config.Finalizer) {
-			t.Fatalf("the ProviderConfig lacks %s: %v", config.Finalizer, pc.Finalizers)
+		if !meta.FinalizerExists(pc, providerconfig.HoldFinalizer) {
+			t.Fatalf("the ProviderConfig lacks %s: %v", providerconfig.HoldFinalizer, pc.Finalizers)
 		}
 	}
 	k := newKey(ns, "gateway")
@@ -174,7 +175,7 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	Eventually(t, waitLong, "the ProviderConfig to hold for the key", func() (bool, string) {
 		env.Get(t, s.pc)
 		c := s.pc.GetCondition(xpv2.TypeReady)
-		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+s.ns+"/gateway"),
+		return strings.Contains(c.Message, pccontroller.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+s.ns+"/gateway"),
 			c.Message
 	})
 	if h := s.pc.Status.Hold; h == nil || h.Phase != "Holding" || h.Remaining != 1 {
@@ -183,8 +184,8 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	if !env.Get(t, s.key) || !s.keyInCoder() {
 		t.Fatalf("the key let go while Coder failed its delete")
 	}
-	if !strings.Contains(env.Cluster.ProviderLogs(t), config.WaitingMessage) {
-		t.Errorf("the provider never logged %q", config.WaitingMessage)
+	if !strings.Contains(env.Cluster.ProviderLogs(t), pccontroller.WaitingMessage) {
+		t.Errorf("the provider never logged %q", pccontroller.WaitingMessage)
 	}
 
 	s.coder.ClearFault(fakecoder.EndpointKeysDelete)
@@ -253,14 +254,14 @@ func TestCredentialsFinalizerLeavesWithTheLastProviderConfig(t *testing.T) {
 
 	env.Delete(t, first)
 	env.WaitGone(t, first, waitLong)
-	if env.Get(t, secret); !meta.FinalizerExists(secret, config.CredentialsFinalizer) {
+	if env.Get(t, secret); !meta.FinalizerExists(secret, providerconfig.CredentialsFinalizer) {
 		t.Fatalf("the Secret lost its protection while ProviderConfig %s still uses it", second.Name)
 	}
 	env.Delete(t, second)
 	env.WaitGone(t, second, waitLong)
 	Eventually(t, waitLong, "the Secret to lose our finalizer", func() (bool, string) {
 		env.Get(t, secret)
-		return !meta.FinalizerExists(secret, config.CredentialsFinalizer), fmt.Sprint(secret.Finalizers)
+		return !meta.FinalizerExists(secret, providerconfig.CredentialsFinalizer), fmt.Sprint(secret.Finalizers)
 	})
 }
 

@@ -24,7 +24,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -102,7 +101,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.reader.Get(ctx, req.NamespacedName, sec); err != nil {
 		return reconcile.Result{}, errors.Wrap(client.IgnoreNotFound(err), errGetSecret)
 	}
-	if !controllerutil.ContainsFinalizer(sec, config.CredentialsFinalizer) {
+	if !controllerutil.ContainsFinalizer(sec, providerconfig.CredentialsFinalizer) {
 		return reconcile.Result{}, nil
 	}
 	configs, err := r.configs(ctx, req.Namespace)
@@ -114,7 +113,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	orig := sec.DeepCopy()
-	controllerutil.RemoveFinalizer(sec, config.CredentialsFinalizer)
+	controllerutil.RemoveFinalizer(sec, providerconfig.CredentialsFinalizer)
 	err = r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{}))
 	switch {
 	case kerrors.IsConflict(err):

@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"context"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -19,7 +20,6 @@ import (
 	"github.com/crossplane-contrib/provider-coder/apis"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 )
 
 const foreign = "someone.else/finalizer"
@@ -27,7 +27,7 @@ const foreign = "someone.else/finalizer"
 func protectedSecret() *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 		Namespace: token.Namespace, Name: token.Name,
-		Finalizers: []string{foreign, config.CredentialsFinalizer},
+		Finalizers: []string{foreign, providerconfig.CredentialsFinalizer},
 	}}
 }
 
@@ -68,7 +68,7 @@ func TestReconcile(t *testing.T) {
 		"Needed": {
 			reason: "A Secret a live ProviderConfig of its namespace reads keeps our finalizer.",
 			objs:   []client.Object{protectedSecret(), namespacedConfig(token.Namespace, token.Name)},
-			want:   want{finalizers: []string{foreign, config.CredentialsFinalizer}},
+			want:   want{finalizers: []string{foreign, providerconfig.CredentialsFinalizer}},
 		},
 		"NamespacedConfigElsewhere": {
 			reason: "A namespaced ProviderConfig reads Secrets of its own namespace only: one elsewhere with the same secretRef does not keep it.",
@@ -91,7 +91,7 @@ func TestReconcile(t *testing.T) {
 				}
 				return c.List(ctx, l, opts...)
 			}},
-			want: want{result: reconcile.Result{RequeueAfter: AfterConflict}, finalizers: []string{foreign, config.CredentialsFinalizer}},
+			want: want{result: reconcile.Result{RequeueAfter: AfterConflict}, finalizers: []string{foreign, providerconfig.CredentialsFinalizer}},
 		},
 	}
 	for name, tc := range cases {

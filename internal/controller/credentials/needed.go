@@ -5,7 +5,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -26,7 +25,7 @@ func ConfigOf(pc providerconfig.Object) Config {
 	c := Config{
 		Ref:      providerconfig.RefOfConfig(pc),
 		Deleting: pc.GetDeletionTimestamp() != nil,
-		Holding:  meta.FinalizerExists(pc, config.Finalizer),
+		Holding:  meta.FinalizerExists(pc, providerconfig.HoldFinalizer),
 	}
 	for _, s := range providerconfig.ConnectionOf(pc).Secrets() {
 		c.Secrets = append(c.Secrets, s.NamespacedName())

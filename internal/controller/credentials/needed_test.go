@@ -11,7 +11,6 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -140,7 +139,7 @@ func TestConfigOf(t *testing.T) {
 		"NamespacedReadsItsNamespace": {
 			reason: "A namespaced ProviderConfig reads its Secrets in its own namespace.",
 			pc: &namespacedv1alpha1.ProviderConfig{
-				ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "a", Finalizers: []string{config.Finalizer}},
+				ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "a", Finalizers: []string{providerconfig.HoldFinalizer}},
 				Spec: common.LocalProviderConfigSpec{
 					Credentials: common.LocalCredentials{SecretRef: local},
 					TLS:         &common.LocalTLSConfig{CASecretRef: &common.LocalSecretKeySelector{Name: "coder-ca", Key: "ca.crt"}},

@@ -13,7 +13,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -21,7 +20,7 @@ import (
 // finalizer: the only Secrets this controller acts on.
 func protected() predicate.Predicate {
 	return predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return controllerutil.ContainsFinalizer(o, config.CredentialsFinalizer)
+		return controllerutil.ContainsFinalizer(o, providerconfig.CredentialsFinalizer)
 	})
 }
 

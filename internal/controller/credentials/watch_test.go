@@ -2,6 +2,7 @@ package credentials
 
 import (
 	"context"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"testing"
 	"time"
 
@@ -15,7 +16,6 @@ import (
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 )
 
 func TestEnqueueSecretsOfOldAndNew(t *testing.T) {
@@ -44,7 +44,7 @@ func TestEnqueueSecretsOfOldAndNew(t *testing.T) {
 func TestSecretsMayBeReleased(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	base := namespacedConfig(token.Namespace, token.Name)
-	base.Finalizers = []string{config.Finalizer}
+	base.Finalizers = []string{providerconfig.HoldFinalizer}
 	cases := map[string]struct {
 		reason string
 		change func(n *namespacedv1alpha1.ProviderConfig)

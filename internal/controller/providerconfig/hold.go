@@ -1,4 +1,4 @@
-package config
+package providerconfig
 
 import (
 	"context"
@@ -25,16 +25,6 @@ import (
 )
 
 const (
-	// Finalizer keeps a ProviderConfig while its dependents may still need
-	// its credentials to delete their objects in Coder.
-	Finalizer = "coder.crossplane.io/dependent-hold"
-	// CredentialsFinalizer keeps a Secret a ProviderConfig reads, so a
-	// namespace deletion cannot take the credentials away before the
-	// dependents have deleted their objects. A Secret being deleted still
-	// serves its data. The ProviderConfig reconcilers add it; the
-	// credentials controller, keyed on the Secret, alone removes it.
-	CredentialsFinalizer = "coder.crossplane.io/credentials-in-use"
-
 	// WaitingMessage is the hold's log line and condition message.
 	WaitingMessage = "Waiting for the objects that use this ProviderConfig to delete their resources in Coder"
 
@@ -59,14 +49,14 @@ func (r *Reconciler) protectSecrets(ctx context.Context, pc providerconfig.Objec
 			}
 			return errors.Wrap(err, errProtectSecret)
 		}
-		if controllerutil.ContainsFinalizer(sec, CredentialsFinalizer) {
+		if controllerutil.ContainsFinalizer(sec, providerconfig.CredentialsFinalizer) {
 			continue
 		}
 		if sec.DeletionTimestamp != nil {
 			return errors.Errorf("%s: %s", errSecretBeingDeleted, s.NamespacedName())
 		}
 		orig := sec.DeepCopy()
-		controllerutil.AddFinalizer(sec, CredentialsFinalizer)
+		controllerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)
 		if err := r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
 			return errors.Wrap(err, errProtectSecret)
 		}
@@ -77,7 +67,7 @@ func (r *Reconciler) protectSecrets(ctx context.Context, pc providerconfig.Objec
 // reconcileDeletion runs the hold of a ProviderConfig being deleted.
 func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, pc providerconfig.Object, deps []providerconfig.Dependent) (reconcile.Result, error) {
 	ref := providerconfig.RefOfConfig(pc)
-	if !meta.FinalizerExists(pc, Finalizer) {
+	if !meta.FinalizerExists(pc, providerconfig.HoldFinalizer) {
 		r.mem.setHolding(ref, false)
 		return reconcile.Result{}, nil
 	}

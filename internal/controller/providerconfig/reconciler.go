@@ -1,8 +1,10 @@
-// Package config reconciles the three ProviderConfig kinds: it reports
-// whether Coder answers and accepts the session token, records the Coder
-// deployment, and counts the managed resources that use each ProviderConfig.
-// It must not create anything in Coder.
-package config
+// Package providerconfig is the controller of the three ProviderConfig
+// kinds: it reports whether Coder answers and accepts the session token,
+// records the Coder deployment, counts the managed resources that use each
+// ProviderConfig, and holds a ProviderConfig's deletion for them. It must not
+// create anything in Coder. What a ProviderConfig is, and how a managed
+// resource reaches Coder through one, is internal/providerconfig.
+package providerconfig
 
 import (
 	"context"
@@ -70,14 +72,14 @@ type Options struct {
 	// MaxConcurrentReconciles per ProviderConfig kind.
 	MaxConcurrentReconciles int
 	// OnReady, if not nil, is called when a ProviderConfig becomes able to
-	// sweep its deployment's cleanup records (see memory.readyFor).
+	// sweep its deployment's cleanup records (see configStates.readyFor).
 	OnReady func()
 }
 
 // Setup adds a reconciler for each ProviderConfig kind to the manager. The
 // field indexes it needs must already be registered (see SetupIndexes).
 func Setup(mgr ctrl.Manager, o Options) error {
-	mem := &memory{m: map[providerconfig.Ref]*remembered{}}
+	mem := &configStates{m: map[providerconfig.Ref]*configState{}}
 	perms := &permissions{kube: mgr.GetClient(), ttl: o.Poll}
 	for _, gk := range providerconfig.Kinds() {
 		if err := setupKind(mgr, gk, o, mem, perms); err != nil {
@@ -116,7 +118,7 @@ func indexSecrets(o client.Object) []string {
 	return out
 }
 
-func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *memory, perms *permissions) error {
+func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStates, perms *permissions) error {
 	pc, err := providerconfig.New(gk)
 	if err != nil {
 		return err
@@ -132,7 +134,7 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *memory, pe
 		permissions: perms,
 		onReady:     o.OnReady,
 
-		finalizer: resource.NewAPIFinalizer(mgr.GetClient(), Finalizer),
+		finalizer: resource.NewAPIFinalizer(mgr.GetClient(), providerconfig.HoldFinalizer),
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(strings.ToLower(gk.Kind)+"."+gk.Group).
@@ -155,7 +157,7 @@ type Reconciler struct {
 	log     logging.Logger
 	poll    time.Duration
 	timeout time.Duration
-	mem     *memory
+	mem     *configStates
 	// permissions reviews the RBAC the provider needs beyond Crossplane's.
 	permissions *permissions
 	onReady     func()
@@ -191,7 +193,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, errors.Wrap(err, errAddFinalizer)
 	}
 
-	c := r.check(ctx, pc)
+	c := r.checkCoder(ctx, pc)
 	if m := r.permissions.Missing(ctx, time.Now()); len(m) > 0 && c.condition.Status == corev1.ConditionTrue {
 		// Not Ready: a dependent would create in Coder what the provider
 		// could not account for once deleted.
@@ -228,15 +230,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // check asks Coder for its build info and the token's user, reusing a
 // result younger than the poll interval for the same inputs, so a burst of
 // dependent changes does not become a burst of Coder requests.
-func (r *Reconciler) check(ctx context.Context, pc providerconfig.Object) check {
+func (r *Reconciler) checkCoder(ctx context.Context, pc providerconfig.Object) coderCheck {
 	ref := providerconfig.RefOfConfig(pc)
 	conn := providerconfig.ConnectionOf(pc)
 	cfg, err := providerconfig.ClientConfig(ctx, r.kube, conn, r.timeout)
 	if err != nil {
-		return check{condition: unavailable(ReasonCredentialsUnavailable, err)}
+		return coderCheck{condition: unavailable(ReasonCredentialsUnavailable, err)}
 	}
-	key := checkKey{generation: pc.GetGeneration(), client: coder.Fingerprint(cfg)}
-	if c, ok := r.mem.check(ref, key, time.Now(), r.poll); ok {
+	key := coderCheckKey{generation: pc.GetGeneration(), client: coder.Fingerprint(cfg)}
+	if c, ok := r.mem.lastCheck(ref, key, time.Now(), r.poll); ok {
 		return c
 	}
 	c := r.askCoder(ctx, cfg)
@@ -245,16 +247,16 @@ func (r *Reconciler) check(ctx context.Context, pc providerconfig.Object) check 
 	return c
 }
 
-func (r *Reconciler) askCoder(ctx context.Context, cfg coder.Config) check {
+func (r *Reconciler) askCoder(ctx context.Context, cfg coder.Config) coderCheck {
 	cl, err := r.clients.Get(cfg)
 	if err != nil {
-		return check{condition: unavailable(ReasonCredentialsUnavailable, errors.Wrap(err, errClient))}
+		return coderCheck{condition: unavailable(ReasonCredentialsUnavailable, errors.Wrap(err, errClient))}
 	}
 	bi, err := cl.BuildInfo(ctx)
 	if err != nil {
-		return check{condition: unavailable(ReasonCoderUnreachable, err)}
+		return coderCheck{condition: unavailable(ReasonCoderUnreachable, err)}
 	}
-	c := check{deploymentID: bi.DeploymentID, version: bi.Version}
+	c := coderCheck{deploymentID: bi.DeploymentID, version: bi.Version}
 	if _, err := cl.Me(ctx); err != nil {
 		reason := ReasonCoderUnreachable
 		if coder.IsUnauthorized(err) {

@@ -1,4 +1,4 @@
-package config
+package providerconfig
 
 import (
 	"reflect"
@@ -7,23 +7,25 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
-// memory is what the ProviderConfig reconcilers of every kind remember
+// configStates is what the ProviderConfig reconcilers of every kind remember
 // between reconciles, per ProviderConfig. It lives in memory: a restart
 // costs one more check of Coder and restarts the unreachable clock, which
 // only lengthens a bounded wait.
-type memory struct {
+type configStates struct {
 	mu sync.Mutex
-	m  map[providerconfig.Ref]*remembered
+	m  map[providerconfig.Ref]*configState
 }
 
-type remembered struct {
+type configState struct {
 	// check is the last answer from Coder, reused while younger than the
 	// poll interval and its inputs are unchanged.
-	check *check
+	check *coderCheck
 	// unreachableSince is when Coder stopped answering a ProviderConfig
 	// being deleted; zero while it answers.
 	unreachableSince time.Time
@@ -34,11 +36,11 @@ type remembered struct {
 	sweeps string
 }
 
-// at returns what is remembered of ref, creating it; the caller holds mu.
-func (m *memory) at(ref providerconfig.Ref) *remembered {
+// at returns the state of ref, creating it; the caller holds mu.
+func (m *configStates) at(ref providerconfig.Ref) *configState {
 	r, ok := m.m[ref]
 	if !ok {
-		r = &remembered{}
+		r = &configState{}
 		m.m[ref] = r
 	}
 	return r
@@ -51,7 +53,7 @@ const unreadyRecheck = 10 * time.Second
 
 // check returns the last check of ref if it was made for key less than
 // maxAge ago (unreadyRecheck for a check that found it not Ready).
-func (m *memory) check(ref providerconfig.Ref, key checkKey, now time.Time, maxAge time.Duration) (check, bool) {
+func (m *configStates) lastCheck(ref providerconfig.Ref, key coderCheckKey, now time.Time, maxAge time.Duration) (coderCheck, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.at(ref).check
@@ -59,12 +61,12 @@ func (m *memory) check(ref providerconfig.Ref, key checkKey, now time.Time, maxA
 		maxAge = min(maxAge, unreadyRecheck)
 	}
 	if c == nil || !reflect.DeepEqual(c.key, key) || now.Sub(c.at) >= maxAge {
-		return check{}, false
+		return coderCheck{}, false
 	}
 	return *c, true
 }
 
-func (m *memory) putCheck(ref providerconfig.Ref, c check) {
+func (m *configStates) putCheck(ref providerconfig.Ref, c coderCheck) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.at(ref).check = &c
@@ -72,7 +74,7 @@ func (m *memory) putCheck(ref providerconfig.Ref, c check) {
 
 // unreachableSince returns since when Coder has not answered for ref,
 // starting the clock at now.
-func (m *memory) unreachableSince(ref providerconfig.Ref, now time.Time) time.Time {
+func (m *configStates) unreachableSince(ref providerconfig.Ref, now time.Time) time.Time {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.at(ref)
@@ -83,7 +85,7 @@ func (m *memory) unreachableSince(ref providerconfig.Ref, now time.Time) time.Ti
 }
 
 // reachable stops the unreachable clock of ref.
-func (m *memory) reachable(ref providerconfig.Ref) {
+func (m *configStates) reachable(ref providerconfig.Ref) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.at(ref).unreachableSince = time.Time{}
@@ -94,7 +96,7 @@ func (m *memory) reachable(ref providerconfig.Ref) {
 // Ready (also the first time after a restart, or when Coder answers again),
 // moved to another deployment, or had sweeping turned on. Abandoned records
 // of that deployment can be swept at once rather than at the next interval.
-func (m *memory) readyFor(ref providerconfig.Ref, deployment string) bool {
+func (m *configStates) readyFor(ref providerconfig.Ref, deployment string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	r := m.at(ref)
@@ -103,15 +105,15 @@ func (m *memory) readyFor(ref providerconfig.Ref, deployment string) bool {
 	return changed
 }
 
-func (m *memory) setHolding(ref providerconfig.Ref, holding bool) {
+func (m *configStates) setHolding(ref providerconfig.Ref, holding bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.at(ref).holding = holding
 	m.publishHolding()
 }
 
-// forget drops everything remembered of a ProviderConfig that is gone.
-func (m *memory) forget(ref providerconfig.Ref) {
+// forget drops everything configState of a ProviderConfig that is gone.
+func (m *configStates) forget(ref providerconfig.Ref) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.m, ref)
@@ -119,7 +121,7 @@ func (m *memory) forget(ref providerconfig.Ref) {
 }
 
 // publishHolding sets the holding gauge; the caller holds mu.
-func (m *memory) publishHolding() {
+func (m *configStates) publishHolding() {
 	n := 0
 	for _, r := range m.m {
 		if r.holding {
@@ -131,9 +133,24 @@ func (m *memory) publishHolding() {
 
 // sweepsFor is the deployment whose cleanup records pc can sweep after the
 // check c, as the sweep chooses its ProviderConfigs: Ready, sweep allowed.
-func sweepsFor(pc providerconfig.Object, c check) string {
+func sweepsFor(pc providerconfig.Object, c coderCheck) string {
 	if c.condition.Status != corev1.ConditionTrue || !providerconfig.ConnectionOf(pc).Sweep {
 		return ""
 	}
 	return c.deploymentID
+}
+
+// A coderCheck is the outcome of asking Coder about a ProviderConfig.
+type coderCheck struct {
+	key          coderCheckKey
+	at           time.Time
+	condition    xpv2.Condition
+	deploymentID string
+	version      string
+}
+
+// coderCheckKey is what a coderCheck depends on: the spec and the credentials.
+type coderCheckKey struct {
+	generation int64
+	client     string
 }

@@ -1,4 +1,4 @@
-package config
+package providerconfig
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func TestADeletingProviderConfigHoldsOnlyForDependentsThatMayStillNeedIt(t *test
 			}
 			now := metav1.Now()
 			pc := &namespacedv1alpha1.ProviderConfig{
-				ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "default", Finalizers: []string{Finalizer}, DeletionTimestamp: &now},
+				ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "default", Finalizers: []string{providerconfig.HoldFinalizer}, DeletionTimestamp: &now},
 				Spec: common.LocalProviderConfigSpec{URL: "https://coder.example.com", Credentials: common.LocalCredentials{
 					Source: common.CredentialsSourceSecret, SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: "token"},
 				}},
@@ -94,7 +94,7 @@ func TestADeletingProviderConfigHoldsOnlyForDependentsThatMayStillNeedIt(t *test
 			r := &Reconciler{
 				kube: kube, kind: namespacedv1alpha1.ProviderConfigGroupVersionKind.GroupKind(),
 				log: logging.NewNopLogger(), poll: time.Minute, timeout: time.Second,
-				mem: &memory{m: map[providerconfig.Ref]*remembered{}}, finalizer: resource.NewAPIFinalizer(kube, Finalizer),
+				mem: &configStates{m: map[providerconfig.Ref]*configState{}}, finalizer: resource.NewAPIFinalizer(kube, providerconfig.HoldFinalizer),
 			}
 
 			res, err := r.Reconcile(ctx, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "team-a", Name: "default"}})

@@ -1,4 +1,4 @@
-package config
+package providerconfig
 
 import (
 	"context"
@@ -11,7 +11,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -97,19 +96,4 @@ func dependentChanged() predicate.Predicate {
 		},
 		GenericFunc: func(event.GenericEvent) bool { return false },
 	}
-}
-
-// A check is the outcome of asking Coder about a ProviderConfig.
-type check struct {
-	key          checkKey
-	at           time.Time
-	condition    xpv2.Condition
-	deploymentID string
-	version      string
-}
-
-// checkKey is what a check depends on: the spec and the credentials.
-type checkKey struct {
-	generation int64
-	client     string
 }

@@ -1,4 +1,4 @@
-package config
+package providerconfig
 
 import (
 	"strings"
@@ -20,29 +20,29 @@ func TestMemory(t *testing.T) {
 	a := providerconfig.Ref{GroupKind: schema.GroupKind{Group: "coder.m.crossplane.io", Kind: "ProviderConfig"}, Namespace: "team-a", Name: "a"}
 	b := a
 	b.Name = "b"
-	m := &memory{m: map[providerconfig.Ref]*remembered{}}
-	key := checkKey{generation: 1, client: "x"}
+	m := &configStates{m: map[providerconfig.Ref]*configState{}}
+	key := coderCheckKey{generation: 1, client: "x"}
 
-	if _, ok := m.check(a, key, t0, time.Minute); ok {
+	if _, ok := m.lastCheck(a, key, t0, time.Minute); ok {
 		t.Error("a check before any was made")
 	}
-	m.putCheck(a, check{key: key, at: t0, version: "v2.36.0", condition: xpv2.Available()})
-	if c, ok := m.check(a, key, t0.Add(59*time.Second), time.Minute); !ok || c.version != "v2.36.0" {
+	m.putCheck(a, coderCheck{key: key, at: t0, version: "v2.36.0", condition: xpv2.Available()})
+	if c, ok := m.lastCheck(a, key, t0.Add(59*time.Second), time.Minute); !ok || c.version != "v2.36.0" {
 		t.Errorf("check within the poll interval: got %+v, %v", c, ok)
 	}
-	if _, ok := m.check(a, key, t0.Add(time.Minute), time.Minute); ok {
+	if _, ok := m.lastCheck(a, key, t0.Add(time.Minute), time.Minute); ok {
 		t.Error("a check as old as the poll interval was reused")
 	}
-	if _, ok := m.check(a, checkKey{generation: 2, client: "x"}, t0, time.Minute); ok {
+	if _, ok := m.lastCheck(a, coderCheckKey{generation: 2, client: "x"}, t0, time.Minute); ok {
 		t.Error("a check of an older generation was reused")
 	}
 	// A failed check is reused only as long as the requeue of a
 	// ProviderConfig that is not Ready: Coder may answer again.
-	m.putCheck(b, check{key: key, at: t0, condition: xpv2.Unavailable()})
-	if _, ok := m.check(b, key, t0.Add(9*time.Second), time.Minute); !ok {
+	m.putCheck(b, coderCheck{key: key, at: t0, condition: xpv2.Unavailable()})
+	if _, ok := m.lastCheck(b, key, t0.Add(9*time.Second), time.Minute); !ok {
 		t.Error("a failed check was not reused within the requeue of a ProviderConfig that is not Ready")
 	}
-	if _, ok := m.check(b, key, t0.Add(unreadyRecheck), time.Minute); ok {
+	if _, ok := m.lastCheck(b, key, t0.Add(unreadyRecheck), time.Minute); ok {
 		t.Errorf("a failed check was reused for longer than %s", unreadyRecheck)
 	}
 
@@ -125,7 +125,7 @@ func TestMemoryTellsWhenAProviderConfigCanSweepANewDeployment(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			m := &memory{m: map[providerconfig.Ref]*remembered{}}
+			m := &configStates{m: map[providerconfig.Ref]*configState{}}
 			for _, d := range tc.before {
 				m.readyFor(ref, d)
 			}
@@ -137,16 +137,16 @@ func TestMemoryTellsWhenAProviderConfigCanSweepANewDeployment(t *testing.T) {
 }
 
 func TestSweepsForIsTheDeploymentOfAReadyProviderConfigThatSweeps(t *testing.T) {
-	ready := check{condition: xpv2.Available(), deploymentID: "dep-a"}
+	ready := coderCheck{condition: xpv2.Available(), deploymentID: "dep-a"}
 	cases := map[string]struct {
 		reason string
 		sweep  *bool
-		c      check
+		c      coderCheck
 		want   string
 	}{
 		"Ready":        {reason: "A Ready ProviderConfig sweeps its deployment.", c: ready, want: "dep-a"},
 		"SweepOff":     {reason: "spec.sweep false sweeps nothing.", sweep: ptr.To(false), c: ready},
-		"NotReady":     {reason: "A ProviderConfig that is not Ready sweeps nothing.", c: check{condition: xpv2.Unavailable(), deploymentID: "dep-a"}},
+		"NotReady":     {reason: "A ProviderConfig that is not Ready sweeps nothing.", c: coderCheck{condition: xpv2.Unavailable(), deploymentID: "dep-a"}},
 		"SweepDefault": {reason: "spec.sweep true is the default.", sweep: ptr.To(true), c: ready, want: "dep-a"},
 	}
 	for name, tc := range cases {
