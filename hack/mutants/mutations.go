@@ -33,8 +33,8 @@ var Mutations = []Mutation{
 		// Every managed resource in the cluster counts as a dependent of
 		// every ProviderConfig.
 		Name: "dependents-not-filtered-by-providerconfigref",
-		File: "internal/providerconfig/dependents.go",
-		Old:  "r.List(ctx, l, client.MatchingFields{DependentsIndex: ref.IndexValue()})",
+		File: "internal/controller/providerconfig/dependents.go",
+		Old:  "r.List(ctx, l, client.MatchingFields{index.ManagedProviderConfig: ref.IndexValue()})",
 		New:  "r.List(ctx, l)",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig$",
@@ -72,7 +72,7 @@ var Mutations = []Mutation{
 		// take the credentials before the dependents have deleted.
 		Name: "credentials-finalizer-never-placed",
 		File: "internal/controller/providerconfig/hold.go",
-		Old:  "\t\tcontrollerutil.AddFinalizer(sec, CredentialsFinalizer)\n",
+		Old:  "\t\tcontrollerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)\n",
 		New:  "",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^(TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted|TestCredentialsFinalizerLeavesWithTheLastProviderConfig)$",

@@ -1,7 +1,18 @@
 // Package cleanup owns what happens when a managed resource lets go of its
-// object in Coder: the removal of our finalizer, the connection Secret that
-// held a key's plaintext, and (with the hold) the accounting of releases
-// without a verified delete. It never calls Coder.
+// object in Coder, and what is left when it could not delete it:
+//   - the pass (pass.go, decide.go): how a managed resource's external
+//     client deletes, normally or in one bounded pass;
+//   - the finalizer (finalizer.go): its removal, the connection Secret that
+//     held a key's plaintext, and the count of releases without a verified
+//     delete;
+//   - the cleanup records (records.go, owner.go): what may exist in Coder,
+//     written before it is created, and who owns it;
+//   - the sweep (sweep.go, vanished.go): deleting, later, what a release
+//     without delete left in Coder.
+//
+// Only the sweep calls Coder itself, through internal/coderobj; the pass
+// calls the kinds' external clients. The package never decides how long a
+// ProviderConfig holds (internal/hold does).
 package cleanup
 
 import (

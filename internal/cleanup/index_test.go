@@ -8,12 +8,13 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
 )
 
 // withIndexes registers the indexes Records reads with a fake client, as
-// SetupIndexes does with the manager's cache.
+// index.Setup does with the manager's cache.
 func withIndexes(b *fake.ClientBuilder) *fake.ClientBuilder {
-	for _, i := range Indexes() {
+	for _, i := range index.All() {
 		b = b.WithIndex(i.Object, i.Field, i.Extract)
 	}
 	return b

@@ -11,8 +11,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
 )
 
 const (
@@ -87,7 +88,7 @@ func ErrOwned(id string, owner Claimant) error {
 func (r *Records) Claimants(ctx context.Context, id string) ([]Claimant, error) {
 	var out []Claimant
 	recs := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.kube.List(ctx, recs, client.MatchingFields{ExternalIDIndex: id}); err != nil {
+	if err := r.kube.List(ctx, recs, client.MatchingFields{index.RecordExternalID: id}); err != nil {
 		return nil, errors.Wrap(err, errListRecords)
 	}
 	for i := range recs.Items {
@@ -99,9 +100,9 @@ func (r *Records) Claimants(ctx context.Context, id string) ([]Claimant, error) 
 		m := rec.Spec.ManagedResource
 		out = append(out, Claimant{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
 	}
-	for _, k := range providerconfig.ManagedKinds() {
+	for _, k := range apis.ManagedKinds() {
 		l := k.NewList()
-		if err := r.kube.List(ctx, l, client.MatchingFields{ExternalNameIndex: id}); err != nil {
+		if err := r.kube.List(ctx, l, client.MatchingFields{index.ManagedExternalName: id}); err != nil {
 			return nil, errors.Wrap(err, errListManaged)
 		}
 		for _, mg := range l.GetItems() {

@@ -18,6 +18,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
@@ -448,7 +449,7 @@ func (s *Sweeper) managing(ctx context.Context, recs []clusterv1alpha1.CleanupRe
 		}
 	}
 	out := managers{}
-	for _, k := range providerconfig.ManagedKinds() {
+	for _, k := range apis.ManagedKinds() {
 		l := k.NewList()
 		if err := s.Reader.List(ctx, l); err != nil {
 			return nil, errors.Wrapf(err, "cannot list %s", k.Kind)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 // SweepWhenResourcesVanish makes the sweeper sweep soon after a managed
@@ -20,7 +20,7 @@ import (
 // finalizer some other way (stripped by hand) and left its objects in
 // Coder; without this they would wait for the next interval.
 func (s *Sweeper) SweepWhenResourcesVanish(ctx context.Context, c cache.Cache) error {
-	for _, k := range providerconfig.ManagedKinds() {
+	for _, k := range apis.ManagedKinds() {
 		inf, err := c.GetInformer(ctx, k.New())
 		if err != nil {
 			return errors.Wrapf(err, "cannot watch %s", k.Kind)

@@ -24,6 +24,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -52,7 +53,7 @@ type Options struct {
 
 // Setup adds every controller of the provider to the manager.
 func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
-	if err := pccontroller.SetupIndexes(ctx, mgr); err != nil {
+	if err := index.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	clients := coder.NewCache(256, 30*time.Minute)
@@ -92,9 +93,6 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
 	keys := coder.NewKeyLister(o.KeyListTTL)
 	releases := cleanup.NewReleases()
-	if err := cleanup.SetupIndexes(ctx, mgr.GetFieldIndexer()); err != nil {
-		return err
-	}
 	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), sweepNow)
 	kinds := managedkind.Options{
 		Options:            o.Options,

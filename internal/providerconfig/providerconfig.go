@@ -1,8 +1,9 @@
-// Package providerconfig resolves which ProviderConfig a managed resource
-// uses, reads its connection settings and credentials, and finds its
-// dependents through a field index. It owns the mapping between the three
-// ProviderConfig kinds and one scope-neutral view of them; it must not call
-// Coder.
+// Package providerconfig is what a ProviderConfig is to the rest of the
+// provider: one scope-neutral view of the three ProviderConfig kinds, which
+// one a managed resource uses, its connection settings and credentials, the
+// provider's finalizers, and the Session through which a managed resource
+// reaches Coder (connect.go). It must not call Coder, and it owns no
+// controller: the ProviderConfig controller is internal/controller/providerconfig.
 package providerconfig
 
 import (

@@ -31,6 +31,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/yaml"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -133,7 +134,7 @@ func TestHealthChecksCoverEveryKind(t *testing.T) {
 func TestKindsOfOneFamilyShareOneScript(t *testing.T) {
 	scripts := healthScripts(t)
 	families := map[string][]string{"managed resource": nil, "ProviderConfig": nil}
-	for _, k := range providerconfig.ManagedKinds() {
+	for _, k := range apis.ManagedKinds() {
 		gvk := gvkOf(t, k.New())
 		families["managed resource"] = append(families["managed resource"], gvk.Group+"/"+gvk.Kind)
 	}
@@ -246,7 +247,7 @@ func TestSampleAppOrdersConfigsBeforeManagedResources(t *testing.T) {
 	}
 	codecs := strictCodecs(t)
 	managed := map[string]bool{}
-	for _, k := range providerconfig.ManagedKinds() {
+	for _, k := range apis.ManagedKinds() {
 		gvk := gvkOf(t, k.New())
 		managed[gvk.GroupKind().String()] = true
 	}

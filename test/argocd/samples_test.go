@@ -16,6 +16,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
@@ -364,7 +365,7 @@ func samples(s *runtime.Scheme) (map[string][]sample, error) {
 		return nil
 	}
 
-	for _, k := range providerconfig.ManagedKinds() {
+	for _, k := range apis.ManagedKinds() {
 		for _, name := range sortedKeys(managedStates) {
 			st := managedStates[name]
 			mg := k.New()

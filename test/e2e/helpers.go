@@ -19,10 +19,10 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 // TokenKey is the Secret key that holds the Coder session token in tests.
@@ -57,8 +57,8 @@ func (e *Env) cleanNamespace(t *testing.T, ns string) {
 	ctx := context.Background()
 	// Only the namespaced kinds: for cluster-scoped ones the namespace
 	// option is ignored, and every test's objects would go.
-	var kinds []providerconfig.ManagedKind
-	for _, k := range providerconfig.ManagedKinds() {
+	var kinds []apis.ManagedKind
+	for _, k := range apis.ManagedKinds() {
 		if namespaced, err := e.Kube.IsObjectNamespaced(k.New()); err == nil && namespaced {
 			kinds = append(kinds, k)
 		}

@@ -12,6 +12,7 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -68,7 +69,7 @@ func TestNoSecretAppearsInLogsEventsOrStatus(t *testing.T) {
 // statusLists are the lists of every kind whose status the provider writes.
 func statusLists() []client.ObjectList {
 	var out []client.ObjectList
-	for _, k := range providerconfig.ManagedKinds() {
+	for _, k := range apis.ManagedKinds() {
 		out = append(out, k.NewList())
 	}
 	for _, gk := range providerconfig.Kinds() {

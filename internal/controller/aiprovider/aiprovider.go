@@ -61,7 +61,6 @@ const (
 	errNotObserved     = "cannot update an AI provider that was not observed first"
 	errCannotPutBack   = "cannot make the provider in Coder match the spec"
 	errSetupKind       = "cannot set up AIProvider controller"
-	errSetupIndex      = "cannot index AIProviders by the Secrets they read"
 	errKindNotScheme   = "kind is not registered"
 	errFmtNameTaken    = "the name %q is taken in Coder by provider %s, created %s, which this resource did not create; it is not adopted: choose another spec.forProvider.name, or delete that provider in Coder"
 	errFmtCreateTaken  = "cannot create AI provider: the name %q is taken in Coder by a provider this resource does not own; it is not adopted, and creating is retried with backoff"
@@ -87,13 +86,6 @@ type Options struct {
 // change to a Secret an AIProvider reads reconciles that AIProvider at once,
 // so a rotated key reaches Coder without waiting for the next poll.
 func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
-	obj, err := mgr.GetScheme().New(gvk)
-	if err != nil {
-		return errors.Wrap(err, errKindNotScheme)
-	}
-	if err := mgr.GetFieldIndexer().IndexField(ctx, obj.(client.Object), secretIndex, indexSecrets); err != nil {
-		return errors.Wrap(err, errSetupIndex)
-	}
 	readers, err := readersOfSecret(mgr.GetClient(), mgr.GetScheme(), gvk)
 	if err != nil {
 		return errors.Wrap(err, errSetupKind)

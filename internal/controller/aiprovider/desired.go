@@ -203,22 +203,3 @@ func secretValue(ctx context.Context, kube client.Reader, field string, ref comm
 	}
 	return v, nil
 }
-
-// SecretIndexValues are the "namespace/name" of every Secret refs name, once
-// each: the values of the field index that maps a Secret to its readers.
-func SecretIndexValues(refs common.AIProviderSecretRefs) []string {
-	all := slices.Clone(refs.APIKeys)
-	for _, r := range []*common.SecretKeySelector{refs.AccessKeyID, refs.SecretAccessKey} {
-		if r != nil {
-			all = append(all, *r)
-		}
-	}
-	out := make([]string, 0, len(all))
-	for _, r := range all {
-		v := r.Namespace + "/" + r.Name
-		if !slices.Contains(out, v) {
-			out = append(out, v)
-		}
-	}
-	return out
-}

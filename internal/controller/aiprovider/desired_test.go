@@ -293,17 +293,3 @@ func TestReadCredentialsFromSecrets(t *testing.T) {
 		})
 	}
 }
-
-func TestSecretIndexNamesEachSecretOnce(t *testing.T) {
-	ref := func(ns, name, key string) common.SecretKeySelector {
-		return common.SecretKeySelector{LocalSecretKeySelector: common.LocalSecretKeySelector{Name: name, Key: key}, Namespace: ns}
-	}
-	id, secret := ref("b", "aws", "id"), ref("b", "aws", "secret")
-	got := SecretIndexValues(common.AIProviderSecretRefs{
-		APIKeys:     []common.SecretKeySelector{ref("a", "keys", "one"), ref("a", "keys", "two"), ref("b", "keys", "one")},
-		AccessKeyID: &id, SecretAccessKey: &secret,
-	})
-	if diff := cmp.Diff([]string{"a/keys", "b/keys", "b/aws"}, got); diff != "" {
-		t.Errorf("SecretIndexValues: -want, +got:\n%s", diff)
-	}
-}

@@ -3,6 +3,8 @@ package aiprovider
 import (
 	"context"
 
+	"github.com/crossplane-contrib/provider-coder/internal/index"
+
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -14,18 +16,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 )
-
-// secretIndex maps an AIProvider to the "namespace/name" of every Secret it
-// reads, so a Secret change finds its readers without a full list.
-const secretIndex = "aiprovider.secretRefs"
-
-func indexSecrets(o client.Object) []string {
-	r, ok := o.(Resource)
-	if !ok {
-		return nil
-	}
-	return SecretIndexValues(r.ProviderSecretRefs())
-}
 
 func secretObject() client.Object { return &corev1.Secret{} }
 
@@ -42,7 +32,7 @@ func readersOfSecret(kube client.Reader, s *runtime.Scheme, gvk schema.GroupVers
 		if err != nil {
 			return nil
 		}
-		if err := kube.List(ctx, l, client.MatchingFields{secretIndex: secret.GetNamespace() + "/" + secret.GetName()}); err != nil {
+		if err := kube.List(ctx, l, client.MatchingFields{index.AIProviderSecrets: secret.GetNamespace() + "/" + secret.GetName()}); err != nil {
 			return nil
 		}
 		items, err := apimeta.ExtractList(l)

@@ -2,8 +2,9 @@ package credentials
 
 import (
 	"context"
-	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"testing"
+
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"

@@ -2,9 +2,10 @@ package credentials
 
 import (
 	"context"
-	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"testing"
 	"time"
+
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"

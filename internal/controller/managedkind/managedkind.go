@@ -22,6 +22,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
@@ -117,8 +118,8 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 	if extra != nil {
 		b = extra(b)
 	}
-	if kind, ok := providerconfig.ManagedKindOf(obj.(resource.Managed)); ok {
-		b = providerconfig.WatchConfigs(b, mgr.GetClient(), kind)
+	if kind, ok := apis.ManagedKindOf(obj.(resource.Managed)); ok {
+		b = watchConfigs(b, mgr.GetClient(), kind)
 	}
 	var rec reconcile.Reconciler = fairlimit.NewReconciler(name, r, o.Limiter)
 	if o.Writes != nil {

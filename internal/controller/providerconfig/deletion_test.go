@@ -23,6 +23,7 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -87,8 +88,8 @@ func TestADeletingProviderConfigHoldsOnlyForDependentsThatMayStillNeedIt(t *test
 				objs = append(objs, tc.dependent)
 			}
 			b := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(pc)
-			for _, k := range providerconfig.ManagedKinds() {
-				b = b.WithIndex(k.New(), providerconfig.DependentsIndex, providerconfig.IndexDependents)
+			for _, i := range index.All() {
+				b = b.WithIndex(i.Object, i.Field, i.Extract)
 			}
 			kube := b.Build()
 			r := &Reconciler{

@@ -65,7 +65,7 @@ func (r *Reconciler) protectSecrets(ctx context.Context, pc providerconfig.Objec
 }
 
 // reconcileDeletion runs the hold of a ProviderConfig being deleted.
-func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, pc providerconfig.Object, deps []providerconfig.Dependent) (reconcile.Result, error) {
+func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, pc providerconfig.Object, deps []Dependent) (reconcile.Result, error) {
 	ref := providerconfig.RefOfConfig(pc)
 	if !meta.FinalizerExists(pc, providerconfig.HoldFinalizer) {
 		r.mem.setHolding(ref, false)
@@ -130,7 +130,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 
 // dependents are the managed resources that hold: live ones, and deleting
 // ones that still carry our finalizer (they may still need Coder).
-func dependents(deps []providerconfig.Dependent) []hold.Dependent {
+func dependents(deps []Dependent) []hold.Dependent {
 	out := make([]hold.Dependent, 0, len(deps))
 	for _, d := range deps {
 		if d.Deleting && !meta.FinalizerExists(d.Object, providerconfig.ManagedFinalizer) {

@@ -29,13 +29,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
-
-// SecretsIndex is the field index on ProviderConfigs listing the Secrets
-// (namespace/name) each one reads, so a Secret change re-checks them.
-const SecretsIndex = "coder.crossplane.io/secrets"
 
 // Reasons of the Ready condition of a ProviderConfig. Each names what an
 // operator has to look at.
@@ -77,7 +75,7 @@ type Options struct {
 }
 
 // Setup adds a reconciler for each ProviderConfig kind to the manager. The
-// field indexes it needs must already be registered (see SetupIndexes).
+// field indexes it needs must already be registered (see index.Setup).
 func Setup(mgr ctrl.Manager, o Options) error {
 	mem := &configStates{m: map[providerconfig.Ref]*configState{}}
 	perms := &permissions{kube: mgr.GetClient(), ttl: o.Poll}
@@ -87,35 +85,6 @@ func Setup(mgr ctrl.Manager, o Options) error {
 		}
 	}
 	return nil
-}
-
-// SetupIndexes registers the field indexes of ProviderConfigs and managed
-// resources with the manager's cache.
-func SetupIndexes(ctx context.Context, mgr ctrl.Manager) error {
-	for _, gk := range providerconfig.Kinds() {
-		pc, _ := providerconfig.New(gk)
-		if err := mgr.GetFieldIndexer().IndexField(ctx, pc, SecretsIndex, indexSecrets); err != nil {
-			return errors.Wrapf(err, "cannot index %s by Secret", gk.Kind)
-		}
-	}
-	for _, k := range providerconfig.ManagedKinds() {
-		if err := mgr.GetFieldIndexer().IndexField(ctx, k.New(), providerconfig.DependentsIndex, providerconfig.IndexDependents); err != nil {
-			return errors.Wrapf(err, "cannot index %s by ProviderConfig", k.Kind)
-		}
-	}
-	return nil
-}
-
-func indexSecrets(o client.Object) []string {
-	pc, ok := o.(providerconfig.Object)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for _, s := range providerconfig.ConnectionOf(pc).Secrets() {
-		out = append(out, s.NamespacedName().String())
-	}
-	return out
 }
 
 func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStates, perms *permissions) error {
@@ -141,7 +110,7 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStat
 		For(pc).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, o.MaxConcurrentReconciles)}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsUsingSecret))
-	for _, k := range providerconfig.ManagedKinds() {
+	for _, k := range apis.ManagedKinds() {
 		// Creating and deleting dependents changes status.users, and
 		// releases the hold of a ProviderConfig being deleted.
 		b = b.Watches(k.New(), dependentHandler{r}, builder.WithPredicates(dependentChanged()))
@@ -180,7 +149,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	before := providerconfig.StatusOf(pc).DeepCopy()
 
-	deps, err := providerconfig.ListDependents(ctx, r.kube, ref)
+	deps, err := ListDependents(ctx, r.kube, ref)
 	if err != nil {
 		return reconcile.Result{}, errors.Wrap(err, errDependents)
 	}
@@ -277,7 +246,7 @@ func unavailable(reason xpv2.ConditionReason, err error) xpv2.Condition {
 }
 
 func (r *Reconciler) configsUsingSecret(ctx context.Context, o client.Object) []reconcile.Request {
-	pcs, err := r.listKind(ctx, client.MatchingFields{SecretsIndex: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}.String()})
+	pcs, err := r.listKind(ctx, client.MatchingFields{index.ProviderConfigSecrets: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}.String()})
 	if err != nil {
 		r.log.Info("Cannot list ProviderConfigs using a Secret", "error", err)
 		return nil

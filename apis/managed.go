@@ -1,0 +1,57 @@
+package apis
+
+import (
+	"reflect"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
+	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+)
+
+// A ManagedKind is one kind of managed resource of the provider. Every
+// managed kind can depend on a ProviderConfig.
+type ManagedKind struct {
+	// Kind as humans read it, e.g. "AIGatewayKey".
+	Kind string
+	// New returns an empty object of the kind.
+	New func() resource.Managed
+	// NewList returns an empty list of the kind.
+	NewList func() resource.ManagedList
+}
+
+// ManagedKinds are every managed resource kind of the provider, both scopes.
+func ManagedKinds() []ManagedKind {
+	return []ManagedKind{
+		{
+			Kind:    namespacedaiv1alpha1.AIGatewayKeyKind,
+			New:     func() resource.Managed { return &namespacedaiv1alpha1.AIGatewayKey{} },
+			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.AIGatewayKeyList{} },
+		},
+		{
+			Kind:    namespacedaiv1alpha1.AIProviderKind,
+			New:     func() resource.Managed { return &namespacedaiv1alpha1.AIProvider{} },
+			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.AIProviderList{} },
+		},
+		{
+			Kind:    clusteraiv1alpha1.AIGatewayKeyKind,
+			New:     func() resource.Managed { return &clusteraiv1alpha1.AIGatewayKey{} },
+			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIGatewayKeyList{} },
+		},
+		{
+			Kind:    clusteraiv1alpha1.AIProviderKind,
+			New:     func() resource.Managed { return &clusteraiv1alpha1.AIProvider{} },
+			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIProviderList{} },
+		},
+	}
+}
+
+// ManagedKindOf returns the ManagedKind of a managed resource's Go type.
+func ManagedKindOf(mg resource.Managed) (ManagedKind, bool) {
+	for _, k := range ManagedKinds() {
+		if reflect.TypeOf(k.New()) == reflect.TypeOf(mg) {
+			return k, true
+		}
+	}
+	return ManagedKind{}, false
+}
