@@ -42,10 +42,7 @@ type Session struct {
 	ConfigDeleting bool
 	// DeploymentID is the Coder deployment the ProviderConfig reaches.
 	DeploymentID string
-	// Config is the ProviderConfig the resource uses.
-	Config Object
-	Ref    Ref
-	URL    string
+	URL          string
 	// Scope identifies the ProviderConfig and the Coder it points at, for
 	// caches shared between the resources of one ProviderConfig.
 	Scope string
@@ -63,11 +60,11 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		if deleting && kerrors.IsNotFound(err) {
 			// Nothing holds for this resource any more: one bounded pass,
 			// which without credentials is a release without delete.
-			return Session{Ref: ref, Mode: hold.ModeBoundedPass}, nil
+			return Session{Mode: hold.DependentMode(hold.ConfigState{Gone: true})}, nil
 		}
 		return Session{}, err
 	}
-	s := Session{Config: pc, Ref: ref, Mode: hold.ModeNormal, ConfigDeleting: pc.GetDeletionTimestamp() != nil, DeploymentID: StatusOf(pc).DeploymentID}
+	s := Session{Mode: hold.ModeNormal, ConfigDeleting: pc.GetDeletionTimestamp() != nil, DeploymentID: StatusOf(pc).DeploymentID}
 	conn := ConnectionOf(pc)
 	if deleting {
 		st := StateOf(pc)

@@ -350,12 +350,6 @@ func IsUnauthorized(err error) bool { return ClassOf(err) == ClassUnauthorized }
 // IsUnavailable is true when retrying later may succeed.
 func IsUnavailable(err error) bool { return ClassOf(err) == ClassUnavailable }
 
-// IsInvalid is true when the request or configuration must change.
-func IsInvalid(err error) bool { return ClassOf(err) == ClassInvalid }
-
-// IsTLS is true when Coder's certificate was not trusted.
-func IsTLS(err error) bool { return ClassOf(err) == ClassTLS }
-
 // ForbiddenCause says, in a short sentence for a condition, why Coder answered
 // 403: AI Gateway keys need an AI Gateway entitlement that is enabled on the
 // deployment, and every call needs a user allowed to manage the object (the
