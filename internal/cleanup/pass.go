@@ -20,6 +20,7 @@ import (
 
 const (
 	errCreateThroughDeletingPC = "refusing to create in Coder: the ProviderConfig is being deleted"
+	errCreateRefused           = "refusing to create in Coder"
 	errDeleting                = "the managed resource is being deleted"
 
 	// ReasonCredentialsUnavailable is the failure reason when no Coder
@@ -78,8 +79,9 @@ type Pass struct {
 	Kind     string
 	Mode     hold.Mode
 	Releases *Releases
-	// ConfigDeleting refuses creates through a ProviderConfig being deleted.
-	ConfigDeleting bool
+	// CreateRefused, when set, says why creates through the ProviderConfig
+	// are refused (providerconfig.CreateRefused).
+	CreateRefused string
 	// Records writes the cleanup record before anything is created.
 	Records *Records
 	// DeploymentID is the Coder deployment the ProviderConfig reaches.
@@ -166,8 +168,8 @@ func (n *normal) ownedByAnother(ctx context.Context, mg resource.Managed, id str
 }
 
 func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
-	if n.pass.ConfigDeleting {
-		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateThroughDeletingPC))
+	if n.pass.CreateRefused != "" {
+		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateRefused+": "+n.pass.CreateRefused))
 	}
 	// The record comes first: whatever happens next, what may exist in
 	// Coder is written down somewhere a namespace deletion cannot reach.

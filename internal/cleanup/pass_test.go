@@ -2,6 +2,7 @@ package cleanup
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -141,5 +142,42 @@ func TestBoundedPassNeverDeletesAnOrphan(t *testing.T) {
 	}
 	if _, ok := rel.peek(k.GetUID()); ok {
 		t.Error("an intentional orphan is marked released without delete")
+	}
+}
+
+func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
+	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: "u-1"}}
+	b, s := testKube(t)
+	kube := b.Build()
+	refused := false
+	pass := Pass{
+		Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: NewRecords(kube, s, nil),
+		CreateRefused: "ProviderConfig team-a/coder is not Ready (MissingPermissions)",
+		CoderName:     func(resource.Managed) string { return "ns-k" },
+		Refused:       func(resource.Managed) { refused = true },
+	}
+	created := false
+	inner := &managed.ExternalClientFns{
+		CreateFn: func(context.Context, resource.Managed) (managed.ExternalCreation, error) {
+			created = true
+			return managed.ExternalCreation{}, nil
+		},
+	}
+	_, err := pass.Wrap(inner).Create(context.Background(), k)
+	if err == nil || !strings.Contains(err.Error(), "MissingPermissions") {
+		t.Errorf("Create error = %v; want the refusal, naming why", err)
+	}
+	if created {
+		t.Error("the create reached Coder through a ProviderConfig that refuses creates")
+	}
+	if !refused {
+		t.Error("the refusal was not noted on the resource: the next Observe would take it for a lost create")
+	}
+	recs := &clusterv1alpha1.CleanupRecordList{}
+	if err := kube.List(context.Background(), recs); err != nil {
+		t.Fatal(err)
+	}
+	if len(recs.Items) != 0 {
+		t.Errorf("a refused create wrote %d cleanup records; want none", len(recs.Items))
 	}
 }

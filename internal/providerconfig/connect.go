@@ -37,9 +37,10 @@ type Session struct {
 	Client *coder.Client
 	// Mode is how a deleting resource deletes; see hold.DependentMode.
 	Mode hold.Mode
-	// ConfigDeleting: the ProviderConfig is being deleted, so new creates
-	// through it are refused.
-	ConfigDeleting bool
+	// CreateRefused says why nothing may be created in Coder through the
+	// ProviderConfig now (see CreateRefused); empty when creates may go
+	// ahead.
+	CreateRefused string
 	// DeploymentID is the Coder deployment the ProviderConfig reaches.
 	DeploymentID string
 	URL          string
@@ -64,7 +65,7 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		}
 		return Session{}, err
 	}
-	s := Session{Mode: hold.ModeNormal, ConfigDeleting: pc.GetDeletionTimestamp() != nil, DeploymentID: StatusOf(pc).DeploymentID}
+	s := Session{Mode: hold.ModeNormal, CreateRefused: CreateRefused(pc), DeploymentID: StatusOf(pc).DeploymentID}
 	conn := ConnectionOf(pc)
 	if deleting {
 		st := StateOf(pc)

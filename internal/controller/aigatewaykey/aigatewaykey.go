@@ -95,7 +95,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 				return &external{
 					coder: s.Client, scope: s.Scope, url: s.URL, keys: o.Keys, record: k.Record, log: k.Log,
 					kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
-					records: o.Records, kind: k.Kind, deploymentID: s.DeploymentID, configDeleting: s.ConfigDeleting,
+					records: o.Records, kind: k.Kind, deploymentID: s.DeploymentID, createRefused: s.CreateRefused,
 					now: time.Now,
 				}
 			},
@@ -118,11 +118,11 @@ type external struct {
 	reader client.Reader
 	scheme *runtime.Scheme
 	// records writes the cleanup record of each key a rotation creates.
-	records        *cleanup.Records
-	kind           string
-	deploymentID   string
-	configDeleting bool
-	now            func() time.Time
+	records       *cleanup.Records
+	kind          string
+	deploymentID  string
+	createRefused string
+	now           func() time.Time
 
 	// plan is what Observe decided; Update applies it.
 	plan *RotationPlan
@@ -224,8 +224,8 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 		return managed.ExternalObservation{}, err
 	}
 	plan := DecideRotation(st)
-	if plan.Action == ActionStart && e.configDeleting {
-		// No new key through a ProviderConfig being deleted.
+	if plan.Action == ActionStart && e.createRefused != "" {
+		// No new key through a ProviderConfig that takes none.
 		plan.Action = ActionNone
 	}
 	e.plan = &plan

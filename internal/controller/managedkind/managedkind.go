@@ -179,7 +179,7 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (managed.E
 		return nil, errors.Wrap(err, errConnect)
 	}
 	pass := cleanup.Pass{
-		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, ConfigDeleting: s.ConfigDeleting,
+		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, CreateRefused: s.CreateRefused,
 		Records: c.Records, DeploymentID: s.DeploymentID, CoderName: c.CoderName, Refused: c.Refused,
 	}
 	if s.Client == nil {

@@ -35,22 +35,6 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
-// Reasons of the Ready condition of a ProviderConfig. Each names what an
-// operator has to look at.
-const (
-	// ReasonCredentialsUnavailable: the token Secret or CA Secret cannot be read.
-	ReasonCredentialsUnavailable xpv2.ConditionReason = "CredentialsUnavailable"
-	// ReasonCoderUnreachable: /api/v2/buildinfo did not answer.
-	ReasonCoderUnreachable xpv2.ConditionReason = "CoderUnreachable"
-	// ReasonUnauthorized: Coder rejected the session token.
-	ReasonUnauthorized xpv2.ConditionReason = "Unauthorized"
-	// ReasonConnected: Coder answered and accepted the token.
-	ReasonConnected xpv2.ConditionReason = "Connected"
-	// ReasonMissingPermissions: the provider's ServiceAccount lacks RBAC it
-	// needs beyond what Crossplane grants (examples/install/rbac.yaml).
-	ReasonMissingPermissions xpv2.ConditionReason = "MissingPermissions"
-)
-
 const (
 	errGetPC        = "cannot get ProviderConfig"
 	errDependents   = "cannot count dependents"
@@ -166,12 +150,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if m := r.permissions.Missing(ctx, time.Now()); len(m) > 0 && c.condition.Status == corev1.ConditionTrue {
 		// Not Ready: a dependent would create in Coder what the provider
 		// could not account for once deleted.
-		c.condition = unavailable(ReasonMissingPermissions, errors.New(MissingPermissionsMessage(m)))
+		c.condition = unavailable(providerconfig.ReasonMissingPermissions, errors.New(MissingPermissionsMessage(m)))
 	}
 	if err := r.protectSecrets(ctx, pc); err != nil {
 		// Not Ready until the credentials are protected: a dependent must
 		// not create in Coder what a namespace deletion could strand.
-		c.condition = unavailable(ReasonCredentialsUnavailable, err)
+		c.condition = unavailable(providerconfig.ReasonCredentialsUnavailable, err)
 	}
 	status := providerconfig.StatusOf(pc)
 	status.DeploymentID, status.Version = c.deploymentID, c.version
@@ -204,7 +188,7 @@ func (r *Reconciler) checkCoder(ctx context.Context, pc providerconfig.Object) c
 	conn := providerconfig.ConnectionOf(pc)
 	cfg, err := providerconfig.ClientConfig(ctx, r.kube, conn, r.timeout)
 	if err != nil {
-		return coderCheck{condition: unavailable(ReasonCredentialsUnavailable, err)}
+		return coderCheck{condition: unavailable(providerconfig.ReasonCredentialsUnavailable, err)}
 	}
 	key := coderCheckKey{generation: pc.GetGeneration(), client: coder.Fingerprint(cfg)}
 	if c, ok := r.mem.lastCheck(ref, key, time.Now(), r.poll); ok {
@@ -219,23 +203,23 @@ func (r *Reconciler) checkCoder(ctx context.Context, pc providerconfig.Object) c
 func (r *Reconciler) askCoder(ctx context.Context, cfg coder.Config) coderCheck {
 	cl, err := r.clients.Get(cfg)
 	if err != nil {
-		return coderCheck{condition: unavailable(ReasonCredentialsUnavailable, errors.Wrap(err, errClient))}
+		return coderCheck{condition: unavailable(providerconfig.ReasonCredentialsUnavailable, errors.Wrap(err, errClient))}
 	}
 	bi, err := cl.BuildInfo(ctx)
 	if err != nil {
-		return coderCheck{condition: unavailable(ReasonCoderUnreachable, err)}
+		return coderCheck{condition: unavailable(providerconfig.ReasonCoderUnreachable, err)}
 	}
 	c := coderCheck{deploymentID: bi.DeploymentID, version: bi.Version}
 	if _, err := cl.Me(ctx); err != nil {
-		reason := ReasonCoderUnreachable
+		reason := providerconfig.ReasonCoderUnreachable
 		if coder.IsUnauthorized(err) {
-			reason = ReasonUnauthorized
+			reason = providerconfig.ReasonUnauthorized
 		}
 		c.condition = unavailable(reason, err)
 		return c
 	}
 	c.condition = xpv2.Available()
-	c.condition.Reason = ReasonConnected
+	c.condition.Reason = providerconfig.ReasonConnected
 	return c
 }
 
