@@ -43,6 +43,13 @@ const (
 // controls: the credential it holds was revoked (or deliberately kept in
 // Coder), and a re-created object of the same name must be able to publish
 // its own Secret at once rather than after garbage collection.
+//
+// The Secret's deletion belongs in a connection publisher's
+// UnpublishConnection, which the managed reconciler calls just before it
+// removes the finalizer. crossplane-runtime v2.4.0 does not let a provider
+// set its publishers (the options are unexported, "for unit testing only"),
+// and its own UnpublishConnection does nothing, leaving the Secret to
+// garbage collection. So the finalizer does it, at the same point.
 type Finalizer struct {
 	kube      client.Client
 	api       resource.Finalizer

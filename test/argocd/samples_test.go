@@ -209,7 +209,7 @@ func connected(pc providerconfig.Object, users int64) {
 	st.DeploymentID, st.Version = "0b0c2f51-8c1a-4d8e-9f0e-5a6b7c8d9e0f", "v2.36.0"
 	pc.SetUsers(users)
 	c := xpv2.Available()
-	c.Reason = pccontroller.ReasonConnected
+	c.Reason = providerconfig.ReasonConnected
 	pc.SetConditions(at(c))
 }
 
@@ -233,15 +233,15 @@ var configStates = map[string]configState{
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 1 managed resource"},
 	},
 	"unauthorized": {
-		set:  notReady(pccontroller.ReasonUnauthorized, "Coder rejected the session token: 401 Unauthorized"),
+		set:  notReady(providerconfig.ReasonUnauthorized, "Coder rejected the session token: 401 Unauthorized"),
 		want: health{"Degraded", "Unauthorized: Coder rejected the session token: 401 Unauthorized"},
 	},
 	"credentials-unavailable": {
-		set:  notReady(pccontroller.ReasonCredentialsUnavailable, "cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"),
+		set:  notReady(providerconfig.ReasonCredentialsUnavailable, "cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"),
 		want: health{"Degraded", "CredentialsUnavailable: cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"},
 	},
 	"coder-unreachable": {
-		set:  notReady(pccontroller.ReasonCoderUnreachable, "Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"),
+		set:  notReady(providerconfig.ReasonCoderUnreachable, "Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"),
 		want: health{"Progressing", "CoderUnreachable: Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"},
 	},
 	"holding": {
