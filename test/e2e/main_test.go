@@ -63,7 +63,7 @@ func TestMain(m *testing.M) {
 	}
 	fmt.Printf("scenario environment up in %s\n", time.Since(start).Round(time.Millisecond))
 	env = e
-	code := checkRBAC(e, m.Run())
+	code := checkSecrets(e, checkRBAC(e, m.Run()))
 	if code != 0 || os.Getenv("PROVIDER_CODER_TEST_LOGS") != "" {
 		_ = os.WriteFile("provider.log", []byte(e.Logs.String()), 0o600)
 		fmt.Println("provider logs written to test/e2e/provider.log")

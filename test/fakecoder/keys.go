@@ -50,6 +50,15 @@ func (s *Server) Keys() []KeyRow {
 	return out
 }
 
+// IssuedPlaintexts returns the plaintext of every key Coder ever returned,
+// deleted keys included: what must never appear anywhere but a connection
+// Secret.
+func (s *Server) IssuedPlaintexts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.issued)
+}
+
 // Heartbeat records that a gateway using the key checked in at the given
 // time, as a standalone AI Gateway replica does every minute.
 func (s *Server) Heartbeat(keyID uuid.UUID, at time.Time) error {
@@ -233,6 +242,7 @@ func (s *Server) createKey(r *http.Request) reply {
 	}
 	s.keys = append(s.keys, k)
 	s.keyLog = append(s.keyLog, KeyLifetime{ID: k.ID, Name: k.Name, Created: k.CreatedAt})
+	s.issued = append(s.issued, k.Key)
 	return reply{http.StatusCreated, codersdk.CreateAIGatewayKeyResponse{
 		ID:        k.ID,
 		Name:      k.Name,

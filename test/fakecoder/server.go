@@ -87,6 +87,7 @@ type Server struct {
 	licensed  bool
 	keys      []*KeyRow      // in creation order; deleted keys are removed
 	keyLog    []KeyLifetime  // every key ever created, for tests to read
+	issued    []string       // every plaintext ever returned, for the secret scans
 	providers []*ProviderRow // in creation order; soft-deleted rows stay
 	faults    map[string]*Fault
 	counts    map[string]int
