@@ -100,8 +100,11 @@ func ModuleDir(ctx context.Context, version string) (string, error) {
 		return "", err
 	}
 	var m struct{ Dir string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return "", fmt.Errorf("go mod download -json gave no Dir: %v", err)
+	if err := json.Unmarshal(out, &m); err != nil {
+		return "", fmt.Errorf("go mod download -json: %w", err)
+	}
+	if m.Dir == "" {
+		return "", errors.New("go mod download -json gave no Dir")
 	}
 	return m.Dir, nil
 }

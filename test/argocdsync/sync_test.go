@@ -22,6 +22,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/watch"
 	"k8s.io/client-go/dynamic"
@@ -47,6 +48,9 @@ const (
 	appNS = "team-a"
 	// appsPath is the Application's source path, kept in the Git repository.
 	appsPath = "examples/argocd/apps"
+	// refreshAnnotation asks Argo CD to refresh an Application now (the
+	// CLI's and UI's "Refresh"); Argo CD removes it once done.
+	refreshAnnotation = "argocd.argoproj.io/refresh"
 
 	// Bounds, not pacing: each wait polls and returns as soon as it holds.
 	syncBound   = 5 * time.Minute
@@ -55,6 +59,7 @@ const (
 
 var (
 	gvrApplication = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "applications"}
+	gvrAppProject  = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "appprojects"}
 	// The kinds of examples/argocd/apps, watched in appNS.
 	watchedKinds = []struct {
 		kind string
@@ -232,7 +237,9 @@ func TestArgoCDSyncsAndDeletesExample(t *testing.T) {
 		Name: "argocd-secret", Namespace: argocdNS,
 		Labels: map[string]string{"app.kubernetes.io/name": "argocd-secret", "app.kubernetes.io/part-of": "argocd"},
 	}})
-	mustCreate(ctx, t, kube, yamlObject(t, `
+	// Through the dynamic client: it needs no discovery, which may lag
+	// behind the CRD's Established condition.
+	if _, err := dyn.Resource(gvrAppProject).Namespace(argocdNS).Create(ctx, yamlObject(t, `
 apiVersion: argoproj.io/v1alpha1
 kind: AppProject
 metadata: {name: default, namespace: argocd}
@@ -240,7 +247,9 @@ spec:
   sourceRepos: ["*"]
   destinations: [{server: "*", namespace: "*"}]
   clusterResourceWhitelist: [{group: "*", kind: "*"}]
-`))
+`), metav1.CreateOptions{}); err != nil {
+		t.Fatalf("cannot create the AppProject default: %v", err)
+	}
 
 	// The Git repository: examples/argocd/apps as users get it, but for the
 	// two values every user replaces: the Coder URL and the token.
@@ -332,7 +341,7 @@ spec:
 	err = wait.PollUntilContextTimeout(ctx, 500*time.Millisecond, syncBound, true, func(ctx context.Context) (bool, error) {
 		for _, o := range waveManaged {
 			if rec.rev(o, "created") != 0 {
-				return false, fmt.Errorf("argo CD created %s while Coder was unavailable and the ProviderConfig not Ready", o)
+				return false, fmt.Errorf("the sync created %s while Coder was unavailable and the ProviderConfig not Ready", o)
 			}
 		}
 		a, err := appClient.Get(ctx, app.GetName(), metav1.GetOptions{})
@@ -345,6 +354,23 @@ spec:
 		}
 		status, msg := resourceHealth(a, "ProviderConfig", "default")
 		pcHealth = fmt.Sprintf("%s %q", status, msg)
+		// Argo CD refreshes an Application when the health status of one
+		// of its objects changes, not when only the message does (the
+		// object's status is ignored on updates: Argo CD 3's defaults,
+		// ignoreResourceStatusField and ignoreDifferencesOnResourceUpdates).
+		// Once the provider has said why the ProviderConfig is not Ready,
+		// ask for a refresh as a user would, rather than wait for the
+		// periodic one (--app-resync, 180 s).
+		if msg == "Waiting for the provider to check Coder" && a.GetAnnotations()[refreshAnnotation] == "" {
+			pc, err := dyn.Resource(watchedKinds[1].gvr).Namespace(appNS).Get(ctx, "default", metav1.GetOptions{})
+			if err == nil && hasCondition(pc, "Ready", "False") {
+				patch := fmt.Sprintf(`{"metadata":{"annotations":{%q:"normal"}}}`, refreshAnnotation)
+				if _, err := appClient.Patch(ctx, app.GetName(), types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil {
+					return false, err
+				}
+				t.Logf("%7s  the ProviderConfig is not Ready; refresh requested (%s)", since(created), refreshAnnotation)
+			}
+		}
 		phase, _, _ := unstructured.NestedString(a.Object, "status", "operationState", "phase")
 		opMsg, _, _ := unstructured.NestedString(a.Object, "status", "operationState", "message")
 		// Argo CD has run the ProviderConfig's health check on what the
@@ -669,11 +695,13 @@ func (r *recorder) watch(ctx context.Context, ri dynamic.ResourceInterface, kind
 	return nil
 }
 
-func isReady(u *unstructured.Unstructured) bool {
+func isReady(u *unstructured.Unstructured) bool { return hasCondition(u, "Ready", "True") }
+
+func hasCondition(u *unstructured.Unstructured, typ, status string) bool {
 	cs, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 	for _, c := range cs {
 		m, _ := c.(map[string]any)
-		if m["type"] == "Ready" && m["status"] == "True" {
+		if m["type"] == typ && m["status"] == status {
 			return true
 		}
 	}
