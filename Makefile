@@ -42,9 +42,17 @@ coder: postgres ## Build (once per version, cached outside the checkout) the tes
 crossplane: ## Build (once per version, cached outside the checkout) Crossplane core and RBAC manager, which test/crossplane runs with the External package runtime.
 	cluster/local/build-crossplane.sh
 
+.PHONY: argocd
+argocd: ## Build (once per version, cached outside the checkout) Argo CD's application controller and repo server, which test/argocdsync runs.
+	cluster/local/build-argocd.sh
+
 .PHONY: postgres
 postgres: ## Install Debian's postgresql package when its server binaries are missing (the real Coder's database).
 	hack/install-postgres.sh
+
+.PHONY: redis
+redis: ## Install Debian's redis-server and git packages when missing (Argo CD's cache and Git client in test/argocdsync).
+	hack/install-redis.sh >/dev/null
 
 # The test bed: the control plane, the real Coder and Crossplane build side
 # by side (each is a long cold build and a no-op when cached); a failure of
@@ -72,6 +80,18 @@ argocd-health: ## Run the health checks of examples/argocd/argocd-cm.yaml throug
 	$(ARGOCD_RUN) vet ./...
 	$(ARGOCD_RUN) test ./...
 
+# The health test, then Argo CD's binary from the same module: built second,
+# it reuses the packages the health test compiled.
+.PHONY: argocd-bed
+argocd-bed:
+	@$(MAKE) --no-print-directory argocd-health
+	@cluster/local/build-argocd.sh >/dev/null
+
+.PHONY: argocd-sync
+argocd-sync: controlplane argocd redis ## Sync examples/argocd with Argo CD's own application controller and repo server, the provider on the fake Coder, and delete it (test/argocdsync; part of `make test`).
+	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_ARGOCD=1 \
+		$(GO) test -count=1 -v -timeout 20m ./test/argocdsync/
+
 .PHONY: lint
 lint: ## golangci-lint (built from tools/go.mod).
 	$(TOOL) golangci-lint run ./...
@@ -81,17 +101,18 @@ unit: ## Unit tests only (no control plane).
 	$(GO) test -race -short $(RACE_PKGS)
 
 .PHONY: test
-test: check-generate vet lint ## Everything CI runs: generated files, vet, lint, Argo CD's health checks, unit and integration tests with -race.
+test: check-generate vet lint redis ## Everything CI runs: generated files, vet, lint, Argo CD's health checks and sync, unit and integration tests with -race.
 	@# Argo CD's module (its own toolchain, a long cold build) builds and
-	@# runs beside the test bed's builds, before any timed test starts.
-	@$(MAKE) --no-print-directory argocd-health & ah=$$!; \
+	@# runs beside the test bed's builds, before any timed test starts;
+	@# then Argo CD's binary builds from it (test/argocdsync runs it).
+	@$(MAKE) --no-print-directory argocd-bed & ah=$$!; \
 	$(MAKE) --no-print-directory testbed & tb=$$!; \
 	trap 'kill $$ah $$tb 2>/dev/null || true' EXIT; \
 	wait $$ah; wait $$tb
 	@# The interleavings (test/interleave) run beside the other packages
 	@# with -v, so that their line per run and their tally are printed.
 	@mkdir -p $(OUTPUT_DIR)
-	@export PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1; \
+	@export PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 PROVIDER_CODER_REQUIRE_ARGOCD=1; \
 	$(GO) test -race -timeout 75m -v ./test/interleave/ > $(OUTPUT_DIR)/interleave.log 2>&1 & il=$$!; \
 	trap 'kill $$il 2>/dev/null || true' EXIT; \
 	rc=0; $(GO) test -race -timeout 75m $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... ./cluster/... | grep -v /test/interleave$$) || rc=$$?; \
