@@ -31,6 +31,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 const (
@@ -130,11 +132,11 @@ func Start(ctx context.Context, o Options) (_ *ControlPlane, err error) {
 	// Another process may take a port before its component binds it, but
 	// on loopback in a test that is rare; the component then exits and
 	// Start reports its output.
-	ports, err := freePorts(3)
+	ps, err := ports.Free(3)
 	if err != nil {
 		return nil, err
 	}
-	etcdClient, etcdPeer, apiServer := ports[0], ports[1], ports[2]
+	etcdClient, etcdPeer, apiServer := ps[0], ps[1], ps[2]
 	c.host = "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(apiServer))
 
 	if err := c.writeCredentials(); err != nil {
@@ -507,26 +509,4 @@ func gone[T any](_ T, err error) (bool, error) {
 	default:
 		return false, errors.New("still exists")
 	}
-}
-
-// freePorts returns n distinct free TCP ports on 127.0.0.1.
-func freePorts(n int) ([]int, error) {
-	// Hold every listener until all ports are chosen, so the kernel cannot
-	// hand the same port out twice.
-	ls := make([]net.Listener, 0, n)
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("cannot find a free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

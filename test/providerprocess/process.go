@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,6 +23,7 @@ import (
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 // A Process is the provider binary, run as its ServiceAccount, that the
@@ -71,7 +71,7 @@ func (p *Process) Start(ctx context.Context) error {
 	if p.Running() {
 		return nil
 	}
-	port, err := freePort()
+	port, err := ports.One()
 	if err != nil {
 		return err
 	}
@@ -184,15 +184,6 @@ func (s Scrape) Sum(name string) float64 {
 		}
 	}
 	return total
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Families are the scrape's metric families, in no order.

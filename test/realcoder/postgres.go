@@ -5,18 +5,18 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	_ "github.com/lib/pq" // the database/sql driver for Coder's tables
+
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 // EnvPostgresBin overrides where PostgreSQL's server binaries (initdb,
@@ -96,7 +96,7 @@ func StartPostgres(ctx context.Context, binDir string) (_ *Postgres, err error) 
 		return nil, fmt.Errorf("cannot initdb: %w\n%s", err, out)
 	}
 
-	port, err := freePort()
+	port, err := ports.One()
 	if err != nil {
 		return nil, err
 	}
@@ -183,15 +183,3 @@ func (p *Postgres) Stop() {
 
 // Logs returns PostgreSQL's recent output.
 func (p *Postgres) Logs() string { return p.proc.tail.String() }
-
-// freePort asks the kernel for a free loopback port. Another process can
-// take it before it is used; a failure to listen says so plainly.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("cannot find a free port: %w", err)
-	}
-	defer func() { _ = l.Close() }()
-	_, port, _ := strings.Cut(l.Addr().String(), ":")
-	return strconv.Atoi(port)
-}

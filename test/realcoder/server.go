@@ -18,6 +18,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 // Options configure Start.
@@ -85,7 +87,7 @@ func Start(ctx context.Context, o Options) (_ *Coder, err error) {
 	if c.Postgres, err = StartPostgres(ctx, o.PostgresBin); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := ports.One()
 	if err != nil {
 		return nil, err
 	}
