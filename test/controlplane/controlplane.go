@@ -27,6 +27,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -460,25 +461,31 @@ func (c *ControlPlane) probeControllers(ctx context.Context) error {
 // cond's errors are transient (a component may not be listening yet); the
 // last one is reported if ctx ends first.
 func (c *ControlPlane) waitFor(ctx context.Context, what string, cond func(context.Context) (bool, error)) error {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for {
+	var last error
+	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
 		ok, err := cond(ctx)
 		if ok {
-			return nil
+			return true, nil
 		}
+		last = err
 		for _, p := range c.procs {
 			select {
 			case <-p.done:
-				return fmt.Errorf("cannot wait for %s: %w", what, p.exited())
+				return false, p.exited()
 			default:
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("cannot wait for %s: %w (last error: %w)", what, ctx.Err(), err)
-		case <-t.C:
-		}
+		return false, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() == nil:
+		return fmt.Errorf("cannot wait for %s: %w", what, err)
+	case last == nil:
+		return fmt.Errorf("cannot wait for %s: %w", what, ctx.Err())
+	default:
+		return fmt.Errorf("cannot wait for %s: %w (last error: %w)", what, ctx.Err(), last)
 	}
 }
 

@@ -150,22 +150,19 @@ func (e *Env) Delete(t *testing.T, o client.Object, opts ...client.DeleteOption)
 	}
 }
 
-// Eventually polls cond until it returns true, failing the test after
-// timeout with the last reason cond gave.
+// Eventually polls cond every 100ms until it returns true, failing the
+// test after timeout with the last reason cond gave. It polls without the
+// test's context, which ends before t.Cleanup functions that wait run.
 func Eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	last := ""
-	for {
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		ok, why := cond()
-		if ok {
-			return
-		}
 		last = why
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
 	}
 }
 

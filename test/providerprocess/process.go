@@ -18,6 +18,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
@@ -96,19 +97,15 @@ func (p *Process) Start(ctx context.Context) error {
 		_ = log.Close()
 		close(done)
 	}(p.done)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		if !p.Running() {
-			return fmt.Errorf("the provider exited at start; see %s", p.logPath)
+			return false, fmt.Errorf("the provider exited at start; see %s", p.logPath)
 		}
-		if _, err := p.Scrape(ctx); err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+		_, err := p.Scrape(ctx)
+		return err == nil, nil
+	})
+	if !wait.Interrupted(err) || ctx.Err() != nil {
+		return err
 	}
 	return fmt.Errorf("the provider serves no metrics after 30s; see %s", p.logPath)
 }

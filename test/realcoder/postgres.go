@@ -15,6 +15,7 @@ import (
 	"time"
 
 	_ "github.com/lib/pq" // the database/sql driver for Coder's tables
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
@@ -150,23 +151,26 @@ func (p *Postgres) open(ctx context.Context, url string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open database: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	for {
-		err = db.PingContext(ctx)
-		if err == nil {
-			return db, nil
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if last = db.PingContext(ctx); last == nil {
+			return true, nil
 		}
 		select {
 		case <-p.proc.done:
-			_ = db.Close()
-			return nil, p.proc.exited()
-		case <-ctx.Done():
-			_ = db.Close()
-			return nil, fmt.Errorf("PostgreSQL did not accept connections: %w; last output:\n%s", err, p.proc.tail.String())
-		case <-time.After(100 * time.Millisecond):
+			return false, p.proc.exited()
+		default:
+			return false, nil
 		}
+	})
+	switch {
+	case err == nil:
+		return db, nil
+	case wait.Interrupted(err):
+		err = fmt.Errorf("PostgreSQL did not accept connections: %w; last output:\n%s", last, p.proc.tail.String())
 	}
+	_ = db.Close()
+	return nil, err
 }
 
 // Stop stops PostgreSQL and removes its data.
