@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -287,21 +288,21 @@ func (e *Env) CoderClient(t *testing.T) *codersdk.Client {
 	return e.Cluster.Coder(t).SDK(t)
 }
 
+// updateRetry allows the provider, which writes the objects the tests
+// update, ten writes in between.
+var updateRetry = wait.Backoff{Steps: 10, Duration: 10 * time.Millisecond, Factor: 1, Jitter: 0.1}
+
 // Update applies mutate to a fresh copy of o and updates it, retrying when
 // the provider wrote the object in between. It returns the last error.
 func (e *Env) Update(t *testing.T, o client.Object, mutate func()) error {
 	t.Helper()
-	var err error
-	for range 10 {
+	return retry.RetryOnConflict(updateRetry, func() error {
 		if !e.Get(t, o) {
 			t.Fatalf("%T %s does not exist", o, o.GetName())
 		}
 		mutate()
-		if err = e.Kube.Update(context.Background(), o); !kerrors.IsConflict(err) {
-			return err
-		}
-	}
-	return err
+		return e.Kube.Update(context.Background(), o)
+	})
 }
 
 func codersdkKeyRequest(name string) codersdk.CreateAIGatewayKeyRequest {
