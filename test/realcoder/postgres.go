@@ -156,12 +156,7 @@ func (p *Postgres) open(ctx context.Context, url string) (*sql.DB, error) {
 		if last = db.PingContext(ctx); last == nil {
 			return true, nil
 		}
-		select {
-		case <-p.proc.done:
-			return false, p.proc.exited()
-		default:
-			return false, nil
-		}
+		return false, p.proc.ended()
 	})
 	switch {
 	case err == nil:

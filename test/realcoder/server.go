@@ -164,12 +164,7 @@ func (c *Coder) waitReady(ctx context.Context) error {
 				return true, nil
 			}
 		}
-		select {
-		case <-c.proc.done:
-			return false, c.proc.exited()
-		default:
-			return false, nil
-		}
+		return false, c.proc.ended()
 	})
 	if wait.Interrupted(err) {
 		return fmt.Errorf("coder did not answer %s: %w; last output:\n%s", u, err, c.proc.tail.String())
