@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -28,6 +27,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/e2e"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 // auditPolicy logs every write of the provider's identity, and nothing
@@ -147,7 +147,7 @@ type proc struct {
 }
 
 func (b *bed) startProvider(ctx context.Context, name string, flags ...string) (*proc, error) {
-	port, err := freePort()
+	port, err := ports.One()
 	if err != nil {
 		return nil, err
 	}
@@ -227,15 +227,6 @@ func (p *proc) usage() (usage, error) {
 		}
 	}
 	return u, sc.Err()
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // writes counts the provider's Kubernetes writes in the audit log from

@@ -26,6 +26,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/fieldpath"
 
@@ -521,15 +522,13 @@ func TestComposedResourcesPassAdmission(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := kube.Create(ctx, crd); err != nil {
-			t.Fatalf("cannot create a CRD from the XRD's schema: %v", err)
-		}
-		if err := waitEstablished(ctx, kube, crd.Name); err != nil {
-			t.Fatal(err)
+		// InstallCRDs waits until discovery serves the new kind.
+		if _, err := envtest.InstallCRDs(cp.Config, envtest.CRDInstallOptions{CRDs: []*apiextensionsv1.CustomResourceDefinition{crd}, MaxTime: time.Minute}); err != nil {
+			t.Fatalf("cannot install a CRD from the XRD's schema: %v", err)
 		}
 		live := &unstructured.Unstructured{Object: runtime.DeepCopyJSON(xr)}
-		// Discovery can lag the Established condition for a moment: the
-		// client's REST mapper does not know the new kind until it does.
+		// The client's REST mapper may have looked the group up before the
+		// CRD existed; it does not know the new kind until it looks again.
 		err = wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 			if err := kube.Create(ctx, live); apimeta.IsNoMatchError(err) {
 				return false, nil
@@ -622,23 +621,4 @@ func crdForXRD(xrd map[string]any) (*apiextensionsv1.CustomResourceDefinition, e
 		})
 	}
 	return crd, nil
-}
-
-func waitEstablished(ctx context.Context, kube client.Client, name string) error {
-	for {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := kube.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return err
-		}
-		for _, c := range crd.Status.Conditions {
-			if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("CRD %s not established: %w", name, ctx.Err())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
 }

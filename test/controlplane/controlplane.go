@@ -27,10 +27,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 const (
@@ -130,11 +133,11 @@ func Start(ctx context.Context, o Options) (_ *ControlPlane, err error) {
 	// Another process may take a port before its component binds it, but
 	// on loopback in a test that is rare; the component then exits and
 	// Start reports its output.
-	ports, err := freePorts(3)
+	ps, err := ports.Free(3)
 	if err != nil {
 		return nil, err
 	}
-	etcdClient, etcdPeer, apiServer := ports[0], ports[1], ports[2]
+	etcdClient, etcdPeer, apiServer := ps[0], ps[1], ps[2]
 	c.host = "https://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(apiServer))
 
 	if err := c.writeCredentials(); err != nil {
@@ -458,25 +461,31 @@ func (c *ControlPlane) probeControllers(ctx context.Context) error {
 // cond's errors are transient (a component may not be listening yet); the
 // last one is reported if ctx ends first.
 func (c *ControlPlane) waitFor(ctx context.Context, what string, cond func(context.Context) (bool, error)) error {
-	t := time.NewTicker(pollInterval)
-	defer t.Stop()
-	for {
+	var last error
+	err := wait.PollUntilContextCancel(ctx, pollInterval, true, func(ctx context.Context) (bool, error) {
 		ok, err := cond(ctx)
 		if ok {
-			return nil
+			return true, nil
 		}
+		last = err
 		for _, p := range c.procs {
 			select {
 			case <-p.done:
-				return fmt.Errorf("cannot wait for %s: %w", what, p.exited())
+				return false, p.exited()
 			default:
 			}
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("cannot wait for %s: %w (last error: %w)", what, ctx.Err(), err)
-		case <-t.C:
-		}
+		return false, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() == nil:
+		return fmt.Errorf("cannot wait for %s: %w", what, err)
+	case last == nil:
+		return fmt.Errorf("cannot wait for %s: %w", what, ctx.Err())
+	default:
+		return fmt.Errorf("cannot wait for %s: %w (last error: %w)", what, ctx.Err(), last)
 	}
 }
 
@@ -507,26 +516,4 @@ func gone[T any](_ T, err error) (bool, error) {
 	default:
 		return false, errors.New("still exists")
 	}
-}
-
-// freePorts returns n distinct free TCP ports on 127.0.0.1.
-func freePorts(n int) ([]int, error) {
-	// Hold every listener until all ports are chosen, so the kernel cannot
-	// hand the same port out twice.
-	ls := make([]net.Listener, 0, n)
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("cannot find a free port: %w", err)
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }

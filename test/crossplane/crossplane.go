@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -39,6 +38,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 // Namespace and ServiceAccount are where Crossplane runs, as its Helm chart
@@ -168,17 +168,17 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Clien
 	if err := os.MkdirAll(filepath.Join(dir, "xpkg-cache"), 0o700); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(3)
+	ps, err := ports.Free(3)
 	if err != nil {
 		return nil, err
 	}
-	if err := x.start(env, "core", fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[0]), bin, "core", "start",
+	if err := x.start(env, "core", fmt.Sprintf("http://127.0.0.1:%d/metrics", ps[0]), bin, "core", "start",
 		"--package-runtime=External",
 		"--enable-webhooks=false",
 		"--cache-dir="+filepath.Join(dir, "xpkg-cache"),
-		"--metrics-port="+strconv.Itoa(ports[0]),
-		"--health-probe-port="+strconv.Itoa(ports[1]),
-		"--webhook-port="+strconv.Itoa(ports[2]),
+		"--metrics-port="+strconv.Itoa(ps[0]),
+		"--health-probe-port="+strconv.Itoa(ps[1]),
+		"--webhook-port="+strconv.Itoa(ps[2]),
 		"--debug",
 	); err != nil {
 		return nil, err
@@ -293,27 +293,6 @@ func (w *prefixWriter) Write(b []byte) (int, error) {
 		w.x.logs.WriteString(line)
 	}
 	return len(b), nil
-}
-
-// freePorts returns n distinct ports free on loopback: all n listeners are
-// open at once, so no two are the same.
-func freePorts(n int) ([]int, error) {
-	var out []int
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		out = append(out, l.Addr().(*net.TCPAddr).Port)
-	}
-	return out, nil
 }
 
 // EnvPackage, set to a package file's path, runs test/e2e's hold and

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -326,7 +325,7 @@ spec:
 	if n := coder.Requests(fakecoder.EndpointKeysDelete); n != 0 {
 		t.Errorf("Coder saw %d key deletions during the upgrade", n)
 	}
-	if denied := forbidden(proc.Logs()); len(denied) > 0 {
+	if denied := packagerbac.LoggedDenials(proc.Logs()); len(denied) > 0 {
 		t.Errorf("RBAC refused the provider %d times, e.g. %s", len(denied), denied[0])
 	}
 }
@@ -424,19 +423,6 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// forbidden returns the RBAC denials of the provider's ServiceAccount in
-// its logs.
-func forbidden(logs string) []string {
-	var out []string
-	for _, l := range strings.Split(logs, "\n") {
-		if strings.Contains(l, "forbidden") && strings.Contains(l, packagerbac.User()) {
-			out = append(out, l)
-		}
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestHoldAndRecordsScenariosUnderCrossplane runs test/e2e's hold and

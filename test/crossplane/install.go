@@ -229,8 +229,8 @@ func actAsRuntime(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRe
 	} else {
 		err = kube.Update(ctx, d)
 	}
-	if err != nil {
-		return fmt.Errorf("cannot apply the runtime Deployment: %w", ignoreConflict(err))
+	if err := ignoreConflict(err); err != nil {
+		return fmt.Errorf("cannot apply the runtime Deployment: %w", err)
 	}
 	return nil
 }

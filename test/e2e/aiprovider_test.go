@@ -19,6 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -44,11 +45,9 @@ func newAIProvider(ns, name string, typ common.AIProviderType, baseURL string) *
 	p.Spec.ProviderConfigReference = PCRef()
 	p.Spec.ForProvider.Type = typ
 	p.Spec.ForProvider.BaseURL = baseURL
-	p.Spec.ForProvider.Name = ptrTo(UniqueProviderName(string(typ)))
+	p.Spec.ForProvider.Name = ptr.To(UniqueProviderName(string(typ)))
 	return p
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // edited returns p after mutate changed it.
 func edited(p *aiv1alpha1.AIProvider, mutate func(*aiv1alpha1.AIProvider)) *aiv1alpha1.AIProvider {
@@ -188,8 +187,8 @@ func TestAIProviderOfEachTypeIsCreatedAsSpecifiedAndDeleted(t *testing.T) {
 		return &cases[len(cases)-1]
 	}
 	openai := newAIProvider(ns, "openai", "openai", "https://api.openai.com/v1")
-	openai.Spec.ForProvider.DisplayName = ptrTo("OpenAI")
-	openai.Spec.ForProvider.Icon = ptrTo("/icon/openai.svg")
+	openai.Spec.ForProvider.DisplayName = ptr.To("OpenAI")
+	openai.Spec.ForProvider.Icon = ptr.To("/icon/openai.svg")
 	add(openai, "openai", "openai-2")
 	add(newAIProvider(ns, "anthropic", "anthropic", "https://api.anthropic.com/"), "anthropic")
 	add(newAIProvider(ns, "azure", "azure", "https://my-resource.openai.azure.com/openai/v1"), "azure")
@@ -197,7 +196,7 @@ func TestAIProviderOfEachTypeIsCreatedAsSpecifiedAndDeleted(t *testing.T) {
 	add(newAIProvider(ns, "compat", "openai-compat", "https://llm.internal.example.com/v1"), "compat")
 	add(newAIProvider(ns, "openrouter", "openrouter", "https://openrouter.ai/api/v1"), "openrouter")
 	vercel := newAIProvider(ns, "vercel", "vercel", "https://ai-gateway.vercel.sh/v1")
-	vercel.Spec.ForProvider.Enabled = ptrTo(false)
+	vercel.Spec.ForProvider.Enabled = ptr.To(false)
 	add(vercel, "vercel")
 	br := newAIProvider(ns, "bedrock", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com")
 	br.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{
@@ -205,11 +204,11 @@ func TestAIProviderOfEachTypeIsCreatedAsSpecifiedAndDeleted(t *testing.T) {
 			Model: "anthropic.claude-sonnet-4-5", SmallFastModel: "anthropic.claude-haiku-4-5",
 			RoleARN: "arn:aws:iam::123456789012:role/CoderBedrock",
 		},
-		AccessKeyIDSecretRef:     ptrTo(ref("aws", "id")),
-		SecretAccessKeySecretRef: ptrTo(ref("aws", "secret")),
+		AccessKeyIDSecretRef:     ptr.To(ref("aws", "id")),
+		SecretAccessKeySecretRef: ptr.To(ref("aws", "secret")),
 	}
 	bc := add(br)
-	bc.accessKeyID, bc.secretAccessKey = ptrTo("AKIAEXAMPLEKEYID"), ptrTo("aws-secret-access-key")
+	bc.accessKeyID, bc.secretAccessKey = ptr.To("AKIAEXAMPLEKEYID"), ptr.To("aws-secret-access-key")
 	add(newAIProvider(ns, "copilot", "copilot", "https://api.githubcopilot.com"))
 	// Anthropic through Bedrock's mantle endpoint, region from the URL.
 	mantle := newAIProvider(ns, "mantle", "anthropic", "https://bedrock-mantle.eu-west-1.api.aws/anthropic")
@@ -272,7 +271,7 @@ func TestAIProviderDriftInCoderIsPutBackWithOnePatchPerDrift(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	env.Secret(t, ns, "openai", map[string]string{"a": "sk-drift-a-k3y9Qm2Xv7Lp", "b": "sk-drift-b-k3y9Qm2Xv7Lp"})
 	p := newAIProvider(ns, "drift", "openai", "https://api.openai.com/v1")
-	p.Spec.ForProvider.DisplayName = ptrTo("OpenAI for drift")
+	p.Spec.ForProvider.DisplayName = ptr.To("OpenAI for drift")
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "a"), ref("openai", "b")}
 	env.Create(t, p)
 	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
@@ -404,7 +403,7 @@ func TestAIProviderDoesNotAdoptATakenName(t *testing.T) {
 	patchesBefore := env.Coder.Requests(fakecoder.EndpointProviderUpdate)
 
 	p := newAIProvider(ns, "mine", "openai", "https://api.openai.com/v1")
-	p.Spec.ForProvider.Name = ptrTo(name)
+	p.Spec.ForProvider.Name = ptr.To(name)
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
 	c := env.WaitCondition(t, p, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
@@ -505,7 +504,7 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 		return p
 	}
 	pair := func(b *aiv1alpha1.BedrockParameters) *aiv1alpha1.BedrockParameters {
-		b.AccessKeyIDSecretRef, b.SecretAccessKeySecretRef = ptrTo(ref("keys", "key")), ptrTo(ref("keys", "key"))
+		b.AccessKeyIDSecretRef, b.SecretAccessKeySecretRef = ptr.To(ref("keys", "key")), ptr.To(ref("keys", "key"))
 		return b
 	}
 	rejected := map[string]struct {
@@ -514,7 +513,7 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 	}{
 		"NamePattern": {
 			p: edited(newAIProvider(ns, "bad-name", "openai", "https://api.openai.com/v1"), func(p *aiv1alpha1.AIProvider) {
-				p.Spec.ForProvider.Name = ptrTo("Not_Valid")
+				p.Spec.ForProvider.Name = ptr.To("Not_Valid")
 			}),
 			want: "spec.forProvider.name",
 		},
@@ -576,7 +575,7 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 		},
 		"HalfAnAccessKeyPair": {
 			p: edited(newAIProvider(ns, "half-pair", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com"), func(p *aiv1alpha1.AIProvider) {
-				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{AccessKeyIDSecretRef: ptrTo(ref("keys", "key"))}
+				p.Spec.ForProvider.Bedrock = &aiv1alpha1.BedrockParameters{AccessKeyIDSecretRef: ptr.To(ref("keys", "key"))}
 			}),
 			want: "set both accessKeyIDSecretRef and secretAccessKeySecretRef, or neither",
 		},
@@ -625,7 +624,7 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 		"BlankAccessKeyPair": {
 			p: edited(newAIProvider(ns, "blank-pair", "bedrock", "https://bedrock.proxy.example.com"), func(p *aiv1alpha1.AIProvider) {
 				p.Spec.ForProvider.Bedrock = pair(&aiv1alpha1.BedrockParameters{})
-				p.Spec.ForProvider.Bedrock.AccessKeyIDSecretRef = ptrTo(ref("keys", "blank"))
+				p.Spec.ForProvider.Bedrock.AccessKeyIDSecretRef = ptr.To(ref("keys", "blank"))
 			}),
 			want: "cannot read spec.forProvider.bedrock.accessKeyIDSecretRef",
 		},
@@ -650,7 +649,7 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 		edit func(*aiv1alpha1.AIProvider)
 		want string
 	}{
-		"Name":      {func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Name = ptrTo("renamed") }, "forProvider.name is immutable"},
+		"Name":      {func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Name = ptr.To("renamed") }, "forProvider.name is immutable"},
 		"NameUnset": {func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Name = nil }, "forProvider.name is immutable"},
 		"Type":      {func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Type = "azure" }, "forProvider.type is immutable"},
 	}
@@ -732,7 +731,7 @@ func TestAIProviderWithoutDeleteStaysInCoder(t *testing.T) {
 		}
 		patchesBefore := env.Coder.Requests(fakecoder.EndpointProviderUpdate)
 		p := newAIProvider(ns, "imported", "openai", "https://api.openai.com/v1")
-		p.Spec.ForProvider.Name = ptrTo(made.Name)
+		p.Spec.ForProvider.Name = ptr.To(made.Name)
 		p.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
 		meta.SetExternalName(p, made.ID.String())
 		env.Create(t, p)

@@ -12,6 +12,7 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -33,7 +34,7 @@ func readyProviderOn(t *testing.T, c Coder, keys map[string]string) (*aiv1alpha1
 	env.ReadyProviderConfigOf(t, ns, c, nil)
 	s := env.Secret(t, ns, "llm-keys", keys)
 	p := newAIProvider(ns, "openai", "openai", "https://api.openai.com/v1")
-	p.Spec.ForProvider.DisplayName = ptrTo("OpenAI")
+	p.Spec.ForProvider.DisplayName = ptr.To("OpenAI")
 	for _, k := range slices.Sorted(maps.Keys(keys)) {
 		p.Spec.ForProvider.APIKeySecretRefs = append(p.Spec.ForProvider.APIKeySecretRefs, ref("llm-keys", k))
 	}
@@ -85,19 +86,19 @@ func TestAIProviderDriftIsPutBackOnBothCoders(t *testing.T) {
 			edit func(codersdk.AIProvider) codersdk.UpdateAIProviderRequest
 		}{
 			{"displayName", func(codersdk.AIProvider) codersdk.UpdateAIProviderRequest {
-				return codersdk.UpdateAIProviderRequest{DisplayName: ptrTo("Edited in the UI")}
+				return codersdk.UpdateAIProviderRequest{DisplayName: ptr.To("Edited in the UI")}
 			}},
 			{"enabled", func(codersdk.AIProvider) codersdk.UpdateAIProviderRequest {
-				return codersdk.UpdateAIProviderRequest{Enabled: ptrTo(false)}
+				return codersdk.UpdateAIProviderRequest{Enabled: ptr.To(false)}
 			}},
 			{"baseURL", func(codersdk.AIProvider) codersdk.UpdateAIProviderRequest {
-				return codersdk.UpdateAIProviderRequest{BaseURL: ptrTo("https://proxy.example.com/v1")}
+				return codersdk.UpdateAIProviderRequest{BaseURL: ptr.To("https://proxy.example.com/v1")}
 			}},
 			{"removedKey", func(got codersdk.AIProvider) codersdk.UpdateAIProviderRequest {
 				return codersdk.UpdateAIProviderRequest{APIKeys: &[]codersdk.AIProviderKeyMutation{{ID: &got.APIKeys[0].ID}}}
 			}},
 			{"addedKey", func(got codersdk.AIProvider) codersdk.UpdateAIProviderRequest {
-				muts := []codersdk.AIProviderKeyMutation{{APIKey: ptrTo("sk-smuggled-k3y9Qm2Xv7Ls")}}
+				muts := []codersdk.AIProviderKeyMutation{{APIKey: ptr.To("sk-smuggled-k3y9Qm2Xv7Ls")}}
 				for _, id := range providerKeyIDs(got) {
 					muts = append(muts, codersdk.AIProviderKeyMutation{ID: &id})
 				}

@@ -11,6 +11,7 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -82,7 +83,7 @@ func TestAIProviderLifecycleOnBothCoders(t *testing.T) {
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		env.Secret(t, ns, "llm-keys", map[string]string{"openai": "sk-lifecycle-k3y9Qm2Xv7Lp"})
 		p := newAIProvider(ns, "openai", "openai", "https://api.openai.com/v1")
-		p.Spec.ForProvider.DisplayName = ptrTo("OpenAI")
+		p.Spec.ForProvider.DisplayName = ptr.To("OpenAI")
 		p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("llm-keys", "openai")}
 		env.Create(t, p)
 		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
@@ -104,11 +105,11 @@ func TestAIProviderLifecycleOnBothCoders(t *testing.T) {
 		}
 
 		// A change of the spec reaches Coder; a change in Coder is put back.
-		if err := env.Update(t, p, func() { p.Spec.ForProvider.DisplayName = ptrTo("Open AI") }); err != nil {
+		if err := env.Update(t, p, func() { p.Spec.ForProvider.DisplayName = ptr.To("Open AI") }); err != nil {
 			t.Fatal(err)
 		}
 		waitDisplayName(t, sdk, name, "Open AI")
-		if _, err := sdk.UpdateAIProvider(ctx, name, codersdk.UpdateAIProviderRequest{DisplayName: ptrTo("edited by hand")}); err != nil {
+		if _, err := sdk.UpdateAIProvider(ctx, name, codersdk.UpdateAIProviderRequest{DisplayName: ptr.To("edited by hand")}); err != nil {
 			t.Fatal(err)
 		}
 		waitDisplayName(t, sdk, name, "Open AI")

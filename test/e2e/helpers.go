@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -150,22 +151,19 @@ func (e *Env) Delete(t *testing.T, o client.Object, opts ...client.DeleteOption)
 	}
 }
 
-// Eventually polls cond until it returns true, failing the test after
-// timeout with the last reason cond gave.
+// Eventually polls cond every 100ms until it returns true, failing the
+// test after timeout with the last reason cond gave. It polls without the
+// test's context, which ends before t.Cleanup functions that wait run.
 func Eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
 	last := ""
-	for {
+	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
 		ok, why := cond()
-		if ok {
-			return
-		}
 		last = why
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return ok, nil
+	})
+	if err != nil {
+		t.Fatalf("timed out after %s waiting for %s: %s", timeout, what, last)
 	}
 }
 
@@ -290,21 +288,21 @@ func (e *Env) CoderClient(t *testing.T) *codersdk.Client {
 	return e.Cluster.Coder(t).SDK(t)
 }
 
+// updateRetry allows the provider, which writes the objects the tests
+// update, ten writes in between.
+var updateRetry = wait.Backoff{Steps: 10, Duration: 10 * time.Millisecond, Factor: 1, Jitter: 0.1}
+
 // Update applies mutate to a fresh copy of o and updates it, retrying when
 // the provider wrote the object in between. It returns the last error.
 func (e *Env) Update(t *testing.T, o client.Object, mutate func()) error {
 	t.Helper()
-	var err error
-	for range 10 {
+	return retry.RetryOnConflict(updateRetry, func() error {
 		if !e.Get(t, o) {
 			t.Fatalf("%T %s does not exist", o, o.GetName())
 		}
 		mutate()
-		if err = e.Kube.Update(context.Background(), o); !kerrors.IsConflict(err) {
-			return err
-		}
-	}
-	return err
+		return e.Kube.Update(context.Background(), o)
+	})
 }
 
 func codersdkKeyRequest(name string) codersdk.CreateAIGatewayKeyRequest {

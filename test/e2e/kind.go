@@ -25,6 +25,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 	"github.com/crossplane-contrib/provider-coder/test/kind"
+	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 )
 
 // StartKind connects to a cluster `make e2e` set up (test/kind): the
@@ -299,5 +300,5 @@ func (e *Env) rbacFailures() []string {
 	if c, ok := e.Cluster.(*processCluster); ok {
 		logs = c.proc.Logs()
 	}
-	return append(out, forbiddenLines(logs)...)
+	return append(out, packagerbac.LoggedDenials(logs)...)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"k8s.io/utils/ptr"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -27,7 +28,7 @@ func victimProvider(t *testing.T) (*aiv1alpha1.AIProvider, fakecoder.ProviderRow
 	env.ProviderConfig(t, ns)
 	env.Secret(t, ns, "openai", map[string]string{"key": "sk-victim-k3y9Qm2Xv7Lp"})
 	p := newAIProvider(ns, "victim", "openai", "https://api.openai.com/v1")
-	p.Spec.ForProvider.Name = ptrTo(UniqueProviderName("victim-openai"))
+	p.Spec.ForProvider.Name = ptr.To(UniqueProviderName("victim-openai"))
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
 	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
@@ -47,7 +48,7 @@ func attackerProvider(t *testing.T, name string, mutate func(*aiv1alpha1.AIProvi
 	env.ProviderConfig(t, ns)
 	env.Secret(t, ns, "openai", map[string]string{"key": "sk-attacker-k3y9Qm2Xv7Lp"})
 	p := newAIProvider(ns, "attacker", "openai", "https://attacker.example.com/v1")
-	p.Spec.ForProvider.Name = ptrTo(name)
+	p.Spec.ForProvider.Name = ptr.To(name)
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	mutate(p)
 	env.Create(t, p)
@@ -172,7 +173,7 @@ func TestOwnershipCreatePendingAnnotationDoesNotAdoptAProviderMadeByHand(t *test
 	creates := env.Coder.Requests(fakecoder.EndpointProvidersCreate)
 
 	p := newAIProvider(ns, "pending", "openai", "https://attacker.example.com/v1")
-	p.Spec.ForProvider.Name = ptrTo(name)
+	p.Spec.ForProvider.Name = ptr.To(name)
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
 	env.Create(t, p)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"regexp"
 	"strings"
 	"sync"
 
@@ -75,13 +74,4 @@ func rbacDenial(body []byte) (string, bool) {
 		return "", false
 	}
 	return s.Message, strings.Contains(s.Message, "User \""+packagerbac.User()+"\" cannot ")
-}
-
-// forbiddenLog matches an RBAC denial of the provider's ServiceAccount in
-// its logs, JSON-escaped or not.
-var forbiddenLog = regexp.MustCompile(`forbidden: User \\?"` + regexp.QuoteMeta(packagerbac.User()) + `\\?" cannot [^\n]*`)
-
-// forbiddenLines returns the RBAC denials the provider logged.
-func forbiddenLines(logs string) []string {
-	return forbiddenLog.FindAllString(logs, -1)
 }

@@ -45,8 +45,4 @@ func TestRBACDenialsAreCaught(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], `cannot deletecollection resource "pods"`) {
 		t.Errorf("denials = %q, want the one pod deletion", got)
 	}
-	logged := `E1129 reflector.go:200] "Failed to watch" err="pods is forbidden: User \"` + packagerbac.User() + `\" cannot list resource \"pods\" in API group \"\" at the cluster scope"`
-	if n := len(forbiddenLines(logged + "\nsomething else forbidden: by Coder\n")); n != 1 {
-		t.Errorf("found %d RBAC denials in the log lines, want 1", n)
-	}
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -149,7 +150,7 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 	// fake may still be Ready while their namespaces go, and would sweep.
 	own := env.Cluster.SpareCoder(t)
 	ns := env.Namespace(t)
-	pc := env.ReadyProviderConfigOf(t, ns, own, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Sweep = ptrTo(false) })
+	pc := env.ReadyProviderConfigOf(t, ns, own, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Sweep = ptr.To(false) })
 	resp, err := own.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("sweep-off-"+ns))
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +163,7 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 	}
 	// Turning it on sweeps at once: the ProviderConfig can now sweep its
 	// deployment, as if it had just turned Ready.
-	if err := env.Update(t, pc, func() { pc.Spec.Sweep = ptrTo(true) }); err != nil {
+	if err := env.Update(t, pc, func() { pc.Spec.Sweep = ptr.To(true) }); err != nil {
 		t.Fatal(err)
 	}
 	Eventually(t, waitLong, "the record to be swept once sweep is on", func() (bool, string) {

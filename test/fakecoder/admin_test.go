@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
 
 	"github.com/coder/coder/v2/codersdk"
 
@@ -96,7 +97,7 @@ func TestAdminRowsAndEdits(t *testing.T) {
 	}
 
 	var edited ProviderRow
-	edit := ProviderEdit{Enabled: ptr(false), APIKeys: &[]string{keyB}}
+	edit := ProviderEdit{Enabled: ptr.To(false), APIKeys: &[]string{keyB}}
 	if got := admin(t, base, http.MethodPatch, "/providers/p", edit, &edited); got != http.StatusOK {
 		t.Fatalf("edit = %d", got)
 	}
@@ -130,7 +131,7 @@ func TestAdminConfig(t *testing.T) {
 	base := s.URL()
 
 	var cfg AdminConfig
-	admin(t, base, http.MethodPatch, "/config", AdminConfigPatch{Licensed: ptr(false)}, &cfg)
+	admin(t, base, http.MethodPatch, "/config", AdminConfigPatch{Licensed: ptr.To(false)}, &cfg)
 	if cfg.Licensed || !cfg.Owner || cfg.Token != s.Token() {
 		t.Errorf("config = %+v", cfg)
 	}
@@ -139,7 +140,7 @@ func TestAdminConfig(t *testing.T) {
 		t.Errorf("unlicensed status = %d", got)
 	}
 
-	admin(t, base, http.MethodPatch, "/config", AdminConfigPatch{Token: ptr("other")}, nil)
+	admin(t, base, http.MethodPatch, "/config", AdminConfigPatch{Token: ptr.To("other")}, nil)
 	_, err = c.AIProviders(ctx)
 	if got := apiError(t, err).StatusCode(); got != http.StatusUnauthorized {
 		t.Errorf("old token status = %d", got)

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
+	"k8s.io/utils/ptr"
 
 	"github.com/coder/coder/v2/codersdk"
 )
@@ -27,8 +28,6 @@ func openAIRequest(name string, keys ...string) codersdk.CreateAIProviderRequest
 		BaseURL: "https://api.openai.com/v1", APIKeys: keys,
 	}
 }
-
-func ptr[T any](v T) *T { return &v }
 
 func TestProviderLifecycle(t *testing.T) {
 	t.Parallel()
@@ -52,7 +51,7 @@ func TestProviderLifecycle(t *testing.T) {
 	}
 
 	updated := must[codersdk.AIProvider](t)(c.UpdateAIProvider(ctx, "openai", codersdk.UpdateAIProviderRequest{
-		DisplayName: ptr("OpenAI"), Enabled: ptr(false),
+		DisplayName: ptr.To("OpenAI"), Enabled: ptr.To(false),
 	}))
 	if updated.DisplayName != "OpenAI" || updated.Enabled || !updated.UpdatedAt.After(created.UpdatedAt) {
 		t.Errorf("update = %+v", updated)
@@ -75,7 +74,7 @@ func TestProviderLifecycle(t *testing.T) {
 	notFound := notFoundReply.body.(codersdk.Response)
 	_, err = c.AIProvider(ctx, created.ID.String())
 	wantAPIError(t, err, http.StatusNotFound, notFound)
-	_, err = c.UpdateAIProvider(ctx, created.ID.String(), codersdk.UpdateAIProviderRequest{Icon: ptr("y")})
+	_, err = c.UpdateAIProvider(ctx, created.ID.String(), codersdk.UpdateAIProviderRequest{Icon: ptr.To("y")})
 	wantAPIError(t, err, http.StatusNotFound, notFound)
 	wantAPIError(t, c.DeleteAIProvider(ctx, "openai"), http.StatusNotFound, notFound)
 	if list := must[[]codersdk.AIProvider](t)(c.AIProviders(ctx)); len(list) != 0 {
@@ -233,7 +232,7 @@ func TestProviderKeyMutations(t *testing.T) {
 	idA := idOf(created, "sk-t...1111")
 
 	// Keep A by id, drop B by leaving it out, add C as plaintext.
-	muts := []codersdk.AIProviderKeyMutation{{ID: &idA}, {APIKey: ptr(keyC)}}
+	muts := []codersdk.AIProviderKeyMutation{{ID: &idA}, {APIKey: ptr.To(keyC)}}
 	updated := must[codersdk.AIProvider](t)(c.UpdateAIProvider(ctx, "p", codersdk.UpdateAIProviderRequest{APIKeys: &muts}))
 	if idOf(updated, "sk-t...1111") != idA {
 		t.Error("kept key changed id")
@@ -244,13 +243,13 @@ func TestProviderKeyMutations(t *testing.T) {
 	}
 
 	// A patch without api_keys leaves them alone.
-	if got := must[codersdk.AIProvider](t)(c.UpdateAIProvider(ctx, "p", codersdk.UpdateAIProviderRequest{Icon: ptr("i")})); len(got.APIKeys) != 2 {
+	if got := must[codersdk.AIProvider](t)(c.UpdateAIProvider(ctx, "p", codersdk.UpdateAIProviderRequest{Icon: ptr.To("i")})); len(got.APIKeys) != 2 {
 		t.Errorf("keys after icon patch = %+v", got.APIKeys)
 	}
 
 	bogus := uuid.New()
-	muts = []codersdk.AIProviderKeyMutation{{ID: &bogus}, {APIKey: ptr(keyB)}}
-	_, err := c.UpdateAIProvider(ctx, "p", codersdk.UpdateAIProviderRequest{APIKeys: &muts, Icon: ptr("changed")})
+	muts = []codersdk.AIProviderKeyMutation{{ID: &bogus}, {APIKey: ptr.To(keyB)}}
+	_, err := c.UpdateAIProvider(ctx, "p", codersdk.UpdateAIProviderRequest{APIKeys: &muts, Icon: ptr.To("changed")})
 	wantAPIError(t, err, http.StatusBadRequest, codersdk.Response{
 		Message: "api_keys references an unknown id for this provider",
 		Detail: "execute transaction: api_keys references an unknown id for this provider: " + bogus.String() +
@@ -260,7 +259,7 @@ func TestProviderKeyMutations(t *testing.T) {
 		t.Errorf("failed patch changed the row: %+v", row)
 	}
 
-	muts = []codersdk.AIProviderKeyMutation{{ID: &idA, APIKey: ptr(keyB)}}
+	muts = []codersdk.AIProviderKeyMutation{{ID: &idA, APIKey: ptr.To(keyB)}}
 	_, err = c.UpdateAIProvider(ctx, "p", codersdk.UpdateAIProviderRequest{APIKeys: &muts})
 	wantAPIError(t, err, http.StatusBadRequest, codersdk.Response{
 		Message:     "Invalid AI provider request.",
@@ -285,7 +284,7 @@ func TestProviderNeverServesSecrets(t *testing.T) {
 	created := must[codersdk.AIProvider](t)(c.CreateAIProvider(ctx, codersdk.CreateAIProviderRequest{
 		Type: codersdk.AIProviderTypeBedrock, Name: "bedrock", BaseURL: "https://bedrock-runtime.us-east-1.amazonaws.com",
 		Settings: codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
-			Region: "us-east-1", AccessKey: ptr("AKIAEXAMPLE"), AccessKeySecret: ptr("s3cr3t-value"), RoleARN: roleARN,
+			Region: "us-east-1", AccessKey: ptr.To("AKIAEXAMPLE"), AccessKeySecret: ptr.To("s3cr3t-value"), RoleARN: roleARN,
 		}},
 	}))
 	must[codersdk.AIProvider](t)(c.CreateAIProvider(ctx, openAIRequest("openai", keyA)))
@@ -323,7 +322,7 @@ func TestProviderNeverServesSecrets(t *testing.T) {
 	})
 	wantAPIError(t, err, http.StatusBadRequest, codersdk.Response{Message: "The Bedrock external ID is server-generated and cannot be changed."})
 
-	muts := []codersdk.AIProviderKeyMutation{{APIKey: ptr(keyB)}}
+	muts := []codersdk.AIProviderKeyMutation{{APIKey: ptr.To(keyB)}}
 	_, err = c.UpdateAIProvider(ctx, "bedrock", codersdk.UpdateAIProviderRequest{APIKeys: &muts})
 	wantAPIError(t, err, http.StatusBadRequest, codersdk.Response{Message: "Bedrock providers do not accept api_keys; configure access credentials via settings."})
 }
@@ -334,7 +333,7 @@ func TestEditProviderLikeAHuman(t *testing.T) {
 	ctx := testContext(t)
 	created := must[codersdk.AIProvider](t)(c.CreateAIProvider(ctx, openAIRequest("p", keyA)))
 
-	row, err := s.EditProvider("p", ProviderEdit{DisplayName: ptr("Renamed by hand"), APIKeys: &[]string{keyA, keyB}}.Apply)
+	row, err := s.EditProvider("p", ProviderEdit{DisplayName: ptr.To("Renamed by hand"), APIKeys: &[]string{keyA, keyB}}.Apply)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	kwait "k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/kubernetes"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
@@ -248,27 +249,23 @@ func (r *runner) apply(ctx context.Context, objs []client.Object) error {
 // wait polls until cond holds or the timeout passes. cond's error, when it
 // does not hold, says why: a failed read, or the state it found.
 func wait(ctx context.Context, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
-	deadline := time.Now().Add(timeout)
 	var last error
-	for {
+	err := kwait.PollUntilContextTimeout(ctx, 2*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
 		ok, err := cond(ctx)
-		if ok {
-			return nil
-		}
 		if err != nil {
 			last = err
 		}
-		if time.Now().After(deadline) {
-			if last == nil {
-				return fmt.Errorf("timed out after %s waiting for %s (no error: the condition was just not met yet)", timeout, what)
-			}
-			return fmt.Errorf("timed out after %s waiting for %s (last: %w)", timeout, what, last)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(2 * time.Second):
-		}
+		return ok, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case last == nil:
+		return fmt.Errorf("timed out after %s waiting for %s (no error: the condition was just not met yet)", timeout, what)
+	default:
+		return fmt.Errorf("timed out after %s waiting for %s (last: %w)", timeout, what, last)
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -55,6 +56,17 @@ func User() string {
 // Groups are the groups Kubernetes puts ServiceAccount in.
 func Groups() []string {
 	return []string{"system:serviceaccounts", "system:serviceaccounts:" + ServiceAccountNamespace, "system:authenticated"}
+}
+
+// loggedDenial matches an RBAC denial of ServiceAccount in a log line,
+// JSON-escaped or not.
+var loggedDenial = regexp.MustCompile(`forbidden: User \\?"` + regexp.QuoteMeta(User()) + `\\?" cannot [^\n]*`)
+
+// LoggedDenials returns the RBAC denials of ServiceAccount in a provider's
+// log. The provider logs a refused request and retries, so a missing rule
+// shows up here even where nothing else fails.
+func LoggedDenials(logs string) []string {
+	return loggedDenial.FindAllString(logs, -1)
 }
 
 // The names of the two ClusterRoles. SystemClusterRoleName follows

@@ -3,8 +3,10 @@ package packagerbac
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	rbacv1 "k8s.io/api/rbac/v1"
 	sigsyaml "sigs.k8s.io/yaml"
 
@@ -125,4 +127,38 @@ func packageResources(t *testing.T) []resource {
 		out = append(out, resource{crd.Spec.Group, crd.Spec.Names.Plural})
 	}
 	return out
+}
+
+func TestLoggedDenialsAreTheServiceAccountsRBACRefusals(t *testing.T) {
+	denial := `pods is forbidden: User "` + User() + `" cannot list resource "pods" in API group "" at the cluster scope`
+	cases := map[string]struct {
+		logs string
+		want []string
+	}{
+		"Klog": {
+			logs: `E1129 reflector.go:200] "Failed to watch" err="` + strings.ReplaceAll(denial, `"`, `\"`) + `"` + "\n",
+			want: []string{`forbidden: User \"` + User() + `\" cannot list resource \"pods\" in API group \"\" at the cluster scope"`},
+		},
+		"JSON": {
+			logs: `{"level":"error","msg":"cannot list","error":"` + strings.ReplaceAll(denial, `"`, `\"`) + `"}` + "\n",
+			want: []string{`forbidden: User \"` + User() + `\" cannot list resource \"pods\" in API group \"\" at the cluster scope"}`},
+		},
+		"Plain": {
+			logs: "first\n" + denial + "\nlast\n",
+			want: []string{`forbidden: User "` + User() + `" cannot list resource "pods" in API group "" at the cluster scope`},
+		},
+		"CoderForbids": {
+			logs: "cannot create key: forbidden: by Coder\n",
+		},
+		"OtherUser": {
+			logs: `pods is forbidden: User "system:serviceaccount:default:other" cannot list resource "pods"` + "\n",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, LoggedDenials(tc.logs)); diff != "" {
+				t.Errorf("LoggedDenials(...): -want, +got:\n%s", diff)
+			}
+		})
+	}
 }

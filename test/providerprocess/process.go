@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -19,11 +18,13 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
 
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 // A Process is the provider binary, run as its ServiceAccount, that the
@@ -71,7 +72,7 @@ func (p *Process) Start(ctx context.Context) error {
 	if p.Running() {
 		return nil
 	}
-	port, err := freePort()
+	port, err := ports.One()
 	if err != nil {
 		return err
 	}
@@ -96,19 +97,15 @@ func (p *Process) Start(ctx context.Context) error {
 		_ = log.Close()
 		close(done)
 	}(p.done)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		if !p.Running() {
-			return fmt.Errorf("the provider exited at start; see %s", p.logPath)
+			return false, fmt.Errorf("the provider exited at start; see %s", p.logPath)
 		}
-		if _, err := p.Scrape(ctx); err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+		_, err := p.Scrape(ctx)
+		return err == nil, nil
+	})
+	if !wait.Interrupted(err) || ctx.Err() != nil {
+		return err
 	}
 	return fmt.Errorf("the provider serves no metrics after 30s; see %s", p.logPath)
 }
@@ -184,15 +181,6 @@ func (s Scrape) Sum(name string) float64 {
 		}
 	}
 	return total
-}
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer func() { _ = l.Close() }()
-	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // Families are the scrape's metric families, in no order.

@@ -5,18 +5,19 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	_ "github.com/lib/pq" // the database/sql driver for Coder's tables
+	"k8s.io/apimachinery/pkg/util/wait"
+
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 // EnvPostgresBin overrides where PostgreSQL's server binaries (initdb,
@@ -96,7 +97,7 @@ func StartPostgres(ctx context.Context, binDir string) (_ *Postgres, err error) 
 		return nil, fmt.Errorf("cannot initdb: %w\n%s", err, out)
 	}
 
-	port, err := freePort()
+	port, err := ports.One()
 	if err != nil {
 		return nil, err
 	}
@@ -150,23 +151,21 @@ func (p *Postgres) open(ctx context.Context, url string) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open database: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	for {
-		err = db.PingContext(ctx)
-		if err == nil {
-			return db, nil
+	var last error
+	err = wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		if last = db.PingContext(ctx); last == nil {
+			return true, nil
 		}
-		select {
-		case <-p.proc.done:
-			_ = db.Close()
-			return nil, p.proc.exited()
-		case <-ctx.Done():
-			_ = db.Close()
-			return nil, fmt.Errorf("PostgreSQL did not accept connections: %w; last output:\n%s", err, p.proc.tail.String())
-		case <-time.After(100 * time.Millisecond):
-		}
+		return false, p.proc.ended()
+	})
+	switch {
+	case err == nil:
+		return db, nil
+	case wait.Interrupted(err):
+		err = fmt.Errorf("PostgreSQL did not accept connections: %w; last output:\n%s", last, p.proc.tail.String())
 	}
+	_ = db.Close()
+	return nil, err
 }
 
 // Stop stops PostgreSQL and removes its data.
@@ -183,15 +182,3 @@ func (p *Postgres) Stop() {
 
 // Logs returns PostgreSQL's recent output.
 func (p *Postgres) Logs() string { return p.proc.tail.String() }
-
-// freePort asks the kernel for a free loopback port. Another process can
-// take it before it is used; a failure to listen says so plainly.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, fmt.Errorf("cannot find a free port: %w", err)
-	}
-	defer func() { _ = l.Close() }()
-	_, port, _ := strings.Cut(l.Addr().String(), ":")
-	return strconv.Atoi(port)
-}

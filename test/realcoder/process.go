@@ -62,6 +62,17 @@ func (p *process) exited() error {
 	return fmt.Errorf("%s exited unexpectedly (%s); last output:\n%s", p.name, status, p.tail.String())
 }
 
+// ended is exited's error once the process has ended, nil while it runs,
+// so a wait for the process to be ready ends when the process does.
+func (p *process) ended() error {
+	select {
+	case <-p.done:
+		return p.exited()
+	default:
+		return nil
+	}
+}
+
 // stop sends sig to the process group and SIGKILL after grace. A process
 // that already exited is not an error.
 func (p *process) stop(sig syscall.Signal, grace time.Duration) {

@@ -16,8 +16,11 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 )
 
 // Options configure Start.
@@ -85,7 +88,7 @@ func Start(ctx context.Context, o Options) (_ *Coder, err error) {
 	if c.Postgres, err = StartPostgres(ctx, o.PostgresBin); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := ports.One()
 	if err != nil {
 		return nil, err
 	}
@@ -148,30 +151,25 @@ func (c *Coder) StartServer(ctx context.Context) error {
 // answers 200. Coder migrates its database before it listens, so a cold
 // start takes a few seconds.
 func (c *Coder) waitReady(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	defer cancel()
 	hc := &http.Client{Timeout: 5 * time.Second}
 	u := c.URL.JoinPath("/api/v2/buildinfo").String()
-	for {
+	err := wait.PollUntilContextTimeout(ctx, 200*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 		if err != nil {
-			return err
+			return false, err
 		}
-		resp, err := hc.Do(req)
-		if err == nil {
+		if resp, err := hc.Do(req); err == nil {
 			_ = resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
-				return nil
+				return true, nil
 			}
 		}
-		select {
-		case <-c.proc.done:
-			return c.proc.exited()
-		case <-ctx.Done():
-			return fmt.Errorf("coder did not answer %s: %w; last output:\n%s", u, ctx.Err(), c.proc.tail.String())
-		case <-time.After(200 * time.Millisecond):
-		}
+		return false, c.proc.ended()
+	})
+	if wait.Interrupted(err) {
+		return fmt.Errorf("coder did not answer %s: %w; last output:\n%s", u, err, c.proc.tail.String())
 	}
+	return err
 }
 
 // StopServer stops the Coder server as an operator would; PostgreSQL keeps

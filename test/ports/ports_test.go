@@ -1,0 +1,32 @@
+package ports
+
+import (
+	"net"
+	"strconv"
+	"testing"
+)
+
+// TestFreePortsAreDistinctAndListenable asks for more ports than a kernel
+// that reused a closed listener's port at once would hand out distinctly,
+// and listens on each.
+func TestFreePortsAreDistinctAndListenable(t *testing.T) {
+	got, err := Free(32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 32 {
+		t.Fatalf("Free(32) returned %d ports", len(got))
+	}
+	seen := map[int]bool{}
+	for _, p := range got {
+		if seen[p] {
+			t.Fatalf("port %d returned twice in %v", p, got)
+		}
+		seen[p] = true
+		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p))
+		if err != nil {
+			t.Fatalf("cannot listen on the free port %d: %v", p, err)
+		}
+		_ = l.Close()
+	}
+}
