@@ -32,25 +32,7 @@ if [[ -n "${PROVIDER_CODER_PG_BIN:-}" ]]; then
   exit 1
 fi
 
-if [[ $(id -u) -eq 0 ]]; then
-  sudo=()
-elif command -v sudo >/dev/null 2>&1; then
-  sudo=(sudo)
-else
-  log "PostgreSQL is not installed and installing it needs root: apt-get install -y postgresql"
-  exit 1
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  log "PostgreSQL is not installed and this is not a Debian-like system; install it and set PROVIDER_CODER_PG_BIN"
-  exit 1
-fi
-log "installing Debian's postgresql package"
-start=${SECONDS}
-"${sudo[@]}" apt-get update -qq >&2
-# The package may set up and start a cluster of its own on port 5432; the
-# tests never use it.
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends postgresql >&2
-log "installed in $((SECONDS - start))s"
+"$(dirname "$0")/apt-install.sh" install-postgres.sh postgresql
 bin=$(find_bin)
 if [[ -z "${bin}" ]]; then
   log "postgresql is installed but /usr/lib/postgresql/*/bin holds no initdb and postgres"

@@ -17,25 +17,7 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
 
-if [[ $(id -u) -eq 0 ]]; then
-  sudo=()
-elif command -v sudo >/dev/null 2>&1; then
-  sudo=(sudo)
-else
-  log "${missing[*]} not installed and installing needs root: apt-get install -y ${missing[*]}"
-  exit 1
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-  log "${missing[*]} not installed and this is not a Debian-like system; install them"
-  exit 1
-fi
-log "installing Debian's ${missing[*]} package(s)"
-start=${SECONDS}
-"${sudo[@]}" apt-get update -qq >&2
-# The redis-server package may start a server of its own on port 6379; the
-# tests never use it.
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-log "installed in $((SECONDS - start))s"
+"$(dirname "$0")/apt-install.sh" install-redis.sh "${missing[@]}"
 for c in redis-server git; do
   if ! command -v "${c}" >/dev/null 2>&1; then
     log "${c} is still missing after apt-get install"
