@@ -54,8 +54,18 @@ type Sweeper struct {
 	// Grace is how old an Active record must be before its missing
 	// resource counts as gone, so a fresh create is never raced.
 	Grace time.Duration
+	// Now is the clock the grace is measured on; time.Now when nil.
+	Now func() time.Time
 
 	trigger chan struct{}
+}
+
+// now is the sweeper's clock.
+func (s *Sweeper) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
 }
 
 // NewSweeper returns a Sweeper; set its fields before Start.
@@ -175,7 +185,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 			if gone, err := s.resourceGone(ctx, rec, seen); err == nil && gone {
 				rec.Status.Phase = clusterv1alpha1.CleanupPhaseAbandoned
 				rec.Status.Reason = ReasonManagedResourceGone
-				rec.Status.AbandonedAt = &metav1.Time{Time: time.Now()}
+				rec.Status.AbandonedAt = &metav1.Time{Time: s.now()}
 				// A conflict or NotFound means the resource settled the
 				// record itself in the meantime.
 				if err := s.Kube.Status().Update(ctx, rec); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
@@ -324,7 +334,7 @@ func (s *Sweeper) readyConfigs(ctx context.Context) ([]SweepConfig, error) {
 // resourceGone reports whether an Active record's managed resource no
 // longer exists (or is another incarnation), past the grace period.
 func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, seen map[string]bool) (bool, error) {
-	if time.Since(rec.CreationTimestamp.Time) < s.Grace {
+	if s.now().Sub(rec.CreationTimestamp.Time) < s.Grace {
 		return false, nil
 	}
 	ref := rec.Spec.ManagedResource

@@ -64,7 +64,8 @@ func keyRecord(uid, deployment, id, phase string, created time.Time) *clusterv1a
 func TestASweepDeletesInCoderOnlyWhatItMayAndRemovesOnlyVerifiedRecords(t *testing.T) {
 	const grace = time.Minute
 	const uid = "0b1c2d3e-0000-4000-8000-000000000001"
-	old, fresh := time.Now().Add(-time.Hour), time.Now()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	old, fresh := now.Add(-time.Hour), now
 	// liveKey is the key resource the record names, alive.
 	liveKey := func() client.Object {
 		return &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw", UID: uid}}
@@ -108,6 +109,19 @@ func TestASweepDeletesInCoderOnlyWhatItMayAndRemovesOnlyVerifiedRecords(t *testi
 			reason:   "A fresh Active record is never raced: its resource may be being created.",
 			phase:    clusterv1alpha1.CleanupPhaseActive,
 			created:  fresh,
+			configNS: "team-a", wantRecord: clusterv1alpha1.CleanupPhaseActive,
+		},
+		"ActiveRecordAtTheEndOfTheGraceIsAbandoned": {
+			reason:   "The grace ends exactly Grace after the record was created.",
+			phase:    clusterv1alpha1.CleanupPhaseActive,
+			created:  now.Add(-grace),
+			configNS: "team-a", wantKeyGone: true,
+			wantResult: Result{Swept: 1},
+		},
+		"ActiveRecordJustInsideTheGraceStays": {
+			reason:   "One second before the grace ends (the API server keeps creation times to the second), the record's resource may still be being created.",
+			phase:    clusterv1alpha1.CleanupPhaseActive,
+			created:  now.Add(-grace + time.Second),
 			configNS: "team-a", wantRecord: clusterv1alpha1.CleanupPhaseActive,
 		},
 		"ActiveRecordOfALiveResourceStays": {
@@ -159,6 +173,7 @@ func TestASweepDeletesInCoderOnlyWhatItMayAndRemovesOnlyVerifiedRecords(t *testi
 			sw := NewSweeper()
 			sw.Kube, sw.Reader, sw.Log = kube, kube, logging.NewNopLogger()
 			sw.Clients, sw.Timeout, sw.Grace = coder.NewCache(4, time.Hour), 5*time.Second, grace
+			sw.Now = func() time.Time { return now }
 
 			res, err := sw.Sweep(ctx)
 			if err != nil {

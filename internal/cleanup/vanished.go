@@ -51,7 +51,7 @@ func (s *Sweeper) vanished(ctx context.Context, obj any) {
 	}
 	for _, rec := range l.Items {
 		if rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
-			time.AfterFunc(max(0, s.Grace-time.Since(rec.CreationTimestamp.Time)), s.Trigger)
+			time.AfterFunc(max(0, s.Grace-s.now().Sub(rec.CreationTimestamp.Time)), s.Trigger)
 			return
 		}
 	}
