@@ -251,7 +251,7 @@ func TestConditionsPageDocumentsEveryReason(t *testing.T) {
 	}
 }
 
-func TestShortDuration(t *testing.T) {
+func TestDocsWriteDurationsWithoutZeroUnits(t *testing.T) {
 	cases := map[time.Duration]string{
 		time.Minute:      "1m",
 		time.Hour:        "1h",

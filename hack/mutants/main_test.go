@@ -75,7 +75,7 @@ func TestEveryMutationRunsATest(t *testing.T) {
 	}
 }
 
-func TestJudge(t *testing.T) {
+func TestAMutantIsKilledOnlyByAFailingTestAndABrokenRunIsAnError(t *testing.T) {
 	exit := &os.PathError{Op: "exit", Err: os.ErrInvalid}
 	cases := map[string]struct {
 		err  error

@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestOwnerOf(t *testing.T) {
+func TestARecordOwnsItsObjectAndWithoutOneTheOldestLiveResourceDoes(t *testing.T) {
 	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	later := old.Add(time.Hour)
 	victim := Claimant{UID: "victim", Kind: "AIProvider", Namespace: "v", Name: "p", Created: later}

@@ -44,7 +44,8 @@ func holdInput(now, deletedAt, unreachable, graceUntil int32, nsDeleting bool, d
 // namespace is going and Coder has been silent for unreachableTimeout.
 func FuzzDecideIsBounded(f *testing.F) {
 	const m = 60
-	// The table cases of TestDecide, in seconds from t0 with DefaultBounds.
+	// The table cases of TestHoldPhasesFollowDependentsAndBounds, in seconds
+	// from t0 with DefaultBounds.
 	for _, s := range []struct {
 		now, del, unr, grace int32
 		ns                   bool

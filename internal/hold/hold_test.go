@@ -21,7 +21,7 @@ func prov(name string, deleting bool) Dependent {
 	return Dependent{Kind: "AIProvider", Namespace: "team-a", Name: name, Deleting: deleting}
 }
 
-func TestDecide(t *testing.T) {
+func TestHoldPhasesFollowDependentsAndBounds(t *testing.T) {
 	b := DefaultBounds()
 	cases := map[string]struct {
 		reason string
@@ -154,7 +154,7 @@ func TestListCapsTheDependents(t *testing.T) {
 	}
 }
 
-func TestDependentMode(t *testing.T) {
+func TestDependentsTakeABoundedPassOnceTheHoldEndsOrTheirNamespaceDeletionTimesOut(t *testing.T) {
 	cases := map[string]struct {
 		pc   ConfigState
 		want Mode

@@ -28,7 +28,7 @@ const waitTimeout = 30 * time.Second
 // until the test removes it.
 const holdFinalizer = "controlplane.test.provider-coder/hold"
 
-func TestControlPlane(t *testing.T) {
+func TestControlPlaneDeletesAndAuthorizesLikeAClusterAndStopsCleanly(t *testing.T) {
 	c := StartOrSkip(t, Options{})
 	cs, err := kubernetes.NewForConfig(c.Config)
 	if err != nil {

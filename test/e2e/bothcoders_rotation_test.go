@@ -209,7 +209,7 @@ func keyListed(t *testing.T, c Coder, id string) bool {
 	return slices.Contains(apiKeyIDs(t, c), id)
 }
 
-func TestKeyRotationSettleWindowOnBothCoders(t *testing.T) {
+func TestKeyRotationKeepsTheOldKeyThroughTheSettleWindowOnBothCoders(t *testing.T) {
 	onBothCoders(t, func(t *testing.T, c Coder) {
 		const settle = 10 * time.Second
 		ns := env.Namespace(t)

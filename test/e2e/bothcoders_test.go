@@ -34,7 +34,7 @@ func onBothCoders(t *testing.T, scenario func(t *testing.T, c Coder)) {
 	t.Run("real", func(t *testing.T) { scenario(t, RealCoder(t)) })
 }
 
-func TestKeyLifecycleOnBothCoders(t *testing.T) {
+func TestKeyIsCreatedPublishedAndDeletedOnBothCoders(t *testing.T) {
 	onBothCoders(t, func(t *testing.T, c Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
@@ -77,7 +77,7 @@ func TestKeyLifecycleOnBothCoders(t *testing.T) {
 	})
 }
 
-func TestAIProviderLifecycleOnBothCoders(t *testing.T) {
+func TestAIProviderIsCreatedAsSpecifiedAndSoftDeletedOnBothCoders(t *testing.T) {
 	onBothCoders(t, func(t *testing.T, c Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)

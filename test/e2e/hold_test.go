@@ -375,7 +375,7 @@ func (s holdSetup) record(t *testing.T, kind string, uid types.UID) *clusterv1al
 	return r
 }
 
-func TestHoldWithForegroundDeletion(t *testing.T) {
+func TestHoldLetsAForegroundDeletionDeleteEverythingInCoder(t *testing.T) {
 	s := newHoldSetup(t)
 	before := releasedWithoutDelete(t, "AIGatewayKey") + releasedWithoutDelete(t, "AIProvider")
 	fg := client.PropagationPolicy(metav1.DeletePropagationForeground)

@@ -52,10 +52,10 @@ func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
 	}
 }
 
-// TestSweepOf500Records reports how long one ProviderConfig takes to sweep
-// 500 Abandoned records (issue scenario 6); it fails only past a generous
-// bound, the figure is in the log.
-func TestSweepOf500Records(t *testing.T) {
+// TestSweepClears500AbandonedRecordsAndTheirKeysInBound reports how long one
+// ProviderConfig takes to sweep 500 Abandoned records (issue scenario 6); it
+// fails only past a generous bound, the figure is in the log.
+func TestSweepClears500AbandonedRecordsAndTheirKeysInBound(t *testing.T) {
 	const n = 500
 	ns := env.Namespace(t)
 	coder := env.Cluster.Coder(t)

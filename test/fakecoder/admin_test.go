@@ -43,7 +43,7 @@ func admin(t *testing.T, base, method, path string, in, out any) int {
 	return res.StatusCode
 }
 
-func TestAdminFaultsAndCounts(t *testing.T) {
+func TestAdminAPISetsFaultsAndReadsAndResetsRequestCounts(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -78,7 +78,7 @@ func TestAdminFaultsAndCounts(t *testing.T) {
 	}
 }
 
-func TestAdminRowsAndEdits(t *testing.T) {
+func TestAdminAPIShowsTheRowsAndItsEditsReachCodersAPI(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -124,7 +124,7 @@ func TestAdminRowsAndEdits(t *testing.T) {
 	}
 }
 
-func TestAdminConfig(t *testing.T) {
+func TestAdminConfigChangesTheLicenceAndTokenCodersAPIChecks(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -147,7 +147,7 @@ func TestAdminConfig(t *testing.T) {
 	}
 }
 
-func TestAdminDown(t *testing.T) {
+func TestOnlyTheSeparateAdminListenerCanTakeTheFakeDownUntimed(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	if err := s.StartAdminOn("127.0.0.1:0"); err != nil {

@@ -87,7 +87,7 @@ func TestBuildInfoNeedsNoToken(t *testing.T) {
 	}
 }
 
-func TestAuthentication(t *testing.T) {
+func TestAMissingWrongMalformedOrRotatedTokenGetsCoders401(t *testing.T) {
 	t.Parallel()
 	const token = "abcdefghij-0123456789abcdefghijkl"
 	s, _ := start(t, Options{Token: token})
@@ -129,7 +129,7 @@ func TestAuthentication(t *testing.T) {
 	})
 }
 
-func TestUserMeRoles(t *testing.T) {
+func TestTheTokensUserHasTheOwnerRoleOnlyWhileOwner(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -146,7 +146,7 @@ func TestUserMeRoles(t *testing.T) {
 	}
 }
 
-func TestUnknownRoute(t *testing.T) {
+func TestAnUnknownRouteGetsCodersNotFound(t *testing.T) {
 	t.Parallel()
 	_, c := start(t, Options{})
 	res, err := c.Request(testContext(t), http.MethodGet, "/api/v2/nope", nil)

@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 )
 
-func TestFaultStatus(t *testing.T) {
+func TestAnInjectedStatusFailsTheEndpointUntilCleared(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		fault       Fault
@@ -43,7 +43,7 @@ func TestFaultStatus(t *testing.T) {
 	}
 }
 
-func TestFaultTimes(t *testing.T) {
+func TestAFaultWithTimesEndsAfterThatManyRequests(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -67,7 +67,7 @@ func TestFaultTimes(t *testing.T) {
 	}
 }
 
-func TestFaultErrorRate(t *testing.T) {
+func TestAFaultWithAnErrorRateFailsSomeRequestsNotAll(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -86,7 +86,7 @@ func TestFaultErrorRate(t *testing.T) {
 	}
 }
 
-func TestFaultLatency(t *testing.T) {
+func TestAFaultsLatencyDelaysTheAnswer(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	if err := s.SetFault(EndpointUserMe, Fault{Latency: 150 * time.Millisecond}); err != nil {
@@ -107,7 +107,7 @@ func TestFaultLatency(t *testing.T) {
 	}
 }
 
-func TestFaultCommitThenTimeout(t *testing.T) {
+func TestCommitThenTimeoutKeepsTheCreateButNeverAnswers(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	if err := s.SetFault(EndpointKeysCreate, Fault{CommitThenTimeout: true}); err != nil {
@@ -139,7 +139,7 @@ func TestFaultCommitThenTimeout(t *testing.T) {
 	}
 }
 
-func TestFaultCommitThenStatus(t *testing.T) {
+func TestCommitThenStatusKeepsTheDeleteButAnswersAnError(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	if err := s.SetFault(EndpointProviderDelete, Fault{Status: http.StatusBadGateway, Commit: true}); err != nil {
@@ -170,7 +170,7 @@ func TestSetFaultRejectsNonsense(t *testing.T) {
 	}
 }
 
-func TestDownAndBackOnSameURL(t *testing.T) {
+func TestADownCoderRefusesConnectionsAndComesBackWithItsURLAndData(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -225,7 +225,7 @@ func TestDownReleasesHungRequests(t *testing.T) {
 	}
 }
 
-func TestRequestCounting(t *testing.T) {
+func TestEveryRequestIsCountedEvenRefusedOrFaulted(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)

@@ -13,7 +13,7 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 )
 
-func TestKeyLifecycle(t *testing.T) {
+func TestAKeysPlaintextIsOnlyInItsCreateResponseAndADeleteIsHard(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -69,7 +69,7 @@ func TestKeyLifecycle(t *testing.T) {
 	}
 }
 
-func TestKeyCreateValidation(t *testing.T) {
+func TestAnInvalidOrTakenKeyNameIsRejectedLikeCoder(t *testing.T) {
 	t.Parallel()
 	_, c := start(t, Options{})
 	ctx := testContext(t)

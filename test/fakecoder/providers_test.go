@@ -29,7 +29,7 @@ func openAIRequest(name string, keys ...string) codersdk.CreateAIProviderRequest
 	}
 }
 
-func TestProviderLifecycle(t *testing.T) {
+func TestAProviderKeepsItsNameAndIsSoftDeletedFreeingTheName(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -111,7 +111,7 @@ func TestProviderListOrderedByName(t *testing.T) {
 	}
 }
 
-func TestProviderCreateValidation(t *testing.T) {
+func TestAnInvalidProviderCreateGetsCodersValidationErrors(t *testing.T) {
 	t.Parallel()
 	_, c := start(t, Options{})
 	ctx := testContext(t)
@@ -178,7 +178,7 @@ func TestProviderCreateValidation(t *testing.T) {
 	})
 }
 
-func TestProviderNameConflict(t *testing.T) {
+func TestCreatingATakenProviderNameConflictsLikeCoder(t *testing.T) {
 	t.Parallel()
 	_, c := start(t, Options{})
 	ctx := testContext(t)
@@ -190,7 +190,7 @@ func TestProviderNameConflict(t *testing.T) {
 	})
 }
 
-func TestProviderLookupAndAuthorization(t *testing.T) {
+func TestProviderLookupRejectsBadNamesAndForbidsNonOwners(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -214,7 +214,7 @@ func TestProviderLookupAndAuthorization(t *testing.T) {
 	wantAPIError(t, c.DeleteAIProvider(ctx, "p"), http.StatusForbidden, forbidden)
 }
 
-func TestProviderKeyMutations(t *testing.T) {
+func TestProviderKeysAreKeptByIDAddedAsPlaintextAndDroppedWhenLeftOut(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)
@@ -327,7 +327,7 @@ func TestProviderNeverServesSecrets(t *testing.T) {
 	wantAPIError(t, err, http.StatusBadRequest, codersdk.Response{Message: "Bedrock providers do not accept api_keys; configure access credentials via settings."})
 }
 
-func TestEditProviderLikeAHuman(t *testing.T) {
+func TestAHandEditOfAProviderShowsInTheAPI(t *testing.T) {
 	t.Parallel()
 	s, c := start(t, Options{})
 	ctx := testContext(t)

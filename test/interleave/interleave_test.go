@@ -34,7 +34,7 @@ var (
 	realSeeds = []uint64{101, 102, 103, 104, 105}
 )
 
-// EnvSoak is the number of random seeds TestSoak runs (make soak SEEDS=N).
+// EnvSoak is the number of random seeds the soak runs (make soak SEEDS=N).
 const EnvSoak = "PROVIDER_CODER_SOAK_SEEDS"
 
 // EnvSeed runs one seed only, to replay it: PROVIDER_CODER_SEED=7 (fake) or
@@ -112,8 +112,9 @@ func runFlavour(t *testing.T, f Flavour, seeds []uint64) {
 	runSeeds(t, f, seeds)
 }
 
-// TestSoak runs PROVIDER_CODER_SOAK_SEEDS random seeds on the fake Coder.
-func TestSoak(t *testing.T) {
+// TestSoakOfRandomSeedsOnTheFakeCoderKeepsTheDeletionContract runs
+// PROVIDER_CODER_SOAK_SEEDS random seeds on the fake Coder.
+func TestSoakOfRandomSeedsOnTheFakeCoderKeepsTheDeletionContract(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv(EnvSoak))
 	if n <= 0 {
 		t.Skipf("set %s to soak", EnvSoak)

@@ -23,7 +23,7 @@ func keyRow(id, ns, name, uid string, n int) Row {
 	return Row{Kind: Key, ID: id, Name: aigatewaykey.RotatedKeyName("", ns, name, uid, n)}
 }
 
-func TestLeaks(t *testing.T) {
+func TestACoderObjectLeaksUnlessALiveResourceOrAnOrphanAccountsForIt(t *testing.T) {
 	w := testWorld()
 	incs := []Incarnation{{MR: 0, UID: "uid-a"}, {MR: 0, UID: "uid-b"}, {MR: 1, UID: "uid-k"}, {MR: 3, UID: "uid-i"}}
 	cases := map[string]struct {
@@ -80,7 +80,7 @@ func TestLeaks(t *testing.T) {
 	}
 }
 
-func TestExpectedReleases(t *testing.T) {
+func TestAReleaseIsExpectedOnlyForAResourceGoneWhileItsRecordStoodAbandoned(t *testing.T) {
 	abandon := func(rv uint64, uid types.UID) RecordEvent {
 		return RecordEvent{RV: rv, Record: "r-" + string(uid), UID: uid, Abandoned: true}
 	}
@@ -138,7 +138,7 @@ func TestExpectedReleases(t *testing.T) {
 	}
 }
 
-func TestReleases(t *testing.T) {
+func TestReleaseCountMustBeExactExceptWhatAKillCut(t *testing.T) {
 	cases := map[string]struct {
 		counted, expected, lost int
 		ok                      bool
@@ -176,7 +176,7 @@ func TestExposedNamesWhereButNeverTheSecret(t *testing.T) {
 	}
 }
 
-func TestDuplicates(t *testing.T) {
+func TestMoreThanTwoKeysOfOneResourceAreDuplicates(t *testing.T) {
 	if got := Duplicates(map[types.UID]int{"a": 2, "b": 1}); len(got) != 0 {
 		t.Errorf("two keys (a rotation) flagged: %v", got)
 	}
@@ -185,7 +185,7 @@ func TestDuplicates(t *testing.T) {
 	}
 }
 
-func TestReadyWithoutPlaintext(t *testing.T) {
+func TestAPublishedKeyWithoutAValidPlaintextIsFlagged(t *testing.T) {
 	got := ReadyWithoutPlaintext([]Published{
 		{Name: "ok", Plaintext: "k", Valid: true},
 		{Name: "missing"},

@@ -27,7 +27,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 )
 
-func TestDockerDecision(t *testing.T) {
+func TestDockerIsUsableOnlyWhenItsEngineAnswers(t *testing.T) {
 	cases := map[string]struct {
 		output []byte
 		err    error
@@ -67,9 +67,10 @@ func TestDockerDecision(t *testing.T) {
 	}
 }
 
-// TestMakeE2E runs the `make e2e` path as far as this machine allows: with
-// no Docker engine it must stop at once, having done nothing.
-func TestMakeE2E(t *testing.T) {
+// TestMakeE2EWithoutDockerStopsBeforeDoingAnything runs the `make e2e` path
+// as far as this machine allows: with no Docker engine it must stop at once,
+// having done nothing.
+func TestMakeE2EWithoutDockerStopsBeforeDoingAnything(t *testing.T) {
 	if err := CheckDocker(t.Context()); err == nil {
 		t.Skip("Docker is available: `make e2e` runs the kind path; make test does not create clusters")
 	}
@@ -86,7 +87,7 @@ func TestMakeE2E(t *testing.T) {
 	t.Skip(err.Error())
 }
 
-func TestCachePath(t *testing.T) {
+func TestPackageCachePathDropsWhatCrossplaneTakesForAnExtension(t *testing.T) {
 	cases := map[string]struct{ id, want string }{
 		"TagWithoutDot": {"xpkg.example.org/org/provider:e2e", "/cache/xpkg.example.org/org/provider:e2e.gz"},
 		// Crossplane strips what looks like an extension: a dotted tag
@@ -148,7 +149,7 @@ func TestUnpackXpkgFillsTheCacheAndRetagsTheImage(t *testing.T) {
 	}
 }
 
-func TestBuildCoderImage(t *testing.T) {
+func TestFakeCoderImageRunsItsBinaryAsNonRootOnLinux(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a binary")
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 )
 
-func TestAllows(t *testing.T) {
+func TestRulesAllowThroughWildcardsButNotThroughResourceNames(t *testing.T) {
 	rules := []rbacv1.PolicyRule{
 		{APIGroups: []string{"g"}, Resources: []string{"things"}, Verbs: []string{"get"}},
 		{APIGroups: []string{"g"}, Resources: []string{"*/finalizers"}, Verbs: []string{"update"}},
@@ -41,11 +41,11 @@ func TestAllows(t *testing.T) {
 	}
 }
 
-// TestPackageRBAC checks the real package: the recorded system role covers
-// every CRD (else it was recorded before a CRD was added; test/crossplane
-// says so too, where Crossplane runs), and each extra rule asks only for
-// what that role lacks.
-func TestPackageRBAC(t *testing.T) {
+// TestExtraRBACAsksOnlyForWhatTheRecordedSystemRoleLacks checks the real
+// package: the recorded system role covers every CRD (else it was recorded
+// before a CRD was added; test/crossplane says so too, where Crossplane
+// runs), and each extra rule asks only for what that role lacks.
+func TestExtraRBACAsksOnlyForWhatTheRecordedSystemRoleLacks(t *testing.T) {
 	p, err := Load(crds.RepoRoot())
 	if err != nil {
 		t.Fatal(err)

@@ -350,7 +350,7 @@ func TestTimeoutIsFalseForARequestNeverSent(t *testing.T) {
 	}
 }
 
-func TestClassOfRawCoderSDKErrors(t *testing.T) {
+func TestRawCoderSDKErrorsAreClassifiedByStatusAndCause(t *testing.T) {
 	cases := map[string]struct {
 		reason string
 		err    error

@@ -42,7 +42,7 @@ func namespacedConfig(ns, secret string) *namespacedv1alpha1.ProviderConfig {
 	}
 }
 
-func TestReconcile(t *testing.T) {
+func TestASecretLosesOnlyOurFinalizerOnceNoProviderConfigNeedsIt(t *testing.T) {
 	s := runtime.NewScheme()
 	if err := clientgoscheme.AddToScheme(s); err != nil {
 		t.Fatal(err)

@@ -25,7 +25,7 @@ var (
 	refL = providerconfig.Ref{GroupKind: providerconfig.LegacyKind, Name: "l"}
 )
 
-func TestNeededBy(t *testing.T) {
+func TestASecretIsNeededWhileAProviderConfigThatReadsItHasNotLetGo(t *testing.T) {
 	type want struct {
 		by     providerconfig.Ref
 		needed bool
@@ -128,7 +128,7 @@ func TestNeededBy(t *testing.T) {
 	}
 }
 
-func TestConfigOf(t *testing.T) {
+func TestEveryProviderConfigKindNamesTheSecretsItReadsAndWhetherItHolds(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	local := &common.LocalSecretKeySelector{Name: "coder-token", Key: "token"}
 	cases := map[string]struct {

@@ -19,7 +19,7 @@ import (
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 )
 
-func TestEnqueueSecretsOfOldAndNew(t *testing.T) {
+func TestAProviderConfigUpdateRechecksTheSecretsOfOldAndNew(t *testing.T) {
 	old := namespacedConfig(token.Namespace, token.Name)
 	old.Spec.TLS = &common.LocalTLSConfig{CASecretRef: &common.LocalSecretKeySelector{Name: ca.Name, Key: "ca.crt"}}
 	repointed := namespacedConfig(token.Namespace, "coder-token-2")
@@ -42,7 +42,7 @@ func TestEnqueueSecretsOfOldAndNew(t *testing.T) {
 	}
 }
 
-func TestSecretsMayBeReleased(t *testing.T) {
+func TestOnlyProviderConfigChangesThatMayReleaseASecretRecheckIt(t *testing.T) {
 	now := metav1.NewTime(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	base := namespacedConfig(token.Namespace, token.Name)
 	base.Finalizers = []string{providerconfig.HoldFinalizer}

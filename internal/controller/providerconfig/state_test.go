@@ -15,7 +15,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
-func TestMemory(t *testing.T) {
+func TestMemoryReusesFreshChecksKeepsTheUnreachableClockAndCountsHolds(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
 	a := providerconfig.Ref{GroupKind: schema.GroupKind{Group: "coder.m.crossplane.io", Kind: "ProviderConfig"}, Namespace: "team-a", Name: "a"}
 	b := a
