@@ -51,7 +51,6 @@ const (
 const ReasonUncertainCreateReplaced event.Reason = "UncertainCreateReplaced"
 
 const (
-	errNotKey       = "managed resource is not an AIGatewayKey"
 	errListKeys     = "cannot list AI Gateway keys"
 	errCreateKey    = "cannot create AI Gateway key"
 	errDeleteKey    = "cannot delete AI Gateway key"
@@ -86,21 +85,32 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	kindOpts := o.Options
 	// A settle window ends on time, not up to one poll late.
 	kindOpts.PollHook = pollHook
-	return managedkind.Setup(mgr, gvk, kindOpts, func(k managedkind.Kit) managed.ExternalConnector {
-		return &managedkind.Connector{
-			Options: o.Options, Kind: k.Kind, NotKind: errNotKey,
-			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },
-			CoderName: func(mg resource.Managed) string { return DerivedName(mg.(Resource)) },
-			External: func(s providerconfig.Session) managed.ExternalClient {
-				return &external{
-					coder: s.Client, scope: s.Scope, url: s.URL, keys: o.Keys, record: k.Record, log: k.Log,
-					kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
-					records: o.Records, kind: k.Kind, deploymentID: s.DeploymentID, createRefused: s.CreateRefused,
-					now: time.Now,
-				}
-			},
-		}
-	}, nil)
+	c := &connection{
+		keys: o.Keys, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
+		records: o.Records, kind: gvk.Kind,
+	}
+	return managedkind.Setup(mgr, gvk, kindOpts, managedkind.Kind[Resource]{CoderName: DerivedName, External: c.external})
+}
+
+// connection is what the external clients of one AIGatewayKey kind share.
+type connection struct {
+	keys    *coder.KeyLister
+	kube    client.Client
+	reader  client.Reader
+	scheme  *runtime.Scheme
+	records *cleanup.Records
+	kind    string
+}
+
+// external is the client of one key to Coder for one reconcile, through the
+// session its ProviderConfig opened.
+func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+	return &external{
+		coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, record: record, log: log,
+		kube: c.kube, reader: c.reader, scheme: c.scheme,
+		records: c.records, kind: c.kind, deploymentID: s.DeploymentID, createRefused: s.CreateRefused,
+		now: time.Now,
+	}
 }
 
 // external talks to Coder for one key, through one ProviderConfig, during
@@ -169,9 +179,8 @@ func (e *external) list(ctx context.Context, id string) ([]codersdk.AIGatewayKey
 	return e.keys.ListSince(ctx, e.scope, e.coder, start)
 }
 
-func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
-	k := mg.(Resource)
-	id := meta.GetExternalName(mg)
+func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObservation, error) {
+	id := meta.GetExternalName(k)
 	if id != "" {
 		if _, err := uuid.Parse(id); err != nil {
 			return managed.ExternalObservation{}, errors.New(errExternalName)
@@ -242,7 +251,7 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 	cur := byID[plan.Current.ID]
 	observe(k.KeyObservation(), cur)
 	observeRotation(k.KeyObservation(), plan)
-	mg.SetConditions(xpv2.Available())
+	k.SetConditions(xpv2.Available())
 	// The plaintext is not among them: Coder returned it once, at create,
 	// and the publisher keeps keys it is not given.
 	details := managed.ConnectionDetails{
@@ -367,8 +376,7 @@ func idsOf(keys []Key) []uuid.UUID {
 	return out
 }
 
-func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
-	k := mg.(Resource)
+func (e *external) Create(ctx context.Context, k Resource) (managed.ExternalCreation, error) {
 	resp, err := e.coder.CreateKey(ctx, DerivedName(k))
 	if err != nil {
 		// The outcome is unknown: the next Observe must see Coder as it
@@ -379,11 +387,11 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 	// The next Observe finds the key in the shared list without listing
 	// again: one request per create, not two.
 	e.keys.Added(e.scope, codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt})
-	meta.SetExternalName(mg, resp.ID.String())
-	if v, ok := mg.GetAnnotations()[RotateAnnotation]; ok {
+	meta.SetExternalName(k, resp.ID.String())
+	if v, ok := k.GetAnnotations()[RotateAnnotation]; ok {
 		// A new key answers the rotate request already there; the
 		// reconciler persists this with the external name.
-		meta.AddAnnotations(mg, map[string]string{RotatedAnnotation: v})
+		meta.AddAnnotations(k, map[string]string{RotatedAnnotation: v})
 	}
 	observe(k.KeyObservation(), codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt})
 	return managed.ExternalCreation{ConnectionDetails: managed.ConnectionDetails{
@@ -397,8 +405,7 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 
 // Update takes the rotation step Observe decided; a key has no other
 // mutable fields in Coder.
-func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {
-	k := mg.(Resource)
+func (e *external) Update(ctx context.Context, k Resource) (managed.ExternalUpdate, error) {
 	if e.plan == nil {
 		return managed.ExternalUpdate{}, nil
 	}
@@ -421,14 +428,14 @@ func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.Ext
 // Delete asks Coder to delete every key of the resource, the retiring one
 // of a rotation included. The reconciler then observes again and releases
 // the finalizer only when a fresh list has none of them.
-func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.ExternalDelete, error) {
-	mg.SetConditions(xpv2.Deleting())
+func (e *external) Delete(ctx context.Context, k Resource) (managed.ExternalDelete, error) {
+	k.SetConditions(xpv2.Deleting())
 	ids := make([]uuid.UUID, 0, len(e.deleting))
 	for _, c := range e.deleting {
 		ids = append(ids, c.ID)
 	}
 	if len(ids) == 0 {
-		id, err := uuid.Parse(meta.GetExternalName(mg))
+		id, err := uuid.Parse(meta.GetExternalName(k))
 		if err != nil {
 			return managed.ExternalDelete{}, errors.New(errExternalName)
 		}

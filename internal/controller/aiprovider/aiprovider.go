@@ -49,7 +49,6 @@ const AnnotationRefusedCreate = "coder.crossplane.io/refused-create"
 const ReasonAdoptedUncertainCreate event.Reason = "AdoptedUncertainCreate"
 
 const (
-	errNotProvider     = "managed resource is not an AIProvider"
 	errGetProvider     = "cannot get AI provider"
 	errCreateProvider  = "cannot create AI provider"
 	errUpdateProvider  = "cannot update AI provider"
@@ -90,18 +89,24 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 	if err != nil {
 		return errors.Wrap(err, errSetupKind)
 	}
-	return managedkind.Setup(mgr, gvk, o.Options, func(k managedkind.Kit) managed.ExternalConnector {
-		return &managedkind.Connector{
-			Options: o.Options, Kind: k.Kind, NotKind: errNotProvider, Refused: MarkRefused,
-			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },
-			CoderName: func(mg resource.Managed) string { return ProviderName(mg.(Resource)) },
-			External: func(s providerconfig.Session) managed.ExternalClient {
-				return &external{coder: s.Client, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: k.Kind, log: k.Log, record: k.Record}
-			},
-		}
-	}, func(b *builder.Builder) *builder.Builder {
-		return b.Watches(secretObject(), readers)
+	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: gvk.Kind}
+	return managedkind.Setup(mgr, gvk, o.Options, managedkind.Kind[Resource]{
+		CoderName: ProviderName, Refused: MarkRefused, External: c.external,
+		Watches: func(b *builder.Builder) *builder.Builder { return b.Watches(secretObject(), readers) },
 	})
+}
+
+// connection is what the external clients of one AIProvider kind share.
+type connection struct {
+	kube   client.Client
+	reader client.Reader
+	kind   string
+}
+
+// external is the client of one AIProvider to Coder for one reconcile,
+// through the session its ProviderConfig opened.
+func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+	return &external{coder: s.Client, kube: c.kube, reader: c.reader, kind: c.kind, log: log, record: record}
 }
 
 // external talks to Coder for one AIProvider during one reconcile.
@@ -120,9 +125,8 @@ type external struct {
 	drift *Drift
 }
 
-func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
-	p := mg.(Resource)
-	id := meta.GetExternalName(mg)
+func (e *external) Observe(ctx context.Context, p Resource) (managed.ExternalObservation, error) {
+	id := meta.GetExternalName(p)
 	if id == "" {
 		return e.observeUncreated(ctx, p)
 	}
@@ -219,8 +223,7 @@ func (e *external) desired(ctx context.Context, r Resource) (Desired, error) {
 	}, nil
 }
 
-func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
-	p := mg.(Resource)
+func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCreation, error) {
 	want, err := e.desired(ctx, p)
 	if err != nil {
 		MarkRefused(p)
@@ -283,8 +286,7 @@ func UncertainAttempt(annotations map[string]string) time.Time {
 }
 
 // Update sends the one PATCH that puts back what Observe found different.
-func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {
-	p := mg.(Resource)
+func (e *external) Update(ctx context.Context, p Resource) (managed.ExternalUpdate, error) {
 	if e.drift == nil || e.want == nil {
 		return managed.ExternalUpdate{}, errors.New(errNotObserved)
 	}
@@ -317,9 +319,9 @@ func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.Ext
 
 // Delete soft-deletes the provider in Coder. The reconciler then observes
 // again and releases the finalizer only when a GET by id answers 404.
-func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.ExternalDelete, error) {
-	mg.SetConditions(xpv2.Deleting())
-	id := meta.GetExternalName(mg)
+func (e *external) Delete(ctx context.Context, p Resource) (managed.ExternalDelete, error) {
+	p.SetConditions(xpv2.Deleting())
+	id := meta.GetExternalName(p)
 	if _, err := uuid.Parse(id); err != nil {
 		return managed.ExternalDelete{}, errors.New(errExternalName)
 	}
