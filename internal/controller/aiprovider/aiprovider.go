@@ -192,9 +192,10 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk.AIProvider) (managed.ExternalObservation, error) {
 	observe(p.ProviderObservation(), got)
 	p.SetConditions(xpv2.Available())
-	if meta.WasDeleted(p) || !mayUpdate(p) {
+	if meta.WasDeleted(p) || !managedkind.Policies(p).ShouldUpdate() {
 		// Nothing will be changed, so neither the Secrets nor the drift
-		// matter: deleting works even when the Secrets are gone.
+		// matter: deleting works even when the Secrets are gone, and an
+		// observe-only import reads no Secrets it does not use.
 		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
 	want, err := e.desired(ctx, p)
@@ -332,21 +333,6 @@ func (e *external) Delete(ctx context.Context, p Resource) (managed.ExternalDele
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }
-
-// mayUpdate is false when the management policies leave Coder alone, so
-// Observe need not read Secrets the resource does not use.
-func mayUpdate(mg resource.Managed) bool {
-	ps := mg.GetManagementPolicies()
-	if len(ps) == 0 {
-		return true
-	}
-	for _, p := range ps {
-		if p == xpv2.ManagementActionAll || p == xpv2.ManagementActionUpdate {
-			return true
-		}
-	}
-	return false
-}
 
 // observe records what Coder reports. Coder returns masked keys and no
 // Bedrock credentials, so nothing secret reaches the status.
