@@ -179,8 +179,10 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	}
 	meta.SetExternalName(p, got.ID.String())
 	if !meta.WasDeleted(p) {
-		// Record the id now rather than through late initialization, which
-		// management policies may switch off.
+		// Record the id now rather than return ResourceLateInitialized:
+		// the reconciler persists that only when the management policies
+		// include LateInitialize, and an id not persisted would be looked
+		// for by name, and adopted, again on every reconcile.
 		if err := e.kube.Update(ctx, p); err != nil {
 			return managed.ExternalObservation{}, errors.Wrap(err, errRecordAdoption)
 		}
@@ -256,8 +258,9 @@ func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCrea
 	o.AppliedAPIKeyIDs = keyIDs(got.APIKeys)
 	o.CredentialsFingerprint = want.Fingerprint
 	// After Create the reconciler persists annotations only, and its update
-	// resets the status: write the applied key ids and fingerprint now, or
-	// the next Observe would send the keys again for nothing.
+	// (UpdateCriticalAnnotations) reads the object back, resetting the
+	// status: write the applied key ids and fingerprint now, or the next
+	// Observe would send the keys again for nothing.
 	if err := e.kube.Status().Update(ctx, p); err != nil {
 		e.log.Debug(msgStatusNotStored, "error", err)
 	}
