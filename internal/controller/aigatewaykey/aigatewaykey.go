@@ -28,7 +28,6 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -140,45 +139,6 @@ type external struct {
 	deleting []codersdk.AIGatewayKey
 }
 
-// ownKey is one of the resource's keys in Coder, with its rotation counter.
-type ownKey struct {
-	codersdk.AIGatewayKey
-	counter int
-	// derived: the resource created it (its name derives from the
-	// resource); otherwise it was imported by external name.
-	derived bool
-}
-
-// own returns the resource's keys: every key whose name one of its
-// rotations derives, and the keys ids point at: its external name and the
-// ids its cleanup records hold (an imported key may have any name, and
-// stays the resource's while a rotation retires it).
-func own(k Resource, list []codersdk.AIGatewayKey, ids ...string) []ownKey {
-	names := NamesOf(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()))
-	claim := coderobj.KeyClaim{IDs: ids, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
-	owned := coderobj.OwnedKeys(list, claim, nil)
-	out := make([]ownKey, 0, len(owned))
-	for _, c := range owned {
-		n, derived := names.Counter(c.Name)
-		out = append(out, ownKey{AIGatewayKey: c, counter: n, derived: derived})
-	}
-	return out
-}
-
-// list returns the keys of the ProviderConfig's Coder. The shared list may
-// be a few seconds old; before it says the key of external name id is
-// absent, a list sent during this call confirms it. A key imported a moment
-// after it was made in Coder is then seen, not replaced by a new key, and a
-// delete is never verified on a list older than the key.
-func (e *external) list(ctx context.Context, id string) ([]codersdk.AIGatewayKey, error) {
-	start := time.Now()
-	list, err := e.keys.List(ctx, e.scope, e.coder)
-	if err != nil || id == "" || slices.ContainsFunc(list, func(k codersdk.AIGatewayKey) bool { return k.ID.String() == id }) {
-		return list, err
-	}
-	return e.keys.ListSince(ctx, e.scope, e.coder, start)
-}
-
 func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObservation, error) {
 	id := meta.GetExternalName(k)
 	if id != "" {
@@ -196,19 +156,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	}
 	keys := own(k, list, append(recorded.ExternalIDs(), id)...)
 	if meta.WasDeleted(k) {
-		// Deleting means revoke now, whatever a rotation was doing: every
-		// key of the resource goes, and absence is verified on a fresh list.
-		e.deleting = make([]codersdk.AIGatewayKey, 0, len(keys))
-		for _, c := range keys {
-			e.deleting = append(e.deleting, c.AIGatewayKey)
-		}
-		if len(keys) == 0 {
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		}
-		if id == "" {
-			meta.SetExternalName(k, keys[0].ID.String())
-		}
-		return managed.ExternalObservation{ResourceExists: true}, nil
+		return e.observeDeleting(k, keys, id), nil
 	}
 	if err := e.secretWritable(ctx, k); err != nil {
 		// Creating or replacing a key now would lose its plaintext.
@@ -271,6 +219,23 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 		ResourceLateInitialized: adopted,
 		ConnectionDetails:       details,
 	}, nil
+}
+
+// observeDeleting notes the keys a Delete removes. Deleting means revoke
+// now, whatever a rotation was doing: every key of the resource goes, and
+// absence is verified on a fresh list.
+func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed.ExternalObservation {
+	e.deleting = make([]codersdk.AIGatewayKey, 0, len(keys))
+	for _, c := range keys {
+		e.deleting = append(e.deleting, c.AIGatewayKey)
+	}
+	if len(keys) == 0 {
+		return managed.ExternalObservation{ResourceExists: false}
+	}
+	if id == "" {
+		meta.SetExternalName(k, keys[0].ID.String())
+	}
+	return managed.ExternalObservation{ResourceExists: true}
 }
 
 // gather builds the rotation state from Coder's keys, the connection
@@ -353,27 +318,6 @@ func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
 			"Deleted key "+d.Prefix+"... from an earlier create whose answer was lost (its plaintext is unknown); creating a new key"))
 	}
 	return nil
-}
-
-// deleteKeys asks Coder to delete every key of ids. The shared key list is
-// invalidated, so the next Observe sees Coder as it is now and verifies
-// their absence. With no ids nothing changed in Coder, and the list stays:
-// every new key's first Observe comes here with none.
-func (e *external) deleteKeys(ctx context.Context, ids ...uuid.UUID) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	defer e.keys.Invalidate(e.scope)
-	return coderobj.DeleteKeys(ctx, e.coder, ids...)
-}
-
-// idsOf are the Coder ids of keys; Key ids come from Coder's own list.
-func idsOf(keys []Key) []uuid.UUID {
-	out := make([]uuid.UUID, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, uuid.MustParse(k.ID))
-	}
-	return out
 }
 
 func (e *external) Create(ctx context.Context, k Resource) (managed.ExternalCreation, error) {
