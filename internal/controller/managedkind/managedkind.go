@@ -79,9 +79,13 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	if err != nil {
 		return errors.Wrap(err, errKindNotScheme)
 	}
+	if _, ok := obj.(R); !ok {
+		// Every reconcile would fail on the type: fail the setup instead.
+		return errors.Errorf(errFmtNotKind, obj)
+	}
 	log := o.Logger.WithValues("controller", name)
 	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
-	c := &Connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused,
+	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused,
 		External: func(s providerconfig.Session) managed.TypedExternalClient[R] { return k.External(s, log, record) }}
 	opts := []managed.ReconcilerOption{
 		// The reconciler hands the connector an R, or fails the reconcile.
@@ -158,11 +162,11 @@ func addStateMetrics(mgr ctrl.Manager, gvk schema.GroupVersionKind, log logging.
 // errConnect wraps a failure to reach Coder through the ProviderConfig.
 const errConnect = "cannot connect to Coder"
 
-// A Connector connects the managed resources of one kind, R, to Coder
+// A connector connects the managed resources of one kind, R, to Coder
 // through their ProviderConfig and wraps the kind's external client in the
 // cleanup pass, which turns a delete into a bounded pass when the
 // ProviderConfig is gone, released or in its grace.
-type Connector[R resource.Managed] struct {
+type connector[R resource.Managed] struct {
 	Options
 	Kind string
 	// CoderName is the name the resource has (or will have) in Coder.
@@ -174,7 +178,7 @@ type Connector[R resource.Managed] struct {
 }
 
 // Connect implements managed.TypedExternalConnector.
-func (c *Connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternalClient[R], error) {
+func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternalClient[R], error) {
 	s, err := c.Connector.Connect(ctx, mg)
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
