@@ -28,7 +28,6 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -51,7 +50,6 @@ const (
 const ReasonUncertainCreateReplaced event.Reason = "UncertainCreateReplaced"
 
 const (
-	errNotKey       = "managed resource is not an AIGatewayKey"
 	errListKeys     = "cannot list AI Gateway keys"
 	errCreateKey    = "cannot create AI Gateway key"
 	errDeleteKey    = "cannot delete AI Gateway key"
@@ -86,21 +84,32 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	kindOpts := o.Options
 	// A settle window ends on time, not up to one poll late.
 	kindOpts.PollHook = pollHook
-	return managedkind.Setup(mgr, gvk, kindOpts, func(k managedkind.Kit) managed.ExternalConnector {
-		return &managedkind.Connector{
-			Options: o.Options, Kind: k.Kind, NotKind: errNotKey,
-			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },
-			CoderName: func(mg resource.Managed) string { return DerivedName(mg.(Resource)) },
-			External: func(s providerconfig.Session) managed.ExternalClient {
-				return &external{
-					coder: s.Client, scope: s.Scope, url: s.URL, keys: o.Keys, record: k.Record, log: k.Log,
-					kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
-					records: o.Records, kind: k.Kind, deploymentID: s.DeploymentID, createRefused: s.CreateRefused,
-					now: time.Now,
-				}
-			},
-		}
-	}, nil)
+	c := &connection{
+		keys: o.Keys, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
+		records: o.Records, kind: gvk.Kind,
+	}
+	return managedkind.Setup(mgr, gvk, kindOpts, managedkind.Kind[Resource]{CoderName: DerivedName, External: c.external})
+}
+
+// connection is what the external clients of one AIGatewayKey kind share.
+type connection struct {
+	keys    *coder.KeyLister
+	kube    client.Client
+	reader  client.Reader
+	scheme  *runtime.Scheme
+	records *cleanup.Records
+	kind    string
+}
+
+// external is the client of one key to Coder for one reconcile, through the
+// session its ProviderConfig opened.
+func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+	return &external{
+		coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, record: record, log: log,
+		kube: c.kube, reader: c.reader, scheme: c.scheme,
+		records: c.records, kind: c.kind, deploymentID: s.DeploymentID, createRefused: s.CreateRefused,
+		now: time.Now,
+	}
 }
 
 // external talks to Coder for one key, through one ProviderConfig, during
@@ -130,48 +139,8 @@ type external struct {
 	deleting []codersdk.AIGatewayKey
 }
 
-// ownKey is one of the resource's keys in Coder, with its rotation counter.
-type ownKey struct {
-	codersdk.AIGatewayKey
-	counter int
-	// derived: the resource created it (its name derives from the
-	// resource); otherwise it was imported by external name.
-	derived bool
-}
-
-// own returns the resource's keys: every key whose name one of its
-// rotations derives, and the keys ids point at: its external name and the
-// ids its cleanup records hold (an imported key may have any name, and
-// stays the resource's while a rotation retires it).
-func own(k Resource, list []codersdk.AIGatewayKey, ids ...string) []ownKey {
-	names := NamesOf(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()))
-	claim := coderobj.KeyClaim{IDs: ids, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
-	owned := coderobj.OwnedKeys(list, claim, nil)
-	out := make([]ownKey, 0, len(owned))
-	for _, c := range owned {
-		n, derived := names.Counter(c.Name)
-		out = append(out, ownKey{AIGatewayKey: c, counter: n, derived: derived})
-	}
-	return out
-}
-
-// list returns the keys of the ProviderConfig's Coder. The shared list may
-// be a few seconds old; before it says the key of external name id is
-// absent, a list sent during this call confirms it. A key imported a moment
-// after it was made in Coder is then seen, not replaced by a new key, and a
-// delete is never verified on a list older than the key.
-func (e *external) list(ctx context.Context, id string) ([]codersdk.AIGatewayKey, error) {
-	start := time.Now()
-	list, err := e.keys.List(ctx, e.scope, e.coder)
-	if err != nil || id == "" || slices.ContainsFunc(list, func(k codersdk.AIGatewayKey) bool { return k.ID.String() == id }) {
-		return list, err
-	}
-	return e.keys.ListSince(ctx, e.scope, e.coder, start)
-}
-
-func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
-	k := mg.(Resource)
-	id := meta.GetExternalName(mg)
+func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObservation, error) {
+	id := meta.GetExternalName(k)
 	if id != "" {
 		if _, err := uuid.Parse(id); err != nil {
 			return managed.ExternalObservation{}, errors.New(errExternalName)
@@ -187,19 +156,7 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 	}
 	keys := own(k, list, append(recorded.ExternalIDs(), id)...)
 	if meta.WasDeleted(k) {
-		// Deleting means revoke now, whatever a rotation was doing: every
-		// key of the resource goes, and absence is verified on a fresh list.
-		e.deleting = make([]codersdk.AIGatewayKey, 0, len(keys))
-		for _, c := range keys {
-			e.deleting = append(e.deleting, c.AIGatewayKey)
-		}
-		if len(keys) == 0 {
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		}
-		if id == "" {
-			meta.SetExternalName(k, keys[0].ID.String())
-		}
-		return managed.ExternalObservation{ResourceExists: true}, nil
+		return e.observeDeleting(k, keys, id), nil
 	}
 	if err := e.secretWritable(ctx, k); err != nil {
 		// Creating or replacing a key now would lose its plaintext.
@@ -242,7 +199,7 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 	cur := byID[plan.Current.ID]
 	observe(k.KeyObservation(), cur)
 	observeRotation(k.KeyObservation(), plan)
-	mg.SetConditions(xpv2.Available())
+	k.SetConditions(xpv2.Available())
 	// The plaintext is not among them: Coder returned it once, at create,
 	// and the publisher keeps keys it is not given.
 	details := managed.ConnectionDetails{
@@ -262,6 +219,23 @@ func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.Ex
 		ResourceLateInitialized: adopted,
 		ConnectionDetails:       details,
 	}, nil
+}
+
+// observeDeleting notes the keys a Delete removes. Deleting means revoke
+// now, whatever a rotation was doing: every key of the resource goes, and
+// absence is verified on a fresh list.
+func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed.ExternalObservation {
+	e.deleting = make([]codersdk.AIGatewayKey, 0, len(keys))
+	for _, c := range keys {
+		e.deleting = append(e.deleting, c.AIGatewayKey)
+	}
+	if len(keys) == 0 {
+		return managed.ExternalObservation{ResourceExists: false}
+	}
+	if id == "" {
+		meta.SetExternalName(k, keys[0].ID.String())
+	}
+	return managed.ExternalObservation{ResourceExists: true}
 }
 
 // gather builds the rotation state from Coder's keys, the connection
@@ -346,29 +320,7 @@ func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
 	return nil
 }
 
-// deleteKeys asks Coder to delete every key of ids. The shared key list is
-// invalidated, so the next Observe sees Coder as it is now and verifies
-// their absence. With no ids nothing changed in Coder, and the list stays:
-// every new key's first Observe comes here with none.
-func (e *external) deleteKeys(ctx context.Context, ids ...uuid.UUID) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	defer e.keys.Invalidate(e.scope)
-	return coderobj.DeleteKeys(ctx, e.coder, ids...)
-}
-
-// idsOf are the Coder ids of keys; Key ids come from Coder's own list.
-func idsOf(keys []Key) []uuid.UUID {
-	out := make([]uuid.UUID, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, uuid.MustParse(k.ID))
-	}
-	return out
-}
-
-func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
-	k := mg.(Resource)
+func (e *external) Create(ctx context.Context, k Resource) (managed.ExternalCreation, error) {
 	resp, err := e.coder.CreateKey(ctx, DerivedName(k))
 	if err != nil {
 		// The outcome is unknown: the next Observe must see Coder as it
@@ -379,11 +331,11 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 	// The next Observe finds the key in the shared list without listing
 	// again: one request per create, not two.
 	e.keys.Added(e.scope, codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt})
-	meta.SetExternalName(mg, resp.ID.String())
-	if v, ok := mg.GetAnnotations()[RotateAnnotation]; ok {
+	meta.SetExternalName(k, resp.ID.String())
+	if v, ok := k.GetAnnotations()[RotateAnnotation]; ok {
 		// A new key answers the rotate request already there; the
 		// reconciler persists this with the external name.
-		meta.AddAnnotations(mg, map[string]string{RotatedAnnotation: v})
+		meta.AddAnnotations(k, map[string]string{RotatedAnnotation: v})
 	}
 	observe(k.KeyObservation(), codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt})
 	return managed.ExternalCreation{ConnectionDetails: managed.ConnectionDetails{
@@ -397,8 +349,7 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 
 // Update takes the rotation step Observe decided; a key has no other
 // mutable fields in Coder.
-func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {
-	k := mg.(Resource)
+func (e *external) Update(ctx context.Context, k Resource) (managed.ExternalUpdate, error) {
 	if e.plan == nil {
 		return managed.ExternalUpdate{}, nil
 	}
@@ -421,14 +372,14 @@ func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.Ext
 // Delete asks Coder to delete every key of the resource, the retiring one
 // of a rotation included. The reconciler then observes again and releases
 // the finalizer only when a fresh list has none of them.
-func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.ExternalDelete, error) {
-	mg.SetConditions(xpv2.Deleting())
+func (e *external) Delete(ctx context.Context, k Resource) (managed.ExternalDelete, error) {
+	k.SetConditions(xpv2.Deleting())
 	ids := make([]uuid.UUID, 0, len(e.deleting))
 	for _, c := range e.deleting {
 		ids = append(ids, c.ID)
 	}
 	if len(ids) == 0 {
-		id, err := uuid.Parse(meta.GetExternalName(mg))
+		id, err := uuid.Parse(meta.GetExternalName(k))
 		if err != nil {
 			return managed.ExternalDelete{}, errors.New(errExternalName)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
 	"github.com/crossplane-contrib/provider-coder/apis"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
@@ -55,7 +56,7 @@ func newFixture(t *testing.T) *fixture {
 	if err := apis.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	kube := fake.NewClientBuilder().WithScheme(s).Build()
+	kube := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
 	keys := coder.NewKeyLister(time.Hour)
 	return &fixture{srv: srv, cl: cl, keys: keys, ext: &external{
 		coder: cl, keys: keys, scope: "test", url: srv.URL(),

@@ -40,7 +40,8 @@ const (
 // show: a key nobody holds is discarded, a published one committed.
 func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (managed.ExternalUpdate, error) {
 	name := RotatedKeyName(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()), p.Next)
-	// The record comes first, as for every create.
+	// The record comes first, as for every create: it must exist before
+	// Coder holds the key, an order no return value to the reconciler gives.
 	if err := e.records.EnsureRotated(ctx, k, e.kind, p.Next, e.deploymentID, name); err != nil {
 		return managed.ExternalUpdate{}, err
 	}
@@ -108,6 +109,9 @@ func (e *external) finish(ctx context.Context, k Resource, p RotationPlan) error
 		return err
 	}
 	if _, ok := secretData(s)[ConnectionPreviousKeyPrefix]; ok {
+		// Removed here, not by a nil detail returned to the reconciler: the
+		// records go next, and without them no later Observe decides to
+		// finish again, so a removal failing after them would stay undone.
 		if err := e.publish(ctx, k, managed.ConnectionDetails{ConnectionPreviousKeyPrefix: nil}); err != nil {
 			return errors.Wrap(err, errFinish)
 		}

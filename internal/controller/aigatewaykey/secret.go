@@ -133,6 +133,12 @@ func (e *external) secretWritable(ctx context.Context, k Resource) error {
 
 // publish merges details into k's connection Secret, creating it if need
 // be. A nil value removes that key from the Secret.
+//
+// The client writes the Secret itself, where the reconciler would publish
+// returned ConnectionDetails, only within a rotation's Update: the
+// reconciler publishes after Update returns and persists no metadata then,
+// but the external name may move to a new key (commit) only once the Secret
+// holds its plaintext, which exists nowhere else.
 func (e *external) publish(ctx context.Context, k Resource, details managed.ConnectionDetails) error {
 	nn, ok := cleanup.ConnectionSecret(k)
 	if !ok {

@@ -49,7 +49,6 @@ const AnnotationRefusedCreate = "coder.crossplane.io/refused-create"
 const ReasonAdoptedUncertainCreate event.Reason = "AdoptedUncertainCreate"
 
 const (
-	errNotProvider     = "managed resource is not an AIProvider"
 	errGetProvider     = "cannot get AI provider"
 	errCreateProvider  = "cannot create AI provider"
 	errUpdateProvider  = "cannot update AI provider"
@@ -90,18 +89,24 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 	if err != nil {
 		return errors.Wrap(err, errSetupKind)
 	}
-	return managedkind.Setup(mgr, gvk, o.Options, func(k managedkind.Kit) managed.ExternalConnector {
-		return &managedkind.Connector{
-			Options: o.Options, Kind: k.Kind, NotKind: errNotProvider, Refused: MarkRefused,
-			Is:        func(mg resource.Managed) bool { _, ok := mg.(Resource); return ok },
-			CoderName: func(mg resource.Managed) string { return ProviderName(mg.(Resource)) },
-			External: func(s providerconfig.Session) managed.ExternalClient {
-				return &external{coder: s.Client, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: k.Kind, log: k.Log, record: k.Record}
-			},
-		}
-	}, func(b *builder.Builder) *builder.Builder {
-		return b.Watches(secretObject(), readers)
+	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: gvk.Kind}
+	return managedkind.Setup(mgr, gvk, o.Options, managedkind.Kind[Resource]{
+		CoderName: ProviderName, Refused: MarkRefused, External: c.external,
+		Watches: func(b *builder.Builder) *builder.Builder { return b.Watches(secretObject(), readers) },
 	})
+}
+
+// connection is what the external clients of one AIProvider kind share.
+type connection struct {
+	kube   client.Client
+	reader client.Reader
+	kind   string
+}
+
+// external is the client of one AIProvider to Coder for one reconcile,
+// through the session its ProviderConfig opened.
+func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+	return &external{coder: s.Client, kube: c.kube, reader: c.reader, kind: c.kind, log: log, record: record}
 }
 
 // external talks to Coder for one AIProvider during one reconcile.
@@ -120,9 +125,8 @@ type external struct {
 	drift *Drift
 }
 
-func (e *external) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
-	p := mg.(Resource)
-	id := meta.GetExternalName(mg)
+func (e *external) Observe(ctx context.Context, p Resource) (managed.ExternalObservation, error) {
+	id := meta.GetExternalName(p)
 	if id == "" {
 		return e.observeUncreated(ctx, p)
 	}
@@ -175,8 +179,10 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	}
 	meta.SetExternalName(p, got.ID.String())
 	if !meta.WasDeleted(p) {
-		// Record the id now rather than through late initialization, which
-		// management policies may switch off.
+		// Record the id now rather than return ResourceLateInitialized:
+		// the reconciler persists that only when the management policies
+		// include LateInitialize, and an id not persisted would be looked
+		// for by name, and adopted, again on every reconcile.
 		if err := e.kube.Update(ctx, p); err != nil {
 			return managed.ExternalObservation{}, errors.Wrap(err, errRecordAdoption)
 		}
@@ -188,9 +194,10 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk.AIProvider) (managed.ExternalObservation, error) {
 	observe(p.ProviderObservation(), got)
 	p.SetConditions(xpv2.Available())
-	if meta.WasDeleted(p) || !mayUpdate(p) {
+	if meta.WasDeleted(p) || !managedkind.Policies(p).ShouldUpdate() {
 		// Nothing will be changed, so neither the Secrets nor the drift
-		// matter: deleting works even when the Secrets are gone.
+		// matter: deleting works even when the Secrets are gone, and an
+		// observe-only import reads no Secrets it does not use.
 		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
 	}
 	want, err := e.desired(ctx, p)
@@ -219,8 +226,7 @@ func (e *external) desired(ctx context.Context, r Resource) (Desired, error) {
 	}, nil
 }
 
-func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
-	p := mg.(Resource)
+func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCreation, error) {
 	want, err := e.desired(ctx, p)
 	if err != nil {
 		MarkRefused(p)
@@ -252,8 +258,9 @@ func (e *external) Create(ctx context.Context, mg resource.Managed) (managed.Ext
 	o.AppliedAPIKeyIDs = keyIDs(got.APIKeys)
 	o.CredentialsFingerprint = want.Fingerprint
 	// After Create the reconciler persists annotations only, and its update
-	// resets the status: write the applied key ids and fingerprint now, or
-	// the next Observe would send the keys again for nothing.
+	// (UpdateCriticalAnnotations) reads the object back, resetting the
+	// status: write the applied key ids and fingerprint now, or the next
+	// Observe would send the keys again for nothing.
 	if err := e.kube.Status().Update(ctx, p); err != nil {
 		e.log.Debug(msgStatusNotStored, "error", err)
 	}
@@ -283,8 +290,7 @@ func UncertainAttempt(annotations map[string]string) time.Time {
 }
 
 // Update sends the one PATCH that puts back what Observe found different.
-func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {
-	p := mg.(Resource)
+func (e *external) Update(ctx context.Context, p Resource) (managed.ExternalUpdate, error) {
 	if e.drift == nil || e.want == nil {
 		return managed.ExternalUpdate{}, errors.New(errNotObserved)
 	}
@@ -317,9 +323,9 @@ func (e *external) Update(ctx context.Context, mg resource.Managed) (managed.Ext
 
 // Delete soft-deletes the provider in Coder. The reconciler then observes
 // again and releases the finalizer only when a GET by id answers 404.
-func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.ExternalDelete, error) {
-	mg.SetConditions(xpv2.Deleting())
-	id := meta.GetExternalName(mg)
+func (e *external) Delete(ctx context.Context, p Resource) (managed.ExternalDelete, error) {
+	p.SetConditions(xpv2.Deleting())
+	id := meta.GetExternalName(p)
 	if _, err := uuid.Parse(id); err != nil {
 		return managed.ExternalDelete{}, errors.New(errExternalName)
 	}
@@ -330,21 +336,6 @@ func (e *external) Delete(ctx context.Context, mg resource.Managed) (managed.Ext
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }
-
-// mayUpdate is false when the management policies leave Coder alone, so
-// Observe need not read Secrets the resource does not use.
-func mayUpdate(mg resource.Managed) bool {
-	ps := mg.GetManagementPolicies()
-	if len(ps) == 0 {
-		return true
-	}
-	for _, p := range ps {
-		if p == xpv2.ManagementActionAll || p == xpv2.ManagementActionUpdate {
-			return true
-		}
-	}
-	return false
-}
 
 // observe records what Coder reports. Coder returns masked keys and no
 // Bedrock credentials, so nothing secret reaches the status.

@@ -1,8 +1,9 @@
 // Package managedkind builds the managed reconciler and controller that
 // every managed kind of the provider shares: the external name is the Coder
 // id, the finalizer is ours and settles cleanup records, and the controller
-// follows its ProviderConfig's hold. Kinds supply only their connector and
-// any extra watches.
+// follows its ProviderConfig's hold. A kind supplies a Kind: its external
+// client to Coder, the name its resources have in Coder, and any extra
+// watches.
 package managedkind
 
 import (
@@ -56,30 +57,41 @@ type Options struct {
 	Writes *Writes
 }
 
-// A Kit is what a kind's connector needs from the setup.
-type Kit struct {
-	Kind   string
-	Log    logging.Logger
-	Record event.Recorder
+// A Kind is what one managed kind, whose resources are R, gives the shared
+// setup.
+type Kind[R resource.Managed] struct {
+	// CoderName is the name a resource has (or will have) in Coder.
+	CoderName func(R) string
+	// Refused, if set, notes on a resource that Coder refused its create.
+	Refused func(resource.Managed)
+	// External builds the kind's client to Coder for one reconcile, through
+	// the session its ProviderConfig opened; it logs and records events
+	// through the controller's log and record.
+	External func(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[R]
+	// Watches, if set, adds the kind's own watches.
+	Watches func(*builder.Builder) *builder.Builder
 }
 
-// Setup adds a controller for the managed kind gvk. connect builds the
-// kind's connector; extra adds the kind's own watches (may be nil).
-func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect func(Kit) managed.ExternalConnector, extra func(*builder.Builder) *builder.Builder) error {
+// Setup adds a controller for the managed kind gvk, whose resources are R.
+func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, k Kind[R]) error {
 	name := managed.ControllerName(gvk.GroupKind().String())
 	obj, err := mgr.GetScheme().New(gvk)
 	if err != nil {
 		return errors.Wrap(err, errKindNotScheme)
 	}
-	kit := Kit{
-		Kind:   gvk.Kind,
-		Log:    o.Logger.WithValues("controller", name),
-		Record: event.NewAPIRecorder(mgr.GetEventRecorderFor(name)), //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
+	if _, ok := obj.(R); !ok {
+		// Every reconcile would fail on the type: fail the setup instead.
+		return errors.Errorf(errFmtNotKind, obj)
 	}
+	log := o.Logger.WithValues("controller", name)
+	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
+	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused,
+		External: func(s providerconfig.Session) managed.TypedExternalClient[R] { return k.External(s, log, record) }}
 	opts := []managed.ReconcilerOption{
-		managed.WithExternalConnector(connect(kit)),
-		managed.WithLogger(kit.Log),
-		managed.WithRecorder(kit.Record),
+		// The reconciler hands the connector an R, or fails the reconcile.
+		managed.WithTypedExternalConnector[R](c),
+		managed.WithLogger(log),
+		managed.WithRecorder(record),
 		managed.WithPollInterval(o.PollInterval),
 		// The external name is the Coder id, known only after create: do
 		// not default it to metadata.name.
@@ -92,7 +104,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 		// create is really missing. Waiting crossplane-runtime's default
 		// 30s would also delay every delete of a young object.
 		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, kit.Record)),
+		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)),
 	}
 	if o.PollHook != nil {
 		opts = append(opts, managed.WithPollIntervalHook(o.PollHook))
@@ -102,7 +114,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 	}
 	if m := o.MetricOptions; m != nil {
 		opts = append(opts, managed.WithMetricRecorder(m.MRMetrics))
-		if err := addStateMetrics(mgr, gvk, kit.Log, m); err != nil {
+		if err := addStateMetrics(mgr, gvk, log, m); err != nil {
 			return err
 		}
 	}
@@ -115,8 +127,8 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options, connect fun
 		// Without the filter each create cost 3 to 5 reconciles instead
 		// of 2 (docs/performance.md).
 		For(obj.(client.Object), builder.WithPredicates(desiredStateChanged()))
-	if extra != nil {
-		b = extra(b)
+	if k.Watches != nil {
+		b = k.Watches(b)
 	}
 	if kind, ok := apis.ManagedKindOf(obj.(resource.Managed)); ok {
 		b = watchConfigs(b, mgr.GetClient(), kind)
@@ -150,40 +162,35 @@ func addStateMetrics(mgr ctrl.Manager, gvk schema.GroupVersionKind, log logging.
 // errConnect wraps a failure to reach Coder through the ProviderConfig.
 const errConnect = "cannot connect to Coder"
 
-// A Connector connects the managed resources of one kind to Coder through
-// their ProviderConfig and wraps the kind's external client in the cleanup
-// pass, which turns a delete into a bounded pass when the ProviderConfig is
-// gone, released or in its grace.
-type Connector struct {
+// A connector connects the managed resources of one kind, R, to Coder
+// through their ProviderConfig and wraps the kind's external client in the
+// cleanup pass, which turns a delete into a bounded pass when the
+// ProviderConfig is gone, released or in its grace.
+type connector[R resource.Managed] struct {
 	Options
 	Kind string
-	// Is reports whether a managed resource is of this kind; NotKind is the
-	// error when it is not.
-	Is      func(resource.Managed) bool
-	NotKind string
 	// CoderName is the name the resource has (or will have) in Coder.
-	CoderName func(resource.Managed) string
+	CoderName func(R) string
 	// Refused, if set, notes on a resource that Coder refused its create.
 	Refused func(resource.Managed)
 	// External builds the kind's client for a session that has one.
-	External func(providerconfig.Session) managed.ExternalClient
+	External func(providerconfig.Session) managed.TypedExternalClient[R]
 }
 
-// Connect implements managed.ExternalConnector.
-func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (managed.ExternalClient, error) {
-	if !c.Is(mg) {
-		return nil, errors.New(c.NotKind)
-	}
+// Connect implements managed.TypedExternalConnector.
+func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternalClient[R], error) {
 	s, err := c.Connector.Connect(ctx, mg)
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
 	pass := cleanup.Pass{
 		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, CreateRefused: s.CreateRefused,
-		Records: c.Records, DeploymentID: s.DeploymentID, CoderName: c.CoderName, Refused: c.Refused,
+		Records: c.Records, DeploymentID: s.DeploymentID, Refused: c.Refused,
+		// The reconciler gives the client the object it connected.
+		CoderName: func(resource.Managed) string { return c.CoderName(mg) },
 	}
 	if s.Client == nil {
-		return pass.Wrap(nil), nil
+		return typed[R]{pass.Wrap(nil)}, nil
 	}
-	return pass.Wrap(c.External(s)), nil
+	return typed[R]{pass.Wrap(untyped[R]{c.External(s)})}, nil
 }

@@ -1,0 +1,75 @@
+package aigatewaykey
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
+
+	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+)
+
+// The resource's keys in Coder: which they are, how they are listed
+// through the shared key list, and how they are deleted.
+
+// ownKey is one of the resource's keys in Coder, with its rotation counter.
+type ownKey struct {
+	codersdk.AIGatewayKey
+	counter int
+	// derived: the resource created it (its name derives from the
+	// resource); otherwise it was imported by external name.
+	derived bool
+}
+
+// own returns the resource's keys: every key whose name one of its
+// rotations derives, and the keys ids point at: its external name and the
+// ids its cleanup records hold (an imported key may have any name, and
+// stays the resource's while a rotation retires it).
+func own(k Resource, list []codersdk.AIGatewayKey, ids ...string) []ownKey {
+	names := NamesOf(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()))
+	claim := coderobj.KeyClaim{IDs: ids, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
+	owned := coderobj.OwnedKeys(list, claim, nil)
+	out := make([]ownKey, 0, len(owned))
+	for _, c := range owned {
+		n, derived := names.Counter(c.Name)
+		out = append(out, ownKey{AIGatewayKey: c, counter: n, derived: derived})
+	}
+	return out
+}
+
+// list returns the keys of the ProviderConfig's Coder. The shared list may
+// be a few seconds old; before it says the key of external name id is
+// absent, a list sent during this call confirms it. A key imported a moment
+// after it was made in Coder is then seen, not replaced by a new key, and a
+// delete is never verified on a list older than the key.
+func (e *external) list(ctx context.Context, id string) ([]codersdk.AIGatewayKey, error) {
+	start := time.Now()
+	list, err := e.keys.List(ctx, e.scope, e.coder)
+	if err != nil || id == "" || slices.ContainsFunc(list, func(k codersdk.AIGatewayKey) bool { return k.ID.String() == id }) {
+		return list, err
+	}
+	return e.keys.ListSince(ctx, e.scope, e.coder, start)
+}
+
+// deleteKeys asks Coder to delete every key of ids. The shared key list is
+// invalidated, so the next Observe sees Coder as it is now and verifies
+// their absence. With no ids nothing changed in Coder, and the list stays:
+// every new key's first Observe comes here with none.
+func (e *external) deleteKeys(ctx context.Context, ids ...uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	defer e.keys.Invalidate(e.scope)
+	return coderobj.DeleteKeys(ctx, e.coder, ids...)
+}
+
+// idsOf are the Coder ids of keys; Key ids come from Coder's own list.
+func idsOf(keys []Key) []uuid.UUID {
+	out := make([]uuid.UUID, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, uuid.MustParse(k.ID))
+	}
+	return out
+}
