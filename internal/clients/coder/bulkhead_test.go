@@ -99,21 +99,38 @@ func TestACoderThatNeverAnswersHoldsAtMostItsSlots(t *testing.T) {
 }
 
 func TestABusyCoderThatAnswersServesEveryCaller(t *testing.T) {
+	const calls = 40
 	var inFlight, most atomic.Int64
+	// Each request is held until the next one arrives (the last until it
+	// arrives itself): Coder is always busy with one when another comes.
+	arrived := make(chan chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		n := inFlight.Add(1)
 		for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
 		}
-		time.Sleep(20 * time.Millisecond)
+		release := make(chan struct{})
+		arrived <- release
+		<-release
 		inFlight.Add(-1)
 		writeJSON(w, http.StatusOK, keysNamed("a"))
 	}))
 	t.Cleanup(srv.Close)
+	go func() {
+		var held chan struct{}
+		for range calls {
+			next := <-arrived
+			if held != nil {
+				close(held)
+			}
+			held = next
+		}
+		close(held)
+	}()
 	c, err := New(Config{URL: srv.URL, Token: testToken, Timeout: productionTimeout, MaxInFlight: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	errs, _ := callAll(40, func() error { _, err := c.ListKeys(context.Background()); return err })
+	errs, _ := callAll(calls, func() error { _, err := c.ListKeys(context.Background()); return err })
 	for i, err := range errs {
 		if err != nil {
 			t.Errorf("call %d: %v, want an answer: a Coder that answers is waited for", i, err)

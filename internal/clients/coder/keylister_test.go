@@ -38,25 +38,35 @@ func keyServer(t *testing.T, answer func(n int64, w http.ResponseWriter, r *http
 
 func TestKeyListerSharesOneRequestAmongConcurrentCallers(t *testing.T) {
 	want := keysNamed("a", "b")
+	// The answer waits until the request is in flight and every caller has
+	// begun: the callers pile up on the flight.
+	arrived, release := make(chan struct{}), make(chan struct{})
+	var first sync.Once
 	c, n := keyServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
-		time.Sleep(50 * time.Millisecond) // let the callers pile up on the flight
+		first.Do(func() { close(arrived) })
+		<-release
 		writeJSON(w, 200, want)
 	})
 	l := NewKeyLister(time.Minute)
 
 	const callers = 200
-	var wg sync.WaitGroup
+	var wg, begun sync.WaitGroup
 	errs := make(chan error, callers)
 	got := make([][]codersdk.AIGatewayKey, callers)
 	for i := range callers {
 		wg.Add(1)
+		begun.Add(1)
 		go func() {
 			defer wg.Done()
+			begun.Done()
 			keys, err := l.List(context.Background(), "pc-1", c)
 			errs <- err
 			got[i] = keys
 		}()
 	}
+	<-arrived
+	begun.Wait()
+	close(release)
 	wg.Wait()
 	close(errs)
 
