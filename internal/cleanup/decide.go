@@ -78,7 +78,12 @@ func DecidePass(r PassResult) PassOutcome {
 // MayDelete reports whether a resource's policies let the provider delete
 // its object in Coder, as the managed reconciler decides it: an
 // observe-only import or an orphaned resource never deletes.
-func MayDelete(mg resource.Managed) bool {
+func MayDelete(mg resource.Managed) bool { return Policies(mg).ShouldDelete() }
+
+// Policies resolves mg's management policies as the managed reconciler
+// does, so an external client asks the same question the reconciler asks
+// (may it update? may it delete?) and gets the same answer.
+func Policies(mg resource.Managed) managed.ManagementPoliciesChecker {
 	ps := mg.GetManagementPolicies()
 	if len(ps) == 0 {
 		// The API server defaults it to ["*"].
@@ -87,7 +92,7 @@ func MayDelete(mg resource.Managed) bool {
 	// The cluster-scoped kinds keep deletionPolicy, as the managed
 	// reconciler does for them.
 	if l, ok := mg.(resource.LegacyManaged); ok { //nolint:staticcheck // Our cluster-scoped kinds are legacy managed resources.
-		return managed.NewLegacyManagementPoliciesResolver(true, ps, l.GetDeletionPolicy()).ShouldDelete() //nolint:staticcheck // As above.
+		return managed.NewLegacyManagementPoliciesResolver(true, ps, l.GetDeletionPolicy()) //nolint:staticcheck // As above.
 	}
-	return managed.NewManagementPoliciesResolver(true, ps).ShouldDelete()
+	return managed.NewManagementPoliciesResolver(true, ps)
 }

@@ -44,3 +44,34 @@ func TestOnlyPoliciesWithDeleteDeleteInCoder(t *testing.T) {
 		})
 	}
 }
+
+func TestOnlyPoliciesWithUpdateOrAllUpdateInCoder(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		policies xpv2.ManagementPolicies
+		cluster  bool
+		want     bool
+	}{
+		"Default":        {reason: "empty policies are the API server's default, *", want: true},
+		"All":            {reason: "* includes Update", policies: xpv2.ManagementPolicies{xpv2.ManagementActionAll}, want: true},
+		"ObserveOnly":    {reason: "an observe-only import changes nothing", policies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve}},
+		"ObserveUpdate":  {reason: "Update is listed", policies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionUpdate}, want: true},
+		"NoUpdate":       {reason: "everything but Update", policies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionDelete, xpv2.ManagementActionLateInitialize}},
+		"ClusterDefault": {reason: "a legacy resource's default policies update too", cluster: true, want: true},
+		"ClusterObserve": {reason: "a legacy resource's observe-only import changes nothing", cluster: true, policies: xpv2.ManagementPolicies{xpv2.ManagementActionObserve}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var p resource.Managed = &aiv1alpha1.AIProvider{}
+			if tc.cluster {
+				l := &clusteraiv1alpha1.AIProvider{}
+				l.SetDeletionPolicy(xpv2.DeletionOrphan)
+				p = l
+			}
+			p.SetManagementPolicies(tc.policies)
+			if got := Policies(p).ShouldUpdate(); got != tc.want {
+				t.Errorf("\n%s\nPolicies(%v).ShouldUpdate() = %t, want %t", tc.reason, tc.policies, got, tc.want)
+			}
+		})
+	}
+}

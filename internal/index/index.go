@@ -128,12 +128,12 @@ func aiProviderSecrets(o client.Object) []string {
 	if !ok {
 		return nil
 	}
-	return SecretValues(r.ProviderSecretRefs())
+	return secretValues(r.ProviderSecretRefs())
 }
 
-// SecretValues are the "namespace/name" of every Secret refs name, once
+// secretValues are the "namespace/name" of every Secret refs name, once
 // each: the AIProviderSecrets values of an AIProvider.
-func SecretValues(refs common.AIProviderSecretRefs) []string {
+func secretValues(refs common.AIProviderSecretRefs) []string {
 	all := slices.Clone(refs.APIKeys)
 	for _, r := range []*common.SecretKeySelector{refs.AccessKeyID, refs.SecretAccessKey} {
 		if r != nil {

@@ -13,11 +13,11 @@ func TestSecretIndexNamesEachSecretOnce(t *testing.T) {
 		return common.SecretKeySelector{LocalSecretKeySelector: common.LocalSecretKeySelector{Name: name, Key: key}, Namespace: ns}
 	}
 	id, secret := ref("b", "aws", "id"), ref("b", "aws", "secret")
-	got := SecretValues(common.AIProviderSecretRefs{
+	got := secretValues(common.AIProviderSecretRefs{
 		APIKeys:     []common.SecretKeySelector{ref("a", "keys", "one"), ref("a", "keys", "two"), ref("b", "keys", "one")},
 		AccessKeyID: &id, SecretAccessKey: &secret,
 	})
 	if diff := cmp.Diff([]string{"a/keys", "b/keys", "b/aws"}, got); diff != "" {
-		t.Errorf("SecretValues: -want, +got:\n%s", diff)
+		t.Errorf("secretValues: -want, +got:\n%s", diff)
 	}
 }

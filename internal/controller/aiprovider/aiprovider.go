@@ -194,7 +194,7 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk.AIProvider) (managed.ExternalObservation, error) {
 	observe(p.ProviderObservation(), got)
 	p.SetConditions(xpv2.Available())
-	if meta.WasDeleted(p) || !managedkind.Policies(p).ShouldUpdate() {
+	if meta.WasDeleted(p) || !cleanup.Policies(p).ShouldUpdate() {
 		// Nothing will be changed, so neither the Secrets nor the drift
 		// matter: deleting works even when the Secrets are gone, and an
 		// observe-only import reads no Secrets it does not use.
