@@ -256,27 +256,6 @@ func HTTPOK(ctx context.Context, url string) bool {
 	return resp.StatusCode == http.StatusOK
 }
 
-// FreePorts returns n distinct free loopback ports, holding every listener
-// until all are chosen.
-func FreePorts(n int) ([]int, error) {
-	ls := make([]net.Listener, 0, n)
-	defer func() {
-		for _, l := range ls {
-			_ = l.Close()
-		}
-	}()
-	ports := make([]int, 0, n)
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
-}
-
 // A Redactor replaces secrets in text that a test prints.
 type Redactor struct {
 	mu      sync.Mutex

@@ -38,6 +38,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 	"github.com/crossplane-contrib/provider-coder/test/interleave"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/ports"
 	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
 )
 
@@ -255,14 +256,14 @@ spec:
 	// two values every user replaces: the Coder URL and the token.
 	repo := gitRepo(ctx, t, gitBin, filepath.Join(dir, "repo"), fake.URL(), fake.Token())
 
-	ports, err := FreePorts(4)
+	port, err := ports.Free(4)
 	if err != nil {
 		t.Fatal(err)
 	}
-	redisAddr := fmt.Sprintf("127.0.0.1:%d", ports[0])
-	repoServer := fmt.Sprintf("127.0.0.1:%d", ports[1])
+	redisAddr := fmt.Sprintf("127.0.0.1:%d", port[0])
+	repoServer := fmt.Sprintf("127.0.0.1:%d", port[1])
 	redis := start("redis-server", redisBin, nil,
-		"--bind", "127.0.0.1", "--port", strconv.Itoa(ports[0]), "--dir", filepath.Join(dir, "redis"),
+		"--bind", "127.0.0.1", "--port", strconv.Itoa(port[0]), "--dir", filepath.Join(dir, "redis"),
 		"--save", "", "--appendonly", "no", "--protected-mode", "yes")
 	if err := redis.WaitUntil(ctx, time.Minute, func(ctx context.Context) bool { return RedisPing(ctx, redisAddr) }); err != nil {
 		t.Fatal(err)
@@ -285,18 +286,18 @@ spec:
 		"GIT_CONFIG_GLOBAL=" + os.DevNull,
 	}
 	rs := start("argocd-repo-server", argocd, append([]string{"ARGOCD_BINARY_NAME=argocd-repo-server"}, common...),
-		"--port", strconv.Itoa(ports[1]), "--metrics-port", strconv.Itoa(ports[2]), "--redis", redisAddr)
+		"--port", strconv.Itoa(port[1]), "--metrics-port", strconv.Itoa(port[2]), "--redis", redisAddr)
 	if err := rs.WaitUntil(ctx, 2*time.Minute, func(ctx context.Context) bool { return Listening(ctx, repoServer) }); err != nil {
 		t.Fatal(err)
 	}
 	ctrl := start("argocd-application-controller", argocd, append([]string{"ARGOCD_BINARY_NAME=argocd-application-controller"}, common...),
-		"--namespace", argocdNS, "--redis", redisAddr, "--repo-server", repoServer, "--metrics-port", strconv.Itoa(ports[3]),
+		"--namespace", argocdNS, "--redis", redisAddr, "--repo-server", repoServer, "--metrics-port", strconv.Itoa(port[3]),
 		// Argo CD 3 keeps each resource's health in Redis only; this
 		// writes it to the Application's status.resources too, where the
 		// test reads it. It changes where the health is kept, not how it
 		// is computed.
 		"--persist-resource-health=true")
-	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[3])
+	metrics := fmt.Sprintf("http://127.0.0.1:%d/metrics", port[3])
 	if err := ctrl.WaitUntil(ctx, 2*time.Minute, func(ctx context.Context) bool { return HTTPOK(ctx, metrics) }); err != nil {
 		t.Fatal(err)
 	}
