@@ -100,6 +100,14 @@ lint: ## golangci-lint (built from tools/go.mod).
 unit: ## Unit tests only (no control plane).
 	$(GO) test -race -short $(RACE_PKGS)
 
+# What ran on the real Coder, which runs as Coder ships it: AI Gateway keys
+# are premium, so their scenarios need a licence the user supplies.
+ifeq ($(PROVIDER_CODER_LICENSE_FILE),)
+REAL_CODER_LINE := real Coder: ran unlicensed (AI providers, the hold, namespace deletion, sweeps, provider contract and interleavings; keys get Coder's 403); skipped AI Gateway key scenarios and the key contract on it: set PROVIDER_CODER_LICENSE_FILE to a Coder licence file to run them (test/realcoder/README.md)
+else
+REAL_CODER_LINE := real Coder: ran licensed from PROVIDER_CODER_LICENSE_FILE: AI providers and AI Gateway keys, the key contract included
+endif
+
 .PHONY: test
 test: check-generate vet lint redis ## Everything CI runs: generated files, vet, lint, Argo CD's health checks and sync, unit and integration tests with -race.
 	@# Argo CD's module (its own toolchain, a long cold build) builds and
@@ -119,6 +127,7 @@ test: check-generate vet lint redis ## Everything CI runs: generated files, vet,
 	irc=0; wait $$il || irc=$$?; \
 	grep -E '^interleavings:|^(--- FAIL|ok|FAIL)' $(OUTPUT_DIR)/interleave.log || true; \
 	if [ $$irc -ne 0 ]; then echo "interleavings failed; the whole output is in $(OUTPUT_DIR)/interleave.log:"; tail -n 200 $(OUTPUT_DIR)/interleave.log; fi; \
+	echo "$(REAL_CODER_LINE)"; \
 	[ $$rc -eq 0 ] && [ $$irc -eq 0 ]
 	@# The kind path ran above up to its Docker check; say what it decided
 	@# (-race: the build above is reused).

@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# Builds the test bed's Coder server (Coder's enterprise server plus a
-# test-only license key, see coder/main.go) from the Go module proxy at the
-# version pinned in versions.env, into a cache directory outside the checkout
-# named for that version and a hash of the build module, so any change to the
-# build module builds afresh and an unchanged one is reused. The binary's path
+# Copyright 2026 The provider-coder Authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+# Builds the test bed's Coder server, Coder's enterprise server exactly as
+# Coder ships it (the package github.com/coder/coder/v2/enterprise/cmd/coder,
+# with no code of ours linked in), from the Go module proxy at the version
+# pinned in versions.env, into a cache directory outside the checkout named
+# for that version and a hash of the build module, so any change to the
+# build module builds afresh and an unchanged one is reused. It runs
+# unlicensed unless the user supplies a licence (test/realcoder). The binary's path
 # is printed as the last line of stdout; progress goes to stderr.
 #
 # Usage: cluster/local/build-coder.sh [--print-path]
@@ -24,10 +40,10 @@ if ! grep -qF -- "require github.com/coder/coder/v2 ${CODER_VERSION}" "${here}/c
   exit 1
 fi
 
-# test/realcoder computes the same path (hash of go.mod, go.sum, main.go and
-# this script, whose flags shape the binary too, in this order); keep the
-# two in step.
-hash=$(cat "${here}/coder/go.mod" "${here}/coder/go.sum" "${here}/coder/main.go" "${here}/build-coder.sh" | sha256sum | cut -c1-12)
+# test/realcoder computes the same path (hash of go.mod, go.sum and this
+# script, whose flags shape the binary too, in this order); keep the two in
+# step.
+hash=$(cat "${here}/coder/go.mod" "${here}/coder/go.sum" "${here}/build-coder.sh" | sha256sum | cut -c1-12)
 cache_root=${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/provider-coder}
 dir="${cache_root}/coder/${CODER_VERSION}-${hash}"
 bin="${dir}/coder"
@@ -76,7 +92,7 @@ tmp=$(mktemp "${dir}/.coder.XXXXXX")
 go -C "${here}/coder" build -buildvcs=false -trimpath \
   -tags ts_omit_aws,ts_omit_bird,ts_omit_tap,ts_omit_kube \
   -ldflags "-s -w -X 'github.com/coder/coder/v2/buildinfo.tag=${CODER_VERSION#v}'" \
-  -o "${tmp}" . &
+  -o "${tmp}" github.com/coder/coder/v2/enterprise/cmd/coder &
 child=$!
 wait "${child}"
 child=""

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package main
 
 import (
@@ -28,6 +44,9 @@ type coderBed struct {
 	url   string
 	token string
 	stop  func()
+	// noKeys: the deployment serves no AI Gateway keys (the real Coder
+	// without a licence), so only providers are measured on it.
+	noKeys bool
 }
 
 func (c coderBed) sdk() *codersdk.Client {
@@ -61,7 +80,10 @@ func startReal(ctx context.Context, limited bool) (coderBed, error) {
 	if err != nil {
 		return coderBed{}, err
 	}
-	return coderBed{name: name, tag: tag, url: c.URL.String(), token: c.Token, stop: c.Stop}, nil
+	if !c.Licensed {
+		fmt.Printf("%s Coder is unlicensed: keys skipped on it (set %s to a Coder licence file to measure them)\n", name, realcoder.EnvLicenseFile)
+	}
+	return coderBed{name: name, tag: tag, url: c.URL.String(), token: c.Token, stop: c.Stop, noKeys: !c.Licensed}, nil
 }
 
 const group = "ai.coder.m.crossplane.io"

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Command bench measures the provider's throughput and cost against the
 // bare Coder client, side by side on the same Coder and control plane, and
 // writes the figures into docs/performance.md (between its bench markers)
@@ -151,6 +167,8 @@ func runCoder(ctx context.Context, b *bed, c coderBed, o options, res *results) 
 		k := keys
 		if kn == "providers" {
 			k = providers
+		} else if c.noKeys {
+			continue
 		}
 		for _, rate := range o.rates {
 			for _, n := range o.ns {

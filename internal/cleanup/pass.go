@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package cleanup
 
 import (
@@ -116,6 +132,9 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 		// A bounded pass of an earlier reconcile may have given up; this
 		// one deletes for real.
 		n.pass.Releases.forget(mg.GetUID())
+		if gone, err := n.neverCreated(ctx, mg); gone || err != nil {
+			return managed.ExternalObservation{}, err
+		}
 	}
 	before := meta.GetExternalName(mg)
 	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
@@ -144,6 +163,21 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 		}
 	}
 	return o, err
+}
+
+// neverCreated reports whether a deleting mg has nothing in Coder by our
+// own records: it names no object and no create was ever sent for it. Its
+// delete then needs no answer from Coder, which may refuse every call (a
+// deployment without the licence AI Gateway keys need) or be down: the
+// resource goes at once and holds nothing, and nothing is counted, since
+// nothing was left behind. A tenant can strip the external name but not
+// our records, so a resource that created anything never takes this path.
+func (n *normal) neverCreated(ctx context.Context, mg resource.Managed) (bool, error) {
+	if meta.GetExternalName(mg) != "" {
+		return false, nil
+	}
+	begun, err := n.pass.Records.Begun(ctx, mg)
+	return !begun, err
 }
 
 // ownedByAnother reports whether another managed resource owns the Coder

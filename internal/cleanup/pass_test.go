@@ -1,7 +1,24 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package cleanup
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +196,65 @@ func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	}
 	if len(recs.Items) != 0 {
 		t.Errorf("a refused create wrote %d cleanup records; want none", len(recs.Items))
+	}
+}
+
+// coderRefuses is an external client whose every call gets Coder's 403 for
+// a deployment without the AI Gateway licence; it counts the calls.
+func coderRefuses(calls *int) managed.ExternalClient {
+	return &managed.ExternalClientFns{
+		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
+			*calls++
+			return managed.ExternalObservation{}, errNotLicensed
+		},
+		DisconnectFn: func(context.Context) error { return nil },
+	}
+}
+
+var errNotLicensed = errors.New("GET /api/v2/ai-gateway/keys: 403 Forbidden: AI Bridge is a Premium feature. Contact sales!")
+
+func TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder(t *testing.T) {
+	attempt := metav1.Now()
+	cases := map[string]struct {
+		reason string
+		mut    func(*aiv1alpha1.AIGatewayKey)
+		noRec  bool
+		record *metav1.Time
+		// gone: Observe reports the object gone without calling Coder.
+		gone bool
+	}{
+		"NoRecordNoName": {
+			reason: "a key Coder refused before any create was sent (no licence) has nothing in Coder",
+			mut:    pending, noRec: true, gone: true,
+		},
+		"RecordOfAnAnsweredCreate": {
+			reason: "a record means a create was sent, and an earlier one's answer may have been lost: ask Coder",
+			mut:    pending,
+		},
+		"RecordOfALostCreate": {
+			reason: "a create whose answer was lost may have made the key: ask Coder",
+			mut:    pending, record: &attempt,
+		},
+		"NamesAnObjectWithoutARecord": {
+			reason: "an imported object is named by the external name: ask Coder",
+			mut:    func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") }, noRec: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			k := deletingKey(tc.mut)
+			calls := 0
+			pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: recordsWith(t, k, tc.noRec, tc.record)}
+			obs, err := pass.Wrap(coderRefuses(&calls)).Observe(context.Background(), k)
+			if tc.gone {
+				if err != nil || obs.ResourceExists || calls != 0 {
+					t.Errorf("%s: Observe = %+v, %v after %d Coder calls; want gone, nil, 0 calls", tc.reason, obs, err, calls)
+				}
+				return
+			}
+			if !errors.Is(err, errNotLicensed) || calls != 1 {
+				t.Errorf("%s: Observe = %v after %d Coder calls; want Coder's refusal after 1 call", tc.reason, err, calls)
+			}
+		})
 	}
 }

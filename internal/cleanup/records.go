@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package cleanup
 
 import (
@@ -67,7 +83,10 @@ func RotationOfRecord(kind string, uid types.UID, name string) (int, bool) {
 
 // Records writes the cleanup records of managed resources.
 type Records struct {
-	kube   client.Client
+	kube client.Client
+	// reader reads around the cache where a record written a moment ago
+	// must not be missed (see Begun).
+	reader client.Reader
 	scheme *runtime.Scheme
 	// abandoned is told when a record turns Abandoned, so a sweep runs at
 	// once; nil when nothing sweeps.
@@ -77,7 +96,27 @@ type Records struct {
 // NewRecords returns a record writer. abandoned, if not nil, is called
 // after a record turned Abandoned.
 func NewRecords(kube client.Client, scheme *runtime.Scheme, abandoned func()) *Records {
-	return &Records{kube: kube, scheme: scheme, abandoned: abandoned}
+	return &Records{kube: kube, reader: kube, scheme: scheme, abandoned: abandoned}
+}
+
+// WithReader makes Begun read records through reader, the manager's API
+// reader, instead of the cache.
+func (r *Records) WithReader(reader client.Reader) *Records {
+	r.reader = reader
+	return r
+}
+
+// Begun reports whether a create was ever sent for mg, read through the API
+// server: a resource without a record never had anything created in Coder,
+// since Ensure writes the record before every create (and EnsureAdopted
+// before a deleting import may delete). Unlike CreateBegun it answers only
+// what it read, so a failed read is an error, not a guess.
+func (r *Records) Begun(ctx context.Context, mg resource.Managed) (bool, error) {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.reader.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
+		return true, errors.Wrap(err, errListRecords)
+	}
+	return len(l.Items) > 0, nil
 }
 
 // Ensure writes an Active record for mg before anything is created in Coder,

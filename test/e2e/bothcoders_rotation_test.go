@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package e2e
 
 import (
@@ -210,7 +226,7 @@ func keyListed(t *testing.T, c Coder, id string) bool {
 }
 
 func TestKeyRotationKeepsTheOldKeyThroughTheSettleWindowOnBothCoders(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCodersWithKeys(t, func(t *testing.T, c Coder) {
 		const settle = 10 * time.Second
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
@@ -268,7 +284,7 @@ func TestKeyRotationKeepsTheOldKeyThroughTheSettleWindowOnBothCoders(t *testing.
 // window deletes it with the new key. Found by interleaving seed 6, where
 // the imported key outlived its resource.
 func TestRotatingAnImportedKeyRetiresItOnBothCoders(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCodersWithKeys(t, func(t *testing.T, c Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		imported := func(name string, settle time.Duration) (*aiv1alpha1.AIGatewayKey, string) {

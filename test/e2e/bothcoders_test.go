@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package e2e
 
 import (
@@ -28,14 +44,24 @@ import (
 
 // onBothCoders runs scenario against the fake ("fake") and the real Coder
 // ("real"; skipped when it is not built, failed under
-// PROVIDER_CODER_REQUIRE_CODER).
+// PROVIDER_CODER_REQUIRE_CODER). A scenario with keys asks c.ServesKeys:
+// the real Coder serves them only with a licence.
 func onBothCoders(t *testing.T, scenario func(t *testing.T, c Coder)) {
 	t.Run("fake", func(t *testing.T) { scenario(t, env.Cluster.Coder(t)) })
 	t.Run("real", func(t *testing.T) { scenario(t, RealCoder(t)) })
 }
 
-func TestKeyIsCreatedPublishedAndDeletedOnBothCoders(t *testing.T) {
+// onBothCodersWithKeys is onBothCoders for a scenario about AI Gateway
+// keys: on the real Coder it skips unless a licence was supplied.
+func onBothCodersWithKeys(t *testing.T, scenario func(t *testing.T, c Coder)) {
 	onBothCoders(t, func(t *testing.T, c Coder) {
+		skipUnlessServesKeys(t, c)
+		scenario(t, c)
+	})
+}
+
+func TestKeyIsCreatedPublishedAndDeletedOnBothCoders(t *testing.T) {
+	onBothCodersWithKeys(t, func(t *testing.T, c Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		k := newKey(ns, "gateway")
@@ -133,7 +159,12 @@ func TestNamespaceDeletionWithCoderUpLeavesNoRowsOnBothCoders(t *testing.T) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		env.Secret(t, ns, "llm-keys", map[string]string{"openai": "sk-nsdel-k3y9Qm2Xv7Lp", "anthropic": "sk-ant-nsdel-k3y9Qm2Xv7Lp"})
-		keys := []*aiv1alpha1.AIGatewayKey{newKey(ns, "gateway-a"), newKey(ns, "gateway-b")}
+		// Keys only where Coder serves them: the real Coder without a
+		// licence runs the providers' half.
+		var keys []*aiv1alpha1.AIGatewayKey
+		if c.ServesKeys() {
+			keys = []*aiv1alpha1.AIGatewayKey{newKey(ns, "gateway-a"), newKey(ns, "gateway-b")}
+		}
 		openai := newAIProvider(ns, "openai", "openai", "https://api.openai.com/v1")
 		openai.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("llm-keys", "openai")}
 		anthropic := newAIProvider(ns, "anthropic", "anthropic", "https://api.anthropic.com/")
@@ -154,15 +185,15 @@ func TestNamespaceDeletionWithCoderUpLeavesNoRowsOnBothCoders(t *testing.T) {
 			env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 			providerNames = append(providerNames, *p.Spec.ForProvider.Name)
 		}
-		if k, p := countRows(t, c, keyNames, providerNames); k != 2 || p != 2 {
-			t.Fatalf("before the deletion Coder holds %d keys and %d providers of the namespace, want 2 and 2", k, p)
+		if k, p := countRows(t, c, keyNames, providerNames); k != len(keys) || p != 2 {
+			t.Fatalf("before the deletion Coder holds %d keys and %d providers of the namespace, want %d and 2", k, p, len(keys))
 		}
 
 		start := time.Now()
 		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
 		env.Delete(t, namespace)
 		env.WaitGone(t, namespace, 2*time.Minute)
-		t.Logf("namespace with 2 keys and 2 providers deleted in %s", time.Since(start).Round(100*time.Millisecond))
+		t.Logf("namespace with %d keys and 2 providers deleted in %s", len(keys), time.Since(start).Round(100*time.Millisecond))
 		if k, p := countRows(t, c, keyNames, providerNames); k != 0 || p != 0 {
 			t.Errorf("after the namespace deletion Coder holds %d keys and %d live providers of the namespace, want 0 and 0", k, p)
 		}

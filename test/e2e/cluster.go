@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package e2e
 
 import (
@@ -44,6 +60,10 @@ type Coder interface {
 	Requests(endpoint string) int
 	// SDK is a codersdk client acting as a human with the token would.
 	SDK(t *testing.T) *codersdk.Client
+	// ServesKeys reports whether the deployment serves AI Gateway keys (a
+	// premium feature): the fakes do; the real Coder only with the licence
+	// a user supplies (realcoder.EnvLicenseFile).
+	ServesKeys() bool
 }
 
 // localCluster is the control plane of StartLocal.
@@ -84,6 +104,10 @@ type localCoder struct{ *fakecoder.Server }
 
 // LocalCoder is the fake Coder s as the scenarios drive it.
 func LocalCoder(s *fakecoder.Server) Coder { return localCoder{s} }
+
+// ServesKeys is true: the shared fake is licensed, and a scenario that
+// takes the licence away gives it back.
+func (c localCoder) ServesKeys() bool { return true }
 
 func (c localCoder) SDK(t *testing.T) *codersdk.Client {
 	t.Helper()

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package e2e
 
 import (
@@ -48,7 +64,7 @@ func RealCoder(t *testing.T) Coder {
 		start := time.Now()
 		s.c, s.err = realcoder.Start(ctx, realcoder.Options{})
 		if s.err == nil {
-			fmt.Printf("PostgreSQL and the real Coder started in %s\n", time.Since(start).Round(time.Millisecond))
+			fmt.Printf("PostgreSQL and the real Coder started in %s (%s)\n", time.Since(start).Round(time.Millisecond), licensedOrNot(s.c))
 		}
 	})
 	if s.err != nil {
@@ -122,6 +138,9 @@ func (r realCoder) Requests(string) int {
 
 func (r realCoder) SDK(*testing.T) *codersdk.Client { return r.c.Client() }
 
+// ServesKeys reports whether the real Coder runs with a licence.
+func (r realCoder) ServesKeys() bool { return r.c.Licensed }
+
 // hashedSecret returns the SHA-256 Coder stored for the key with the id.
 func (r realCoder) hashedSecret(id string) ([]byte, bool) {
 	rows, err := r.c.Keys(context.Background())
@@ -140,4 +159,21 @@ func (r realCoder) hashedSecret(id string) ([]byte, bool) {
 func isNotFound(err error) bool {
 	var se *codersdk.Error
 	return errors.As(err, &se) && se.StatusCode() == http.StatusNotFound
+}
+
+// licensedOrNot says what the real Coder serves, for the run's output.
+func licensedOrNot(c *realcoder.Coder) string {
+	if c.Licensed {
+		return "licensed from " + realcoder.EnvLicenseFile + ": AI Gateway keys run on it"
+	}
+	return "unlicensed: AI providers run on it, AI Gateway key scenarios skip; set " + realcoder.EnvLicenseFile + " to run them"
+}
+
+// skipUnlessServesKeys skips a scenario that needs AI Gateway keys on a
+// Coder that does not serve them (the real one without a licence).
+func skipUnlessServesKeys(t *testing.T, c Coder) {
+	t.Helper()
+	if !c.ServesKeys() {
+		t.Skip(realcoder.UnlicensedSkip)
+	}
 }

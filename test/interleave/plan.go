@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package interleave is the seeded, model-based test of the deletion
 // contract (DESIGN sections 4 and 5). From a seed it builds a small world
 // of namespaces, ProviderConfigs of every kind and managed resources of
@@ -30,14 +46,27 @@ const (
 	Fake Flavour = iota
 	// Real is the Coder server: it can only be stopped and started.
 	Real
+	// RealUnlicensed is the Coder server without a licence, as it ships:
+	// it serves no AI Gateway keys, so its worlds hold AI providers only.
+	RealUnlicensed
 )
 
 func (f Flavour) String() string {
-	if f == Real {
+	switch f {
+	case Real:
 		return "real"
+	case RealUnlicensed:
+		return "real-unlicensed"
+	default:
+		return "fake"
 	}
-	return "fake"
 }
+
+// IsReal reports whether f is the Coder server.
+func (f Flavour) IsReal() bool { return f != Fake }
+
+// ServesKeys reports whether a Coder of flavour f serves AI Gateway keys.
+func (f Flavour) ServesKeys() bool { return f != RealUnlicensed }
 
 // PCKind is a kind of ProviderConfig.
 type PCKind int
@@ -237,7 +266,7 @@ const MinKills = 3
 // function: the same seed and flavour give the same plan.
 func Generate(seed uint64, f Flavour) Plan {
 	r := rand.New(rand.NewPCG(seed, uint64(f)))
-	w := generateWorld(r, fmt.Sprintf("i%d%s", seed, strings.ToLower(f.String()[:1])))
+	w := generateWorld(r, fmt.Sprintf("i%d%s", seed, strings.ToLower(f.String()[:1])), f.ServesKeys())
 	p := Plan{Seed: seed, Flavour: f, World: w}
 	m := newModel(w)
 	n := 12 + r.IntN(9)
@@ -264,7 +293,9 @@ func kills(ops []Op) int {
 	return n
 }
 
-func generateWorld(r *rand.Rand, prefix string) World {
+// generateWorld builds a world; without keys its resources are all AI
+// providers and none is imported (the harness imports keys).
+func generateWorld(r *rand.Rand, prefix string, keys bool) World {
 	w := World{Prefix: prefix, System: prefix + "-sys"}
 	w.Secrets = append(w.Secrets, Secret{Namespace: w.System, Name: "token"})
 	w.PCs = append(w.PCs,
@@ -284,7 +315,10 @@ func generateWorld(r *rand.Rand, prefix string) World {
 	}
 	n := 4 + r.IntN(4)
 	for i := range n {
-		w.MRs = append(w.MRs, generateMR(r, w, prefix, i))
+		w.MRs = append(w.MRs, generateMR(r, w, prefix, i, keys))
+	}
+	if !keys {
+		return w
 	}
 	// One resource imports an object made in Coder beforehand; half the
 	// time it only observes it.
@@ -295,9 +329,9 @@ func generateWorld(r *rand.Rand, prefix string) World {
 	return w
 }
 
-func generateMR(r *rand.Rand, w World, prefix string, i int) MR {
+func generateMR(r *rand.Rand, w World, prefix string, i int, keys bool) MR {
 	m := MR{Kind: Key, Name: fmt.Sprintf("mr%d", i), Initial: r.IntN(10) < 7}
-	if r.IntN(5) < 2 {
+	if r.IntN(5) < 2 || !keys {
 		m.Kind = Provider
 		m.CoderName = fmt.Sprintf("%s-p%d", prefix, i)
 	}

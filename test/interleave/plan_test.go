@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package interleave
 
 import (
@@ -7,7 +23,7 @@ import (
 )
 
 func TestTheSameSeedGivesTheSamePlan(t *testing.T) {
-	for _, f := range []Flavour{Fake, Real} {
+	for _, f := range []Flavour{Fake, Real, RealUnlicensed} {
 		for seed := range uint64(50) {
 			if d := cmp.Diff(Generate(seed, f), Generate(seed, f)); d != "" {
 				t.Fatalf("seed %d (%s): two plans differ (-first +second):\n%s", seed, f, d)
@@ -23,13 +39,13 @@ func TestEveryPlanKillsTheProviderAndUsesOnlyFaultsItsCoderCanProduce(t *testing
 	fakeOnly := map[OpKind]bool{OpCoderSlow: true, OpCoderStatus: true, OpCoderLoseAnswer: true}
 	seen := map[OpKind]int{}
 	for seed := range uint64(200) {
-		for _, f := range []Flavour{Fake, Real} {
+		for _, f := range []Flavour{Fake, Real, RealUnlicensed} {
 			p := Generate(seed, f)
 			if k := kills(p.Ops); k < MinKills {
 				t.Errorf("seed %d (%s): %d kills, want at least %d", seed, f, k, MinKills)
 			}
 			for _, op := range p.Ops {
-				if f == Real && fakeOnly[op.Kind] {
+				if f.IsReal() && fakeOnly[op.Kind] {
 					t.Errorf("seed %d: the real Coder's plan has %s, which only the fake can do", seed, op.Kind)
 				}
 				if f == Fake {
@@ -115,6 +131,18 @@ func TestPlansCreateWhatIsMissingAndDeleteWhatExists(t *testing.T) {
 				}
 			}
 			m.apply(p.World, op)
+		}
+	}
+}
+
+// Coder as it ships serves no AI Gateway keys: a plan for it must hold
+// none, or its seeds would test Coder's 403 instead of the contract.
+func TestPlansForAnUnlicensedCoderHoldOnlyProviders(t *testing.T) {
+	for seed := range uint64(200) {
+		for _, mr := range Generate(seed, RealUnlicensed).World.MRs {
+			if mr.Kind != Provider || mr.Import || mr.Rotating {
+				t.Fatalf("seed %d: the unlicensed plan has %+v, want only AI providers, none imported or rotating", seed, mr)
+			}
 		}
 	}
 }

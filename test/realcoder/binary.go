@@ -1,9 +1,26 @@
-// Package realcoder runs the real Coder server for tests: the enterprise
-// server built by cluster/local/build-coder.sh (with a test-only license
-// key), on loopback, against a PostgreSQL of its own. It bootstraps the
-// deployment as a human would (first user, password login, a premium
-// license) and reads Coder's tables directly so tests can count rows the API
-// hides (soft-deleted providers).
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package realcoder runs the real Coder server for tests: Coder's
+// enterprise server exactly as Coder ships it, built from the module proxy
+// by cluster/local/build-coder.sh, on loopback, against a PostgreSQL of its
+// own. It bootstraps the deployment as a human would (first user, password
+// login) and adds a licence only when the user supplies one
+// (PROVIDER_CODER_LICENSE_FILE); it never makes one. It reads Coder's tables
+// directly so tests can count rows the API hides (soft-deleted providers).
 //
 // It must not reach anything but loopback: telemetry, update checks, STUN
 // and built-in provisioners are off.
@@ -36,11 +53,11 @@ const (
 
 // buildFiles are the files that decide what build-coder.sh builds, relative
 // to the repository root, hashed in this order as the script does: the
-// build module and the script with its flags.
+// build module (which only pins Coder's own module versions) and the script
+// with its flags.
 var buildFiles = []string{
 	filepath.Join("cluster", "local", "coder", "go.mod"),
 	filepath.Join("cluster", "local", "coder", "go.sum"),
-	filepath.Join("cluster", "local", "coder", "main.go"),
 	filepath.Join("cluster", "local", "build-coder.sh"),
 }
 

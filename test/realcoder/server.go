@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package realcoder
 
 import (
@@ -11,7 +27,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
@@ -29,8 +44,13 @@ type Options struct {
 	Binary string
 	// PostgresBin is PostgreSQL's bin directory; empty means PostgresBinDir().
 	PostgresBin string
-	// UserLimit is the license's user_limit; 0 means 100.
-	UserLimit int64
+	// License is a Coder licence (the JWT Coder issued) to add after the
+	// first user; empty means the one $PROVIDER_CODER_LICENSE_FILE names
+	// (LicenseFromEnv), if any.
+	License string
+	// Unlicensed runs Coder as it ships, without a licence, even when
+	// $PROVIDER_CODER_LICENSE_FILE names one.
+	Unlicensed bool
 	// Env adds to (and overrides) the server's environment, e.g. a
 	// different CODER_ flag.
 	Env []string
@@ -51,6 +71,9 @@ type Coder struct {
 	Token string
 	// Postgres is the deployment's database.
 	Postgres *Postgres
+	// Licensed reports whether a licence was added: only then does Coder
+	// serve its premium APIs (AI Gateway keys).
+	Licensed bool
 
 	binary   string
 	dir      string
@@ -61,7 +84,8 @@ type Coder struct {
 }
 
 // Start starts PostgreSQL and Coder, creates the first user (an Owner),
-// logs in and adds a premium license with the AI Gateway feature.
+// logs in and, when o.License is set, adds that licence. Without one Coder
+// runs as it ships, unlicensed: its AI Gateway keys API answers 403.
 func Start(ctx context.Context, o Options) (_ *Coder, err error) {
 	if o.Binary == "" {
 		if o.Binary, err = Binary(); err != nil {
@@ -73,8 +97,13 @@ func Start(ctx context.Context, o Options) (_ *Coder, err error) {
 			return nil, err
 		}
 	}
-	if o.UserLimit == 0 {
-		o.UserLimit = 100
+	if o.License == "" && !o.Unlicensed {
+		if o.License, err = LicenseFromEnv(); err != nil {
+			return nil, err
+		}
+	}
+	if o.Unlicensed {
+		o.License = ""
 	}
 	c := &Coder{binary: o.Binary, password: rand.Text()}
 	defer func() {
@@ -98,7 +127,7 @@ func Start(ctx context.Context, o Options) (_ *Coder, err error) {
 	if err := c.StartServer(ctx); err != nil {
 		return nil, err
 	}
-	if err := c.bootstrap(ctx, o.UserLimit); err != nil {
+	if err := c.bootstrap(ctx, o.License); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -199,8 +228,8 @@ func (c *Coder) Logs() string {
 	return c.proc.tail.String()
 }
 
-// bootstrap creates the first user, logs in and licenses the deployment.
-func (c *Coder) bootstrap(ctx context.Context, userLimit int64) error {
+// bootstrap creates the first user, logs in and adds the licence, if any.
+func (c *Coder) bootstrap(ctx context.Context, license string) error {
 	anon := codersdk.New(c.URL)
 	if _, err := anon.CreateFirstUser(ctx, codersdk.CreateFirstUserRequest{
 		Email: OwnerEmail, Username: OwnerUsername, Name: "Admin", Password: c.password,
@@ -212,26 +241,16 @@ func (c *Coder) bootstrap(ctx context.Context, userLimit int64) error {
 		return fmt.Errorf("cannot log in as the first user: %w", err)
 	}
 	c.Token = login.SessionToken
-	jwt, err := c.License(ctx, userLimit)
-	if err != nil {
-		return err
+	if license == "" {
+		return nil
 	}
-	if _, err := c.Client().AddLicense(ctx, codersdk.AddLicenseRequest{License: jwt}); err != nil {
-		return fmt.Errorf("cannot add the test license: %w", err)
+	// Coder's answer names what is wrong with a licence; the licence
+	// itself is never printed.
+	if _, err := c.Client().AddLicense(ctx, codersdk.AddLicenseRequest{License: license}); err != nil {
+		return fmt.Errorf("cannot add the licence from %s: %w", EnvLicenseFile, err)
 	}
+	c.Licensed = true
 	return nil
-}
-
-// License returns a premium test license with the AI Gateway feature,
-// signed by the binary's test-only key.
-func (c *Coder) License(ctx context.Context, userLimit int64) (string, error) {
-	cmd := exec.CommandContext(ctx, c.binary, "test-license", "-users", strconv.FormatInt(userLimit, 10))
-	cmd.Env = []string{"HOME=" + c.dir}
-	out, err := cmd.Output()
-	if err != nil {
-		return "", fmt.Errorf("cannot issue a test license: %w", err)
-	}
-	return strings.TrimSpace(string(out)), nil
 }
 
 // Client is a codersdk client with the Owner's session.

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package realcoder
 
 import (
@@ -29,7 +45,7 @@ func StartOrSkip(t testing.TB, o Options) *Coder {
 	if err != nil {
 		t.Fatalf("cannot start Coder: %v", err)
 	}
-	t.Logf("PostgreSQL and Coder started in %s (%s)", time.Since(start).Round(time.Millisecond), c.URL)
+	t.Logf("PostgreSQL and Coder started in %s (%s, %s)", time.Since(start).Round(time.Millisecond), c.URL, licence(c))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last output of coder:\n%s", c.Logs())
@@ -52,4 +68,12 @@ func SkipUnlessAvailable(t testing.TB) {
 		}
 		t.Skipf("skipping: no real Coder: %v", err)
 	}
+}
+
+// licence says whether c runs with a licence, for logs.
+func licence(c *Coder) string {
+	if c.Licensed {
+		return "licensed from " + EnvLicenseFile
+	}
+	return "unlicensed"
 }

@@ -1,14 +1,18 @@
-// Build module for the test bed's Coder server: Coder's enterprise server
-// plus a test-only license signing key (see main.go). It is a separate module
-// so the main module's ./... never includes it. Its require and replace
-// directives are copied from github.com/coder/coder/v2's own go.mod at the
-// version pinned in ../versions.env, so the build selects exactly the module
-// versions Coder's release does; cluster/local/build-coder.sh builds it.
+// Build module for the test bed's Coder server: Coder's enterprise server,
+// the package github.com/coder/coder/v2/enterprise/cmd/coder exactly as
+// Coder ships it (no code of ours is linked in, and nothing touches its
+// licence checks). It is a separate module so the main module's ./... never
+// includes it. Its require and replace directives are copied from
+// github.com/coder/coder/v2's own go.mod at the version pinned in
+// ../versions.env, so the build selects exactly the module versions Coder's
+// release does; cluster/local/build-coder.sh builds it.
 module github.com/crossplane-contrib/provider-coder/cluster/local/coder
 
 go 1.26.5
 
 require github.com/coder/coder/v2 v2.36.0
+
+tool github.com/coder/coder/v2/enterprise/cmd/coder
 
 
 // Required until a v3 of chroma is created to lazily initialize all XML files.

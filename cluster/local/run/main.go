@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Command run is `make run`: it starts a local Kubernetes control plane and a
 // fake Coder (CODER=real: the real Coder server with its own PostgreSQL; or
 // uses CODER_URL and CODER_TOKEN), installs the CRDs and
@@ -112,10 +128,15 @@ func startCoder(ctx context.Context) (url, token string, stop func(), err error)
 		say("using the Coder at %s", url)
 		return url, token, func() {}, nil
 	case os.Getenv("CODER") == "real":
-		say("starting PostgreSQL and the real Coder server (test build, test license) ...")
+		say("starting PostgreSQL and the real Coder server (as Coder ships it) ...")
 		c, err := realcoder.Start(ctx, realcoder.Options{})
 		if err != nil {
 			return "", "", nil, err
+		}
+		if c.Licensed {
+			say("Coder runs with the licence %s names", realcoder.EnvLicenseFile)
+		} else {
+			say("Coder runs unlicensed: AIProviders work; AIGatewayKeys get Coder's 403 until you set %s to a Coder licence file (a trial's will do)", realcoder.EnvLicenseFile)
 		}
 		say("real Coder at %s (API only, no dashboard); the Owner's session token goes into the Secret %s/coder-token", c.URL, quickstartNamespace)
 		return c.URL.String(), c.Token, c.Stop, nil

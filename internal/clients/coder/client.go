@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package coder is the one way provider-coder talks to Coder. It owns the
 // HTTP client (TLS, timeouts, connection reuse, request metrics), one typed
 // method per Coder call over codersdk, the classification of every error into
@@ -29,10 +45,13 @@ const DefaultTimeout = 30 * time.Second
 const (
 	EndpointBuildInfo = "/api/v2/buildinfo"
 	EndpointMe        = "/api/v2/users/me"
-	EndpointKeys      = "/api/v2/ai-gateway/keys"
-	EndpointKey       = "/api/v2/ai-gateway/keys/{id}"
-	EndpointProviders = "/api/v2/ai/providers"
-	EndpointProvider  = "/api/v2/ai/providers/{idOrName}"
+	// EndpointEntitlements says which premium features the deployment's
+	// licence grants and which are enabled.
+	EndpointEntitlements = "/api/v2/entitlements"
+	EndpointKeys         = "/api/v2/ai-gateway/keys"
+	EndpointKey          = "/api/v2/ai-gateway/keys/{id}"
+	EndpointProviders    = "/api/v2/ai/providers"
+	EndpointProvider     = "/api/v2/ai/providers/{idOrName}"
 )
 
 // Config is everything needed to reach one Coder deployment.
@@ -158,6 +177,14 @@ func (c *Client) Me(ctx context.Context) (codersdk.User, error) {
 	ctx, rec := c.begin(ctx, http.MethodGet, EndpointMe)
 	u, err := c.sdk.User(ctx, codersdk.Me)
 	return u, wrap(rec, err)
+}
+
+// Entitlements returns what the deployment's licence grants, feature by
+// feature, and whether each feature is enabled on the deployment.
+func (c *Client) Entitlements(ctx context.Context) (codersdk.Entitlements, error) {
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointEntitlements)
+	e, err := c.sdk.Entitlements(ctx)
+	return e, wrap(rec, err)
 }
 
 // ListKeys lists every AI Gateway key. Prefer KeyLister, which shares one list

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package providerconfig is the controller of the three ProviderConfig
 // kinds: it reports whether Coder answers and accepts the session token,
 // records the Coder deployment, counts the managed resources that use each
@@ -23,6 +39,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	"github.com/coder/coder/v2/codersdk"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
@@ -162,6 +180,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	insecure := transportCondition(providerconfig.ConnectionOf(pc).URL)
 	insecure.LastTransitionTime = metav1.Now()
 	pc.SetConditions(c.condition, insecure)
+	if c.aiGateway.Type != "" {
+		c.aiGateway.LastTransitionTime = metav1.Now()
+		pc.SetConditions(c.aiGateway)
+	}
 
 	if !equality.Semantic.DeepEqual(before, status) {
 		log.Debug("ProviderConfig status changed", "ready", c.condition.Status, "reason", c.condition.Reason, "users", len(deps))
@@ -220,7 +242,18 @@ func (r *Reconciler) askCoder(ctx context.Context, cfg coder.Config) coderCheck 
 	}
 	c.condition = xpv2.Available()
 	c.condition.Reason = providerconfig.ReasonConnected
+	c.aiGateway = aiGateway(ctx, cl)
 	return c
+}
+
+// aiGateway reads whether the deployment serves AI Gateway keys, so an
+// operator sees it on the ProviderConfig before the first key is refused.
+func aiGateway(ctx context.Context, cl *coder.Client) xpv2.Condition {
+	ent, err := cl.Entitlements(ctx)
+	if err != nil {
+		return providerconfig.AIGatewayUnknown(err)
+	}
+	return providerconfig.AIGatewayCondition(ent.Features[codersdk.FeatureAIBridge])
 }
 
 func unavailable(reason xpv2.ConditionReason, err error) xpv2.Condition {

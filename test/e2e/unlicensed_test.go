@@ -1,0 +1,127 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/realcoder"
+)
+
+// On a Coder without the AI Gateway licence (Coder as it ships), a key is
+// refused with Coder's real 403. The ProviderConfig says so before the
+// first key; the key says what to do, creates nothing and leaves no
+// cleanup record; and its namespace deletes at once, without a hold and
+// without a release counted, because nothing was ever created in Coder.
+func TestKeyOnAnUnlicensedCoderCreatesNothingAndNeverHoldsItsNamespace(t *testing.T) {
+	onBothCoders(t, func(t *testing.T, c Coder) {
+		if c.ServesKeys() {
+			if _, real := c.(realCoder); real {
+				t.Skip("skipping on the real Coder: it runs with the licence " + realcoder.EnvLicenseFile + " names; the fake covers the unlicensed answer")
+			}
+			env.Coder.SetLicensed(false)
+			t.Cleanup(func() { env.Coder.SetLicensed(true) })
+		}
+		ns := env.Namespace(t)
+		// Production deletion bounds: a key that held its ProviderConfig
+		// would keep the namespace for dependentTimeout (10 minutes).
+		pc := env.ReadyProviderConfigOf(t, ns, c, nil)
+		gw := env.WaitCondition(t, pc, providerconfig.TypeAIGateway, corev1.ConditionFalse, waitLong)
+		if gw.Reason != providerconfig.ReasonAIGatewayNotEntitled || !strings.Contains(gw.Message, "licence") {
+			t.Errorf("ProviderConfig AIGateway = %s %q, want NotEntitled naming the licence", gw.Reason, gw.Message)
+		}
+
+		// The command the troubleshooting guide gives, where kubectl is
+		// local (not on kind).
+		if env.cp != nil {
+			if out := runDocCommand(t, "troubleshooting.md", "### 403: not licensed for AI Gateway", ns); !strings.HasPrefix(out, "NotEntitled: ") {
+				t.Errorf("the troubleshooting command printed %q, want the AIGateway reason and message", out)
+			}
+		}
+
+		k := newKey(ns, "gateway")
+		env.Create(t, k)
+		synced := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+		for _, want := range []string{"403", "licence", "CODER_AI_GATEWAY_ENABLED"} {
+			if !strings.Contains(synced.Message, want) {
+				t.Errorf("Synced message %q does not say %q", synced.Message, want)
+			}
+		}
+		name := aigatewaykey.DerivedName(k)
+		if n := len(keysNamed(c, name)); n != 0 {
+			t.Errorf("Coder holds %d keys named %q, want none", n, name)
+		}
+		if r := recordOf(t, "AIGatewayKey", k.UID); r != nil {
+			t.Errorf("a cleanup record %s exists for a key Coder refused: %+v", r.Name, r.Status)
+		}
+
+		before := releasedWithoutDelete(t, "AIGatewayKey")
+		start := time.Now()
+		namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+		env.Delete(t, namespace)
+		// Well inside dependentTimeout: any hold would show.
+		env.WaitGone(t, namespace, time.Minute)
+		t.Logf("namespace with a refused key deleted in %s", time.Since(start).Round(100*time.Millisecond))
+		if d := releasedWithoutDelete(t, "AIGatewayKey") - before; d != 0 {
+			t.Errorf("releases without delete = %v, want 0: nothing was created", d)
+		}
+		if r := recordOf(t, "AIGatewayKey", k.UID); r != nil {
+			t.Errorf("the cleanup record %s outlived its key: %+v", r.Name, r.Status)
+		}
+	})
+}
+
+// runDocCommand runs the sh block of the section heading of docs/file as a
+// user would, with kubectl on PATH and the namespace team-a replaced by ns,
+// and returns what it printed. It needs the local control plane.
+func runDocCommand(t *testing.T, file, heading, ns string) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(crds.RepoRoot(), "docs", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), heading+"\n")
+	if !ok {
+		t.Fatalf("docs/%s has no section %q", file, heading)
+	}
+	_, block, ok := strings.Cut(section, "```sh\n")
+	if !ok {
+		t.Fatalf("section %q of docs/%s has no sh block", heading, file)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	kubectl := env.cp.Kubectl()
+	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.ReplaceAll(block, "team-a", ns))
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(kubectl.Path)+":"+os.Getenv("PATH"), "KUBECONFIG="+env.cp.KubeconfigPath)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the command of docs/%s %q failed: %v\n%s", file, heading, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
