@@ -17,6 +17,8 @@ limitations under the License.
 package cleanup
 
 import (
+	"errors"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -71,6 +73,8 @@ func DecidePass(r PassResult) PassOutcome {
 		return PassOutcome{}
 	case r.NoClient:
 		why = ReasonCredentialsUnavailable
+	case errors.As(r.ObserveErr, new(*OtherDeploymentError)):
+		why = ReasonOtherDeployment
 	case r.ObserveErr != nil:
 		why = string(coder.ClassOf(r.ObserveErr))
 	case !r.Existed:

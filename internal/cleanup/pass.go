@@ -38,11 +38,15 @@ const (
 	errCreateThroughDeletingPC = "refusing to create in Coder: the ProviderConfig is being deleted"
 	errCreateRefused           = "refusing to create in Coder"
 	errDeleting                = "the managed resource is being deleted"
+	errVerifyDeployment        = "cannot ask Coder which deployment it is"
 
 	// ReasonCredentialsUnavailable is the failure reason when no Coder
 	// client could be built (ProviderConfig or its Secret gone).
 	ReasonCredentialsUnavailable = "CredentialsUnavailable"
 	reasonStillPresent           = "StillPresent"
+	// ReasonOtherDeployment is the release reason when the ProviderConfig
+	// reaches another Coder deployment than the one that made the object.
+	ReasonOtherDeployment = "OtherDeployment"
 )
 
 // Releases remembers the managed resources that are letting go of their
@@ -108,6 +112,50 @@ type Pass struct {
 	// refused before anything was sent to Coder, so the next Observe does
 	// not take it for a create whose outcome is unknown.
 	Refused func(resource.Managed)
+	// Deployment asks the Coder the client reaches now for its deployment
+	// id; nil without a client. A delete is verified only in the
+	// deployment that made the object (see otherDeployment).
+	Deployment func(context.Context) (string, error)
+}
+
+// otherDeployment returns an error when a record of mg names a Coder
+// deployment other than the one the client reaches now: a ProviderConfig
+// repointed to another Coder, or a resource moved to a ProviderConfig of
+// one. That Coder not listing the object says nothing about the Coder
+// that holds it, so no answer of this client may count as gone.
+func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) error {
+	if p.Deployment == nil {
+		return nil
+	}
+	recs, err := p.Records.Of(ctx, mg)
+	if err != nil {
+		return err
+	}
+	named := recs.Deployments()
+	if len(named) == 0 {
+		return nil
+	}
+	now, err := p.Deployment(ctx)
+	if err != nil {
+		return errors.Wrap(err, errVerifyDeployment)
+	}
+	for _, d := range named {
+		if d != now {
+			return &OtherDeploymentError{Recorded: d, Now: now}
+		}
+	}
+	return nil
+}
+
+// An OtherDeploymentError says that a deleting resource's object lives in
+// another Coder deployment than its ProviderConfig reaches now.
+type OtherDeploymentError struct{ Recorded, Now string }
+
+func (e *OtherDeploymentError) Error() string {
+	return "the cleanup record names Coder deployment " + e.Recorded +
+		", which made the object, but the ProviderConfig now reaches deployment " + e.Now +
+		": nothing is created or deleted for this resource until the ProviderConfig (or the resource's providerConfigRef) points back at the Coder of deployment " + e.Recorded +
+		"; a deleting resource is released without delete once the hold's bounds pass, counted, and its record stays for the sweep of that deployment"
 }
 
 // Wrap returns the external client the managed reconciler uses. inner may be
@@ -133,6 +181,9 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 		// one deletes for real.
 		n.pass.Releases.forget(mg.GetUID())
 		if gone, err := n.neverCreated(ctx, mg); gone || err != nil {
+			return managed.ExternalObservation{}, err
+		}
+		if err := n.pass.otherDeployment(ctx, mg); err != nil {
 			return managed.ExternalObservation{}, err
 		}
 	}
@@ -292,6 +343,9 @@ func (b *boundedPass) Observe(ctx context.Context, mg resource.Managed) (managed
 func (b *boundedPass) attempt(ctx context.Context, mg resource.Managed) PassResult {
 	if b.inner == nil {
 		return PassResult{NoClient: true}
+	}
+	if err := b.pass.otherDeployment(ctx, mg); err != nil {
+		return PassResult{ObserveErr: err}
 	}
 	if id := meta.GetExternalName(mg); id != "" {
 		owned, err := b.pass.Records.OwnedByAnother(ctx, mg, id)

@@ -258,3 +258,81 @@ func TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder(t *testing.T) {
 		})
 	}
 }
+
+// coderAnswers is an external client that finds nothing: the answer of a
+// Coder that never held the object. It counts the calls.
+func coderAnswers(calls *int) managed.ExternalClient {
+	return &managed.ExternalClientFns{
+		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
+			*calls++
+			return managed.ExternalObservation{ResourceExists: false}, nil
+		},
+		DisconnectFn: func(context.Context) error { return nil },
+	}
+}
+
+func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		mode   hold.Mode
+		// now is the deployment the client reaches; the record names "A".
+		now string
+		// wantErr: Observe fails naming both deployments (normal path).
+		wantErr bool
+		// wantReleased: the bounded pass releases without delete.
+		wantReleased bool
+		wantCalls    int
+	}{
+		"NormalSameDeployment": {
+			reason: "the Coder that made the key says it is gone: a verified delete",
+			mode:   hold.ModeNormal, now: "A", wantCalls: 1,
+		},
+		"NormalOtherDeployment": {
+			reason: "another Coder not listing the key proves nothing: retry, naming both deployments",
+			mode:   hold.ModeNormal, now: "B", wantErr: true,
+		},
+		"BoundedOtherDeployment": {
+			reason: "at the bound, a key another deployment holds is released without delete and counted",
+			mode:   hold.ModeBoundedPass, now: "B", wantReleased: true,
+		},
+		"BoundedSameDeployment": {
+			reason: "at the bound, the deployment that made it says gone: a normal release",
+			mode:   hold.ModeBoundedPass, now: "A", wantCalls: 1,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
+			b, s := testKube(t)
+			b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
+				ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},
+				Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", DeploymentID: "A", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: string(k.UID)}},
+				Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: "id"},
+			})
+			rel := NewReleases()
+			calls := 0
+			pass := Pass{
+				Kind: "AIGatewayKey", Mode: tc.mode, Releases: rel, Records: NewRecords(b.Build(), s, nil),
+				Deployment: func(context.Context) (string, error) { return tc.now, nil },
+			}
+			obs, err := pass.Wrap(coderAnswers(&calls)).Observe(context.Background(), k)
+			var other *OtherDeploymentError
+			if got := errors.As(err, &other); got != tc.wantErr {
+				t.Fatalf("%s: Observe error = %v, want an OtherDeploymentError: %t", tc.reason, err, tc.wantErr)
+			}
+			if tc.wantErr && (!strings.Contains(err.Error(), "deployment A") || !strings.Contains(err.Error(), "deployment B")) {
+				t.Errorf("%s: the error %q does not name both deployments", tc.reason, err)
+			}
+			if obs.ResourceExists {
+				t.Errorf("%s: Observe says the object exists", tc.reason)
+			}
+			why, released := rel.peek(k.GetUID())
+			if released != tc.wantReleased || (released && why != ReasonOtherDeployment) {
+				t.Errorf("%s: released without delete = %t (%q), want %t (%s)", tc.reason, released, why, tc.wantReleased, ReasonOtherDeployment)
+			}
+			if calls != tc.wantCalls {
+				t.Errorf("%s: %d Observe calls reached Coder, want %d", tc.reason, calls, tc.wantCalls)
+			}
+		})
+	}
+}

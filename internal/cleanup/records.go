@@ -19,6 +19,7 @@ package cleanup
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -173,6 +174,13 @@ func (r *Records) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecor
 	if err := r.kube.Get(ctx, types.NamespacedName{Name: want.Name}, got); err != nil {
 		return err
 	}
+	if same := want.Spec; got.GetLabels()[ManagedResourceUIDLabel] == want.GetLabels()[ManagedResourceUIDLabel] && got.Spec.DeploymentID != same.DeploymentID {
+		// This resource's own record, of another deployment: its object
+		// may live there, so the record must not be deleted.
+		if same.DeploymentID = got.Spec.DeploymentID; got.Spec == same {
+			return &OtherDeploymentError{Recorded: got.Spec.DeploymentID, Now: want.Spec.DeploymentID}
+		}
+	}
 	if got.Spec != want.Spec || got.GetLabels()[ManagedResourceUIDLabel] != want.GetLabels()[ManagedResourceUIDLabel] {
 		return errors.Errorf("cleanup record %s exists and does not describe this resource (%s %s, deployment %s); delete it if nobody needs it",
 			want.Name, got.Spec.ManagedResource.Kind, objectName(got.Spec.ManagedResource.Namespace, got.Spec.ManagedResource.Name), got.Spec.DeploymentID)
@@ -236,7 +244,7 @@ func (r *Records) hasRecord(ctx context.Context, mg resource.Managed, kind strin
 	if err != nil || len(recs) > 0 {
 		return len(recs) > 0, err
 	}
-	err = r.kube.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, &clusterv1alpha1.CleanupRecord{})
+	err = r.reader.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, &clusterv1alpha1.CleanupRecord{})
 	if kerrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -308,6 +316,18 @@ func (s RecordSet) Rotations(kind string) []int {
 // which objects the resource owns when nothing else does: an imported key
 // keeps the id it was adopted under after a rotation moves the external
 // name to the new key.
+// Deployments returns the Coder deployments the set's records name, each
+// once, in record order.
+func (s RecordSet) Deployments() []string {
+	var out []string
+	for i := range s.recs {
+		if d := s.recs[i].Spec.DeploymentID; d != "" && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
 func (s RecordSet) ExternalIDs() []string {
 	out := make([]string, 0, len(s.recs))
 	for i := range s.recs {

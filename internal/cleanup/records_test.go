@@ -18,7 +18,9 @@ package cleanup
 
 import (
 	"context"
+	"errors"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -222,6 +224,9 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 		reason   string
 		existing *clusterv1alpha1.CleanupRecord
 		wantErr  bool
+		// wantOther: the error says which deployment holds the object,
+		// and never to delete the record.
+		wantOther bool
 	}{
 		"New": {
 			reason: "A new record gets the status the sweep acts on.",
@@ -236,9 +241,9 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 			wantErr:  true,
 		},
 		"AnotherDeployment": {
-			reason:   "A record of this name for another deployment is refused: a ProviderConfig of that deployment would sweep our key.",
+			reason:   "This resource's record of another deployment (its ProviderConfig repointed) is refused without telling anyone to delete it: the object may live there.",
 			existing: ours(func(r *clusterv1alpha1.CleanupRecord) { r.Spec.DeploymentID = "theirs" }),
-			wantErr:  true,
+			wantErr:  true, wantOther: true,
 		},
 		"AnotherLabel": {
 			reason: "A record whose label names another resource is refused: that resource's delete would delete the record.",
@@ -258,6 +263,10 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 			err := NewRecords(kube, s, nil).Ensure(ctx, mg, "AIGatewayKey", "dep", "ns-gw-aaaaaaaa", time.Now())
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("%s\nEnsure() = %v, want error %v", tc.reason, err, tc.wantErr)
+			}
+			var other *OtherDeploymentError
+			if got := errors.As(err, &other); got != tc.wantOther || (err != nil && tc.wantOther && strings.Contains(err.Error(), "delete it")) {
+				t.Errorf("%s\nEnsure() = %v; want an OtherDeploymentError: %t, never telling to delete the record", tc.reason, err, tc.wantOther)
 			}
 			rec := &clusterv1alpha1.CleanupRecord{}
 			if err := kube.Get(ctx, types.NamespacedName{Name: name}, rec); err != nil {

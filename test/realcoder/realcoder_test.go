@@ -120,6 +120,9 @@ func TestUnlicensedCoderRefusesGatewayKeysAndServesProviders(t *testing.T) {
 // With the licence a user supplies (PROVIDER_CODER_LICENSE_FILE), the AI
 // Gateway keys API serves; keys are hard-deleted rows in ai_gateway_keys.
 func TestLicensedCoderServesGatewayKeys(t *testing.T) {
+	if os.Getenv(EnvLicenseFile) == "" {
+		t.Skip(UnlicensedSkip)
+	}
 	c := StartOrSkip(t, Options{})
 	SkipUnlessLicensed(t, c)
 	ctx := context.Background()

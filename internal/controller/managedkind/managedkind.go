@@ -208,5 +208,9 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 	if s.Client == nil {
 		return typed[R]{pass.Wrap(nil)}, nil
 	}
+	pass.Deployment = func(ctx context.Context) (string, error) {
+		bi, err := s.Client.BuildInfo(ctx)
+		return bi.DeploymentID, err
+	}
 	return typed[R]{pass.Wrap(untyped[R]{c.External(s)})}, nil
 }
