@@ -211,7 +211,7 @@ func coderRefuses(calls *int) managed.ExternalClient {
 	}
 }
 
-var errNotLicensed = errors.New("GET /api/v2/ai-gateway/keys: 403 Forbidden: AI Bridge is a Premium feature. Contact sales!")
+var errNotLicensed = errors.New("GET /api/v2/ai-gateway/keys: 403 Forbidden: AI Gateway is a Premium feature")
 
 func TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder(t *testing.T) {
 	attempt := metav1.Now()

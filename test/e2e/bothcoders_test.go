@@ -216,9 +216,14 @@ func countRows(t *testing.T, c Coder, keyNames, providerNames []string) (keys, p
 		}
 	}
 	ctx := context.Background()
-	apiKeys, err := c.SDK(t).ListAIGatewayKeys(ctx)
-	if err != nil {
-		t.Fatal(err)
+	var apiKeys []codersdk.AIGatewayKey
+	if c.ServesKeys() {
+		// Without a licence the keys API answers 403; the store (read
+		// above) still shows that no key was made.
+		var err error
+		if apiKeys, err = c.SDK(t).ListAIGatewayKeys(ctx); err != nil {
+			t.Fatal(err)
+		}
 	}
 	apiProviders, err := c.SDK(t).AIProviders(ctx)
 	if err != nil {

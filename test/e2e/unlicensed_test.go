@@ -43,7 +43,7 @@ import (
 func TestKeyOnAnUnlicensedCoderCreatesNothingAndNeverHoldsItsNamespace(t *testing.T) {
 	onBothCoders(t, func(t *testing.T, c Coder) {
 		if c.ServesKeys() {
-			if _, real := c.(realCoder); real {
+			if _, isReal := c.(realCoder); isReal {
 				t.Skip("skipping on the real Coder: it runs with the licence " + realcoder.EnvLicenseFile + " names; the fake covers the unlicensed answer")
 			}
 			env.Coder.SetLicensed(false)

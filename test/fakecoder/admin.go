@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package fakecoder
 
 import (
@@ -37,18 +53,23 @@ import (
 
 // AdminConfig is the deployment-wide state.
 type AdminConfig struct {
-	Token        string `json:"token"`
-	Owner        bool   `json:"owner"`
-	Licensed     bool   `json:"licensed"`
-	DeploymentID string `json:"deployment_id"`
-	Version      string `json:"version"`
+	Token    string `json:"token"`
+	Owner    bool   `json:"owner"`
+	Licensed bool   `json:"licensed"`
+	// AIGatewayEnabled is CODER_AI_GATEWAY_ENABLED: with Licensed, AI
+	// Gateway keys work; licensed but not enabled, they answer 403 and the
+	// entitlements show aibridge entitled but disabled.
+	AIGatewayEnabled bool   `json:"ai_gateway_enabled"`
+	DeploymentID     string `json:"deployment_id"`
+	Version          string `json:"version"`
 }
 
 // AdminConfigPatch changes the fields that are set.
 type AdminConfigPatch struct {
-	Token    *string `json:"token,omitempty"`
-	Owner    *bool   `json:"owner,omitempty"`
-	Licensed *bool   `json:"licensed,omitempty"`
+	Token            *string `json:"token,omitempty"`
+	Owner            *bool   `json:"owner,omitempty"`
+	Licensed         *bool   `json:"licensed,omitempty"`
+	AIGatewayEnabled *bool   `json:"ai_gateway_enabled,omitempty"`
 }
 
 // AdminFault is a Fault on the wire.
@@ -149,6 +170,9 @@ func (s *Server) adminHandler(standalone bool) http.Handler {
 		}
 		if patch.Licensed != nil {
 			s.licensed = *patch.Licensed
+		}
+		if patch.AIGatewayEnabled != nil {
+			s.aiGatewayEnabled = *patch.AIGatewayEnabled
 		}
 		s.mu.Unlock()
 		writeJSON(w, http.StatusOK, s.adminConfig())
@@ -288,7 +312,8 @@ func (s *Server) adminHandler(standalone bool) http.Handler {
 func (s *Server) adminConfig() AdminConfig {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return AdminConfig{Token: s.token, Owner: s.owner, Licensed: s.licensed, DeploymentID: s.deploymentID, Version: s.version}
+	return AdminConfig{Token: s.token, Owner: s.owner, Licensed: s.licensed, AIGatewayEnabled: s.aiGatewayEnabled,
+		DeploymentID: s.deploymentID, Version: s.version}
 }
 
 func decodeAdmin(w http.ResponseWriter, r *http.Request, v any) bool {

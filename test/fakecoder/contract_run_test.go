@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package fakecoder_test
 
 import (
@@ -40,12 +56,17 @@ const (
 
 // A step is one request of the provider, sent to both servers.
 type step struct {
-	name    string
-	as      session
-	method  string
-	path    string // {var} is replaced by a value saved by an earlier step
-	body    string // JSON, with {var} replaced likewise; "" sends no body
-	check   check
+	name   string
+	as     session
+	method string
+	path   string // {var} is replaced by a value saved by an earlier step
+	body   string // JSON, with {var} replaced likewise; "" sends no body
+	check  check
+	// fields, when set, compares only these dotted paths of the body
+	// (e.g. "features.aibridge.enabled"; "features.*" is the sorted list
+	// of the object's keys), for bodies whose other values depend on the
+	// deployment (entitlements: user counts, a licence's other features).
+	fields  []string
 	save    map[string]string // var name -> dotted path in the response (e.g. "api_keys.0.id")
 	wantRes int               // the status the real server is known to answer; 0 to only compare
 }
@@ -115,6 +136,14 @@ func (tg *target) do(ctx context.Context, t *testing.T, s step) (response, bool)
 			tg.vars[name] = fmt.Sprint(got)
 		}
 	}
+	if len(s.fields) > 0 && !isError(v) {
+		picked := make(map[string]any, len(s.fields))
+		for _, f := range s.fields {
+			picked[f] = pick(v, f)
+		}
+		r.Body = normalise("", picked)
+		return r, true
+	}
 	r.Shape = shape(v, "$")
 	if s.check == checkBody || isError(v) {
 		r.Body = normalise("", v)
@@ -165,6 +194,34 @@ func lookup(v any, path string) (any, bool) {
 		}
 	}
 	return v, v != nil
+}
+
+// pick reads one of a step's fields: a dotted path into objects, where
+// a last part "*" gives the sorted keys of the object there. A missing
+// field and a null one are told apart.
+func pick(v any, path string) any {
+	parts := strings.Split(path, ".")
+	for i, part := range parts {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return "<not an object>"
+		}
+		if part == "*" && i == len(parts)-1 {
+			keys := make([]string, 0, len(m))
+			for k := range m {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			return keys
+		}
+		if v, ok = m[part]; !ok {
+			return "<absent>"
+		}
+	}
+	if v == nil {
+		return "<null>"
+	}
+	return v
 }
 
 // shape lists every field path of v with its JSON type; array elements

@@ -1,8 +1,25 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package fakecoder_test
 
 import (
 	"context"
 	"crypto/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -17,18 +34,39 @@ import (
 const bedrockSettings = `{"_type":"bedrock","_version":1,"region":"us-east-1","model":"m","small_fast_model":"s",` +
 	`"role_arn":"arn:aws:iam::123456789012:role/r","access_key":"AKIATEST","access_key_secret":"secret"}`
 
-// contract is every request provider-coder makes, in an order that builds
-// the state the later ones need: the happy paths, validation errors,
-// conflicts, not-found, unauthorized and forbidden (not an Owner).
-var contract = []step{
+// The contract is every request provider-coder makes, in an order that
+// builds the state the later ones need: the happy paths, validation
+// errors, conflicts, not-found, unauthorized and forbidden (not an Owner).
+// It is split by what the real Coder needs to answer it: sessionContract
+// and providersContract run on any deployment (AI providers are AGPL),
+// licensedKeysContract only with a licence, unlicensedContract once the
+// deployment has none.
+
+// entitlementFields are the parts of /api/v2/entitlements the provider
+// reads (the AIGateway condition) and that do not depend on which licence
+// the real Coder has; with no licence the whole feature list, warnings and
+// errors must agree too (unlicensedEntitlementFields).
+var (
+	entitlementFields           = []string{"has_license", "features.aibridge.entitlement", "features.aibridge.enabled"}
+	unlicensedEntitlementFields = append(slices.Clone(entitlementFields),
+		"features.*", "warnings", "errors", "trial", "require_telemetry")
+)
+
+// sessionContract is what the provider sends before any resource: its
+// health check.
+var sessionContract = []step{
 	{name: "buildinfo needs no session", as: anonymous, method: "GET", path: "/api/v2/buildinfo", wantRes: 200},
 	{name: "users/me as the owner", as: owner, method: "GET", path: "/api/v2/users/me", check: checkShape, wantRes: 200},
 	{name: "users/me as a member", as: member, method: "GET", path: "/api/v2/users/me", check: checkShape, wantRes: 200},
 	{name: "users/me without a token", as: anonymous, method: "GET", path: "/api/v2/users/me", wantRes: 401},
 	{name: "users/me with a malformed token", as: malformed, method: "GET", path: "/api/v2/users/me", wantRes: 401},
 	{name: "users/me with an unknown token", as: unknown, method: "GET", path: "/api/v2/users/me", wantRes: 401},
+}
 
-	// AI Gateway keys.
+// licensedKeysContract is the AI Gateway keys API of a licensed deployment
+// with AI Gateway enabled.
+var licensedKeysContract = []step{
+	{name: "entitlements with a licence", as: owner, method: "GET", path: "/api/v2/entitlements", fields: entitlementFields, wantRes: 200},
 	{name: "list keys, none yet", as: owner, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 200},
 	{name: "create key b", as: owner, method: "POST", path: "/api/v2/ai-gateway/keys", body: `{"name":"contract-b"}`,
 		save: map[string]string{"keyB": "id"}, wantRes: 201},
@@ -50,8 +88,10 @@ var contract = []step{
 	{name: "delete key as a member", as: member, method: "DELETE", path: "/api/v2/ai-gateway/keys/{keyB}", wantRes: 403},
 	{name: "list keys without a token", as: anonymous, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 401},
 	{name: "delete key b", as: owner, method: "DELETE", path: "/api/v2/ai-gateway/keys/{keyB}", wantRes: 204},
+}
 
-	// AI providers.
+// providersContract is the AI providers API, which needs no licence.
+var providersContract = []step{
 	{name: "list providers, none yet", as: owner, method: "GET", path: "/api/v2/ai/providers", wantRes: 200},
 	// One key per request: keys inserted together share created_at and
 	// come back in the order of their random ids, on both servers.
@@ -118,17 +158,46 @@ var contract = []step{
 	{name: "list providers after delete and re-create", as: owner, method: "GET", path: "/api/v2/ai/providers", wantRes: 200},
 }
 
+// noKey is a well-formed key id: without a licence the 403 comes before
+// the id is parsed or looked up.
+const noKey = "00000000-0000-0000-0000-000000000001"
+
+// unlicensedContract is what a deployment without a licence answers: the
+// keys API is a Premium feature (RequireFeatureMW's 403, after the
+// session's 401), the entitlements say why, and AI providers still work.
+var unlicensedContract = []step{
+	{name: "entitlements without a licence", as: owner, method: "GET", path: "/api/v2/entitlements", fields: unlicensedEntitlementFields, wantRes: 200},
+	{name: "entitlements without a licence or a token", as: anonymous, method: "GET", path: "/api/v2/entitlements", fields: unlicensedEntitlementFields, wantRes: 200},
+	{name: "entitlements without a licence, malformed token", as: malformed, method: "GET", path: "/api/v2/entitlements", fields: unlicensedEntitlementFields, wantRes: 200},
+	{name: "list keys without a license", as: owner, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 403},
+	{name: "create key without a license", as: owner, method: "POST", path: "/api/v2/ai-gateway/keys", body: `{"name":"contract-u"}`, wantRes: 403},
+	{name: "create key with an invalid name without a license", as: owner, method: "POST", path: "/api/v2/ai-gateway/keys", body: `{"name":"bad--name"}`, wantRes: 403},
+	{name: "delete key without a license", as: owner, method: "DELETE", path: "/api/v2/ai-gateway/keys/" + noKey, wantRes: 403},
+	{name: "delete key with an id that is not a UUID without a license", as: owner, method: "DELETE", path: "/api/v2/ai-gateway/keys/not-a-uuid", wantRes: 403},
+	{name: "list keys as a member without a license", as: member, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 403},
+	{name: "list keys without a license or a token", as: anonymous, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 401},
+	{name: "list providers without a license", as: owner, method: "GET", path: "/api/v2/ai/providers", wantRes: 200},
+}
+
 // TestFakeHonoursCoderContract sends every request provider-coder makes to
 // the fake and to the real Coder server, and fails wherever they answer
 // differently: status, error message, detail and validations, and the
 // fields and types of the body (values too, where they are not generated).
+//
+// The real Coder runs unlicensed unless the user supplies a licence
+// (realcoder.EnvLicenseFile). Unlicensed, the licensed keys cases skip in
+// their own subtest and the rest is compared with an unlicensed fake.
+// Licensed, the keys cases run too, then the licence is deleted from the
+// real Coder and the unlicensed cases run as well. One real Coder either
+// way.
 func TestFakeHonoursCoderContract(t *testing.T) {
 	coder := realcoder.StartOrSkip(t, realcoder.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	fake := fakecoder.New(fakecoder.Options{})
-	fakeMember := fakecoder.New(fakecoder.Options{Member: true})
+	// The fakes start as licensed as the real Coder is.
+	fake := fakecoder.New(fakecoder.Options{Unlicensed: !coder.Licensed})
+	fakeMember := fakecoder.New(fakecoder.Options{Member: true, Unlicensed: !coder.Licensed})
 	for _, s := range []*fakecoder.Server{fake, fakeMember} {
 		if err := s.Start(); err != nil {
 			t.Fatal(err)
@@ -147,26 +216,36 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 		{name: "real", url: coder.URL.String(), member: coder.URL.String(), vars: map[string]string{},
 			tokens: map[session]string{owner: coder.Token, member: memberClient.SessionToken(), malformed: "nope", unknown: unknownToken}},
 	}
-
-	for _, s := range contract {
-		compare(ctx, t, targets, s)
+	run := func(t *testing.T, steps []step) {
+		t.Helper()
+		for _, s := range steps {
+			compare(ctx, t, targets, s)
+		}
 	}
+
+	run(t, sessionContract)
+	t.Run("licensed AI Gateway keys", func(t *testing.T) {
+		realcoder.SkipUnlessLicensed(t, coder)
+		run(t, licensedKeysContract)
+	})
+	run(t, providersContract)
 
 	// Without a license the keys API is a Premium feature; providers are
 	// not licensed.
-	licenses, err := coder.Client().Licenses(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range licenses {
-		if err := coder.Client().DeleteLicense(ctx, l.ID); err != nil {
+	if coder.Licensed {
+		licenses, err := coder.Client().Licenses(ctx)
+		if err != nil {
 			t.Fatal(err)
 		}
+		for _, l := range licenses {
+			if err := coder.Client().DeleteLicense(ctx, l.ID); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fake.SetLicensed(false)
+		fakeMember.SetLicensed(false)
 	}
-	fake.SetLicensed(false)
-	compare(ctx, t, targets, step{name: "list keys without a license", as: owner, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 403})
-	compare(ctx, t, targets, step{name: "create key without a license", as: owner, method: "POST", path: "/api/v2/ai-gateway/keys", body: `{"name":"contract-u"}`, wantRes: 403})
-	compare(ctx, t, targets, step{name: "list providers without a license", as: owner, method: "GET", path: "/api/v2/ai/providers", wantRes: 200})
+	run(t, unlicensedContract)
 }
 
 // compare sends s to the fake (targets[0]) and the real server

@@ -1,8 +1,25 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Package fakecoder is an in-memory test double of the external Coder
 // server (v2.36.0), limited to the API surface provider-coder uses:
 //
 //	GET    /api/v2/buildinfo
 //	GET    /api/v2/users/me
+//	GET    /api/v2/entitlements
 //	GET    /api/v2/ai-gateway/keys
 //	POST   /api/v2/ai-gateway/keys
 //	DELETE /api/v2/ai-gateway/keys/{key}
@@ -15,7 +32,8 @@
 // It is meant to be driven through codersdk.Client exactly like a real
 // deployment, so it mirrors the real server's status codes, JSON bodies
 // (codersdk.Response with validations), validation order, authorization
-// (owner-only, AI Gateway entitlement), hard delete of gateway keys and
+// (owner-only, AI Gateway entitlement and enablement), the entitlements
+// Coder reports for its AI Gateway feature, hard delete of gateway keys and
 // soft delete of AI providers. Comments on handlers name the coder source
 // file each behaviour was taken from.
 //

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package fakecoder
 
 import (
@@ -26,6 +42,9 @@ func (s *Server) routes() *http.ServeMux {
 
 	// buildinfo needs no session, as in coderd/coderd.go.
 	handle(EndpointBuildInfo, s.api(s.buildInfo))
+	// Nor do the entitlements: enterprise/coderd/coderd.go mounts
+	// r.Get("/entitlements", api.serveEntitlements) without apiKeyMiddleware.
+	handle(EndpointEntitlements, s.api(s.entitlements))
 	handle(EndpointUserMe, authed(s.userMe))
 	handle(EndpointKeysList, keys(s.listKeys))
 	handle(EndpointKeysCreate, keys(s.createKey))
@@ -39,6 +58,7 @@ func (s *Server) routes() *http.ServeMux {
 	handle(EndpointProviderDelete, authed(s.deleteProvider))
 
 	mux.Handle("/api/v2/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		// coderd/httpapi/httpapi.go RouteNotFound: 404 "Route not found."
 		writeJSON(w, http.StatusNotFound, codersdk.Response{Message: "Route not found."})
 	}))
 	mux.Handle("/fakecoder/admin/", s.adminHandler(false))
@@ -80,7 +100,11 @@ func errorReply(status int, message, detail string) reply {
 
 // Canned responses, verbatim from coderd/httpapi/httpapi.go.
 var (
-	notFoundReply  = reply{http.StatusNotFound, codersdk.Response{Message: "Resource not found or you do not have access to this resource"}}
+	// coderd/httpapi/httpapi.go ResourceNotFound (ResourceNotFoundResponse):
+	// 404 "Resource not found or you do not have access to this resource".
+	notFoundReply = reply{http.StatusNotFound, codersdk.Response{Message: "Resource not found or you do not have access to this resource"}}
+	// coderd/httpapi/httpapi.go Forbidden (ResourceForbiddenResponse):
+	// 403 "Forbidden." with the "You don't have permission ..." detail.
 	forbiddenReply = reply{http.StatusForbidden, codersdk.Response{
 		Message: "Forbidden.",
 		Detail:  "You don't have permission to view this content. If you believe this is a mistake, please contact your administrator or try signing in with different credentials.",
@@ -95,12 +119,14 @@ func readJSON(r *http.Request, v any) (reply, bool) {
 	// (it only watches the connection once the body is consumed).
 	_, _ = io.Copy(io.Discard, r.Body)
 	if err != nil {
+		// coderd/httpapi/httpapi.go Read: 400 "Request body must be valid
+		// JSON." with the decoder's error as detail.
 		return errorReply(http.StatusBadRequest, "Request body must be valid JSON.", err.Error()), false
 	}
 	return reply{}, true
 }
 
-// signedOutMessage is httpmw.SignedOutErrorMessage.
+// signedOutMessage is httpmw.SignedOutErrorMessage (coderd/httpmw/apikey.go).
 const signedOutMessage = "You are signed out or your session has expired. Please sign in again to continue."
 
 // requireAuth mirrors the 401 paths of httpmw.ExtractAPIKey
@@ -113,21 +139,29 @@ func (s *Server) requireAuth(next http.Handler) http.Handler {
 		want := s.token
 		s.mu.Unlock()
 		var detail string
+		// Each case is a 401 of coderd/httpmw/apikey.go ValidateAPIKey.
 		switch {
 		case got == "":
+			// ValidateAPIKey, empty token: 401 signedOutMessage,
+			// "Cookie %q or query parameter must be provided." (the cookie
+			// name codersdk.SessionTokenCookie).
 			detail = fmt.Sprintf("Cookie %q or query parameter must be provided.", codersdk.SessionTokenCookie)
 		case subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1:
 			next.ServeHTTP(w, r)
 			return
 		case tokenFormatError(got) != "":
+			// ValidateAPIKey, SplitAPIToken failed: 401 signedOutMessage,
+			// "Invalid API key format: <SplitAPIToken's error>".
 			detail = "Invalid API key format: " + tokenFormatError(got)
 		default:
 			// A well-formed token that is not ours: Coder finds no key
-			// with that ID.
+			// with that ID (ValidateAPIKey, GetAPIKeyByID sql.ErrNoRows):
+			// 401 signedOutMessage, "API key is invalid.".
 			detail = "API key is invalid."
 		}
 		// The real header's description is "has expired" because the
-		// signed-out message contains "expired".
+		// signed-out message contains "expired" (coderd/httpmw/apikey.go
+		// buildWWWAuthenticateHeader, set by ExtractAPIKey).
 		w.Header().Set("WWW-Authenticate", fmt.Sprintf(
 			`Bearer realm="coder", error="invalid_token", error_description="The access token has expired", resource_metadata=%q`,
 			"http://"+r.Host+"/.well-known/oauth-protected-resource"))
@@ -153,7 +187,8 @@ func tokenFromRequest(r *http.Request) string {
 }
 
 // tokenFormatError mirrors httpmw.SplitAPIToken's checks of the
-// "<10 chars>-<22 chars>" shape; it returns "" for a well-formed token.
+// "<10 chars>-<22 chars>" shape, messages verbatim (coderd/httpmw/apikey.go);
+// it returns "" for a well-formed token.
 func tokenFormatError(t string) string {
 	parts := strings.Split(t, "-")
 	switch {
@@ -168,13 +203,19 @@ func tokenFormatError(t string) string {
 }
 
 // requireAIGateway mirrors RequireFeatureMW(codersdk.FeatureAIBridge)
-// (enterprise/coderd/templates.go).
+// (enterprise/coderd/templates.go), which enterprise/coderd/coderd.go puts
+// on /ai-gateway/keys after apiKeyMiddleware. It checks only the feature's
+// Enabled, so an unlicensed deployment and a licensed one with AI Gateway
+// off get the same answer.
 func (s *Server) requireAIGateway(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
-		licensed := s.licensed
+		enabled := s.aiGatewayLocked().Enabled
 		s.mu.Unlock()
-		if !licensed {
+		if !enabled {
+			// enterprise/coderd/templates.go RequireFeatureMW: 403
+			// "<feat.Humanize()> is a Premium feature. Contact sales!";
+			// codersdk/deployment.go Humanize: FeatureAIBridge -> "AI Gateway".
 			writeJSON(w, http.StatusForbidden, codersdk.Response{
 				Message: fmt.Sprintf("%s is a Premium feature. Contact sales!", codersdk.FeatureAIBridge.Humanize()),
 			})

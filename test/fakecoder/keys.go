@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package fakecoder
 
 import (
@@ -169,6 +185,8 @@ func (s *Server) listKeys(*http.Request) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.owner {
+		// enterprise/coderd/aigatewaykeys.go aiGatewayKeys: dbauthz
+		// ListAIGatewayKeys refuses a non-owner -> httpapi.Forbidden, 403.
 		return forbiddenReply
 	}
 	out := make([]codersdk.AIGatewayKey, 0, len(s.keys))
@@ -182,6 +200,8 @@ func (s *Server) listKeys(*http.Request) reply {
 			LastHeartbeatAt: c.LastHeartbeatAt,
 		})
 	}
+	// enterprise/coderd/aigatewaykeys.go aiGatewayKeys: 200, a JSON array
+	// (never null: make(..., 0, len(rows))).
 	return reply{http.StatusOK, out}
 }
 
@@ -191,12 +211,17 @@ func (s *Server) listKeys(*http.Request) reply {
 // the unique index on lower(name).
 func (s *Server) createKey(r *http.Request) reply {
 	var req codersdk.CreateAIGatewayKeyRequest
+	// enterprise/coderd/aigatewaykeys.go postAIGatewayKey: httpapi.Read
+	// first (coderd/httpapi/httpapi.go Read: 400 on bad JSON or a failed
+	// validate tag).
 	if rep, ok := readJSON(r, &req); !ok {
 		return rep
 	}
 	if req.Name == "" {
-		// The request struct's validate:"required" tag, as httpapi.Read
-		// reports it.
+		// The request struct's validate:"required" tag
+		// (codersdk/aigatewaykeys.go CreateAIGatewayKeyRequest), as
+		// coderd/httpapi/httpapi.go Read reports it: 400 "Validation
+		// failed." with the json field name.
 		return reply{http.StatusBadRequest, codersdk.Response{
 			Message: "Validation failed.",
 			Validations: []codersdk.ValidationError{{
@@ -209,9 +234,14 @@ func (s *Server) createKey(r *http.Request) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.owner {
+		// enterprise/coderd/aigatewaykeys.go writeKeyInsertError: dbauthz
+		// InsertAIGatewayKey refuses a non-owner -> httpapi.Forbidden, 403.
 		return forbiddenReply
 	}
 	if len(req.Name) > keyNameMaxLength || !keyNameRegex.MatchString(req.Name) {
+		// enterprise/coderd/aigatewaykeys.go writeKeyInsertError,
+		// CheckAIGatewayKeysNameCheck: 400 "Invalid key name." with
+		// nameFormatDetail.
 		return reply{http.StatusBadRequest, codersdk.Response{
 			Message: "Invalid key name.",
 			Validations: []codersdk.ValidationError{{
@@ -222,6 +252,8 @@ func (s *Server) createKey(r *http.Request) reply {
 	}
 	for _, k := range s.keys {
 		if strings.EqualFold(k.Name, req.Name) {
+			// enterprise/coderd/aigatewaykeys.go writeKeyInsertError,
+			// UniqueAIGatewayKeysNameIndex: 400 "Key name must be unique.".
 			return reply{http.StatusBadRequest, codersdk.Response{
 				Message: "Key name must be unique.",
 				Validations: []codersdk.ValidationError{{
@@ -243,6 +275,8 @@ func (s *Server) createKey(r *http.Request) reply {
 	s.keys = append(s.keys, k)
 	s.keyLog = append(s.keyLog, KeyLifetime{ID: k.ID, Name: k.Name, Created: k.CreatedAt})
 	s.issued = append(s.issued, k.Key)
+	// enterprise/coderd/aigatewaykeys.go postAIGatewayKey: 201 with the
+	// plaintext, the only time Coder returns it.
 	return reply{http.StatusCreated, codersdk.CreateAIGatewayKeyResponse{
 		ID:        k.ID,
 		Name:      k.Name,
@@ -257,19 +291,28 @@ func (s *Server) createKey(r *http.Request) reply {
 func (s *Server) deleteKey(r *http.Request) reply {
 	id, err := uuid.Parse(r.PathValue("key"))
 	if err != nil {
+		// enterprise/coderd/aigatewaykeys.go deleteAIGatewayKey: 400
+		// "Invalid key ID." with uuid.Parse's error as detail.
 		return errorReply(http.StatusBadRequest, "Invalid key ID.", err.Error())
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.owner {
+		// enterprise/coderd/aigatewaykeys.go deleteAIGatewayKey: dbauthz
+		// DeleteAIGatewayKey refuses a non-owner before looking the key
+		// up -> httpapi.Forbidden, 403 (even for a key that is not there).
 		return forbiddenReply
 	}
 	for i, k := range s.keys {
 		if k.ID == id {
 			s.keys = append(s.keys[:i], s.keys[i+1:]...)
 			s.logKeyDeleted(id)
+			// enterprise/coderd/aigatewaykeys.go deleteAIGatewayKey: 204,
+			// no body.
 			return reply{status: http.StatusNoContent}
 		}
 	}
+	// enterprise/coderd/aigatewaykeys.go deleteAIGatewayKey: sql.ErrNoRows
+	// -> httpapi.ResourceNotFound, 404.
 	return notFoundReply
 }

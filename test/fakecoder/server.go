@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 package fakecoder
 
 import (
@@ -27,6 +43,7 @@ const CoderVersion = "v2.36.0"
 const (
 	EndpointBuildInfo       = "GET /api/v2/buildinfo"
 	EndpointUserMe          = "GET /api/v2/users/me"
+	EndpointEntitlements    = "GET /api/v2/entitlements"
 	EndpointKeysList        = "GET /api/v2/ai-gateway/keys"
 	EndpointKeysCreate      = "POST /api/v2/ai-gateway/keys"
 	EndpointKeysDelete      = "DELETE /api/v2/ai-gateway/keys/{key}"
@@ -40,7 +57,7 @@ const (
 // Endpoints returns every endpoint name the fake serves.
 func Endpoints() []string {
 	return []string{
-		EndpointBuildInfo, EndpointUserMe,
+		EndpointBuildInfo, EndpointUserMe, EndpointEntitlements,
 		EndpointKeysList, EndpointKeysCreate, EndpointKeysDelete,
 		EndpointProvidersList, EndpointProvidersCreate,
 		EndpointProviderGet, EndpointProviderUpdate, EndpointProviderDelete,
@@ -50,8 +67,9 @@ func Endpoints() []string {
 // ErrNotFound is returned by the Go API when a row does not exist.
 var ErrNotFound = errors.New("fakecoder: not found")
 
-// Options configure a Server. The zero value is a licensed deployment whose
-// single user is an owner and must present a generated session token.
+// Options configure a Server. The zero value is a licensed deployment with
+// AI Gateway enabled, whose single user is an owner and must present a
+// generated session token.
 type Options struct {
 	// Token is the session token clients must present. Empty generates one
 	// in Coder's "<10 chars>-<22 chars>" format; read it with Server.Token.
@@ -64,8 +82,15 @@ type Options struct {
 	// endpoint answers 403 as it does for non-owners in Coder.
 	Member bool
 	// Unlicensed removes the AI Gateway entitlement, so the gateway key
-	// endpoints answer the "Premium feature" 403.
+	// endpoints answer the "Premium feature" 403 and /api/v2/entitlements
+	// shows aibridge not_entitled and disabled, has_license false.
 	Unlicensed bool
+	// AIGatewayDisabled is a deployment that is licensed for AI Gateway but
+	// does not enable it (CODER_AI_GATEWAY_ENABLED=false): aibridge is
+	// entitled but disabled, and the gateway key endpoints answer the same
+	// "Premium feature" 403 as without a licence (RequireFeatureMW checks
+	// Enabled). Unlicensed wins when both are set.
+	AIGatewayDisabled bool
 }
 
 // Server is the fake Coder deployment. Create it with New; serve it with
@@ -81,16 +106,19 @@ type Server struct {
 
 	// mu guards the deployment state below. Handlers hold it only while
 	// they read or change rows, never while sleeping or writing responses.
-	mu        sync.Mutex
-	token     string
-	owner     bool
-	licensed  bool
-	keys      []*KeyRow      // in creation order; deleted keys are removed
-	keyLog    []KeyLifetime  // every key ever created, for tests to read
-	issued    []string       // every plaintext ever returned, for the secret scans
-	providers []*ProviderRow // in creation order; soft-deleted rows stay
-	faults    map[string]*Fault
-	counts    map[string]int
+	mu       sync.Mutex
+	token    string
+	owner    bool
+	licensed bool
+	// aiGatewayEnabled is CODER_AI_GATEWAY_ENABLED; it counts only while
+	// licensed (aiGatewayLocked).
+	aiGatewayEnabled bool
+	keys             []*KeyRow      // in creation order; deleted keys are removed
+	keyLog           []KeyLifetime  // every key ever created, for tests to read
+	issued           []string       // every plaintext ever returned, for the secret scans
+	providers        []*ProviderRow // in creation order; soft-deleted rows stay
+	faults           map[string]*Fault
+	counts           map[string]int
 
 	// netMu guards the listeners, so SetDown can swap them while requests
 	// are in flight.
@@ -107,14 +135,15 @@ type Server struct {
 // New returns a Server that is not listening yet.
 func New(o Options) *Server {
 	s := &Server{
-		deploymentID: o.DeploymentID,
-		version:      o.Version,
-		token:        o.Token,
-		owner:        !o.Member,
-		licensed:     !o.Unlicensed,
-		done:         make(chan struct{}),
-		faults:       map[string]*Fault{},
-		counts:       map[string]int{},
+		deploymentID:     o.DeploymentID,
+		version:          o.Version,
+		token:            o.Token,
+		owner:            !o.Member,
+		licensed:         !o.Unlicensed,
+		aiGatewayEnabled: !o.AIGatewayDisabled,
+		done:             make(chan struct{}),
+		faults:           map[string]*Fault{},
+		counts:           map[string]int{},
 	}
 	if s.deploymentID == "" {
 		s.deploymentID = uuid.NewString()
@@ -358,6 +387,15 @@ func (s *Server) SetLicensed(licensed bool) {
 	s.licensed = licensed
 }
 
+// SetAIGatewayEnabled turns the deployment's AI Gateway on or off, as
+// CODER_AI_GATEWAY_ENABLED does on a real server. Off, a licensed fake
+// shows aibridge entitled but disabled and refuses gateway keys with 403.
+func (s *Server) SetAIGatewayEnabled(enabled bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.aiGatewayEnabled = enabled
+}
+
 // SetOwner makes the user an owner (true) or a plain member (false).
 func (s *Server) SetOwner(owner bool) {
 	s.mu.Lock()
@@ -366,7 +404,7 @@ func (s *Server) SetOwner(owner bool) {
 }
 
 // Reset deletes every key and provider row and clears faults and request
-// counts; token, license and role are kept.
+// counts; token, license, AI Gateway enablement and role are kept.
 func (s *Server) Reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -38,7 +38,7 @@ func LicenseFromEnv() (string, error) {
 	if path == "" {
 		return "", nil
 	}
-	b, err := os.ReadFile(path) //nolint:gosec // The user names the file on purpose.
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return "", fmt.Errorf("cannot read the Coder licence %s names: %w", EnvLicenseFile, err)
 	}

@@ -1,3 +1,19 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
 // Command fakecoder serves the fakecoder test double of the Coder API, for
 // tests that need it in another process (e.g. a kind cluster). It prints
 // the base URL on the first line of stdout and runs until SIGINT/SIGTERM.
@@ -34,15 +50,17 @@ func run() error {
 		version      = flag.String("version", fakecoder.CoderVersion, "version reported by /api/v2/buildinfo")
 		member       = flag.Bool("member", false, "authenticate as a plain member instead of an owner")
 		unlicensed   = flag.Bool("unlicensed", false, "start without the AI Gateway entitlement")
+		noAIGateway  = flag.Bool("ai-gateway-disabled", false, "start licensed for AI Gateway but with it disabled (CODER_AI_GATEWAY_ENABLED=false)")
 	)
 	flag.Parse()
 
 	srv := fakecoder.New(fakecoder.Options{
-		Token:        *token,
-		DeploymentID: *deploymentID,
-		Version:      *version,
-		Member:       *member,
-		Unlicensed:   *unlicensed,
+		Token:             *token,
+		DeploymentID:      *deploymentID,
+		Version:           *version,
+		Member:            *member,
+		Unlicensed:        *unlicensed,
+		AIGatewayDisabled: *noAIGateway,
 	})
 	if err := srv.StartOn(*listen); err != nil {
 		return err
