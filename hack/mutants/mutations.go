@@ -35,6 +35,27 @@ type Mutation struct {
 // code cannot silently turn a mutation into a no-op.
 var Mutations = []Mutation{
 	{
+		// Issue 26, item 1: any deployment's answer counts as gone, so a
+		// ProviderConfig repointed to another Coder "verifies" a delete
+		// there and forgets the object the first Coder keeps.
+		Name: "absence-from-any-deployment",
+		File: "internal/cleanup/pass.go",
+		Old:  "\t\tif d != now {\n",
+		New:  "\t\tif d != now && false {\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject|TestRepointedProviderConfigDeletesNothingItCannotVerifyAndTheSweepFinishesInTheDeploymentThatMadeIt)$",
+	},
+	{
+		// Issue 25: a deleting key whose create was never sent still
+		// waits for a Coder that refuses every call (no licence).
+		Name: "never-created-asks-coder",
+		File: "internal/cleanup/pass.go",
+		Old:  "\treturn !begun, err\n",
+		New:  "\treturn false && !begun, err\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder|TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder)$",
+	},
+	{
 		// The hold never learns that its namespace is being deleted, so it
 		// holds a Coder-down namespace for dependentTimeout instead of
 		// releasing it after unreachableTimeout.

@@ -125,3 +125,41 @@ func runDocCommand(t *testing.T, file, heading, ns string) string {
 	}
 	return strings.TrimSpace(string(out))
 }
+
+// A key that got its finalizer but whose create was refused before it was
+// sent (its ProviderConfig was being deleted) has nothing in Coder: its
+// records say so. When Coder then refuses every call (the licence gone),
+// deleting the key finishes at once instead of waiting on Coder's 403.
+func TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder(t *testing.T) {
+	ns := env.Namespace(t)
+	pc := env.ProviderConfig(t, ns)
+	live := newKey(ns, "live")
+	env.Create(t, live)
+	env.WaitCondition(t, live, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	// The ProviderConfig holds for its live key (liveDependentTimeout, 30s
+	// by default) and takes no new objects meanwhile.
+	env.Delete(t, pc)
+	k := newKey(ns, "refused")
+	env.Create(t, k)
+	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	if !strings.Contains(c.Message, "being deleted") {
+		t.Fatalf("Synced message %q, want the create refused for the ProviderConfig being deleted", c.Message)
+	}
+	if r := recordOf(t, "AIGatewayKey", k.UID); r != nil {
+		t.Fatalf("a create refused before it was sent left a cleanup record: %+v", r.Status)
+	}
+	env.Coder.SetLicensed(false)
+	t.Cleanup(func() { env.Coder.SetLicensed(true) })
+	// Wait out the shared key list the provider caches (KeyListTTL), so
+	// the next Observe asks Coder and meets its 403.
+	time.Sleep(env.opts.KeyListTTL + time.Second)
+
+	start := time.Now()
+	env.Delete(t, k)
+	env.WaitGone(t, k, 10*time.Second)
+	t.Logf("the refused key went %s after its delete, with Coder answering 403", time.Since(start).Round(100*time.Millisecond))
+	env.Coder.SetLicensed(true)
+	env.Delete(t, live)
+	env.WaitGone(t, live, waitLong)
+	env.WaitGone(t, pc, waitLong)
+}
