@@ -38,19 +38,7 @@ import (
 // the documented policy is the tested one.
 func docPolicy(t *testing.T, file, heading string) []*unstructured.Unstructured {
 	t.Helper()
-	doc, err := os.ReadFile(filepath.Join(crds.RepoRoot(), "docs", "how-to", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(doc), heading+"\n")
-	if !ok {
-		t.Fatalf("docs/how-to/%s has no section %q", file, heading)
-	}
-	_, block, ok := strings.Cut(section, "```yaml\n")
-	if !ok {
-		t.Fatalf("section %q of docs/how-to/%s has no YAML", heading, file)
-	}
-	block, _, _ = strings.Cut(block, "```")
+	block := docBlock(t, filepath.Join("how-to", file), heading, "yaml")
 	var out []*unstructured.Unstructured
 	for _, y := range strings.Split(block, "\n---\n") {
 		u := &unstructured.Unstructured{}
@@ -60,6 +48,26 @@ func docPolicy(t *testing.T, file, heading string) []*unstructured.Unstructured 
 		out = append(out, u)
 	}
 	return out
+}
+
+// docBlock returns the first fenced block of language lang in the section
+// heading of docs/file, so what a page tells users is what a test runs.
+func docBlock(t *testing.T, file, heading, lang string) string {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(crds.RepoRoot(), "docs", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), heading+"\n")
+	if !ok {
+		t.Fatalf("docs/%s has no section %q", file, heading)
+	}
+	_, block, ok := strings.Cut(section, "```"+lang+"\n")
+	if !ok {
+		t.Fatalf("section %q of docs/%s has no %s block", heading, file, lang)
+	}
+	block, _, _ = strings.Cut(block, "```")
+	return block
 }
 
 // TestDocumentedImportPolicyKeepsTenantsFromImporting applies the

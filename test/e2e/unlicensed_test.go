@@ -31,7 +31,6 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/realcoder"
 )
 
@@ -103,19 +102,7 @@ func TestKeyOnAnUnlicensedCoderCreatesNothingAndNeverHoldsItsNamespace(t *testin
 // and returns what it printed. It needs the local control plane.
 func runDocCommand(t *testing.T, file, heading, ns string) string {
 	t.Helper()
-	doc, err := os.ReadFile(filepath.Join(crds.RepoRoot(), "docs", file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, section, ok := strings.Cut(string(doc), heading+"\n")
-	if !ok {
-		t.Fatalf("docs/%s has no section %q", file, heading)
-	}
-	_, block, ok := strings.Cut(section, "```sh\n")
-	if !ok {
-		t.Fatalf("section %q of docs/%s has no sh block", heading, file)
-	}
-	block, _, _ = strings.Cut(block, "```")
+	block := docBlock(t, file, heading, "sh")
 	kubectl := env.cp.Kubectl()
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.ReplaceAll(block, "team-a", ns))
 	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(kubectl.Path)+":"+os.Getenv("PATH"), "KUBECONFIG="+env.cp.KubeconfigPath)
