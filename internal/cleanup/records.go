@@ -113,11 +113,8 @@ func (r *Records) WithReader(reader client.Reader) *Records {
 // before a deleting import may delete). Unlike CreateBegun it answers only
 // what it read, so a failed read is an error, not a guess.
 func (r *Records) Begun(ctx context.Context, mg resource.Managed) (bool, error) {
-	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.reader.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
-		return true, errors.Wrap(err, errListRecords)
-	}
-	return len(l.Items) > 0, nil
+	recs, err := list(ctx, r.reader, mg)
+	return len(recs) > 0 || err != nil, err
 }
 
 // Ensure writes an Active record for mg before anything is created in Coder,
@@ -393,8 +390,13 @@ func (r *Records) Abandon(ctx context.Context, mg resource.Managed, kind, reason
 // them. A record the cache does not show yet turns Abandoned in the sweep
 // once mg is gone.
 func (r *Records) of(ctx context.Context, mg resource.Managed) ([]clusterv1alpha1.CleanupRecord, error) {
+	return list(ctx, r.kube, mg)
+}
+
+// list returns the records of mg that reader lists by its UID label.
+func list(ctx context.Context, reader client.Reader, mg resource.Managed) ([]clusterv1alpha1.CleanupRecord, error) {
 	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.kube.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
+	if err := reader.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
 		return nil, errors.Wrap(err, errListRecords)
 	}
 	return l.Items, nil

@@ -64,7 +64,7 @@ func RealCoder(t *testing.T) Coder {
 		start := time.Now()
 		s.c, s.err = realcoder.Start(ctx, realcoder.Options{})
 		if s.err == nil {
-			fmt.Printf("PostgreSQL and the real Coder started in %s (%s)\n", time.Since(start).Round(time.Millisecond), licensedOrNot(s.c))
+			fmt.Printf("PostgreSQL and the real Coder started in %s (%s)\n", time.Since(start).Round(time.Millisecond), s.c.Licence())
 		}
 	})
 	if s.err != nil {
@@ -159,14 +159,6 @@ func (r realCoder) hashedSecret(id string) ([]byte, bool) {
 func isNotFound(err error) bool {
 	var se *codersdk.Error
 	return errors.As(err, &se) && se.StatusCode() == http.StatusNotFound
-}
-
-// licensedOrNot says what the real Coder serves, for the run's output.
-func licensedOrNot(c *realcoder.Coder) string {
-	if c.Licensed {
-		return "licensed from " + realcoder.EnvLicenseFile + ": AI Gateway keys run on it"
-	}
-	return "unlicensed: AI providers run on it, AI Gateway key scenarios skip; set " + realcoder.EnvLicenseFile + " to run them"
 }
 
 // skipUnlessServesKeys skips a scenario that needs AI Gateway keys on a

@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,8 +30,11 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 	"github.com/crossplane-contrib/provider-coder/test/realcoder"
 )
 
@@ -119,12 +123,15 @@ func runDocCommand(t *testing.T, file, heading, ns string) string {
 // deleting the key finishes at once instead of waiting on Coder's 403.
 func TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder(t *testing.T) {
 	ns := env.Namespace(t)
-	pc := env.ProviderConfig(t, ns)
+	// The ProviderConfig holds for its live key while the scenario runs.
+	pc := env.ReadyProviderConfigOf(t, ns, env.Cluster.Coder(t), func(pc *namespacedv1alpha1.ProviderConfig) {
+		pc.Spec.Deletion = &common.DeletionSpec{LiveDependentTimeout: &metav1.Duration{Duration: 5 * time.Minute}}
+	})
 	live := newKey(ns, "live")
 	env.Create(t, live)
 	env.WaitCondition(t, live, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	// The ProviderConfig holds for its live key (liveDependentTimeout, 30s
-	// by default) and takes no new objects meanwhile.
+	// The ProviderConfig holds for its live key and takes no new objects
+	// meanwhile.
 	env.Delete(t, pc)
 	k := newKey(ns, "refused")
 	env.Create(t, k)
@@ -135,11 +142,16 @@ func TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder(t *testing.T)
 	if r := recordOf(t, "AIGatewayKey", k.UID); r != nil {
 		t.Fatalf("a create refused before it was sent left a cleanup record: %+v", r.Status)
 	}
+	lists := env.Coder.Requests(fakecoder.EndpointKeysList)
 	env.Coder.SetLicensed(false)
 	t.Cleanup(func() { env.Coder.SetLicensed(true) })
-	// Wait out the shared key list the provider caches (KeyListTTL), so
-	// the next Observe asks Coder and meets its 403.
-	time.Sleep(env.opts.KeyListTTL + time.Second)
+	// The provider shares one key list per ProviderConfig for KeyListTTL;
+	// once a list reaches Coder after the licence went, it met the 403 and
+	// the next Observe asks Coder again.
+	Eventually(t, waitLong, "a key list to reach Coder without its licence", func() (bool, string) {
+		n := env.Coder.Requests(fakecoder.EndpointKeysList)
+		return n > lists, fmt.Sprintf("%d lists", n-lists)
+	})
 
 	start := time.Now()
 	env.Delete(t, k)

@@ -45,7 +45,7 @@ func StartOrSkip(t testing.TB, o Options) *Coder {
 	if err != nil {
 		t.Fatalf("cannot start Coder: %v", err)
 	}
-	t.Logf("PostgreSQL and Coder started in %s (%s, %s)", time.Since(start).Round(time.Millisecond), c.URL, licence(c))
+	t.Logf("PostgreSQL and Coder started in %s (%s, %s)", time.Since(start).Round(time.Millisecond), c.URL, c.Licence())
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last output of coder:\n%s", c.Logs())
@@ -70,10 +70,10 @@ func SkipUnlessAvailable(t testing.TB) {
 	}
 }
 
-// licence says whether c runs with a licence, for logs.
-func licence(c *Coder) string {
+// Licence says what c serves, for logs and a run's output.
+func (c *Coder) Licence() string {
 	if c.Licensed {
-		return "licensed from " + EnvLicenseFile
+		return "licensed from " + EnvLicenseFile + ": AI Gateway keys run on it"
 	}
-	return "unlicensed"
+	return "unlicensed: AI providers run on it, AI Gateway key scenarios skip; set " + EnvLicenseFile + " to run them"
 }
