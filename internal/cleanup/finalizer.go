@@ -120,19 +120,49 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 	return nil
 }
 
-// remove removes our finalizer, reporting whether our removal is what
-// persisted. Not resource.APIFinalizer's removal: it takes NotFound for
+// remove removes our finalizer, reporting whether the release it settles
+// happened. Not resource.APIFinalizer's removal: it takes NotFound for
 // success, and a resource someone else let go of (its finalizers stripped by
 // hand) was not released by us. Its record stands Abandoned all the same,
 // so the sweep takes what it left in Coder.
+//
+// A removal whose answer was lost may have persisted: the resource is then
+// gone by the next reconcile, which never comes back here. So a lost answer
+// is checked past the cache at once, and a resource found gone by a retry
+// while it was releasing without delete counts too: its records were
+// Abandoned before the first removal was sent, and the release is counted
+// once, when its mark is taken.
 func (f *Finalizer) remove(ctx context.Context, obj resource.Object) (bool, error) {
 	meta.RemoveFinalizer(obj, f.finalizer)
 	err := f.kube.Update(ctx, obj)
-	if kerrors.IsNotFound(err) {
-		f.releases.take(obj.GetUID())
-		return false, nil
+	switch {
+	case err == nil:
+		return true, nil
+	case kerrors.IsNotFound(err):
+		_, releasing := f.releases.peek(obj.GetUID())
+		return releasing, nil
+	case kerrors.IsConflict(err):
+		return false, errors.Wrap(err, errRemoveFinalizer)
 	}
-	return err == nil, errors.Wrap(err, errRemoveFinalizer)
+	if f.persisted(ctx, obj) {
+		return true, nil
+	}
+	return false, errors.Wrap(err, errRemoveFinalizer)
+}
+
+// persisted reports whether obj's finalizer is gone from the API server,
+// read past the cache: obj is gone, replaced by another incarnation, or
+// without our finalizer. False when that cannot be read.
+func (f *Finalizer) persisted(ctx context.Context, obj resource.Object) bool {
+	got, ok := obj.DeepCopyObject().(client.Object)
+	if !ok {
+		return false
+	}
+	err := f.records.reader.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}, got)
+	if kerrors.IsNotFound(err) {
+		return true
+	}
+	return err == nil && (got.GetUID() != obj.GetUID() || !meta.FinalizerExists(got, f.finalizer))
 }
 
 // ReasonReleasedWithoutDelete is the Warning event of a release without a

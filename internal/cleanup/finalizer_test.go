@@ -81,6 +81,17 @@ func TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists(t *testing.T) {
 	conflict := func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
 		return kerrors.NewConflict(schema.GroupResource{Resource: "aigatewaykeys"}, "gw", nil)
 	}
+	// lost persists the update and loses its answer; failed loses the
+	// request before it reaches the API server.
+	lost := func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+		if err := c.Update(ctx, obj, opts...); err != nil {
+			return err
+		}
+		return kerrors.NewTimeoutError("the answer was lost", 1)
+	}
+	failed := func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
+		return kerrors.NewTimeoutError("the request was lost", 1)
+	}
 	cases := map[string]struct {
 		update    func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error
 		release   bool
@@ -89,10 +100,16 @@ func TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists(t *testing.T) {
 		// wantMarked: the release is still noted for the next attempt.
 		wantMarked bool
 	}{
-		"ReleasedAndRemoved":          {release: true, wantCount: 1},
-		"VerifiedDeleteIsNotCounted":  {},
-		"StrippedByHandIsNotOurs":     {update: gone, release: true},
-		"RefusedRemovalCountsNothing": {update: conflict, release: true, wantErr: true, wantMarked: true},
+		"ReleasedAndRemoved":         {release: true, wantCount: 1},
+		"VerifiedDeleteIsNotCounted": {},
+		// Gone when a retry removes the finalizer: an earlier removal
+		// whose answer was lost, or a hand that stripped it. The release
+		// happened either way, and its records were Abandoned first.
+		"GoneWhileReleasingCountsOnce":  {update: gone, release: true, wantCount: 1},
+		"GoneNotReleasingCountsNothing": {update: gone},
+		"LostAnswerThatPersistedCounts": {update: lost, release: true, wantCount: 1},
+		"LostRequestCountsNothingYet":   {update: failed, release: true, wantErr: true, wantMarked: true},
+		"RefusedRemovalCountsNothing":   {update: conflict, release: true, wantErr: true, wantMarked: true},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -104,8 +104,9 @@ type Pass struct {
 	CreateRefused string
 	// Records writes the cleanup record before anything is created.
 	Records *Records
-	// DeploymentID is the Coder deployment the ProviderConfig reaches.
-	DeploymentID string
+	// Origin is where a create goes now: the ProviderConfig, its canonical
+	// URL and the deployment it last reported. Records name it.
+	Origin Origin
 	// CoderName is the name the object will have in Coder.
 	CoderName func(resource.Managed) string
 	// Refused, if set, notes on the resource that a create attempt was
@@ -118,11 +119,13 @@ type Pass struct {
 	Deployment func(context.Context) (string, error)
 }
 
-// otherDeployment returns an error when a record of mg names a Coder
-// deployment other than the one the client reaches now: a ProviderConfig
-// repointed to another Coder, or a resource moved to a ProviderConfig of
-// one. That Coder not listing the object says nothing about the Coder
-// that holds it, so no answer of this client may count as gone.
+// otherDeployment returns an error when a record of mg names another Coder
+// than the client reaches now: another deployment, or another URL (a
+// ProviderConfig repointed to another Coder, or a resource moved to a
+// ProviderConfig of one). That Coder not listing the object says nothing
+// about the Coder that holds it, so no answer of this client may count as
+// gone. The deployment is asked now, not taken from the ProviderConfig's
+// status, which may predate a change of URL.
 func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) error {
 	if p.Deployment == nil {
 		return nil
@@ -131,31 +134,32 @@ func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) error {
 	if err != nil {
 		return err
 	}
-	named := recs.Deployments()
+	named := recs.Origins()
 	if len(named) == 0 {
 		return nil
 	}
-	now, err := p.Deployment(ctx)
-	if err != nil {
+	now := p.Origin
+	if now.DeploymentID, err = p.Deployment(ctx); err != nil {
 		return errors.Wrap(err, errVerifyDeployment)
 	}
-	for _, d := range named {
-		if d != now {
-			return &OtherDeploymentError{Recorded: d, Now: now}
+	for _, o := range named {
+		if !o.SameCoder(now) {
+			return &OtherDeploymentError{Recorded: o, Now: now}
 		}
 	}
 	return nil
 }
 
-// An OtherDeploymentError says that a deleting resource's object lives in
-// another Coder deployment than its ProviderConfig reaches now.
-type OtherDeploymentError struct{ Recorded, Now string }
+// An OtherDeploymentError says that a resource's object lives in another
+// Coder (deployment or URL) or was made through another ProviderConfig
+// than the resource reaches now.
+type OtherDeploymentError struct{ Recorded, Now Origin }
 
 func (e *OtherDeploymentError) Error() string {
-	return "the cleanup record names Coder deployment " + e.Recorded +
-		", which made the object, but the ProviderConfig now reaches deployment " + e.Now +
-		": nothing is created or deleted for this resource until the ProviderConfig (or the resource's providerConfigRef) points back at the Coder of deployment " + e.Recorded +
-		"; a deleting resource is released without delete once the hold's bounds pass, counted, and its record stays for the sweep of that deployment"
+	return "the cleanup record names " + e.Recorded.String() +
+		", which made the object, but the resource now reaches " + e.Now.String() +
+		": nothing is created or deleted for this resource until its ProviderConfig (or providerConfigRef) reaches the Coder of the record again" +
+		"; a deleting resource is released without delete once the hold's bounds pass, counted, and its record stays for the sweep of that Coder"
 }
 
 // Wrap returns the external client the managed reconciler uses. inner may be
@@ -208,7 +212,7 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 		// by external name) has no record yet; a release without delete
 		// must leave one the sweep can act on.
 		if id := meta.GetExternalName(mg); id != "" {
-			if err := n.pass.Records.EnsureAdopted(ctx, mg, n.pass.Kind, n.pass.DeploymentID, id); err != nil {
+			if err := n.pass.Records.EnsureAdopted(ctx, mg, n.pass.Kind, n.pass.Origin, id); err != nil {
 				return o, err
 			}
 		}
@@ -258,7 +262,7 @@ func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.Exter
 	}
 	// The record comes first: whatever happens next, what may exist in
 	// Coder is written down somewhere a namespace deletion cannot reach.
-	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.DeploymentID, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
+	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
 		return managed.ExternalCreation{}, n.refuse(mg, err)
 	}
 	c, err := n.inner.Create(ctx, mg)

@@ -277,6 +277,10 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 		mode   hold.Mode
 		// now is the deployment the client reaches; the record names "A".
 		now string
+		// url is the URL the ProviderConfig names now; the record names
+		// https://a.example; empty: a record of an earlier release, which
+		// names no URL.
+		url string
 		// wantErr: Observe fails naming both deployments (normal path).
 		wantErr bool
 		// wantReleased: the bounded pass releases without delete.
@@ -299,20 +303,38 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 			reason: "at the bound, the deployment that made it says gone: a normal release",
 			mode:   hold.ModeBoundedPass, now: "A", wantCalls: 1,
 		},
+		"NormalSameURL": {
+			reason: "the URL that made the key, reporting its deployment, says it is gone: a verified delete",
+			mode:   hold.ModeNormal, now: "A", url: "https://a.example", wantCalls: 1,
+		},
+		"NormalOtherURLClaimingTheDeployment": {
+			reason: "a server at another URL claiming deployment A is another Coder: retry",
+			mode:   hold.ModeNormal, now: "A", url: "https://b.example", wantErr: true,
+		},
+		"BoundedOtherURLClaimingTheDeployment": {
+			reason: "at the bound, a key made at another URL is released without delete and counted",
+			mode:   hold.ModeBoundedPass, now: "A", url: "https://b.example", wantReleased: true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
 			b, s := testKube(t)
+			made := origin("A", "ProviderConfig", "ns", "coder", "https://a.example")
+			spec := clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", DeploymentID: "A", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: string(k.UID)}}
+			if tc.url != "" {
+				spec.ProviderConfig = made.spec()
+			}
 			b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
 				ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},
-				Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", DeploymentID: "A", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: string(k.UID)}},
+				Spec:       spec,
 				Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: "id"},
 			})
 			rel := NewReleases()
 			calls := 0
 			pass := Pass{
 				Kind: "AIGatewayKey", Mode: tc.mode, Releases: rel, Records: NewRecords(b.Build(), s, nil),
+				Origin:     origin("stale", "ProviderConfig", "ns", "coder", tc.url),
 				Deployment: func(context.Context) (string, error) { return tc.now, nil },
 			}
 			obs, err := pass.Wrap(coderAnswers(&calls)).Observe(context.Background(), k)
@@ -320,8 +342,9 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 			if got := errors.As(err, &other); got != tc.wantErr {
 				t.Fatalf("%s: Observe error = %v, want an OtherDeploymentError: %t", tc.reason, err, tc.wantErr)
 			}
-			if tc.wantErr && (!strings.Contains(err.Error(), "deployment A") || !strings.Contains(err.Error(), "deployment B")) {
-				t.Errorf("%s: the error %q does not name both deployments", tc.reason, err)
+			if tc.wantErr && (!strings.Contains(err.Error(), "deployment A") || !strings.Contains(err.Error(), "deployment "+tc.now) ||
+				(tc.url != "" && (!strings.Contains(err.Error(), "https://a.example") || !strings.Contains(err.Error(), tc.url)))) {
+				t.Errorf("%s: the error %q does not name both Coders", tc.reason, err)
 			}
 			if obs.ResourceExists {
 				t.Errorf("%s: Observe says the object exists", tc.reason)

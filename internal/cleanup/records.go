@@ -120,8 +120,8 @@ func (r *Records) Begun(ctx context.Context, mg resource.Managed) (bool, error) 
 // Ensure writes an Active record for mg before anything is created in Coder,
 // and notes on it when this create attempt is sent (attempt): what the
 // sweep matches an object found by name against.
-func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind, deploymentID, coderName string, attempt time.Time) error {
-	return r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), deploymentID, map[string]any{
+func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind string, o Origin, coderName string, attempt time.Time) error {
+	return r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), o, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.NewTime(attempt),
 	})
 }
@@ -137,8 +137,8 @@ func (r *Records) NothingWritten(ctx context.Context, mg resource.Managed, kind 
 // before it is created in Coder. A record left by an earlier attempt whose
 // key was discarded loses its stale external id, so a sweep finds the new
 // key by name.
-func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, deploymentID, coderName string) error {
-	return r.ensure(ctx, mg, kind, RotatedRecordName(kind, mg.GetUID(), n), deploymentID, map[string]any{
+func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, o Origin, coderName string) error {
+	return r.ensure(ctx, mg, kind, RotatedRecordName(kind, mg.GetUID(), n), o, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.Now(), "externalID": nil,
 	})
 }
@@ -149,8 +149,8 @@ func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind s
 // without one names nothing there. A record of that name whose spec is not
 // mg's (written by someone else) is refused: mg would make it name an
 // object in Coder that the record's own resource does not own.
-func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, deploymentID string, status map[string]any) error {
-	rec, err := r.newRecord(mg, kind, name, deploymentID)
+func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name string, o Origin, status map[string]any) error {
+	rec, err := r.newRecord(mg, kind, name, o)
 	if err != nil {
 		return err
 	}
@@ -165,24 +165,26 @@ func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name, d
 }
 
 // verify checks that the existing record of want's name is want: the same
-// spec and the same managed resource label.
+// spec and the same managed resource label. A record written before
+// records named their ProviderConfig matches on the rest.
 func (r *Records) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecord) error {
 	got := &clusterv1alpha1.CleanupRecord{}
 	if err := r.kube.Get(ctx, types.NamespacedName{Name: want.Name}, got); err != nil {
 		return err
 	}
-	if same := want.Spec; got.GetLabels()[ManagedResourceUIDLabel] == want.GetLabels()[ManagedResourceUIDLabel] && got.Spec.DeploymentID != same.DeploymentID {
-		// This resource's own record, of another deployment: its object
-		// may live there, so the record must not be deleted.
-		if same.DeploymentID = got.Spec.DeploymentID; got.Spec == same {
-			return &OtherDeploymentError{Recorded: got.Spec.DeploymentID, Now: want.Spec.DeploymentID}
-		}
-	}
-	if got.Spec != want.Spec || got.GetLabels()[ManagedResourceUIDLabel] != want.GetLabels()[ManagedResourceUIDLabel] {
+	ours := got.GetLabels()[ManagedResourceUIDLabel] == want.GetLabels()[ManagedResourceUIDLabel] &&
+		got.Spec.Kind == want.Spec.Kind && got.Spec.ManagedResource == want.Spec.ManagedResource
+	if !ours {
 		return errors.Errorf("cleanup record %s exists and does not describe this resource (%s %s, deployment %s); delete it if nobody needs it",
 			want.Name, got.Spec.ManagedResource.Kind, objectName(got.Spec.ManagedResource.Namespace, got.Spec.ManagedResource.Name), got.Spec.DeploymentID)
 	}
-	return nil
+	recorded, now := OriginOf(got), OriginOf(want)
+	if recorded.legacy() && recorded.DeploymentID == now.DeploymentID || recorded == now {
+		return nil
+	}
+	// This resource's own record, of another Coder or ProviderConfig:
+	// its object may live there, so the record must not be deleted.
+	return &OtherDeploymentError{Recorded: recorded, Now: now}
 }
 
 func objectName(ns, name string) string {
@@ -202,8 +204,8 @@ func (r *Records) patchStatus(ctx context.Context, name string, status map[strin
 	return errors.Wrap(r.kube.Status().Patch(ctx, rec, client.RawPatch(types.MergePatchType, body)), errWriteRecord)
 }
 
-// newRecord is a record of mg, named name, without a status.
-func (r *Records) newRecord(mg resource.Managed, kind, name, deploymentID string) (*clusterv1alpha1.CleanupRecord, error) {
+// newRecord is a record of mg, named name, made at o, without a status.
+func (r *Records) newRecord(mg resource.Managed, kind, name string, o Origin) (*clusterv1alpha1.CleanupRecord, error) {
 	gvk, err := apiutil.GVKForObject(mg, r.scheme)
 	if err != nil {
 		return nil, errors.Wrap(err, errWriteRecord)
@@ -216,7 +218,8 @@ func (r *Records) newRecord(mg resource.Managed, kind, name, deploymentID string
 				APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
 				Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID()),
 			},
-			DeploymentID: deploymentID,
+			DeploymentID:   o.DeploymentID,
+			ProviderConfig: o.spec(),
 		},
 	}, nil
 }
@@ -259,11 +262,11 @@ func (r *Records) hasRecord(ctx context.Context, mg resource.Managed, kind strin
 // over, the first key's record is gone on purpose and the key in use has
 // the record of its rotation; a second record for it would outlive the
 // rotation that deletes that key.
-func (r *Records) EnsureAdopted(ctx context.Context, mg resource.Managed, kind, deploymentID, id string) error {
+func (r *Records) EnsureAdopted(ctx context.Context, mg resource.Managed, kind string, o Origin, id string) error {
 	if has, err := r.hasRecord(ctx, mg, kind); has || err != nil {
 		return err
 	}
-	return r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), deploymentID, map[string]any{"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id})
+	return r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), o, map[string]any{"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id})
 }
 
 // SetExternalID records the Coder id once a create returned it. It patches
@@ -309,22 +312,22 @@ func (s RecordSet) Rotations(kind string) []int {
 	return out
 }
 
-// ExternalIDs returns the Coder ids the set's records hold. They prove
-// which objects the resource owns when nothing else does: an imported key
-// keeps the id it was adopted under after a rotation moves the external
-// name to the new key.
-// Deployments returns the Coder deployments the set's records name, each
-// once, in record order.
-func (s RecordSet) Deployments() []string {
-	var out []string
+// Origins returns where the set's records say their objects were made,
+// each once, in record order.
+func (s RecordSet) Origins() []Origin {
+	var out []Origin
 	for i := range s.recs {
-		if d := s.recs[i].Spec.DeploymentID; d != "" && !slices.Contains(out, d) {
-			out = append(out, d)
+		if o := OriginOf(&s.recs[i]); o.DeploymentID != "" && !slices.Contains(out, o) {
+			out = append(out, o)
 		}
 	}
 	return out
 }
 
+// ExternalIDs returns the Coder ids the set's records hold. They prove
+// which objects the resource owns when nothing else does: an imported key
+// keeps the id it was adopted under after a rotation moves the external
+// name to the new key.
 func (s RecordSet) ExternalIDs() []string {
 	out := make([]string, 0, len(s.recs))
 	for i := range s.recs {

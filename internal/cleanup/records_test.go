@@ -68,20 +68,20 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	kube := b.Build()
 	r := NewRecords(kube, s, nil)
 
-	if err := r.Ensure(ctx, mg, "AIGatewayKey", "dep", "gw-aaaaaaaa", time.Now()); err != nil {
+	if err := r.Ensure(ctx, mg, "AIGatewayKey", dep, "gw-aaaaaaaa", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.SetExternalID(ctx, mg, "AIGatewayKey", "id-0"); err != nil {
 		t.Fatal(err)
 	}
 	// A first attempt of rotation 1 whose key was discarded left its id.
-	if err := r.EnsureRotated(ctx, mg, "AIGatewayKey", 1, "dep", "gw-aaaaaaaa-r1"); err != nil {
+	if err := r.EnsureRotated(ctx, mg, "AIGatewayKey", 1, dep, "gw-aaaaaaaa-r1"); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.SetRotatedExternalID(ctx, mg, "AIGatewayKey", 1, "lost"); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.EnsureRotated(ctx, mg, "AIGatewayKey", 1, "dep", "gw-aaaaaaaa-r1"); err != nil {
+	if err := r.EnsureRotated(ctx, mg, "AIGatewayKey", 1, dep, "gw-aaaaaaaa-r1"); err != nil {
 		t.Fatal(err)
 	}
 	rec := &clusterv1alpha1.CleanupRecord{}
@@ -91,7 +91,7 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	if rec.Status.ExternalID != "" || rec.Status.CoderName != "gw-aaaaaaaa-r1" || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {
 		t.Errorf("re-ensured rotation record = %+v, want Active, named, without the discarded key's id", rec.Spec)
 	}
-	if err := r.Ensure(ctx, other, "AIGatewayKey", "dep", "other-bbbbbbbb", time.Now()); err != nil {
+	if err := r.Ensure(ctx, other, "AIGatewayKey", dep, "other-bbbbbbbb", time.Now()); err != nil {
 		t.Fatal(err)
 	}
 
@@ -154,7 +154,7 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 		},
 		"Created": {
 			before: func(ctx context.Context, r *Records) error {
-				if err := r.Ensure(ctx, mg, kind, "dep", "gw-aaaaaaaa", time.Now()); err != nil {
+				if err := r.Ensure(ctx, mg, kind, dep, "gw-aaaaaaaa", time.Now()); err != nil {
 					return err
 				}
 				return r.SetExternalID(ctx, mg, kind, "created-id")
@@ -165,7 +165,7 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 			// The first key's record went with the first key; the key in
 			// use has its rotation's record.
 			before: func(ctx context.Context, r *Records) error {
-				if err := r.EnsureRotated(ctx, mg, kind, 1, "dep", "gw-aaaaaaaa-r1"); err != nil {
+				if err := r.EnsureRotated(ctx, mg, kind, 1, dep, "gw-aaaaaaaa-r1"); err != nil {
 					return err
 				}
 				return r.SetRotatedExternalID(ctx, mg, kind, 1, "imported-id")
@@ -182,7 +182,7 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 			if err := tc.before(ctx, r); err != nil {
 				t.Fatal(err)
 			}
-			if err := r.EnsureAdopted(ctx, mg, kind, "dep", "imported-id"); err != nil {
+			if err := r.EnsureAdopted(ctx, mg, kind, dep, "imported-id"); err != nil {
 				t.Fatal(err)
 			}
 			l := &clusterv1alpha1.CleanupRecordList{}
@@ -200,6 +200,11 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 	}
 }
 
+// dep is where the creates of these tests go.
+var dep = Origin{DeploymentID: "dep", ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
+	Group: "coder.m.crossplane.io", Kind: "ProviderConfig", Namespace: "ns", Name: "coder", URL: "https://coder.example.com",
+}}
+
 func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 	ctx := context.Background()
 	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
@@ -209,7 +214,7 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 		r := &clusterv1alpha1.CleanupRecord{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedResourceUIDLabel: string(mg.UID)}},
 			Spec: clusterv1alpha1.CleanupRecordSpec{
-				Kind: "AIGatewayKey", DeploymentID: "dep",
+				Kind: "AIGatewayKey", DeploymentID: "dep", ProviderConfig: dep.spec(),
 				ManagedResource: clusterv1alpha1.ManagedResourceReference{
 					APIVersion: aiv1alpha1.SchemeGroupVersion.String(), Kind: "AIGatewayKey", Namespace: "ns", Name: "gw", UID: string(mg.UID),
 				},
@@ -245,6 +250,20 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 			existing: ours(func(r *clusterv1alpha1.CleanupRecord) { r.Spec.DeploymentID = "theirs" }),
 			wantErr:  true, wantOther: true,
 		},
+		"WrittenByAnEarlierRelease": {
+			reason:   "A record of this resource that names no ProviderConfig (an earlier release's) is completed when its deployment matches.",
+			existing: ours(func(r *clusterv1alpha1.CleanupRecord) { r.Spec.ProviderConfig = nil }),
+		},
+		"AnotherURL": {
+			reason:   "This resource's record made at another URL is refused without telling anyone to delete it, whatever deployment id that server reports.",
+			existing: ours(func(r *clusterv1alpha1.CleanupRecord) { r.Spec.ProviderConfig.URL = "https://elsewhere.example" }),
+			wantErr:  true, wantOther: true,
+		},
+		"AnotherProviderConfig": {
+			reason:   "This resource's record made through another ProviderConfig is refused: the sweep of what this create makes would go through that one.",
+			existing: ours(func(r *clusterv1alpha1.CleanupRecord) { r.Spec.ProviderConfig.Name = "other" }),
+			wantErr:  true, wantOther: true,
+		},
 		"AnotherLabel": {
 			reason: "A record whose label names another resource is refused: that resource's delete would delete the record.",
 			existing: ours(func(r *clusterv1alpha1.CleanupRecord) {
@@ -260,7 +279,7 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 				b = b.WithObjects(tc.existing)
 			}
 			kube := b.Build()
-			err := NewRecords(kube, s, nil).Ensure(ctx, mg, "AIGatewayKey", "dep", "ns-gw-aaaaaaaa", time.Now())
+			err := NewRecords(kube, s, nil).Ensure(ctx, mg, "AIGatewayKey", dep, "ns-gw-aaaaaaaa", time.Now())
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("%s\nEnsure() = %v, want error %v", tc.reason, err, tc.wantErr)
 			}

@@ -223,7 +223,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 				return Result{Swept: swept}, err
 			}
 		}
-		cl := s.sweeperFor(ctx, sweepers, rec)
+		cl, byName := s.sweeperFor(ctx, sweepers, rec)
 		if cl == nil || !s.claim(ctx, rec) {
 			phases[rec.Status.Phase]++
 			continue
@@ -232,7 +232,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 			keys[cl] = append(keys[cl], rec)
 			continue
 		}
-		if s.settle(ctx, rec, coderobj.SweepProvider(ctx, cl, providerClaim(rec), managing.except(rec))) {
+		if s.settle(ctx, rec, coderobj.SweepProvider(ctx, cl, providerClaim(rec, byName), managing.except(rec))) {
 			swept++
 			continue
 		}
@@ -262,13 +262,10 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 
 // A SweepConfig is a Ready ProviderConfig the sweep may delete through.
 type SweepConfig struct {
-	// DeploymentID is the id its Coder reported. Any server can report
-	// any id, so it says which records the ProviderConfig could serve,
-	// never which it may.
-	DeploymentID string
-	// Namespace is the ProviderConfig's namespace; empty for the
-	// cluster-scoped kinds, which only the platform team creates.
-	Namespace string
+	// Origin is the ProviderConfig, its canonical URL and the deployment
+	// id its Coder reported. Any server can report any id, so it says
+	// which records the ProviderConfig could serve, never which it may.
+	Origin Origin
 	// Client is built the first time the sweep picks the ProviderConfig:
 	// a sweep reads the token Secrets of only the ProviderConfigs it uses.
 	Client *coder.Client
@@ -279,38 +276,76 @@ type SweepConfig struct {
 	conn providerconfig.Connection
 }
 
-// SweeperFor picks the ProviderConfig that sweeps a record of a resource
-// in namespace ns (empty: a cluster-scoped resource) on deployment id. A
-// ProviderConfig is entitled to the record when it is cluster-scoped or in
-// the resource's own namespace: a tenant's ProviderConfig whose server
-// merely reports the same deployment id must never sweep another tenant's
-// records, since a verified delete is only as true as the server that
-// answers it. Cluster-scoped ones come first.
-func SweeperFor(configs []SweepConfig, id, ns string) (int, bool) {
+// A SweepPick is the ProviderConfig picked to sweep a record, and what it
+// may delete there.
+type SweepPick struct {
+	// Index of the ProviderConfig in the configs SweeperFor was given.
+	Index int
+	// ByName: it may delete an object found by a name its owner chose (an
+	// AIProvider's), not only by recorded id or UID-derived name.
+	ByName bool
+}
+
+// SweeperFor picks the ProviderConfig that sweeps a record made at rec,
+// of a resource in namespace ns (empty: a cluster-scoped resource).
+//
+// A record that names its ProviderConfig is swept through that one, if it
+// still reaches the same URL and deployment, and otherwise through a
+// cluster-scoped one (which only the platform team creates) of that URL
+// and deployment, which deletes by recorded id and UID-derived name only:
+// its credentials are not the ones that made the object, and may see
+// objects of the same name that are someone else's. A tenant's server that
+// claims the platform's deployment id is at another URL, and sweeps
+// nothing of the platform's; nor can the platform's ProviderConfig sweep a
+// tenant's record by a name that tenant chose.
+//
+// A record written before records named their ProviderConfig is swept by
+// deployment, through a cluster-scoped ProviderConfig or one in the
+// resource's own namespace, cluster-scoped first.
+func SweeperFor(configs []SweepConfig, rec Origin, ns string) (SweepPick, bool) {
+	if rec.legacy() {
+		return legacySweeperFor(configs, rec.DeploymentID, ns)
+	}
+	cluster := -1
+	for i, c := range configs {
+		switch {
+		case c.Unusable:
+		case rec.MadeBy(c.Origin):
+			return SweepPick{Index: i, ByName: true}, true
+		case c.Origin.ProviderConfig.Namespace == "" && rec.SameCoder(c.Origin) && cluster < 0:
+			cluster = i
+		}
+	}
+	return SweepPick{Index: cluster}, cluster >= 0
+}
+
+// legacySweeperFor is SweeperFor for a record that names no ProviderConfig.
+func legacySweeperFor(configs []SweepConfig, id, ns string) (SweepPick, bool) {
 	own := -1
 	for i, c := range configs {
 		switch {
-		case id == "" || c.DeploymentID != id || c.Unusable:
-		case c.Namespace == "":
-			return i, true
-		case c.Namespace == ns && own < 0:
+		case id == "" || c.Origin.DeploymentID != id || c.Unusable:
+		case c.Origin.ProviderConfig.Namespace == "":
+			return SweepPick{Index: i, ByName: true}, true
+		case c.Origin.ProviderConfig.Namespace == ns && own < 0:
 			own = i
 		}
 	}
-	return own, own >= 0
+	return SweepPick{Index: own, ByName: true}, own >= 0
 }
 
 // sweeperFor returns the client of the ProviderConfig that sweeps rec
-// (see SweeperFor), building it on first use; nil when none is entitled.
-func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) *coder.Client {
+// (see SweeperFor), building it on first use, and whether it may delete
+// by name; nil when none is entitled.
+func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) (*coder.Client, bool) {
 	for {
-		i, ok := SweeperFor(configs, rec.Spec.DeploymentID, rec.Spec.ManagedResource.Namespace)
+		sw, ok := SweeperFor(configs, OriginOf(rec), rec.Spec.ManagedResource.Namespace)
 		if !ok {
-			return nil
+			return nil, false
 		}
-		c := &configs[i]
+		c := &configs[sw.Index]
 		if c.Client != nil {
-			return c.Client
+			return c.Client, sw.ByName
 		}
 		cfg, err := providerconfig.ClientConfig(ctx, s.Kube, c.conn, s.Timeout)
 		if err == nil {
@@ -320,7 +355,7 @@ func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *cl
 			c.Unusable = true
 			continue
 		}
-		return c.Client
+		return c.Client, sw.ByName
 	}
 }
 
@@ -340,7 +375,9 @@ func (s *Sweeper) readyConfigs(ctx context.Context) ([]SweepConfig, error) {
 				continue
 			}
 			if conn := providerconfig.ConnectionOf(pc); conn.Sweep {
-				out = append(out, SweepConfig{DeploymentID: id, Namespace: pc.GetNamespace(), conn: conn})
+				out = append(out, SweepConfig{conn: conn, Origin: Origin{DeploymentID: id, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
+					Group: gk.Group, Kind: gk.Kind, Namespace: pc.GetNamespace(), Name: pc.GetName(), URL: coder.CanonicalURL(conn.URL),
+				}}})
 			}
 		}
 	}
@@ -447,10 +484,11 @@ func keyClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.KeyClaim {
 
 // providerClaim is what a provider record names: its id once known, and its
 // name, which counts only for a provider Coder created within the window of
-// the record's last create attempt.
-func providerClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.ProviderClaim {
+// the record's last create attempt, and only through the ProviderConfig
+// that made it (byName).
+func providerClaim(rec *clusterv1alpha1.CleanupRecord, byName bool) coderobj.ProviderClaim {
 	c := coderobj.ProviderClaim{ID: rec.Status.ExternalID, Name: rec.Status.CoderName, NotBefore: notBefore(rec)}
-	if t := rec.Status.CreateAttemptedAt; t != nil {
+	if t := rec.Status.CreateAttemptedAt; t != nil && byName {
 		c.Attempt = t.Time
 	}
 	return c

@@ -103,11 +103,19 @@ func TestNextSweepRetriesUndoneWorkWithBackoff(t *testing.T) {
 	}
 }
 
-func TestSweeperForPicksOnlyAnEntitledProviderConfig(t *testing.T) {
-	tenantA := SweepConfig{DeploymentID: "dep", Namespace: "tenant-a"}
-	tenantB := SweepConfig{DeploymentID: "dep", Namespace: "tenant-b"}
-	cluster := SweepConfig{DeploymentID: "dep"}
-	otherDep := SweepConfig{DeploymentID: "other"}
+// legacyConfig is a Ready ProviderConfig as SweeperFor sees it, for the
+// records that name no ProviderConfig.
+func legacyConfig(dep, ns string) SweepConfig {
+	return SweepConfig{Origin: Origin{DeploymentID: dep, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{Namespace: ns, Name: "pc", Kind: "ProviderConfig", URL: "https://x"}}}
+}
+
+func TestSweeperForPicksOnlyAnEntitledProviderConfigForARecordWithoutOne(t *testing.T) {
+	tenantA := legacyConfig("dep", "tenant-a")
+	tenantB := legacyConfig("dep", "tenant-b")
+	cluster := legacyConfig("dep", "")
+	otherDep := legacyConfig("other", "tenant-a")
+	unusable := legacyConfig("dep", "")
+	unusable.Unusable = true
 	cases := map[string]struct {
 		reason  string
 		configs []SweepConfig
@@ -137,11 +145,11 @@ func TestSweeperForPicksOnlyAnEntitledProviderConfig(t *testing.T) {
 		},
 		"UnusableClusterConfig": {
 			reason:  "A cluster-scoped ProviderConfig whose client could not be built is passed over for the own namespace's.",
-			configs: []SweepConfig{{DeploymentID: "dep", Unusable: true}, tenantA}, id: "dep", ns: "tenant-a", want: 1, wantOK: true,
+			configs: []SweepConfig{unusable, tenantA}, id: "dep", ns: "tenant-a", want: 1, wantOK: true,
 		},
 		"OnlyUnusable": {
 			reason:  "No usable ProviderConfig: the record waits.",
-			configs: []SweepConfig{{DeploymentID: "dep", Unusable: true}}, id: "dep", ns: "tenant-a",
+			configs: []SweepConfig{unusable}, id: "dep", ns: "tenant-a",
 		},
 		"OtherDeployment": {
 			reason:  "A ProviderConfig of another deployment never sweeps.",
@@ -149,16 +157,101 @@ func TestSweeperForPicksOnlyAnEntitledProviderConfig(t *testing.T) {
 		},
 		"RecordWithoutDeployment": {
 			reason:  "A record that names no deployment is swept by nobody.",
-			configs: []SweepConfig{{Namespace: "tenant-a"}, {}}, id: "", ns: "tenant-a",
+			configs: []SweepConfig{legacyConfig("", "tenant-a"), legacyConfig("", "")}, id: "", ns: "tenant-a",
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, ok := SweeperFor(tc.configs, tc.id, tc.ns)
-			if ok != tc.wantOK || (ok && got != tc.want) {
-				t.Errorf("%s\nSweeperFor(...) = %d, %v; want %d, %v", tc.reason, got, ok, tc.want, tc.wantOK)
+			got, ok := SweeperFor(tc.configs, Origin{DeploymentID: tc.id}, tc.ns)
+			if ok != tc.wantOK || (ok && (got.Index != tc.want || !got.ByName)) {
+				t.Errorf("%s\nSweeperFor(...) = %+v, %v; want index %d by name, %v", tc.reason, got, ok, tc.want, tc.wantOK)
 			}
 		})
+	}
+}
+
+// origin is where a create through a ProviderConfig goes.
+func origin(dep, kind, ns, name, url string) Origin {
+	return Origin{DeploymentID: dep, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
+		Group: "coder.m.crossplane.io", Kind: kind, Namespace: ns, Name: name, URL: url,
+	}}
+}
+
+func TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL(t *testing.T) {
+	const platform, tenant = "https://coder.platform.example", "https://coder.tenant.example"
+	made := origin("prod", "ProviderConfig", "tenant-a", "coder", tenant)
+	config := func(o Origin) SweepConfig { return SweepConfig{Origin: o} }
+	creator := config(made)
+	cases := map[string]struct {
+		reason  string
+		rec     Origin
+		configs []SweepConfig
+		want    SweepPick
+		wantOK  bool
+	}{
+		"Creator": {
+			reason:  "The ProviderConfig that made the object sweeps it, by name too.",
+			rec:     made,
+			configs: []SweepConfig{config(origin("prod", "ClusterProviderConfig", "", "platform", tenant)), creator},
+			want:    SweepPick{Index: 1, ByName: true}, wantOK: true,
+		},
+		"CreatorRepointed": {
+			reason:  "The creator now at another URL reaches another Coder, whatever deployment id it reports.",
+			rec:     made,
+			configs: []SweepConfig{config(origin("prod", "ProviderConfig", "tenant-a", "coder", platform))},
+		},
+		"CreatorOtherDeployment": {
+			reason:  "The creator at the same URL reporting another deployment (Coder reinstalled) sweeps nothing.",
+			rec:     made,
+			configs: []SweepConfig{config(origin("staging", "ProviderConfig", "tenant-a", "coder", tenant))},
+		},
+		"PlatformAtTheRecordsURL": {
+			reason:  "A cluster-scoped ProviderConfig of the same URL and deployment sweeps by recorded id and UID-derived name only.",
+			rec:     made,
+			configs: []SweepConfig{config(origin("prod", "ClusterProviderConfig", "", "platform", tenant))},
+			want:    SweepPick{Index: 0, ByName: false}, wantOK: true,
+		},
+		"PlatformElsewhereSameDeploymentID": {
+			reason:  "A tenant's server claiming the platform's deployment id never gets the platform's ProviderConfig to sweep its records.",
+			rec:     made,
+			configs: []SweepConfig{config(origin("prod", "ClusterProviderConfig", "", "platform", platform))},
+		},
+		"TenantAtThePlatformsURL": {
+			reason:  "Another ProviderConfig in the namespace, at the same URL, is not the creator and not the platform's.",
+			rec:     origin("prod", "ClusterProviderConfig", "", "platform", platform),
+			configs: []SweepConfig{config(origin("prod", "ProviderConfig", "tenant-a", "other", platform))},
+		},
+		"SameNameOtherNamespace": {
+			reason:  "A ProviderConfig of the same name in another namespace is not the creator.",
+			rec:     made,
+			configs: []SweepConfig{config(origin("prod", "ProviderConfig", "tenant-b", "coder", tenant))},
+		},
+		"UnusableCreatorThenPlatform": {
+			reason:  "A creator whose client cannot be built is passed over for the platform's at the same URL.",
+			rec:     made,
+			configs: []SweepConfig{{Origin: made, Unusable: true}, config(origin("prod", "ClusterProviderConfig", "", "platform", tenant))},
+			want:    SweepPick{Index: 1}, wantOK: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := SweeperFor(tc.configs, tc.rec, "tenant-a")
+			if ok != tc.wantOK || (ok && got != tc.want) {
+				t.Errorf("%s\nSweeperFor(...) = %+v, %v; want %+v, %v", tc.reason, got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
+
+func TestAProviderRecordClaimsByNameOnlyThroughItsCreator(t *testing.T) {
+	rec := &clusterv1alpha1.CleanupRecord{}
+	rec.Status.CoderName, rec.Status.ExternalID = "team-openai", "id"
+	rec.Status.CreateAttemptedAt = &metav1.Time{Time: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
+	if c := providerClaim(rec, true); c.Attempt.IsZero() || c.ID != "id" {
+		t.Errorf("through its creator a provider record claims %+v, want its id and its create attempt", c)
+	}
+	if c := providerClaim(rec, false); !c.Attempt.IsZero() || c.ID != "id" {
+		t.Errorf("through another ProviderConfig a provider record claims %+v, want its id only: a name found there may be anyone's", c)
 	}
 }
 
@@ -173,7 +266,7 @@ func TestARecordClaimsNothingCoderMadeBeforeIt(t *testing.T) {
 	if got, want := keyClaim(rec("gw-ns-name-5f0c7b1e")).NotBefore, written.Add(-RecordClockSkew); !got.Equal(want) {
 		t.Errorf("a create's key record claims keys from %s, want %s (its creation less the skew)", got, want)
 	}
-	if got, want := providerClaim(rec("team-openai")).NotBefore, written.Add(-RecordClockSkew); !got.Equal(want) {
+	if got, want := providerClaim(rec("team-openai"), true).NotBefore, written.Add(-RecordClockSkew); !got.Equal(want) {
 		t.Errorf("a create's provider record claims providers from %s, want %s", got, want)
 	}
 	if got := keyClaim(rec("")).NotBefore; !got.IsZero() {

@@ -60,6 +60,8 @@ type Session struct {
 	// DeploymentID is the Coder deployment the ProviderConfig reaches.
 	DeploymentID string
 	URL          string
+	// Ref is the ProviderConfig.
+	Ref Ref
 	// Scope identifies the ProviderConfig and the Coder it points at, for
 	// caches shared between the resources of one ProviderConfig.
 	Scope string
@@ -81,7 +83,7 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		}
 		return Session{}, err
 	}
-	s := Session{Mode: hold.ModeNormal, CreateRefused: CreateRefused(pc), DeploymentID: StatusOf(pc).DeploymentID}
+	s := Session{Mode: hold.ModeNormal, CreateRefused: CreateRefused(pc), DeploymentID: StatusOf(pc).DeploymentID, Ref: ref}
 	conn := ConnectionOf(pc)
 	if deleting {
 		st := StateOf(pc)

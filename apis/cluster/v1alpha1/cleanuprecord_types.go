@@ -39,8 +39,22 @@ type ManagedResourceReference struct {
 	UID       string `json:"uid"`
 }
 
+// RecordedProviderConfig is the ProviderConfig a create was sent through,
+// and the Coder URL it named then.
+type RecordedProviderConfig struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	// URL is the Coder URL, canonical: lower-case scheme and host, no
+	// default port, no trailing slash.
+	URL string `json:"url"`
+}
+
 // CleanupRecordSpec says whose record it is: the managed resource, the kind
-// of object it creates in Coder and the Coder deployment. It is immutable.
+// of object it creates in Coder, the ProviderConfig the create went through
+// and the Coder deployment. It is immutable.
 // What the sweep acts on (the object's name and id, the phase) is in the
 // status, which only the provider writes.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: the provider writes cleanup records"
@@ -52,6 +66,13 @@ type CleanupRecordSpec struct {
 	ManagedResource ManagedResourceReference `json:"managedResource"`
 	// DeploymentID of the Coder deployment it lives in (from buildinfo).
 	DeploymentID string `json:"deploymentID"`
+	// ProviderConfig the create was sent through. The object is deleted,
+	// and its absence believed, only through a ProviderConfig that reaches
+	// this URL and deployment; the sweep uses this one or a cluster-scoped
+	// one of the same URL and deployment. Records written by earlier
+	// releases have none, and are swept by deployment alone.
+	// +optional
+	ProviderConfig *RecordedProviderConfig `json:"providerConfig,omitempty"`
 }
 
 // CleanupRecordStatus is what the provider wrote about the object: its name

@@ -123,7 +123,7 @@ func (c *connection) external(s providerconfig.Session, log logging.Logger, reco
 	return &external{
 		coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, record: record, log: log,
 		kube: c.kube, reader: c.reader, scheme: c.scheme,
-		records: c.records, kind: c.kind, deploymentID: s.DeploymentID, createRefused: s.CreateRefused,
+		records: c.records, kind: c.kind, origin: managedkind.OriginOf(s), createRefused: s.CreateRefused,
 		now: time.Now,
 	}
 }
@@ -143,9 +143,10 @@ type external struct {
 	reader client.Reader
 	scheme *runtime.Scheme
 	// records writes the cleanup record of each key a rotation creates.
-	records       *cleanup.Records
-	kind          string
-	deploymentID  string
+	records *cleanup.Records
+	kind    string
+	// origin is where a rotation's create goes, as its record names it.
+	origin        cleanup.Origin
 	createRefused string
 	now           func() time.Time
 

@@ -58,7 +58,7 @@ func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (manag
 	name := RotatedKeyName(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()), p.Next)
 	// The record comes first, as for every create: it must exist before
 	// Coder holds the key, an order no return value to the reconciler gives.
-	if err := e.records.EnsureRotated(ctx, k, e.kind, p.Next, e.deploymentID, name); err != nil {
+	if err := e.records.EnsureRotated(ctx, k, e.kind, p.Next, e.origin, name); err != nil {
 		return managed.ExternalUpdate{}, err
 	}
 	resp, err := e.coder.CreateKey(ctx, name)

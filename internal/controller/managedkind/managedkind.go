@@ -40,7 +40,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 
 	"github.com/crossplane-contrib/provider-coder/apis"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -193,6 +195,13 @@ type connector[R resource.Managed] struct {
 	External func(providerconfig.Session) managed.TypedExternalClient[R]
 }
 
+// OriginOf is where a create through session s goes, as records name it.
+func OriginOf(s providerconfig.Session) cleanup.Origin {
+	return cleanup.Origin{DeploymentID: s.DeploymentID, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
+		Group: s.Ref.Group, Kind: s.Ref.Kind, Namespace: s.Ref.Namespace, Name: s.Ref.Name, URL: coder.CanonicalURL(s.URL),
+	}}
+}
+
 // Connect implements managed.TypedExternalConnector.
 func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternalClient[R], error) {
 	s, err := c.Connector.Connect(ctx, mg)
@@ -201,7 +210,7 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 	}
 	pass := cleanup.Pass{
 		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, CreateRefused: s.CreateRefused,
-		Records: c.Records, DeploymentID: s.DeploymentID, Refused: c.Refused,
+		Records: c.Records, Origin: OriginOf(s), Refused: c.Refused,
 		// The reconciler gives the client the object it connected.
 		CoderName: func(resource.Managed) string { return c.CoderName(mg) },
 	}
