@@ -207,6 +207,11 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 			return managed.ExternalObservation{}, err
 		}
 	}
+	if err == nil && o.ResourceExists {
+		if err := n.recordID(ctx, mg); err != nil {
+			return o, err
+		}
+	}
 	if err == nil && o.ResourceExists && !meta.WasDeleted(mg) && MayDelete(mg) {
 		// An object this resource may delete but did not create (imported
 		// by external name) has no record yet; a release without delete
@@ -218,6 +223,25 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 		}
 	}
 	return o, err
+}
+
+// recordID writes the id of the object mg observed onto its create's
+// record when no record of mg holds it yet: a create whose answer was lost
+// and whose object Observe then adopted by name, or whose best-effort
+// SetExternalID failed. The id is what ownership checks and the sweep's
+// protection of managed objects go by. A resource whose records already
+// hold the id costs one cache read and no write; one with rotation records
+// is left alone, since its external name is a rotation's key.
+func (n *normal) recordID(ctx context.Context, mg resource.Managed) error {
+	id := meta.GetExternalName(mg)
+	if id == "" || n.pass.Records == nil {
+		return nil
+	}
+	recs, err := n.pass.Records.Of(ctx, mg)
+	if err != nil || !recs.LacksID(n.pass.Kind, id) {
+		return err
+	}
+	return n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
 }
 
 // neverCreated reports whether a deleting mg has nothing in Coder by our

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
@@ -355,6 +356,75 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 			}
 			if calls != tc.wantCalls {
 				t.Errorf("%s: %d Observe calls reached Coder, want %d", tc.reason, calls, tc.wantCalls)
+			}
+		})
+	}
+}
+
+func TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt(t *testing.T) {
+	base := func(id string) clusterv1alpha1.CleanupRecord {
+		return clusterv1alpha1.CleanupRecord{
+			ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", "u-1"), Labels: map[string]string{ManagedResourceUIDLabel: "u-1"}},
+			Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: "u-1"}},
+			Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, CoderName: "gw-u-1", ExternalID: id},
+		}
+	}
+	rotation := base("rotated-id")
+	rotation.Name = RotatedRecordName("AIGatewayKey", "u-1", 1)
+	cases := map[string]struct {
+		reason  string
+		records []clusterv1alpha1.CleanupRecord
+		// want is the id each record holds afterwards, by name.
+		want map[string]string
+	}{
+		"AdoptedAfterALostAnswer": {
+			reason:  "The create's record, written before the create, gets the id of the object Observe adopted by name.",
+			records: []clusterv1alpha1.CleanupRecord{base("")},
+			want:    map[string]string{base("").Name: "adopted-id"},
+		},
+		"AlreadyRecorded": {
+			reason:  "A record that holds the id is left as it is.",
+			records: []clusterv1alpha1.CleanupRecord{base("adopted-id")},
+			want:    map[string]string{base("").Name: "adopted-id"},
+		},
+		"RecordOfAnotherID": {
+			reason:  "A record that holds another id is not overwritten: that object may still exist.",
+			records: []clusterv1alpha1.CleanupRecord{base("first-id")},
+			want:    map[string]string{base("").Name: "first-id"},
+		},
+		"Rotations": {
+			reason:  "A resource with rotation records is left alone: its external name is a rotation's key.",
+			records: []clusterv1alpha1.CleanupRecord{base(""), rotation},
+			want:    map[string]string{base("").Name: "", rotation.Name: "rotated-id"},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b, s := testKube(t)
+			for i := range tc.records {
+				b = b.WithObjects(&tc.records[i])
+			}
+			kube := b.Build()
+			k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: "u-1"}}
+			adopts := &managed.ExternalClientFns{
+				ObserveFn: func(_ context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
+					meta.SetExternalName(mg, "adopted-id")
+					return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+				},
+				DisconnectFn: func(context.Context) error { return nil },
+			}
+			pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: NewRecords(kube, s, nil)}
+			if _, err := pass.Wrap(adopts).Observe(context.Background(), k); err != nil {
+				t.Fatalf("%s: Observe: %v", tc.reason, err)
+			}
+			for n, want := range tc.want {
+				got := &clusterv1alpha1.CleanupRecord{}
+				if err := kube.Get(context.Background(), client.ObjectKey{Name: n}, got); err != nil {
+					t.Fatal(err)
+				}
+				if got.Status.ExternalID != want {
+					t.Errorf("%s: record %s holds id %q, want %q", tc.reason, n, got.Status.ExternalID, want)
+				}
 			}
 		})
 	}

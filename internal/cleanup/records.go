@@ -324,6 +324,17 @@ func (s RecordSet) Origins() []Origin {
 	return out
 }
 
+// LacksID reports whether the set is one create's record of kind, written
+// with the status the sweep acts on, that holds no id, and no record holds
+// id: the id of the object its resource adopted is missing from it.
+func (s RecordSet) LacksID(kind, id string) bool {
+	if len(s.recs) != 1 || slices.Contains(s.ExternalIDs(), id) {
+		return false
+	}
+	r := &s.recs[0]
+	return r.Name == RecordName(kind, s.uid) && r.Status.Phase != "" && r.Status.ExternalID == ""
+}
+
 // ExternalIDs returns the Coder ids the set's records hold. They prove
 // which objects the resource owns when nothing else does: an imported key
 // keeps the id it was adopted under after a rotation moves the external
