@@ -35,13 +35,64 @@ type Mutation struct {
 // code cannot silently turn a mutation into a no-op.
 var Mutations = []Mutation{
 	{
+		// Issue 26, item 2: a cluster-scoped ProviderConfig reporting a
+		// record's deployment id sweeps it wherever its URL points, so a
+		// tenant's server claiming the platform's id gets the platform's
+		// ProviderConfig to delete the id it answered a create with.
+		Name: "sweep-trusts-a-claimed-deployment-id",
+		File: "internal/cleanup/sweep.go",
+		Old:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.SameCoder(c.Origin) && cluster < 0:",
+		New:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.DeploymentID == c.Origin.DeploymentID && cluster < 0:",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
+	},
+	{
+		// Issue 26, item 2: the platform's ProviderConfig finds a tenant's
+		// provider by the name the tenant chose.
+		Name: "sweep-by-name-through-any-providerconfig",
+		File: "internal/cleanup/sweep.go",
+		Old:  "\treturn SweepPick{Index: cluster}, cluster >= 0\n",
+		New:  "\treturn SweepPick{Index: cluster, ByName: true}, cluster >= 0\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
+	},
+	{
+		// Issue 26, item 2: a server at another URL claiming the record's
+		// deployment id verifies a delete.
+		Name: "absence-at-any-url",
+		File: "internal/cleanup/origin.go",
+		Old:  "(o.legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)",
+		New:  "(o.legacy() || true)",
+		Pkgs: []string{"./internal/cleanup/"},
+		Run:  "^(TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject|TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord)$",
+	},
+	{
+		// Issue 26, item 5: an adopted object's id never reaches its record.
+		Name: "adopted-id-not-recorded",
+		File: "internal/cleanup/pass.go",
+		Old:  "\tif id == \"\" || n.pass.Records == nil {\n",
+		New:  "\tif true || id == \"\" || n.pass.Records == nil {\n",
+		Pkgs: []string{"./internal/cleanup/"},
+		Run:  "^TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt$",
+	},
+	{
+		// Issue 26, item 11: a finalizer removal whose answer was lost but
+		// which persisted is never counted.
+		Name: "lost-finalizer-removal-uncounted",
+		File: "internal/cleanup/finalizer.go",
+		Old:  "\tif f.persisted(ctx, obj) {\n",
+		New:  "\tif false && f.persisted(ctx, obj) {\n",
+		Pkgs: []string{"./internal/cleanup/"},
+		Run:  "^TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists$",
+	},
+	{
 		// Issue 26, item 1: any deployment's answer counts as gone, so a
 		// ProviderConfig repointed to another Coder "verifies" a delete
 		// there and forgets the object the first Coder keeps.
 		Name: "absence-from-any-deployment",
 		File: "internal/cleanup/pass.go",
-		Old:  "\t\tif d != now {\n",
-		New:  "\t\tif d != now && false {\n",
+		Old:  "\t\tif !o.SameCoder(now) {\n",
+		New:  "\t\tif !o.SameCoder(now) && false {\n",
 		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
 		Run:  "^(TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject|TestRepointedProviderConfigDeletesNothingItCannotVerifyAndTheSweepFinishesInTheDeploymentThatMadeIt)$",
 	},
@@ -152,7 +203,7 @@ var Mutations = []Mutation{
 		// ProviderConfig of whatever deployment it finds.
 		Name: "sweep-through-another-deployment",
 		File: "internal/cleanup/sweep.go",
-		Old:  "\t\tcase id == \"\" || c.DeploymentID != id || c.Unusable:\n",
+		Old:  "\t\tcase id == \"\" || c.Origin.DeploymentID != id || c.Unusable:\n",
 		New:  "\t\tcase id == \"\" || c.Unusable:\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestSweepNeverTouchesAnotherDeploymentsRecords$",
@@ -174,13 +225,13 @@ var Mutations = []Mutation{
 		// record anywhere.
 		Name: "record-written-after-the-create",
 		File: "internal/cleanup/pass.go",
-		Old: `	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.DeploymentID, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
+		Old: `	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
 		return managed.ExternalCreation{}, n.refuse(mg, err)
 	}
 	c, err := n.inner.Create(ctx, mg)
 `,
 		New: `	c, err := n.inner.Create(ctx, mg)
-	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.DeploymentID, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
+	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
 		return managed.ExternalCreation{}, n.refuse(mg, err)
 	}
 `,

@@ -232,7 +232,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 			keys[cl] = append(keys[cl], rec)
 			continue
 		}
-		if s.settle(ctx, rec, coderobj.SweepProvider(ctx, cl, providerClaim(rec, byName), managing.except(rec))) {
+		if s.settle(ctx, rec, s.sweepProvider(ctx, cl, rec, byName, managing.except(rec))) {
 			swept++
 			continue
 		}
@@ -481,6 +481,22 @@ func notBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
 func keyClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.KeyClaim {
 	return coderobj.KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: coderobj.NameIs(rec.Status.CoderName), NotBefore: notBefore(rec)}
 }
+
+// sweepProvider deletes what a provider record names, and verifies its
+// absence. A sweeper that may not look by name (not the creator) cannot
+// verify the absence of a provider the record knows by name only: the
+// record stays, for its creator to sweep.
+func (s *Sweeper) sweepProvider(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, byName bool, m coderobj.Managed) error {
+	c := providerClaim(rec, byName)
+	if c.ID == "" && !byName && rec.Status.CreateAttemptedAt != nil {
+		return errors.Errorf(errFmtOnlyCreatorFinds, OriginOf(rec))
+	}
+	return coderobj.SweepProvider(ctx, cl, c, m)
+}
+
+// errFmtOnlyCreatorFinds is the error of a provider record without an id,
+// swept by a ProviderConfig other than its creator.
+const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again"
 
 // providerClaim is what a provider record names: its id once known, and its
 // name, which counts only for a provider Coder created within the window of

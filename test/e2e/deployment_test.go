@@ -21,14 +21,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
 // A delete counts only in the deployment that made the object (issue 26,
@@ -104,5 +110,76 @@ func TestRepointedProviderConfigDeletesNothingItCannotVerifyAndTheSweepFinishesI
 	}
 	if id := meta.GetExternalName(s.ai); !deletedProvider(a, id) {
 		t.Errorf("Coder A holds no soft-deleted provider %s after the sweep", id)
+	}
+}
+
+// The sweep trusts no deployment id a server reports (issue 26, items 2
+// and 3). buildinfo is public: a tenant's own server can claim the
+// platform's deployment id, and answer a create with the id of another's
+// object. Two Abandoned provider records, as a tenant's creates would
+// leave them, name the platform Coder's deployment and its provider
+// "victim": one made at the tenant's URL, holding the victim's id (the
+// tenant's server answered the create with it); one made at the platform's
+// URL through the tenant's own ProviderConfig, knowing the victim by the
+// name the tenant chose and a create attempt when the victim was made. The
+// platform's ClusterProviderConfig at its URL sweeps neither into the
+// victim: the first is another Coder's, and the second only its creator
+// may find by name, so it stays, saying so.
+func TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL(t *testing.T) {
+	c := env.Cluster.SpareCoder(t)
+	deployment := deploymentOf(t, c)
+	victim, err := c.SDK(t).CreateAIProvider(t.Context(), codersdk.CreateAIProviderRequest{
+		Type: codersdk.AIProviderTypeOpenAI, Name: UniqueProviderName("victim"), Enabled: true, BaseURL: "https://api.openai.com/v1/", APIKeys: []string{"sk-not-a-real-key"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := env.Namespace(t)
+	tenantAt := func(url string) *clusterv1alpha1.RecordedProviderConfig {
+		return &clusterv1alpha1.RecordedProviderConfig{Group: providerconfig.NamespacedKind.Group, Kind: providerconfig.NamespacedKind.Kind, Namespace: ns, Name: "tenant", URL: url}
+	}
+	record := func(pc *clusterv1alpha1.RecordedProviderConfig, id string) *clusterv1alpha1.CleanupRecord {
+		uid := types.UID(uuid.NewString())
+		return &clusterv1alpha1.CleanupRecord{
+			ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIProvider", uid)},
+			Spec: clusterv1alpha1.CleanupRecordSpec{
+				Kind: "AIProvider",
+				ManagedResource: clusterv1alpha1.ManagedResourceReference{
+					APIVersion: "ai.coder.m.crossplane.io/v1alpha1", Kind: "AIProvider", Namespace: ns, Name: "gone", UID: string(uid),
+				},
+				DeploymentID: deployment, ProviderConfig: pc,
+			},
+			Status: clusterv1alpha1.CleanupRecordStatus{
+				CoderName: victim.Name, ExternalID: id, CreateAttemptedAt: &metav1.Time{Time: victim.CreatedAt},
+				Phase: clusterv1alpha1.CleanupPhaseAbandoned,
+			},
+		}
+	}
+	elsewhere := record(tenantAt("http://coder.tenant.invalid"), victim.ID.String())
+	byName := record(tenantAt(coder.CanonicalURL(c.URL())), "")
+	for _, rec := range []*clusterv1alpha1.CleanupRecord{elsewhere, byName} {
+		env.CreateRecord(t, rec)
+		t.Cleanup(func() { env.Delete(t, rec) })
+	}
+
+	// A Ready ClusterProviderConfig of the platform's Coder triggers a sweep.
+	sweepThrough(t, c)
+	Eventually(t, waitLong, "the sweep to try the record it may not find by name", func() (bool, string) {
+		if !env.Get(t, byName) {
+			return false, "the record is gone"
+		}
+		return byName.Status.Attempts > 0, "attempts: 0"
+	})
+	if !strings.Contains(byName.Status.LastError, "only the ProviderConfig that made it may find it by name") {
+		t.Errorf("the record known by name only says %q, want why it is kept", byName.Status.LastError)
+	}
+	if !env.Get(t, elsewhere) || elsewhere.Status.Attempts != 0 {
+		t.Errorf("the record made at another URL = %+v, want untouched by the platform's ProviderConfig", elsewhere.Status)
+	}
+	if _, err := c.SDK(t).AIProvider(t.Context(), victim.ID.String()); err != nil {
+		t.Errorf("the platform's provider was swept for a tenant's record: %v", err)
+	}
+	if n := c.Requests(fakecoder.EndpointProviderDelete); n != 0 {
+		t.Errorf("the platform's Coder received %d provider deletes", n)
 	}
 }
