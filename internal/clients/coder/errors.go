@@ -401,6 +401,9 @@ func forbiddenCause(message string) string {
 // refused, DNS, TLS) is not uncertain. After an uncertain create, look the
 // object up before trying again.
 func Timeout(err error) bool {
+	if errors.As(err, new(*UnconfirmedError)) {
+		return true
+	}
 	var e *Error
 	if !errors.As(err, &e) || e.local || e.method == http.MethodGet {
 		// A read applies nothing, whatever became of it.
@@ -415,4 +418,22 @@ func Timeout(err error) bool {
 		return e.sent
 	}
 	return false
+}
+
+// An UnconfirmedError is a create Coder answered with an object other than
+// the one asked for: another name, or an id a read does not confirm. The
+// answer is not taken for the object (its id could be anyone's), and the
+// outcome is unknown, as after a timeout: what the create made, if anything,
+// is found again by the name asked for.
+type UnconfirmedError struct {
+	// Kind is what was created: "AI Gateway key" or "AI provider".
+	Kind string
+	// Asked is the name asked for; Got the name answered or read back;
+	// ID the id answered.
+	Asked, Got, ID string
+}
+
+func (e *UnconfirmedError) Error() string {
+	return fmt.Sprintf("Coder answered the create of %s %q with %q (id %s), which is not the object asked for: the answer is not taken as this resource's; whatever the create made is looked up again by the name %q",
+		e.Kind, e.Asked, e.Got, e.ID, e.Asked)
 }

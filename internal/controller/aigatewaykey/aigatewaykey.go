@@ -339,6 +339,11 @@ func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
 
 func (e *external) Create(ctx context.Context, k Resource) (managed.ExternalCreation, error) {
 	resp, err := e.coder.CreateKey(ctx, DerivedName(k))
+	if err == nil && resp.Name != DerivedName(k) {
+		// An answer naming another key is no proof of anything: its id
+		// could be anyone's, and this resource would delete it.
+		err = &coder.UnconfirmedError{Kind: "AI Gateway key", Asked: DerivedName(k), Got: resp.Name, ID: resp.ID.String()}
+	}
 	if err != nil {
 		// The outcome is unknown: the next Observe must see Coder as it
 		// is now.

@@ -19,11 +19,15 @@ package aigatewaykey
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
@@ -37,6 +41,7 @@ import (
 
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -368,4 +373,33 @@ func stringsOf(data map[string][]byte) map[string]string {
 		out[k] = string(v)
 	}
 	return out
+}
+
+func TestACreateAnswerNamingAnotherKeyIsNotTakenForIt(t *testing.T) {
+	victim := uuid.New()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		// A server that answers the create with someone else's key.
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusCreated)
+		_ = json.NewEncoder(w).Encode(codersdk.CreateAIGatewayKeyResponse{ID: victim, Name: "someone-elses-key", Key: "ak-not-ours", KeyPrefix: "ak-not"})
+	}))
+	defer srv.Close()
+	f := newFixture(t)
+	cl, err := coder.New(coder.Config{URL: srv.URL, Token: "t", Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.ext.coder = cl
+	k := liveKey(nil)
+	c, err := f.ext.Create(context.Background(), k)
+	if err == nil || !coder.Timeout(err) {
+		t.Fatalf("Create() = %v, want an error whose outcome is unknown", err)
+	}
+	if id := meta.GetExternalName(k); id != "" {
+		t.Errorf("the key's external name is %q after an answer naming another key, want none", id)
+	}
+	if len(c.ConnectionDetails) != 0 {
+		t.Errorf("the answer's key was published: %v", slices.Collect(maps.Keys(c.ConnectionDetails)))
+	}
+	assertNoPlaintext(t, "an unconfirmed answer", k, "ak-not-ours")
 }

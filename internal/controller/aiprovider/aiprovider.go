@@ -242,6 +242,29 @@ func (e *external) desired(ctx context.Context, r Resource) (Desired, error) {
 	}, nil
 }
 
+// confirm checks that a create's answer is the provider asked for: its name
+// is the one sent, and a read of its id shows that name. An id a server
+// answered with could be anyone's provider, which this resource would then
+// patch and delete.
+func (e *external) confirm(ctx context.Context, asked string, got codersdk.AIProvider) error {
+	if got.Name == asked {
+		read, err := e.coder.GetProvider(ctx, got.ID.String())
+		if err == nil && read.Name == asked && read.ID == got.ID {
+			return nil
+		}
+		if err != nil && !coder.IsNotFound(err) {
+			// The read failed: the create's outcome is as unknown as after
+			// a timeout, and the next Observe looks it up by name.
+			return &coder.UnconfirmedError{Kind: "AI provider", Asked: asked, Got: got.Name + " (unread: " + string(coder.ClassOf(err)) + ")", ID: got.ID.String()}
+		}
+		got.Name = read.Name
+		if err != nil {
+			got.Name = asked + ", which a read of the id does not find"
+		}
+	}
+	return &coder.UnconfirmedError{Kind: "AI provider", Asked: asked, Got: got.Name, ID: got.ID.String()}
+}
+
 func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCreation, error) {
 	want, err := e.desired(ctx, p)
 	if err != nil {
@@ -254,6 +277,9 @@ func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCrea
 		return managed.ExternalCreation{}, InvalidSpec(vs, want.NameFromMetadata)
 	}
 	got, err := e.coder.CreateProvider(ctx, want.Request)
+	if err == nil {
+		err = e.confirm(ctx, want.Request.Name, got)
+	}
 	if err != nil {
 		if coder.Timeout(err) {
 			// Coder may have written it: the next Observe looks.

@@ -18,10 +18,14 @@ package aiprovider
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
@@ -244,6 +248,49 @@ func TestObserveOfADeletingProviderFindsWhatItOwnsAndNothingElse(t *testing.T) {
 			}
 			if f.updates != 0 {
 				t.Errorf("%s\nObserve of a deleting resource wrote it %d times, want none", tc.reason, f.updates)
+			}
+		})
+	}
+}
+
+func TestACreateAnswerCountsOnlyAsTheProviderAskedFor(t *testing.T) {
+	asked := codersdk.AIProvider{ID: uuid.New(), Name: "team-openai"}
+	other := codersdk.AIProvider{ID: uuid.New(), Name: "someone-elses"}
+	cases := map[string]struct {
+		reason string
+		// answer is the create's answer; read what a read of its id shows
+		// (nil: not found).
+		answer codersdk.AIProvider
+		read   *codersdk.AIProvider
+		want   bool
+	}{
+		"Confirmed":     {reason: "The answer has the name sent, and a read of its id shows it.", answer: asked, read: &asked, want: true},
+		"AnotherName":   {reason: "An answer naming another provider is not ours, whatever id it carries.", answer: other, read: &other},
+		"ReadDisagrees": {reason: "A read of the answered id showing another provider: the id is someone else's.", answer: asked, read: &other},
+		"ReadNotFound":  {reason: "A read that does not find the answered id: nothing confirms it.", answer: asked},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				if tc.read == nil {
+					w.WriteHeader(http.StatusNotFound)
+					_ = json.NewEncoder(w).Encode(codersdk.Response{Message: "Resource not found."})
+					return
+				}
+				_ = json.NewEncoder(w).Encode(tc.read)
+			}))
+			defer srv.Close()
+			cl, err := coder.New(coder.Config{URL: srv.URL, Token: "t", Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = (&external{coder: cl}).confirm(context.Background(), "team-openai", tc.answer)
+			if (err == nil) != tc.want {
+				t.Fatalf("%s\nconfirm() = %v, want confirmed: %t", tc.reason, err, tc.want)
+			}
+			if err != nil && !coder.Timeout(err) {
+				t.Errorf("%s\nconfirm() = %v: an unconfirmed create must count as one whose outcome is unknown", tc.reason, err)
 			}
 		})
 	}
