@@ -106,6 +106,87 @@ var Mutations = []Mutation{
 		Run:  "^TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists$",
 	},
 	{
+		// Issue 26, item 9: a request slot is freed when the headers
+		// arrive, so a Coder that drips its body holds the connection
+		// while the slot serves another request.
+		Name: "slot-freed-at-headers",
+		File: "internal/clients/coder/transport.go",
+		Old:  "\t\tresp.Body = holdSlot(limitBody(resp.Body, maxResponseBody), release)\n",
+		New:  "\t\trelease()\n\t\tresp.Body = limitBody(resp.Body, maxResponseBody)\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestARequestSlotIsHeldUntilTheBodyIsClosed$",
+	},
+	{
+		// Issue 26, item 9: every client has slots of its own, so a
+		// tenant that writes a second ProviderConfig doubles them.
+		Name: "slots-per-client-not-per-tenant",
+		File: "internal/clients/coder/cache.go",
+		Old:  "\tcl, err := newClient(cfg, p.slots)\n",
+		New:  "\tcl, err := New(cfg)\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestATenantsProviderConfigsShareItsRequestSlots$",
+	},
+	{
+		// Issue 26, item 9: no per-sweep share: a sweep waits for every
+		// worker however long its Coder takes, so one tenant's slow Coder
+		// delays everyone's records again.
+		Name: "sweep-waits-for-every-coder",
+		File: "internal/cleanup/budget.go",
+		Old:  "\twait := time.NewTimer(s.waitFor())\n",
+		New:  "\twait := time.NewTimer(time.Hour)\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep|TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep)$",
+	},
+	{
+		// Issue 26, item 9: a worker calls its Coder without a budget, as
+		// long as the Coder keeps answering.
+		Name: "no-sweep-budget",
+		File: "internal/cleanup/budget.go",
+		Old:  "\tt := time.AfterFunc(w.per, func() { cancel(errBudgetSpent(w.per)) })\n",
+		New:  "\tt := time.AfterFunc(time.Hour, func() { cancel(errBudgetSpent(w.per)) })\n",
+		Pkgs: []string{"./internal/cleanup/"},
+		Run:  "^TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep$",
+	},
+	{
+		// Issue 26, item 9: a client whose worker of an earlier sweep
+		// still runs gets more work, so a slow Coder piles up workers.
+		Name: "sweep-worker-per-sweep-not-per-client",
+		File: "internal/cleanup/budget.go",
+		Old:  "\tif b.running[cl] {\n",
+		New:  "\tif false && b.running[cl] {\n",
+		Pkgs: []string{"./internal/cleanup/"},
+		Run:  "^(TestBudgetGivesEachClientOneWorkerAtATime|TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep)$",
+	},
+	{
+		// Issue 26, item 10: no eviction: the shared key lists grow past
+		// their bound with every hostile ProviderConfig.
+		Name: "key-lists-never-evicted",
+		File: "internal/clients/coder/keylister.go",
+		Old:  "\tfor l.bytes+size > l.maxBytes && l.evictOldest() {\n",
+		New:  "\tfor false && l.evictOldest() {\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^(TestKeyListerCapsTheBytesItCachesEvictingTheOldest|TestKeyListerMemoryStaysBoundedWhileScopesChurn)$",
+	},
+	{
+		// Issue 26, item 10: an expired key list stays in memory.
+		Name: "expired-key-lists-kept",
+		File: "internal/clients/coder/keylister.go",
+		Old:  "\t\tif s.valid && !now.Before(s.expires) {\n",
+		New:  "\t\tif false && s.valid {\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^(TestKeyListerDropsExpiredLists|TestKeyListerMemoryStaysBoundedWhileScopesChurn)$",
+	},
+	{
+		// Issue 26, item 10: a scope is kept forever, so a URL that
+		// changes every minute adds one a minute.
+		Name: "idle-key-scopes-kept",
+		File: "internal/clients/coder/keylister.go",
+		Old:  "\t\tif !s.valid && s.flight == nil {\n",
+		New:  "\t\tif false && !s.valid {\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^(TestKeyListerDeletesIdleScopes|TestKeyListerMemoryStaysBoundedWhileScopesChurn)$",
+	},
+	{
 		// Issue 26, item 1: any deployment's answer counts as gone, so a
 		// ProviderConfig repointed to another Coder "verifies" a delete
 		// there and forgets the object the first Coder keeps.

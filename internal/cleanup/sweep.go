@@ -72,8 +72,12 @@ type Sweeper struct {
 	Grace time.Duration
 	// Now is the clock the grace is measured on; time.Now when nil.
 	Now func() time.Time
+	// Budget bounds one ProviderConfig's time on Coder in a sweep (see
+	// Budget); zero means DefaultSweepBudget.
+	Budget time.Duration
 
 	trigger chan struct{}
+	sweeperState
 }
 
 // now is the sweeper's clock.
@@ -177,9 +181,9 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 		return Result{}, errors.Wrap(err, errListRecords)
 	}
 	phases := map[string]int{clusterv1alpha1.CleanupPhaseActive: 0, clusterv1alpha1.CleanupPhaseAbandoned: 0}
-	// Abandoned key records, by deployment: their keys are deleted
-	// together, with one list before and one after, however many there are.
-	keys := map[*coder.Client][]*clusterv1alpha1.CleanupRecord{}
+	// Abandoned records, by the client that sweeps them: each client's
+	// are swept by a worker of its own, within its budget.
+	work := map[*coder.Client]*clientWork{}
 	var sweepers []SweepConfig
 	var managing managers
 	var err error
@@ -224,36 +228,16 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 			}
 		}
 		cl, byName := s.sweeperFor(ctx, sweepers, rec)
-		if cl == nil || !s.claim(ctx, rec) {
+		w := s.workFor(work, cl)
+		if w == nil || !s.claim(ctx, rec) {
 			phases[rec.Status.Phase]++
 			continue
 		}
-		if rec.Spec.Kind == kindKey {
-			keys[cl] = append(keys[cl], rec)
-			continue
-		}
-		if s.settle(ctx, rec, s.sweepProvider(ctx, cl, rec, byName, managing.except(rec))) {
-			swept++
-			continue
-		}
-		phases[rec.Status.Phase]++
+		w.add(rec, byName)
 	}
-	for cl, recs := range keys {
-		claims := make([]coderobj.KeyClaim, len(recs))
-		for i, rec := range recs {
-			claims[i] = keyClaim(rec)
-		}
-		// One list before and one after serve every record of the
-		// deployment; a key a live resource manages is left to it.
-		errs := coderobj.SweepKeys(ctx, cl, claims, managing.anyExcept(recs))
-		for i, rec := range recs {
-			if s.settle(ctx, rec, errs[i]) {
-				swept++
-				continue
-			}
-			phases[rec.Status.Phase]++
-		}
-	}
+	done := s.sweepAll(ctx, work, managing)
+	swept += done.Swept
+	phases[clusterv1alpha1.CleanupPhaseAbandoned] += done.Left
 	for p, n := range phases {
 		metrics.SetRecords(p, n)
 	}

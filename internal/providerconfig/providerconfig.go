@@ -193,6 +193,10 @@ type Connection struct {
 	Deletion           common.DeletionSpec
 	// Sweep: this ProviderConfig may sweep Abandoned cleanup records.
 	Sweep bool
+	// Tenant is the namespace of a namespaced ProviderConfig; empty for
+	// the cluster-scoped kinds, the platform team's. A tenant's clients
+	// share its request slots.
+	Tenant string
 }
 
 // Secrets are the Secrets the connection reads.
@@ -211,7 +215,7 @@ func (c Connection) Secrets() []SecretKeyRef {
 func ConnectionOf(pc Object) Connection {
 	switch p := pc.(type) {
 	case *namespacedv1alpha1.ProviderConfig:
-		c := Connection{URL: p.Spec.URL}
+		c := Connection{URL: p.Spec.URL, Tenant: p.Namespace}
 		if r := p.Spec.Credentials.SecretRef; r != nil {
 			c.Token = &SecretKeyRef{Namespace: p.Namespace, Name: r.Name, Key: r.Key}
 		}
@@ -278,7 +282,7 @@ func ClientConfig(ctx context.Context, r client.Reader, c Connection, timeout ti
 	if len(token) == 0 {
 		return coder.Config{}, errors.Errorf("%s: %s %s", errEmptyToken, c.Token.NamespacedName(), c.Token.Key)
 	}
-	cfg := coder.Config{URL: c.URL, Token: string(token), InsecureSkipVerify: c.InsecureSkipVerify, Timeout: timeout}
+	cfg := coder.Config{URL: c.URL, Token: string(token), InsecureSkipVerify: c.InsecureSkipVerify, Timeout: timeout, Tenant: c.Tenant}
 	if c.CA != nil {
 		if cfg.CABundle, err = secretValue(ctx, r, *c.CA, errGetCASecret); err != nil {
 			return coder.Config{}, err

@@ -76,6 +76,7 @@ type AdminConfigPatch struct {
 type AdminFault struct {
 	Endpoint          string  `json:"endpoint,omitempty"`
 	Latency           string  `json:"latency,omitempty"`
+	Drip              string  `json:"drip,omitempty"`
 	Status            int     `json:"status,omitempty"`
 	Message           string  `json:"message,omitempty"`
 	Commit            bool    `json:"commit,omitempty"`
@@ -87,12 +88,18 @@ type AdminFault struct {
 func (a AdminFault) fault() (Fault, error) {
 	f := Fault{Status: a.Status, Message: a.Message, Commit: a.Commit,
 		CommitThenTimeout: a.CommitThenTimeout, ErrorRate: a.ErrorRate, Times: a.Times}
-	if a.Latency != "" {
-		d, err := time.ParseDuration(a.Latency)
+	for _, d := range []struct {
+		text string
+		to   *time.Duration
+	}{{a.Latency, &f.Latency}, {a.Drip, &f.Drip}} {
+		if d.text == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.text)
 		if err != nil {
 			return Fault{}, err
 		}
-		f.Latency = d
+		*d.to = v
 	}
 	return f, nil
 }
@@ -102,6 +109,9 @@ func adminFault(f Fault) AdminFault {
 		CommitThenTimeout: f.CommitThenTimeout, ErrorRate: f.ErrorRate, Times: f.Times}
 	if f.Latency > 0 {
 		a.Latency = f.Latency.String()
+	}
+	if f.Drip > 0 {
+		a.Drip = f.Drip.String()
 	}
 	return a
 }

@@ -65,7 +65,7 @@ func TestAdminAPISetsFaultsAndReadsAndResetsRequestCounts(t *testing.T) {
 	ctx := testContext(t)
 	base := s.URL()
 
-	fault := AdminFault{Endpoint: EndpointKeysList, Status: 500, Latency: "1ms", Times: 1}
+	fault := AdminFault{Endpoint: EndpointKeysList, Status: 500, Latency: "1ms", Drip: "2ms", Times: 1}
 	if got := admin(t, base, http.MethodPut, "/faults", fault, nil); got != http.StatusNoContent {
 		t.Fatalf("PUT faults = %d", got)
 	}

@@ -35,6 +35,11 @@ import (
 type Fault struct {
 	// Latency delays the request before anything else happens.
 	Latency time.Duration
+	// Drip sends the answer's status and headers at once and its body
+	// over Drip, a few bytes at a time: a server that answers within the
+	// client's timeout but keeps the response open that long. Like
+	// Latency it applies to every request.
+	Drip time.Duration
 	// Status, when non-zero, answers with this status and a codersdk.Response
 	// body instead of running the endpoint.
 	Status int
@@ -57,8 +62,11 @@ type Fault struct {
 
 func (f Fault) validate() error {
 	var errs []error
-	if f.Latency < 0 || f.Times < 0 {
-		errs = append(errs, errors.New("latency and times must not be negative"))
+	if f.Latency < 0 || f.Drip < 0 || f.Times < 0 {
+		errs = append(errs, errors.New("latency, drip and times must not be negative"))
+	}
+	if f.Drip > 0 && f.CommitThenTimeout {
+		errs = append(errs, errors.New("commit-then-timeout never answers, so it has no body to drip"))
 	}
 	if f.ErrorRate < 0 || f.ErrorRate > 1 {
 		errs = append(errs, errors.New("error rate must be within 0..1"))
@@ -168,6 +176,11 @@ func (s *Server) instrument(endpoint string, h http.Handler) http.Handler {
 		if f.Latency > 0 && !s.wait(r.Context(), f.Latency) {
 			return
 		}
+		if f.Drip > 0 {
+			answer := httptest.NewRecorder()
+			defer s.drip(w, r, answer, f.Drip)
+			w = answer
+		}
 		if !fire {
 			h.ServeHTTP(w, r)
 			return
@@ -186,6 +199,39 @@ func (s *Server) instrument(endpoint string, h http.Handler) http.Handler {
 		}
 		writeJSON(w, f.Status, codersdk.Response{Message: msg})
 	})
+}
+
+// dripChunks is how many pieces a dripped body is sent in (fewer when it
+// is shorter).
+const dripChunks = 32
+
+// drip sends answer's status and headers at once, and its body in pieces
+// spread over d, the last at d.
+func (s *Server) drip(w http.ResponseWriter, r *http.Request, answer *httptest.ResponseRecorder, d time.Duration) {
+	for k, v := range answer.Header() {
+		w.Header()[k] = v
+	}
+	w.Header().Del("Content-Length")
+	w.WriteHeader(answer.Code)
+	flush := func() {
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+	}
+	flush()
+	body := answer.Body.Bytes()
+	n := min(len(body), dripChunks)
+	if n == 0 {
+		s.wait(r.Context(), d)
+		return
+	}
+	for i := range n {
+		if !s.wait(r.Context(), d/time.Duration(n)) {
+			return
+		}
+		_, _ = w.Write(body[i*len(body)/n : (i+1)*len(body)/n])
+		flush()
+	}
 }
 
 // wait sleeps for d (forever if d is 0) and reports whether it slept the

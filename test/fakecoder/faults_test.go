@@ -18,6 +18,7 @@ package fakecoder
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"syscall"
@@ -120,6 +121,49 @@ func TestAFaultsLatencyDelaysTheAnswer(t *testing.T) {
 	defer cancel()
 	if _, err := c.User(ctx, codersdk.Me); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want a client timeout", err)
+	}
+}
+
+func TestADripFaultSendsTheHeadersAtOnceAndTheBodyOverItsDuration(t *testing.T) {
+	t.Parallel()
+	const drip = 600 * time.Millisecond
+	s, c := start(t, Options{})
+	ctx := testContext(t)
+	if _, err := c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "dripped"}); err != nil {
+		t.Fatal(err)
+	}
+	want, err := c.ListAIGatewayKeys(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetFault(EndpointKeysList, Fault{Drip: drip}); err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL()+"/api/v2/ai-gateway/keys", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(codersdk.SessionTokenHeader, s.Token())
+	begin := time.Now()
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	headers := time.Since(begin)
+	var got []codersdk.AIGatewayKey
+	if err := json.NewDecoder(res.Body).Decode(&got); err != nil {
+		t.Fatalf("the dripped body: %v", err)
+	}
+	body := time.Since(begin)
+	if res.StatusCode != http.StatusOK || headers > drip/3 || body < drip {
+		t.Errorf("a dripped list: %d, headers after %s, body after %s; want 200 with the headers at once and the body after %s", res.StatusCode, headers, body, drip)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the dripped body is another list (-want +got):\n%s", diff)
+	}
+	if err := s.SetFault(EndpointKeysList, Fault{Drip: time.Second, CommitThenTimeout: true}); err == nil {
+		t.Errorf("a drip of an answer that never comes was accepted")
 	}
 }
 

@@ -54,7 +54,9 @@ const maxSlotWait = 2 * time.Second
 // tenants.
 type breaker struct {
 	pause time.Duration
-	// slots holds a token per request in flight.
+	// slots holds a token per request in flight, from the pool of the
+	// client's tenant (see newSlots); a token is given back when the
+	// response body is closed, not when its headers arrive.
 	slots chan struct{}
 	// slotWait is how long a request waits for a slot.
 	slotWait time.Duration
@@ -68,10 +70,13 @@ type breaker struct {
 	answered time.Time
 }
 
-func newBreaker(timeout time.Duration, slots int, now time.Time) *breaker {
-	return &breaker{
-		pause: timeout, slots: make(chan struct{}, max(1, slots)), slotWait: min(timeout, maxSlotWait), answered: now,
-	}
+// newSlots is a pool of n request slots (at least 1). The clients a Cache
+// makes for one tenant share one pool: a tenant's requests in flight are
+// bounded however many ProviderConfigs it writes.
+func newSlots(n int) chan struct{} { return make(chan struct{}, max(1, n)) }
+
+func newBreaker(timeout time.Duration, slots chan struct{}, now time.Time) *breaker {
+	return &breaker{pause: timeout, slots: slots, slotWait: min(timeout, maxSlotWait), answered: now}
 }
 
 // acquire takes a request slot, waiting for one while the Coder answers;

@@ -19,12 +19,15 @@ package coder
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/coder/coder/v2/codersdk"
 
 	"k8s.io/apimachinery/pkg/util/wait"
 )
@@ -175,5 +178,148 @@ func TestKeyListCallersStopWaitingOnASilentCoder(t *testing.T) {
 	}
 	if got := held.Load(); got != 1 {
 		t.Errorf("Coder got %d lists, want the 1 shared", got)
+	}
+}
+
+// drippingServer sends its headers and the first byte of a key list at
+// once, then drips the rest a byte every 50ms, the last byte only once drip
+// is closed, as a hostile or overloaded Coder does within the timeout.
+// headers gets a value when a request's headers are on the wire.
+func drippingServer(t *testing.T) (url string, requests *atomic.Int64, headers <-chan struct{}, drip chan struct{}) {
+	t.Helper()
+	requests = &atomic.Int64{}
+	sent := make(chan struct{}, 16)
+	drip = make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		body := []byte(`[{"id":"6f4b7c1e-0000-4000-8000-000000000001","name":"a"}]`)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(body[:1])
+		w.(http.Flusher).Flush()
+		sent <- struct{}{}
+		// Every byte but the last one dripped; the last waits for drip.
+		for _, b := range body[1 : len(body)-1] {
+			if !sleep(r.Context(), 50*time.Millisecond) {
+				return
+			}
+			_, _ = w.Write([]byte{b})
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-drip:
+			_, _ = w.Write(body[len(body)-1:])
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, requests, sent, drip
+}
+
+// sleep waits d, or until ctx ends: false.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func TestARequestSlotIsHeldUntilTheBodyIsClosed(t *testing.T) {
+	url, requests, headers, drip := drippingServer(t)
+	c, err := New(Config{URL: url, Token: testToken, Timeout: productionTimeout, MaxInFlight: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := make(chan error, 1)
+	go func() { _, err := c.ListKeys(context.Background()); first <- err }()
+	<-headers
+	// The first list has its headers and is reading a dripped body: its
+	// slot is still taken, so a second request waits for it and gives up.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*c.SlotWait())
+	defer cancel()
+	start := time.Now()
+	_, err = c.ListKeys(ctx)
+	if !errors.Is(err, errStalled) {
+		t.Errorf("a request while the only slot reads a dripped body: %v after %s, want the busy error", err, time.Since(start))
+	}
+	if got := requests.Load(); got != 1 {
+		t.Errorf("Coder got %d requests while the one slot read a body, want 1", got)
+	}
+	close(drip)
+	if err := <-first; err != nil {
+		t.Fatalf("the dripped list: %v", err)
+	}
+	// Read and closed: the slot is back.
+	keys, err := c.ListKeys(context.Background())
+	if err != nil || len(keys) != 1 {
+		t.Errorf("a list after the dripped one was closed: %d keys, %v; want the 1 key", len(keys), err)
+	}
+}
+
+func TestAnErrorAnswerGivesItsSlotBack(t *testing.T) {
+	_, c := newServer(t, coderError(http.StatusInternalServerError, codersdk.Response{Message: "boom"}))
+	// One slot of its own per client: if a failed call kept it, the
+	// second would find it taken.
+	for i := range 2 * DefaultMaxInFlight {
+		if _, err := c.ListKeys(context.Background()); errors.Is(err, errStalled) {
+			t.Fatalf("call %d: %v, want Coder's 500: every failed call gives its slot back", i, err)
+		}
+	}
+}
+
+func TestATenantsProviderConfigsShareItsRequestSlots(t *testing.T) {
+	cases := map[string]struct {
+		reason string
+		// tenants of the two ProviderConfigs, which have tokens of their own.
+		tenants [2]string
+		want    int64
+	}{
+		"SameTenant": {
+			reason:  "two ProviderConfigs of one namespace share its 2 slots: writing a second one doubles nothing",
+			tenants: [2]string{"team-a", "team-a"},
+			want:    2,
+		},
+		"Platform": {
+			reason:  "the cluster-scoped kinds are the platform's: one tenant",
+			tenants: [2]string{"", ""},
+			want:    2,
+		},
+		"TwoTenants": {
+			reason:  "each namespace has slots of its own",
+			tenants: [2]string{"team-a", "team-b"},
+			want:    4,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			url, held := stallingServer(t)
+			cache := NewCache(10, time.Hour)
+			cache.MaxInFlight = 2
+			ctx, cancel := context.WithCancel(context.Background())
+			t.Cleanup(cancel)
+			for i, tenant := range tc.tenants {
+				c, err := cache.Get(Config{URL: url, Token: fmt.Sprintf("%s-%d", testToken, i), Tenant: tenant, Timeout: productionTimeout})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for range 3 {
+					go func() { _, _ = c.GetProvider(ctx, "openai") }()
+				}
+			}
+			if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
+				return held.Load() >= tc.want, nil
+			}); err != nil {
+				t.Fatalf("%s\nCoder holds %d requests, want %d", tc.reason, held.Load(), tc.want)
+			}
+			// The calls beyond the slots wait for one, then give up.
+			time.Sleep(maxSlotWait + 500*time.Millisecond)
+			if got := held.Load(); got != tc.want {
+				t.Errorf("%s\nCoder got %d requests, want %d", tc.reason, got, tc.want)
+			}
+		})
 	}
 }

@@ -17,6 +17,7 @@ limitations under the License.
 package coder
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -28,7 +29,9 @@ import (
 // reuse the same connections instead of building a transport each time.
 // Entries are keyed by a hash of the Config, never by the token itself, and
 // are dropped after being unused for the idle period or, beyond the size
-// bound, least recently used first.
+// bound, least recently used first. The clients of one Config.Tenant share
+// one pool of request slots: a tenant that writes two ProviderConfigs for
+// its Coder gets no more requests in flight than one.
 type Cache struct {
 	max  int
 	idle time.Duration
@@ -40,17 +43,29 @@ type Cache struct {
 
 	mu      sync.Mutex
 	entries map[[sha256.Size]byte]*cacheEntry
+	pools   map[string]*tenantPool
 }
 
 type cacheEntry struct {
 	client   *Client
+	tenant   string
 	lastUsed time.Time
+}
+
+// tenantPool is the request slots of one tenant, and how many cached
+// clients take from them: a pool no client uses is forgotten.
+type tenantPool struct {
+	slots   chan struct{}
+	clients int
 }
 
 // NewCache returns a Cache of at most size clients (at least 1) that drops a
 // client unused for idle (never, when idle is not positive).
 func NewCache(size int, idle time.Duration) *Cache {
-	return &Cache{max: max(size, 1), idle: idle, entries: map[[sha256.Size]byte]*cacheEntry{}, now: time.Now}
+	return &Cache{
+		max: max(size, 1), idle: idle, now: time.Now,
+		entries: map[[sha256.Size]byte]*cacheEntry{}, pools: map[string]*tenantPool{},
+	}
 }
 
 // Get returns the cached Client for cfg, creating it on first use.
@@ -68,14 +83,20 @@ func (c *Cache) Get(cfg Config) (*Client, error) {
 		e.lastUsed = now
 		return e.client, nil
 	}
-	cl, err := New(cfg)
-	if err != nil {
-		return nil, err
-	}
 	if len(c.entries) >= c.max {
 		c.evictOldest()
 	}
-	c.entries[k] = &cacheEntry{client: cl, lastUsed: now}
+	p := c.pools[cfg.Tenant]
+	if p == nil {
+		p = &tenantPool{slots: newSlots(cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight))}
+	}
+	cl, err := newClient(cfg, p.slots)
+	if err != nil {
+		return nil, err
+	}
+	p.clients++
+	c.pools[cfg.Tenant] = p
+	c.entries[k] = &cacheEntry{client: cl, tenant: cfg.Tenant, lastUsed: now}
 	return cl, nil
 }
 
@@ -116,8 +137,14 @@ func (c *Cache) evictOldest() {
 // drop forgets a client. A reconcile may still hold it, so only its idle
 // connections are closed; requests in progress finish.
 func (c *Cache) drop(k [sha256.Size]byte) {
-	c.entries[k].client.CloseIdleConnections()
+	e := c.entries[k]
+	e.client.CloseIdleConnections()
 	delete(c.entries, k)
+	if p := c.pools[e.tenant]; p != nil {
+		if p.clients--; p.clients <= 0 {
+			delete(c.pools, e.tenant)
+		}
+	}
 }
 
 // Fingerprint identifies cfg without revealing it: equal configs have equal
@@ -149,6 +176,9 @@ func cacheKey(cfg Config) [sha256.Size]byte {
 	var t [8]byte
 	binary.BigEndian.PutUint64(t[:], uint64(cfg.Timeout))
 	field(t[:])
+	// Two tenants with the same token and URL still get a client each,
+	// so each takes its own tenant's slots.
+	field([]byte(cfg.Tenant))
 	var k [sha256.Size]byte
 	copy(k[:], h.Sum(nil))
 	return k

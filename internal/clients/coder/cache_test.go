@@ -18,6 +18,8 @@ package coder
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,6 +51,10 @@ func TestCacheReusesTheClientForTheSameConfig(t *testing.T) {
 		"Insecure": {
 			reason: "another TLS setting gets a new client",
 			other:  Config{URL: cfg.URL, Token: testToken, InsecureSkipVerify: true},
+		},
+		"OtherTenant": {
+			reason: "another namespace's ProviderConfig with the same URL and token gets a client of its own, taking its own tenant's slots",
+			other:  Config{URL: cfg.URL, Token: testToken, Tenant: "team-b"},
 		},
 	}
 	for name, tc := range cases {
@@ -114,6 +120,27 @@ func TestCacheDropsIdleClients(t *testing.T) {
 	}
 }
 
+func TestCacheForgetsATenantsSlotsWithItsLastClient(t *testing.T) {
+	cache := NewCache(10, 50*time.Millisecond)
+	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+	cache.now = clock.now
+	for i := range 3 {
+		if _, err := cache.Get(Config{URL: fmt.Sprintf("https://coder-%d.example.com", i), Token: testToken, Tenant: "team-a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := len(cache.pools); got != 1 {
+		t.Errorf("3 clients of one tenant: %d slot pools, want 1", got)
+	}
+	clock.advance(100 * time.Millisecond)
+	if _, err := cache.Get(Config{URL: "https://coder.example.com", Token: testToken, Tenant: "team-b"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := cache.pools["team-a"]; ok || len(cache.pools) != 1 {
+		t.Errorf("after team-a's clients went idle: pools of %v, want only team-b's", slices.Collect(maps.Keys(cache.pools)))
+	}
+}
+
 func TestCacheDoesNotKeepFailedConfigsOrPrintTokens(t *testing.T) {
 	cache := NewCache(10, time.Hour)
 	if _, err := cache.Get(Config{URL: "https://coder.example.com"}); err == nil {
@@ -146,6 +173,7 @@ func TestFingerprintChangesWithEveryField(t *testing.T) {
 		"Insecure": {reason: "insecureSkipVerify changes it", cfg: Config{URL: base.URL, Token: testToken, CABundle: base.CABundle, Timeout: base.Timeout, InsecureSkipVerify: true}},
 		"Timeout":  {reason: "a new timeout changes it", cfg: Config{URL: base.URL, Token: testToken, CABundle: base.CABundle, Timeout: 2 * time.Second}},
 		"Shifted":  {reason: "moving bytes between fields changes it", cfg: Config{URL: base.URL + testToken, CABundle: base.CABundle, Timeout: base.Timeout}},
+		"Tenant":   {reason: "another tenant changes it", cfg: Config{URL: base.URL, Token: testToken, CABundle: base.CABundle, Timeout: base.Timeout, Tenant: "team-a"}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

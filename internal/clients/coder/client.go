@@ -79,15 +79,21 @@ type Config struct {
 	// MaxInFlight is how many requests the client sends at once; zero
 	// means DefaultMaxInFlight. Further requests wait for a slot while
 	// Coder answers and fail at once while it does not, so a Coder that
-	// never answers holds no more reconcile workers than this.
+	// never answers holds no more reconcile workers than this. The
+	// clients a Cache makes for one Tenant share these slots; the first
+	// such client sizes them.
 	MaxInFlight int
+
+	// Tenant is the namespace of the ProviderConfig the client serves;
+	// empty for the cluster-scoped kinds, which are the platform team's.
+	Tenant string
 }
 
 // Format prints a Config without its token for every verb, so no %v, %+v,
 // %#v or %s in a log line or error can leak it.
 func (c Config) Format(f fmt.State, _ rune) {
-	_, _ = fmt.Fprintf(f, "coder.Config{URL: %q, Token: %s, CABundle: %d bytes, InsecureSkipVerify: %t, Timeout: %s}",
-		c.URL, redactedIfSet(c.Token), len(c.CABundle), c.InsecureSkipVerify, c.Timeout)
+	_, _ = fmt.Fprintf(f, "coder.Config{URL: %q, Token: %s, CABundle: %d bytes, InsecureSkipVerify: %t, Timeout: %s, Tenant: %q}",
+		c.URL, redactedIfSet(c.Token), len(c.CABundle), c.InsecureSkipVerify, c.Timeout, c.Tenant)
 }
 
 func redactedIfSet(s string) string {
@@ -107,8 +113,14 @@ type Client struct {
 	breaker *breaker
 }
 
-// New returns a Client for cfg. It does not contact Coder.
+// New returns a Client for cfg, with request slots of its own. It does not
+// contact Coder.
 func New(cfg Config) (*Client, error) {
+	return newClient(cfg, newSlots(cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight)))
+}
+
+// newClient returns a Client for cfg whose requests take slots from pool.
+func newClient(cfg Config, pool chan struct{}) (*Client, error) {
 	u, err := parseURL(cfg.URL)
 	if err != nil {
 		return nil, err
@@ -120,7 +132,7 @@ func New(cfg Config) (*Client, error) {
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
-	b := newBreaker(timeout, cmp.Or(cfg.MaxInFlight, DefaultMaxInFlight), time.Now())
+	b := newBreaker(timeout, pool, time.Now())
 	hc, err := newHTTPClient(cfg, timeout, b)
 	if err != nil {
 		return nil, err

@@ -30,16 +30,37 @@ import (
 // at about the same time, short enough that changes made outside show soon.
 const DefaultKeyListTTL = 5 * time.Second
 
+// DefaultKeyListBytes bounds what the lists of every scope hold together.
+// A real deployment's list is kilobytes; a hostile server's may reach the
+// body bound (16 MiB), so this holds two of those and thousands of real
+// ones.
+const DefaultKeyListBytes = 32 << 20
+
+// keyBytes is what one listed key holds beyond its strings: the struct
+// (an id, two string headers, two times), rounded up.
+const keyBytes = 128
+
 // KeyLister shares one AI Gateway key list per scope (a ProviderConfig and
 // its URL) among every caller: concurrent callers share one request, and a
 // successful list serves later callers for the TTL. Errors are not cached.
+//
+// What it holds is bounded whatever the ProviderConfigs say: a list is
+// dropped once expired, a scope with neither a list nor one in flight is
+// deleted (a URL that changes every minute leaves nothing behind), and the
+// cached lists hold at most maxBytes in all, the oldest evicted first.
 type KeyLister struct {
 	ttl time.Duration
+	// maxBytes bounds the bytes of every cached list together.
+	maxBytes int64
 	// now is the clock; tests set it.
 	now func() time.Time
 
 	mu     sync.Mutex
 	scopes map[string]*keyScope
+	// bytes is what the cached lists hold.
+	bytes int64
+	// pruned is when expired lists and idle scopes were last dropped.
+	pruned time.Time
 }
 
 type keyScope struct {
@@ -50,6 +71,7 @@ type keyScope struct {
 
 	cached  []codersdk.AIGatewayKey
 	valid   bool
+	size    int64
 	expires time.Time
 	// started is when the request of the cached list was sent.
 	started time.Time
@@ -80,7 +102,7 @@ func NewKeyLister(ttl time.Duration) *KeyLister {
 	if ttl <= 0 {
 		ttl = DefaultKeyListTTL
 	}
-	return &KeyLister{ttl: ttl, scopes: map[string]*keyScope{}, now: time.Now}
+	return &KeyLister{ttl: ttl, maxBytes: DefaultKeyListBytes, scopes: map[string]*keyScope{}, now: time.Now}
 }
 
 // List returns the keys of scope, listing them with c unless a list of the
@@ -97,6 +119,7 @@ func (l *KeyLister) List(ctx context.Context, scope string, c *Client) ([]coders
 // predate the key.
 func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, since time.Time) ([]codersdk.AIGatewayKey, error) {
 	l.mu.Lock()
+	l.prune(l.now())
 	s := l.scopes[scope]
 	if s == nil {
 		s = &keyScope{}
@@ -112,7 +135,7 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 		// Too old for this caller: a new generation, so the old flight's
 		// answer is not stored over the newer one.
 		s.gen++
-		s.cached, s.valid = nil, false
+		l.forget(s)
 	}
 	if f != nil && f.gen == s.gen {
 		err := c.Stalled()
@@ -174,7 +197,7 @@ func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Clien
 		s.added = nil
 	}
 	if err == nil && f.gen == s.gen {
-		s.cached, s.valid, s.expires, s.started = keys, true, l.now().Add(l.ttl), f.started
+		l.store(s, keys, f.started)
 	}
 	l.mu.Unlock()
 	close(f.done)
@@ -208,6 +231,9 @@ func (l *KeyLister) Added(scope string, k codersdk.AIGatewayKey) {
 	if s.valid {
 		// A new slice: the flight's answer is shared.
 		s.cached = withAdded(slices.Clone(s.cached), []addedKey{{key: k, at: s.started}}, s.started)
+		size := listBytes(s.cached)
+		l.bytes += size - s.size
+		s.size = size
 	}
 }
 
@@ -222,5 +248,71 @@ func (l *KeyLister) Invalidate(scope string) {
 		return
 	}
 	s.gen++
-	s.cached, s.valid, s.added = nil, false, nil
+	s.added = nil
+	l.forget(s)
+}
+
+// store caches keys as the list of s, sent at started, within the byte
+// bound: older lists of other scopes are evicted to make room, and a list
+// larger than the bound serves only the callers that waited for it.
+func (l *KeyLister) store(s *keyScope, keys []codersdk.AIGatewayKey, started time.Time) {
+	l.forget(s)
+	size := listBytes(keys)
+	if size > l.maxBytes {
+		return
+	}
+	for l.bytes+size > l.maxBytes && l.evictOldest() {
+	}
+	s.cached, s.valid, s.size, s.expires, s.started = keys, true, size, l.now().Add(l.ttl), started
+	l.bytes += size
+}
+
+// evictOldest forgets the cached list that expires first; false when none
+// is cached.
+func (l *KeyLister) evictOldest() bool {
+	var oldest *keyScope
+	for _, s := range l.scopes {
+		if s.valid && (oldest == nil || s.expires.Before(oldest.expires)) {
+			oldest = s
+		}
+	}
+	if oldest == nil {
+		return false
+	}
+	l.forget(oldest)
+	return true
+}
+
+// forget drops the cached list of s.
+func (l *KeyLister) forget(s *keyScope) {
+	l.bytes -= s.size
+	s.cached, s.valid, s.size = nil, false, 0
+}
+
+// prune drops the lists that expired and deletes the scopes that hold
+// nothing (no list, none in flight), at most once a TTL. A deleted scope
+// is made afresh by its next caller: with nothing cached or in flight,
+// there is no generation a list could be stored against.
+func (l *KeyLister) prune(now time.Time) {
+	if now.Sub(l.pruned) < l.ttl {
+		return
+	}
+	l.pruned = now
+	for name, s := range l.scopes {
+		if s.valid && !now.Before(s.expires) {
+			l.forget(s)
+		}
+		if !s.valid && s.flight == nil {
+			delete(l.scopes, name)
+		}
+	}
+}
+
+// listBytes is about what keys hold in memory.
+func listBytes(keys []codersdk.AIGatewayKey) int64 {
+	n := int64(0)
+	for _, k := range keys {
+		n += keyBytes + int64(len(k.Name)+len(k.KeyPrefix))
+	}
+	return n
 }

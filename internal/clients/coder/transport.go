@@ -20,11 +20,13 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -152,11 +154,12 @@ func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	start := time.Now()
 	probe, err := t.breaker.allow(start)
+	release := func() {}
 	if err == nil && !probe {
 		// The probe goes out whatever the slots: it is what tells whether
 		// the Coder answers again.
 		if err = t.breaker.acquire(req.Context(), start); err == nil {
-			defer t.breaker.release()
+			release = t.breaker.release
 		}
 	}
 	if err != nil {
@@ -169,11 +172,16 @@ func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.next.RoundTrip(req)
 	t.breaker.done(probe, err, time.Now())
 	code := metrics.CodeError
+	if err != nil {
+		release()
+	}
 	if err == nil {
 		code = strconv.Itoa(resp.StatusCode)
 		// codersdk reads bodies whole (io.ReadAll, json.Decoder); this is
-		// the one place to bound them.
-		resp.Body = limitBody(resp.Body, maxResponseBody)
+		// the one place to bound them. The slot is held until the body is
+		// closed: a Coder that sends its headers at once and drips the body
+		// holds the request as long as one that answers late.
+		resp.Body = holdSlot(limitBody(resp.Body, maxResponseBody), release)
 		if rec != nil {
 			rec.status = resp.StatusCode
 			rec.contentType = resp.Header.Get("Content-Type")
@@ -182,6 +190,29 @@ func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	metrics.ObserveCoderRequest(endpoint, req.Method, code, time.Since(start))
 	return resp, err
+}
+
+// slotBody gives its request slot back once, when the body is closed.
+type slotBody struct {
+	io.ReadCloser
+	release func()
+	once    sync.Once
+}
+
+// holdSlot returns rc, which calls release when closed; a body Go's
+// transport made empty (http.NoBody) is done with, so release runs at once.
+func holdSlot(rc io.ReadCloser, release func()) io.ReadCloser {
+	if rc == nil || rc == http.NoBody {
+		release()
+		return rc
+	}
+	return &slotBody{ReadCloser: rc, release: release}
+}
+
+func (b *slotBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.release)
+	return err
 }
 
 func (t *instrumented) CloseIdleConnections() {
