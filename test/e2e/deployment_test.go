@@ -17,6 +17,7 @@ limitations under the License.
 package e2e
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -168,7 +169,7 @@ func TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatform
 		if !env.Get(t, byName) {
 			return false, "the record is gone"
 		}
-		return byName.Status.Attempts > 0, "attempts: 0"
+		return byName.Status.LastError != "", fmt.Sprintf("attempts: %d, no error yet", byName.Status.Attempts)
 	})
 	if !strings.Contains(byName.Status.LastError, "only the ProviderConfig that made it may find it by name") {
 		t.Errorf("the record known by name only says %q, want why it is kept", byName.Status.LastError)
