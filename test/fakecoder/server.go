@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -119,6 +120,11 @@ type Server struct {
 	providers        []*ProviderRow // in creation order; soft-deleted rows stay
 	faults           map[string]*Fault
 	counts           map[string]int
+	// clockOffset is how far the deployment's clock runs ahead of the
+	// host's (negative: behind), in nanoseconds: every timestamp the fake
+	// writes and every answer's Date header show it. Atomic, so the
+	// handlers read it while they hold mu.
+	clockOffset atomic.Int64
 
 	// netMu guards the listeners, so SetDown can swap them while requests
 	// are in flight.
@@ -203,6 +209,24 @@ func randomAlphanumeric(n int) string {
 // now returns the current time the way Coder stores it: UTC with
 // Postgres' microsecond precision (coderd/database/dbtime).
 func now() time.Time { return time.Now().UTC().Round(time.Microsecond) }
+
+// now is the deployment's clock, as now() but shifted by the clock offset.
+func (s *Server) now() time.Time {
+	return now().Add(time.Duration(s.clockOffset.Load()))
+}
+
+// Now is the time on the deployment's clock: what the fake dates rows
+// with and puts in its answers' Date header.
+func (s *Server) Now() time.Time { return s.now() }
+
+// SetClockOffset makes the deployment's clock run d ahead of the host's
+// (behind when d is negative), as a Coder host whose clock drifted does:
+// rows created from now on, heartbeats without a time, and every answer's
+// Date header are shifted by d. Rows already stored keep their times.
+func (s *Server) SetClockOffset(d time.Duration) { s.clockOffset.Store(int64(d)) }
+
+// ClockOffset is the offset SetClockOffset set.
+func (s *Server) ClockOffset() time.Duration { return time.Duration(s.clockOffset.Load()) }
 
 // Handler serves the Coder API and the admin API.
 func (s *Server) Handler() http.Handler { return s.mux }
@@ -403,9 +427,11 @@ func (s *Server) SetOwner(owner bool) {
 	s.owner = owner
 }
 
-// Reset deletes every key and provider row and clears faults and request
-// counts; token, license, AI Gateway enablement and role are kept.
+// Reset deletes every key and provider row and clears faults, the clock
+// offset and request counts; token, license, AI Gateway enablement and role
+// are kept.
 func (s *Server) Reset() {
+	s.clockOffset.Store(0)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keys = nil

@@ -78,6 +78,7 @@ const (
 	errSetupKind       = "cannot set up AIProvider controller"
 	errKindNotScheme   = "kind is not registered"
 	errFmtNameTaken    = "the name %q is taken in Coder by provider %s, created %s, which this resource did not create; it is not adopted: choose another spec.forProvider.name, or delete that provider in Coder"
+	errFmtCannotDate   = "cannot tell whether provider %q (%s) in Coder is the result of this resource's create attempt"
 	errFmtCreateTaken  = "cannot create AI provider: the name %q is taken in Coder by a provider this resource does not own; it is not adopted, and creating is retried with backoff"
 	msgFmtAdopted      = "Adopted Coder provider %s: an earlier create attempt wrote it, although its response was lost"
 	msgStatusNotStored = "Cannot record the created provider's key ids and fingerprint; the keys will be sent again"
@@ -186,7 +187,15 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
 	}
-	if !coderobj.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout()) {
+	// The attempt is ours, by our clock; Coder dated the provider by its
+	// own, which the answer just read places the attempt on.
+	ours, err := coderobj.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout(), e.coder.Clock())
+	if err != nil {
+		// Neither adopted nor someone else's: a deleting resource must not
+		// take the provider for absent.
+		return managed.ExternalObservation{}, errors.Wrapf(err, errFmtCannotDate, name, got.ID)
+	}
+	if !ours {
 		if meta.WasDeleted(p) {
 			// Never delete someone else's provider.
 			return managed.ExternalObservation{ResourceExists: false}, nil
