@@ -224,6 +224,26 @@ func TestObserveOfADeletingProviderFindsWhatItOwnsAndNothingElse(t *testing.T) {
 			},
 			wantExists: true, wantExternalName: true,
 		},
+		"UncertainCreateCoderTwoMinutesBehind": {
+			reason: "Coder's clock runs two minutes behind ours: it dates the provider our attempt wrote two minutes before the attempt by our clock, and it is still ours.",
+			objs:   []client.Object{record(time.Now())},
+			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
+				f.srv.SetClockOffset(-2 * time.Minute)
+				f.createProvider(t, "openai")
+				return deletingProvider("", map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
+			},
+			wantExists: true, wantExternalName: true,
+		},
+		"UncertainCreateCoderTwoMinutesAhead": {
+			reason: "Coder's clock runs two minutes ahead: its date is past the attempt's timeout by our clock, and the provider is still ours.",
+			objs:   []client.Object{record(time.Now())},
+			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
+				f.srv.SetClockOffset(2 * time.Minute)
+				f.createProvider(t, "openai")
+				return deletingProvider("", map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
+			},
+			wantExists: true, wantExternalName: true,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
