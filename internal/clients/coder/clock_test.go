@@ -85,7 +85,10 @@ func TestClientKeepsCodersClockFromItsSuccessfulAnswers(t *testing.T) {
 
 	// An error page may come from a proxy, with its own clock; an answer
 	// without a Date dates nothing. Neither replaces what Coder showed.
-	for _, tc := range []struct{ status int; date string }{
+	for _, tc := range []struct {
+		status int
+		date   string
+	}{
 		{http.StatusBadGateway, time.Now().UTC().Format(http.TimeFormat)},
 		{http.StatusOK, "not a date"},
 	} {

@@ -43,6 +43,14 @@ import (
 
 const testUID = "0b1c2d3e-0000-4000-8000-00000000beef"
 
+// testKey is the provider's fingerprint key in the tests.
+var testKey = []byte("fingerprint-key-of-the-tests-0123456789")
+
+// staticKey is a KeySource of one key.
+type staticKey []byte
+
+func (k staticKey) Key(context.Context) ([]byte, error) { return k, nil }
+
 // fixture is an external client of a fake Coder and a fake Kubernetes API
 // holding objs; updates counts the client's writes to Kubernetes.
 type fixture struct {
@@ -76,7 +84,7 @@ func newFixture(t *testing.T, objs ...client.Object) *fixture {
 			f.updates++
 			return c.Update(ctx, o, opts...)
 		}}).Build()
-	f.ext = &external{coder: cl, kube: kube, reader: kube, kind: "AIProvider", log: logging.NewNopLogger(), record: event.NewNopRecorder()}
+	f.ext = &external{coder: cl, kube: kube, reader: kube, kind: "AIProvider", log: logging.NewNopLogger(), record: event.NewNopRecorder(), fingerprintKey: staticKey(testKey)}
 	return f
 }
 
