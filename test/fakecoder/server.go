@@ -210,24 +210,6 @@ func randomAlphanumeric(n int) string {
 // Postgres' microsecond precision (coderd/database/dbtime).
 func now() time.Time { return time.Now().UTC().Round(time.Microsecond) }
 
-// now is the deployment's clock, as now() but shifted by the clock offset.
-func (s *Server) now() time.Time {
-	return now().Add(time.Duration(s.clockOffset.Load()))
-}
-
-// Now is the time on the deployment's clock: what the fake dates rows
-// with and puts in its answers' Date header.
-func (s *Server) Now() time.Time { return s.now() }
-
-// SetClockOffset makes the deployment's clock run d ahead of the host's
-// (behind when d is negative), as a Coder host whose clock drifted does:
-// rows created from now on, heartbeats without a time, and every answer's
-// Date header are shifted by d. Rows already stored keep their times.
-func (s *Server) SetClockOffset(d time.Duration) { s.clockOffset.Store(int64(d)) }
-
-// ClockOffset is the offset SetClockOffset set.
-func (s *Server) ClockOffset() time.Duration { return time.Duration(s.clockOffset.Load()) }
-
 // Handler serves the Coder API and the admin API.
 func (s *Server) Handler() http.Handler { return s.mux }
 
