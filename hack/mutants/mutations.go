@@ -187,6 +187,112 @@ var Mutations = []Mutation{
 		Run:  "^(TestKeyListerDeletesIdleScopes|TestKeyListerMemoryStaysBoundedWhileScopesChurn)$",
 	},
 	{
+		// Issue 26, item 6: the sweep compares Coder's creation time of an
+		// object with the record's time on the cluster's clock, so with
+		// Coder's clock behind, the key a record names looks older than the
+		// record and is left in Coder while the record goes.
+		Name: "sweep-compares-coders-times-with-ours",
+		File: "internal/coderobj/coderobj.go",
+		Old:  "\tcase createdAt.Before(clock.At(notBefore)):\n",
+		New:  "\tcase createdAt.Before(notBefore):\n",
+		Pkgs: []string{"./internal/coderobj/", "./test/e2e/"},
+		Run:  "^(TestAnObjectOlderThanItsRecordIsNeitherOursNorAbsent|TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock|TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock|TestClockSkewSweepDeletesTheKeyItsRecordNames)$",
+	},
+	{
+		// Issue 26, item 6: the window of an uncertain create is measured
+		// on the cluster's clock, so a provider Coder dated by a clock ten
+		// seconds behind is someone else's: never adopted, left in Coder.
+		Name: "adoption-compares-coders-times-with-ours",
+		File: "internal/coderobj/coderobj.go",
+		Old:  "\tat := clock.At(attempt)\n",
+		New:  "\tat := attempt\n",
+		Pkgs: []string{"./internal/coderobj/", "./internal/controller/aiprovider/", "./test/e2e/"},
+		Run:  "^(TestUncertainCreateAdoptsOnlyWhatTheAttemptCreated|TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock|TestObserveOfADeletingProviderFindsWhatItOwnsAndNothingElse|TestClockSkewAdoptedProviderIsDeleted)$",
+	},
+	{
+		// Issue 26, item 6: a key the record names but Coder dated before
+		// the record counts as absent, so the record goes and the key stays.
+		Name: "predated-key-counts-as-absent",
+		File: "internal/coderobj/keys.go",
+		Old:  "\t\t\t\terrs[i] = cmp.Or(errs[i], err)\n\t\t\t\tcontinue\n",
+		New:  "\t\t\t\tcontinue\n",
+		Pkgs: []string{"./internal/coderobj/", "./test/e2e/"},
+		Run:  "^(TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock|TestClockSkewSweepKeepsARecordThatNamesAnOlderKey)$",
+	},
+	{
+		// Issue 26, item 6: the same for the provider a record names by id.
+		Name: "predated-provider-counts-as-absent",
+		File: "internal/coderobj/providers.go",
+		Old:  "p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\treturn nil, err\n",
+		New:  "p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\tbreak\n",
+		Pkgs: []string{"./internal/coderobj/"},
+		Run:  "^(TestSweepDeletesNothingOlderThanTheClaim|TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock)$",
+	},
+	{
+		// Issue 26, item 6: a rotation waits on the cluster's clock, so with
+		// Coder's clock behind, the window is over at once and a key whose
+		// replica still heartbeats looks abandoned: it is revoked in use.
+		Name: "rotation-waits-on-our-clock",
+		File: "internal/controller/aigatewaykey/rotation_decide.go",
+		Old:  "\tnow := s.Clock.At(s.Now)\n",
+		New:  "\tnow := s.Now\n",
+		Pkgs: []string{"./internal/controller/aigatewaykey/", "./test/e2e/"},
+		Run:  "^(TestDecideRotationWaitsOnCodersClockNotOurs|TestDecideRotationWaitsOutNoTimeWithoutCodersClock|TestClockSkewRotationKeepsTheOldKeyThroughItsWindow)$",
+	},
+	{
+		// Issue 26, item 6: the poll after a rotation step is timed on the
+		// cluster's clock, so the window ends up to a poll late.
+		Name: "rotation-poll-on-our-clock",
+		File: "internal/controller/aigatewaykey/poll.go",
+		Old:  "return NextPoll(k.KeyObservation(), c.at(k.GetUID(), time.Now()), poll)",
+		New:  "return NextPoll(k.KeyObservation(), time.Now(), poll)",
+		Pkgs: []string{"./internal/controller/aigatewaykey/"},
+		Run:  "^TestPollHookPlacesTheRotationsDeadlineOnCodersClock$",
+	},
+	{
+		// Issue 26, item 6: Coder's clock is taken from any answer, an
+		// error page of a proxy in front of Coder with its own clock too.
+		Name: "coders-clock-from-an-error-page",
+		File: "internal/clients/coder/clock.go",
+		Old:  "\tif resp.StatusCode < 200 || resp.StatusCode > 299 {\n",
+		New:  "\tif false {\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestClientKeepsCodersClockFromItsSuccessfulAnswers$",
+	},
+	{
+		// Issue 26, item 12: the fingerprint in status is a hash anyone can
+		// compute, so a short API key can be found by trying every key that
+		// fits Coder's masked view.
+		Name: "fingerprint-unkeyed",
+		File: "internal/controller/aiprovider/desired.go",
+		Old:  "\th := hmac.New(sha256.New, key)\n",
+		New:  "\th := hmac.New(sha256.New, nil)\n",
+		Pkgs: []string{"./internal/controller/aiprovider/", "./test/e2e/"},
+		Run:  "^(TestFingerprintCannotBeComputedWithoutTheKey|TestAIProviderFingerprintFromBeforeKeyingIsUpgradedWithoutSendingTheKeys)$",
+	},
+	{
+		// Issue 26, item 12: the fingerprint key is never stored, so every
+		// start keys fingerprints anew and every AIProvider sends its keys
+		// to Coder again.
+		Name: "fingerprint-key-not-kept",
+		File: "internal/fingerprintkey/fingerprintkey.go",
+		Old:  "\terr = s.Kube.Create(ctx, sec)\n",
+		New:  "\terr = nil\n\t_ = sec\n",
+		Pkgs: []string{"./internal/fingerprintkey/", "./test/e2e/"},
+		Run:  "^(TestTheFirstStartMakesTheKeyAndEveryLaterOneReadsIt|TestAIProviderFingerprintFromBeforeKeyingIsUpgradedWithoutSendingTheKeys)$",
+	},
+	{
+		// Issue 26, item 12: an earlier release's unkeyed fingerprint is
+		// taken for changed credentials, so an upgrade sends every
+		// AIProvider's keys to Coder again.
+		Name: "legacy-fingerprint-not-upgraded",
+		File: "internal/controller/aiprovider/aiprovider.go",
+		Old:  "\tapplied, upgraded := UpgradeLegacy(AppliedOf(p.ProviderObservation()), want)\n",
+		New:  "\tapplied, upgraded := AppliedOf(p.ProviderObservation()), false\n",
+		Pkgs: []string{"./internal/controller/aiprovider/", "./test/e2e/"},
+		Run:  "^(TestUpdateProviderSendsOnlyTheDiff|TestAIProviderFingerprintFromBeforeKeyingIsUpgradedWithoutSendingTheKeys)$",
+	},
+	{
 		// Issue 26, item 1: any deployment's answer counts as gone, so a
 		// ProviderConfig repointed to another Coder "verifies" a delete
 		// there and forgets the object the first Coder keeps.

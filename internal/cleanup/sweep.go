@@ -442,17 +442,20 @@ func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.Clea
 	s.Log.Debug("Removed a cleanup record the provider never completed; it names nothing in Coder", "record", rec.Name)
 }
 
-// RecordClockSkew is how far Coder's clock may run behind the API
-// server's when a created object is checked against the record written
-// before its create.
+// RecordClockSkew is how far the API server's clock, which dates a
+// record, may run ahead of the provider's, whose instants coderobj places
+// on Coder's clock through the answer's Date before they meet Coder's
+// timestamps. Coder's own clock may be anywhere: it is never compared with
+// ours.
 const RecordClockSkew = time.Minute
 
-// notBefore is the earliest time Coder can have created what rec names: a
-// record of a create (it names the Coder name) was written before the
-// create, and the API server set its creation time, which nobody editing
-// the record can change. A record edited to name an older object, or
-// written by hand, deletes nothing made before it. An import's record
-// (no Coder name) was written after its object existed: zero.
+// notBefore is the earliest time, by our clock, Coder can have created
+// what rec names: a record of a create (it names the Coder name) was
+// written before the create, and the API server set its creation time,
+// which nobody editing the record can change. A record edited to name an
+// older object, or written by hand, deletes nothing made before it, and is
+// not settled by it either. An import's record (no Coder name) was written
+// after its object existed: zero.
 func notBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
 	if rec.Status.CoderName == "" {
 		return time.Time{}

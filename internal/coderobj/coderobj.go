@@ -27,30 +27,66 @@ import (
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
 // ErrStillPresent is the error of an object still in Coder after its delete
 // was accepted.
 const ErrStillPresent = "still present in Coder after delete"
 
+// ErrUndated is the error of a comparison of one of Coder's timestamps with
+// an instant of ours that no answer of Coder could place on its clock: its
+// answers carried no Date header.
+var ErrUndated = errors.New("cannot compare Coder's timestamps with the provider's clock: Coder's answers carry no Date header")
+
+// ErrPredates is the error of an object a claim names that Coder created
+// before the claim could have made it: the claim is not settled, and the
+// object is not deleted.
+var ErrPredates = errors.New("it predates the cleanup record that names it, so it is not deleted and the record is kept")
+
 // Clock skew allowed when matching Coder's creation time of an object to our
-// create attempt: the attempt is recorded in whole seconds, by our clock,
-// before the request is sent; Coder dates rows by its own clock, when the
-// request commits.
+// create attempt, on Coder's clock: the attempt is recorded in whole seconds,
+// before the request is sent; Coder dates rows when the request commits;
+// and an answer's Date, which places the attempt on Coder's clock, is in
+// whole seconds and stamped before the answer travelled.
 const (
 	skewBefore = 5 * time.Second
 	skewAfter  = 30 * time.Second
 )
 
 // CreatedByAttempt reports whether an object Coder dated createdAt can be
-// the result of a create sent at attempt, whose request timeout bounded how
-// late it could commit. An object dated outside that window was created by
-// someone else, before or after us.
-func CreatedByAttempt(createdAt, attempt time.Time, timeout time.Duration) bool {
+// the result of a create sent at attempt (by our clock), whose request
+// timeout bounded how late it could commit. The attempt is placed on
+// Coder's clock first: Coder's clock may run minutes apart from ours. An
+// object dated outside that window was created by someone else, before or
+// after us. It is ErrUndated when clock is not known.
+func CreatedByAttempt(createdAt, attempt time.Time, timeout time.Duration, clock coder.Clock) (bool, error) {
 	if attempt.IsZero() {
-		return false
+		return false, nil
 	}
-	return !createdAt.Before(attempt.Add(-skewBefore)) && !createdAt.After(attempt.Add(timeout+skewAfter))
+	if !clock.Known() {
+		return false, ErrUndated
+	}
+	at := clock.At(attempt)
+	return !createdAt.Before(at.Add(-skewBefore)) && !createdAt.After(at.Add(timeout+skewAfter)), nil
+}
+
+// notBefore is nil when an object Coder dated createdAt can have been made
+// after notBefore (by our clock; zero bounds nothing), placed on Coder's
+// clock. Otherwise the object is not what the claim names, but it is not
+// absent either: ErrPredates, or ErrUndated when the clock is not known.
+func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) error {
+	switch {
+	case notBefore.IsZero():
+		return nil
+	case !clock.Known():
+		return errors.Wrap(ErrUndated, what)
+	case createdAt.Before(clock.At(notBefore)):
+		return errors.Wrapf(ErrPredates, "%s was created %s, before the record (%s), both on Coder's clock", what,
+			createdAt.UTC().Format(time.RFC3339), clock.At(notBefore).UTC().Format(time.RFC3339))
+	}
+	return nil
 }
 
 // Managed reports whether a live managed resource other than the claim's

@@ -17,6 +17,7 @@ limitations under the License.
 package coderobj
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -34,17 +35,15 @@ type KeyClaim struct {
 	IDs []string
 	// Name reports whether a key name is one of the owner's derived names.
 	Name func(string) bool
-	// NotBefore, when set, is the earliest creation time a key of the
-	// claim can have: a record written before its create cannot name a
-	// key Coder made earlier, whatever id or name it carries.
+	// NotBefore, when set, is the earliest time, by our clock, a key of
+	// the claim can have been created: a record written before its create
+	// cannot name a key Coder made earlier, whatever id or name it carries.
+	// It meets a key's creation time only on Coder's clock (see notBefore).
 	NotBefore time.Time
 }
 
-// Owns reports whether k is one of the claim's keys.
-func (c KeyClaim) Owns(k codersdk.AIGatewayKey) bool {
-	if !c.NotBefore.IsZero() && k.CreatedAt.Before(c.NotBefore) {
-		return false
-	}
+// Names reports whether the claim names k, by id or by name.
+func (c KeyClaim) Names(k codersdk.AIGatewayKey) bool {
 	if c.Name != nil && c.Name(k.Name) {
 		return true
 	}
@@ -62,12 +61,12 @@ func NameIs(name string) func(string) bool {
 	return func(n string) bool { return name != "" && n == name }
 }
 
-// OwnedKeys returns the keys of list the claim owns, skipping those a live
+// OwnedKeys returns the keys of list the claim names, skipping those a live
 // managed resource manages.
 func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, m Managed) []codersdk.AIGatewayKey {
 	var out []codersdk.AIGatewayKey
 	for _, k := range list {
-		if c.Owns(k) && !m.has(k.ID.String()) {
+		if c.Names(k) && !m.has(k.ID.String()) {
 			out = append(out, k)
 		}
 	}
@@ -91,6 +90,8 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 // one list before and one after all the deletes, however many claims there
 // are. It returns an error per claim, nil for a verified absence. Keys a
 // live managed resource manages are left alone and not the claim's anymore.
+// A key the claim names that Coder dated before the claim's NotBefore is
+// not deleted, and not absent either: its claim fails.
 func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Managed) []error {
 	errs := make([]error, len(claims))
 	fail := func(err error) []error {
@@ -105,12 +106,20 @@ func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Manag
 	if err != nil {
 		return fail(err)
 	}
+	// The list's answer, or a later one, dates Coder's clock.
+	clock := cl.Clock()
 	for i, c := range claims {
 		var ids []uuid.UUID
 		for _, k := range OwnedKeys(list, c, m) {
+			if err := notBefore("key "+k.ID.String(), k.CreatedAt, c.NotBefore, clock); err != nil {
+				errs[i] = cmp.Or(errs[i], err)
+				continue
+			}
 			ids = append(ids, k.ID)
 		}
-		errs[i] = DeleteKeys(ctx, cl, ids...)
+		if err := DeleteKeys(ctx, cl, ids...); err != nil {
+			errs[i] = cmp.Or(errs[i], err)
+		}
 	}
 	if list, err = cl.ListKeys(ctx); err != nil {
 		return fail(err)

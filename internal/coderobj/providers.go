@@ -29,7 +29,8 @@ import (
 // names are chosen by users and may be reused by anyone, so a name proves
 // nothing on its own: a provider found by name is the claim's only when
 // Coder created it within the window of the owner's last create attempt
-// whose answer may have been lost.
+// whose answer may have been lost. Times are by our clock; each meets
+// Coder's creation time only on Coder's clock.
 type ProviderClaim struct {
 	// ID is the provider's Coder id, once known.
 	ID string
@@ -45,15 +46,18 @@ type ProviderClaim struct {
 
 // FindProviders returns the providers in Coder the claim owns: the one of
 // its id, and the one of its name if the claim's create attempt made it.
-// Providers a live managed resource manages are not the claim's.
+// Providers a live managed resource manages are not the claim's. The
+// provider of its id dated before NotBefore is an error (ErrPredates): not
+// the claim's, yet not absent.
 func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, m Managed) ([]codersdk.AIProvider, error) {
 	var out []codersdk.AIProvider
 	if c.ID != "" && !m.has(c.ID) {
 		p, err := cl.GetProvider(ctx, c.ID)
 		switch {
-		case err == nil && p.CreatedAt.Before(c.NotBefore):
-			// Older than the record that names it: not what it recorded.
 		case err == nil:
+			if err := notBefore("provider "+p.ID.String(), p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {
+				return nil, err
+			}
 			out = append(out, p)
 		case !coder.IsNotFound(err):
 			return nil, err
@@ -69,7 +73,14 @@ func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, m Man
 	if err != nil {
 		return nil, err
 	}
-	if p.ID.String() == c.ID || m.has(p.ID.String()) || !CreatedByAttempt(p.CreatedAt, c.Attempt, cl.Timeout()) {
+	if p.ID.String() == c.ID || m.has(p.ID.String()) {
+		return out, nil
+	}
+	ours, err := CreatedByAttempt(p.CreatedAt, c.Attempt, cl.Timeout(), cl.Clock())
+	switch {
+	case err != nil:
+		return nil, err
+	case !ours:
 		return out, nil
 	}
 	return append(out, p), nil

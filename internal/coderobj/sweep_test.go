@@ -18,6 +18,7 @@ package coderobj
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -160,10 +161,10 @@ func TestSweepDeletesNothingOlderThanTheClaim(t *testing.T) {
 	s, cl := fakeCoder(t)
 	p := createProvider(t, cl, "made-by-hand")
 	// A record written (or edited) after the provider existed names it by
-	// id: not something its create made.
-	c := ProviderClaim{ID: p.ID.String(), NotBefore: p.CreatedAt.Add(time.Second)}
-	if err := SweepProvider(ctx, cl, c, nil); err != nil {
-		t.Fatalf("SweepProvider: %v", err)
+	// id: not something its create made, but not absent either.
+	c := ProviderClaim{ID: p.ID.String(), NotBefore: time.Now().Add(5 * time.Second)}
+	if err := SweepProvider(ctx, cl, c, nil); !errors.Is(err, ErrPredates) {
+		t.Fatalf("SweepProvider = %v, want %v", err, ErrPredates)
 	}
 	if len(s.Providers(false)) != 1 {
 		t.Error("a claim deleted a provider made before it")
@@ -177,23 +178,88 @@ func TestSweepDeletesNothingOlderThanTheClaim(t *testing.T) {
 	}
 }
 
-func TestKeyClaimOwnsNothingOlderThanItself(t *testing.T) {
-	created := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	k := codersdk.AIGatewayKey{ID: uuid.New(), Name: "gw-ns-name-5f0c7b1e", CreatedAt: created}
+// The sweep's claims are by our clock, Coder's rows by Coder's. Each case
+// runs with Coder's clock two minutes behind ours and two minutes ahead:
+// taken as they are, the times would make an owned key look older than
+// its record in one direction and an older key look younger in the other.
+var skews = map[string]time.Duration{"CoderBehind": -2 * time.Minute, "CoderAhead": 2 * time.Minute}
+
+func TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock(t *testing.T) {
+	ctx := context.Background()
+	for name, offset := range skews {
+		t.Run(name, func(t *testing.T) {
+			s, cl := fakeCoder(t)
+			s.SetClockOffset(offset)
+			// The record is written before the create, by our clock.
+			written := time.Now()
+			owned, err := cl.CreateKey(ctx, "team-a-gw-0123abcd")
+			if err != nil {
+				t.Fatal(err)
+			}
+			older, err := cl.CreateKey(ctx, "team-b-gw-4567ef01")
+			if err != nil {
+				t.Fatal(err)
+			}
+			claims := []KeyClaim{
+				{IDs: []string{owned.ID.String()}, Name: NameIs(owned.Name), NotBefore: written},
+				// A record written five seconds after its key existed.
+				{IDs: []string{older.ID.String()}, Name: NameIs(older.Name), NotBefore: time.Now().Add(5 * time.Second)},
+			}
+			errs := SweepKeys(ctx, cl, claims, nil)
+			if errs[0] != nil {
+				t.Errorf("sweep of the record's own key: %v, want a verified delete", errs[0])
+			}
+			if !errors.Is(errs[1], ErrPredates) {
+				t.Errorf("sweep of a key older than its record: %v, want %v", errs[1], ErrPredates)
+			}
+			left := s.Keys()
+			if len(left) != 1 || left[0].ID != older.ID {
+				t.Errorf("keys left after the sweep = %+v, want only the key older than its record", left)
+			}
+		})
+	}
+}
+
+func TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock(t *testing.T) {
+	ctx := context.Background()
+	for name, offset := range skews {
+		t.Run(name, func(t *testing.T) {
+			s, cl := fakeCoder(t)
+			s.SetClockOffset(offset)
+			// An uncertain create: the record has the attempt, no id.
+			attempt := time.Now()
+			lost := createProvider(t, cl, "lost-answer")
+			older := createProvider(t, cl, "older")
+			if err := SweepProvider(ctx, cl, ProviderClaim{Name: lost.Name, Attempt: attempt, NotBefore: attempt}, nil); err != nil {
+				t.Errorf("sweep of the provider an uncertain create made: %v, want a verified delete", err)
+			}
+			c := ProviderClaim{ID: older.ID.String(), Name: older.Name, NotBefore: time.Now().Add(5 * time.Second)}
+			if err := SweepProvider(ctx, cl, c, nil); !errors.Is(err, ErrPredates) {
+				t.Errorf("sweep of a provider older than its record: %v, want %v", err, ErrPredates)
+			}
+			left := s.Providers(false)
+			if len(left) != 1 || left[0].ID != older.ID {
+				t.Errorf("providers left after the sweep = %+v, want only the one older than its record", left)
+			}
+		})
+	}
+}
+
+func TestKeyClaimNamesItsKeysByIDAndName(t *testing.T) {
+	k := codersdk.AIGatewayKey{ID: uuid.New(), Name: "gw-ns-name-5f0c7b1e"}
 	cases := map[string]struct {
 		claim KeyClaim
 		want  bool
 	}{
-		"ByIDNoBound":       {claim: KeyClaim{IDs: []string{k.ID.String()}}, want: true},
-		"ByIDAfterBound":    {claim: KeyClaim{IDs: []string{k.ID.String()}, NotBefore: created.Add(-time.Second)}, want: true},
-		"ByIDBeforeBound":   {claim: KeyClaim{IDs: []string{k.ID.String()}, NotBefore: created.Add(time.Second)}},
-		"ByNameBeforeBound": {claim: KeyClaim{Name: NameIs(k.Name), NotBefore: created.Add(time.Second)}},
-		"ByNameAfterBound":  {claim: KeyClaim{Name: NameIs(k.Name), NotBefore: created}, want: true},
+		"ByID":        {claim: KeyClaim{IDs: []string{k.ID.String()}}, want: true},
+		"ByName":      {claim: KeyClaim{Name: NameIs(k.Name)}, want: true},
+		"Neither":     {claim: KeyClaim{IDs: []string{uuid.NewString()}, Name: NameIs("gw-other")}},
+		"EmptyIDName": {claim: KeyClaim{IDs: []string{""}, Name: NameIs("")}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := tc.claim.Owns(k); got != tc.want {
-				t.Errorf("Owns = %v, want %v", got, tc.want)
+			if got := tc.claim.Names(k); got != tc.want {
+				t.Errorf("Names = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
+	"github.com/crossplane-contrib/provider-coder/internal/fingerprintkey"
 	"github.com/crossplane-contrib/provider-coder/internal/index"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -65,6 +66,9 @@ type Options struct {
 	// Writes, if set, are the manager client's writes: a managed
 	// resource's reconcile waits until the cache holds the last of them.
 	Writes *managedkind.Writes
+	// Namespace is the provider's own namespace, where the Secret of its
+	// fingerprint key lives.
+	Namespace string
 }
 
 // Setup adds every controller of the provider to the manager.
@@ -124,8 +128,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}
+	// One key for both scopes, read once and shared by every replica.
+	fingerprints := &fingerprintkey.Source{Kube: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: o.Namespace}
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIProviderGroupVersionKind, clusteraiv1alpha1.AIProviderGroupVersionKind} {
-		if err := aiprovider.Setup(ctx, mgr, gvk, aiprovider.Options{Options: kinds}); err != nil {
+		if err := aiprovider.Setup(ctx, mgr, gvk, aiprovider.Options{Options: kinds, FingerprintKey: fingerprints}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -78,6 +79,30 @@ type Options struct {
 	// SkipControllerNameValidation lets one process run the provider more
 	// than once, as tests that simulate a crash and restart do.
 	SkipControllerNameValidation bool
+	// Namespace is the namespace the provider runs in, where it keeps the
+	// Secret of its fingerprint key. Empty: $POD_NAMESPACE, which
+	// Crossplane sets on every provider pod, else the namespace of the
+	// pod's ServiceAccount, else "default" (a provider run outside the
+	// cluster).
+	Namespace string
+}
+
+// serviceAccountNamespace is where Kubernetes mounts the namespace of a
+// pod's ServiceAccount.
+const serviceAccountNamespace = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// namespaceOf is the namespace the provider keeps its own Secrets in.
+func namespaceOf(o Options) string {
+	if o.Namespace != "" {
+		return o.Namespace
+	}
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	if b, err := os.ReadFile(serviceAccountNamespace); err == nil && strings.TrimSpace(string(b)) != "" {
+		return strings.TrimSpace(string(b))
+	}
+	return "default"
 }
 
 // DefaultOptions are the defaults Crossplane users expect.
@@ -186,10 +211,11 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		SweepGrace:         o.SweepGrace,
 		Limiter:            fairlimit.New(rate),
 		Writes:             writes,
+		Namespace:          namespaceOf(o),
 	}); err != nil {
 		return errors.Wrap(err, "cannot set up controllers")
 	}
-	log.Info("Starting provider-coder", "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate)
+	log.Info("Starting provider-coder", "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate, "namespace", namespaceOf(o))
 	return errors.Wrap(mgr.Start(ctx), "cannot run manager")
 }
 

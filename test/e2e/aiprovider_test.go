@@ -45,6 +45,7 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
+	"github.com/crossplane-contrib/provider-coder/internal/fingerprintkey"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
@@ -152,14 +153,42 @@ func wantStatus(t *testing.T, p *aiv1alpha1.AIProvider, row fakecoder.ProviderRo
 	if !SameKeys(at.AppliedAPIKeyIDs, keyIDsOf(row)) {
 		t.Errorf("%s: applied key ids %v are not Coder's %v", p.Name, at.AppliedAPIKeyIDs, keyIDsOf(row))
 	}
-	if !strings.HasPrefix(at.CredentialsFingerprint, "sha256:") {
-		t.Errorf("%s: credentialsFingerprint = %q, want a sha256 fingerprint", p.Name, at.CredentialsFingerprint)
-	}
+	wantKeyedFingerprint(t, p, row)
 	if b := row.Settings.Bedrock; b != nil {
 		if at.Bedrock == nil || at.Bedrock.ExternalID != b.ExternalID || at.Bedrock.Region != b.Region {
 			t.Errorf("%s: status.atProvider.bedrock = %+v, want region %s and external id %s", p.Name, at.Bedrock, b.Region, b.ExternalID)
 		}
 	}
+}
+
+// wantKeyedFingerprint checks that p's status fingerprints the credentials
+// Coder holds with the HMAC keyed by the provider's own key, and carries
+// no unkeyed hash that anyone reading status could test guesses against.
+func wantKeyedFingerprint(t *testing.T, p *aiv1alpha1.AIProvider, row fakecoder.ProviderRow) {
+	t.Helper()
+	c := aiprovider.Credentials{APIKeys: row.PlaintextKeys()}
+	if b := row.Settings.Bedrock; b != nil {
+		c.AccessKeyID, c.SecretAccessKey = b.AccessKey, b.AccessKeySecret
+	}
+	uid := string(p.UID)
+	fp := p.Status.AtProvider.CredentialsFingerprint
+	if fp == aiprovider.LegacyFingerprint(uid, c) || !strings.HasPrefix(fp, aiprovider.FingerprintPrefix) {
+		t.Errorf("%s: credentialsFingerprint = %q, an unkeyed hash: want %s...", p.Name, fp, aiprovider.FingerprintPrefix)
+	}
+	if want := aiprovider.Fingerprint(fingerprintKey(t), uid, c); fp != want {
+		t.Errorf("%s: credentialsFingerprint = %q, want %q, the HMAC keyed with the provider's key", p.Name, fp, want)
+	}
+}
+
+// fingerprintKey reads the provider's fingerprint key from its Secret in
+// the provider's namespace.
+func fingerprintKey(t *testing.T) []byte {
+	t.Helper()
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: env.opts.Namespace, Name: fingerprintkey.SecretName}}
+	if !env.Get(t, s) {
+		t.Fatalf("no fingerprint key Secret %s/%s", s.Namespace, s.Name)
+	}
+	return s.Data[fingerprintkey.DataKey]
 }
 
 func keyIDsOf(row fakecoder.ProviderRow) []string {

@@ -19,8 +19,10 @@ package e2e
 import (
 	"net/url"
 	"testing"
+	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 	dto "github.com/prometheus/client_model/go"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -64,6 +66,15 @@ type Coder interface {
 	// premium feature): the fakes do; the real Coder only with the licence
 	// a user supplies (realcoder.EnvLicenseFile).
 	ServesKeys() bool
+	// SetClockOffset makes the deployment's clock run d ahead of the
+	// cluster's (behind when d is negative), for the rows it creates from
+	// now on and the Date of its answers.
+	SetClockOffset(d time.Duration) error
+	// Now is the time on the deployment's clock.
+	Now() time.Time
+	// Heartbeat records that a gateway replica using key id checked in at
+	// at, a time on the deployment's clock.
+	Heartbeat(id uuid.UUID, at time.Time) error
 }
 
 // localCluster is the control plane of StartLocal.
@@ -108,6 +119,11 @@ func LocalCoder(s *fakecoder.Server) Coder { return localCoder{s} }
 // ServesKeys is true: the shared fake is licensed, and a scenario that
 // takes the licence away gives it back.
 func (c localCoder) ServesKeys() bool { return true }
+
+func (c localCoder) SetClockOffset(d time.Duration) error {
+	c.Server.SetClockOffset(d)
+	return nil
+}
 
 func (c localCoder) SDK(t *testing.T) *codersdk.Client {
 	t.Helper()

@@ -32,6 +32,9 @@ import (
 	"sync"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -107,6 +110,14 @@ func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 		return nil, err
 	}
 	if err := GrantPackageRBAC(ctx, e.Kube); err != nil {
+		return nil, err
+	}
+	// The provider runs in its ServiceAccount's namespace, as Crossplane
+	// runs it (POD_NAMESPACE), and keeps its own Secrets there.
+	if e.opts.Namespace == "" {
+		e.opts.Namespace = packagerbac.ServiceAccountNamespace
+	}
+	if err := e.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.opts.Namespace}}); err != nil && !kerrors.IsAlreadyExists(err) {
 		return nil, err
 	}
 	// The provider's client is paced as in production; cfg's limits are

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -291,6 +292,22 @@ func (c *remoteCoder) Requests(endpoint string) int {
 
 // ServesKeys is true: the fakes in the cluster are licensed.
 func (c *remoteCoder) ServesKeys() bool { return true }
+
+func (c *remoteCoder) SetClockOffset(d time.Duration) error {
+	return c.admin.SetClockOffset(context.Background(), d)
+}
+
+func (c *remoteCoder) Now() time.Time {
+	clock, err := c.admin.Clock(context.Background())
+	if err != nil {
+		c.t.Fatalf("cannot read the fake Coder's clock: %v", err)
+	}
+	return clock.Now
+}
+
+func (c *remoteCoder) Heartbeat(id uuid.UUID, at time.Time) error {
+	return c.admin.Heartbeat(context.Background(), id, at)
+}
 
 func (c *remoteCoder) SDK(*testing.T) *codersdk.Client {
 	cl := codersdk.New(&url.URL{Scheme: "http", Host: "fakecoder"})

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 	"github.com/crossplane-contrib/provider-coder/test/realcoder"
@@ -140,6 +141,16 @@ func (r realCoder) SDK(*testing.T) *codersdk.Client { return r.c.Client() }
 
 // ServesKeys reports whether the real Coder runs with a licence.
 func (r realCoder) ServesKeys() bool { return r.c.Licensed }
+
+// SetClockOffset is a fault: the real Coder runs on this host's clock.
+func (r realCoder) SetClockOffset(time.Duration) error { return errNoFaults }
+
+// Now is the host's clock, which the real Coder runs on.
+func (r realCoder) Now() time.Time { return time.Now() }
+
+// Heartbeat is what a gateway replica does; the harness runs none against
+// the real Coder.
+func (r realCoder) Heartbeat(uuid.UUID, time.Time) error { return errNoFaults }
 
 // hashedSecret returns the SHA-256 Coder stored for the key with the id.
 func (r realCoder) hashedSecret(id string) ([]byte, bool) {

@@ -39,11 +39,13 @@ import (
 //	GET    /fakecoder/admin/requests                {endpoint: count}
 //	DELETE /fakecoder/admin/requests                reset counters -> 204
 //	GET    /fakecoder/admin/keys                    []KeyRow
-//	POST   /fakecoder/admin/keys/{id}/heartbeat     {"at": RFC3339} (default now) -> 204
+//	POST   /fakecoder/admin/keys/{id}/heartbeat     {"at": RFC3339} (default the deployment's now) -> 204
 //	GET    /fakecoder/admin/providers[?include_deleted=true]  []ProviderRow
 //	PATCH  /fakecoder/admin/providers/{idOrName}    ProviderEdit -> ProviderRow
 //	POST   /fakecoder/admin/down                    {"duration": "5s"} -> 202
 //	POST   /fakecoder/admin/up                      -> 204
+//	GET    /fakecoder/admin/clock                   AdminClock
+//	PUT    /fakecoder/admin/clock                   {"offset": "-2m"} -> AdminClock
 //	POST   /fakecoder/admin/reset                   -> 204
 //
 // Durations are Go duration strings. Down answers before the listener
@@ -70,6 +72,13 @@ type AdminConfigPatch struct {
 	Owner            *bool   `json:"owner,omitempty"`
 	Licensed         *bool   `json:"licensed,omitempty"`
 	AIGatewayEnabled *bool   `json:"ai_gateway_enabled,omitempty"`
+}
+
+// AdminClock is the deployment's clock: its offset from the host's (a Go
+// duration; negative runs behind) and the time it shows now.
+type AdminClock struct {
+	Offset string    `json:"offset"`
+	Now    time.Time `json:"now"`
 }
 
 // AdminFault is a Fault on the wire.
@@ -239,7 +248,7 @@ func (s *Server) adminHandler(standalone bool) http.Handler {
 		if r.ContentLength != 0 && !decodeAdmin(w, r, &body) {
 			return
 		}
-		at := time.Now()
+		at := s.now()
 		if body.At != nil {
 			at = *body.At
 		}
@@ -309,6 +318,24 @@ func (s *Server) adminHandler(standalone bool) http.Handler {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
+	mux.HandleFunc("GET "+p+"/clock", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.adminClock())
+	})
+	mux.HandleFunc("PUT "+p+"/clock", func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Offset string `json:"offset"`
+		}
+		if !decodeAdmin(w, r, &body) {
+			return
+		}
+		d, err := time.ParseDuration(body.Offset)
+		if err != nil {
+			adminError(w, http.StatusBadRequest, errors.New("offset must be a Go duration, e.g. -2m"))
+			return
+		}
+		s.SetClockOffset(d)
+		writeJSON(w, http.StatusOK, s.adminClock())
+	})
 	mux.HandleFunc("POST "+p+"/reset", func(w http.ResponseWriter, _ *http.Request) {
 		s.Reset()
 		w.WriteHeader(http.StatusNoContent)
@@ -324,6 +351,10 @@ func (s *Server) adminConfig() AdminConfig {
 	defer s.mu.Unlock()
 	return AdminConfig{Token: s.token, Owner: s.owner, Licensed: s.licensed, AIGatewayEnabled: s.aiGatewayEnabled,
 		DeploymentID: s.deploymentID, Version: s.version}
+}
+
+func (s *Server) adminClock() AdminClock {
+	return AdminClock{Offset: s.ClockOffset().String(), Now: s.now()}
 }
 
 func decodeAdmin(w http.ResponseWriter, r *http.Request, v any) bool {

@@ -25,6 +25,8 @@ import (
 	"net/http"
 	"net/url"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // AdminClient drives a fake Coder in another process through the admin API
@@ -92,7 +94,31 @@ func (c *AdminClient) Requests(ctx context.Context) (map[string]int, error) {
 	return out, err
 }
 
-// Reset deletes every row and clears faults and request counts.
+// SetClockOffset makes the deployment's clock run d ahead of the host's
+// (behind when d is negative); see Server.SetClockOffset.
+func (c *AdminClient) SetClockOffset(ctx context.Context, d time.Duration) error {
+	return c.do(ctx, http.MethodPut, "/clock", map[string]string{"offset": d.String()}, nil)
+}
+
+// Clock returns the deployment's clock offset and the time it shows.
+func (c *AdminClient) Clock(ctx context.Context) (AdminClock, error) {
+	var out AdminClock
+	err := c.do(ctx, http.MethodGet, "/clock", nil, &out)
+	return out, err
+}
+
+// Heartbeat records a heartbeat of the key id at at, as a gateway replica
+// using it does; a zero at is the deployment's now.
+func (c *AdminClient) Heartbeat(ctx context.Context, id uuid.UUID, at time.Time) error {
+	var body any
+	if !at.IsZero() {
+		body = map[string]time.Time{"at": at}
+	}
+	return c.do(ctx, http.MethodPost, "/keys/"+id.String()+"/heartbeat", body, nil)
+}
+
+// Reset deletes every row and clears faults, the clock offset and request
+// counts.
 func (c *AdminClient) Reset(ctx context.Context) error {
 	return c.do(ctx, http.MethodPost, "/reset", nil, nil)
 }

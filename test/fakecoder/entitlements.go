@@ -75,7 +75,7 @@ func (s *Server) entitlements(*http.Request) reply {
 		HasLicense: licensed,
 		// Coder refreshes on licence changes and every 10 minutes; the
 		// fake's entitlements are always fresh.
-		RefreshedAt: now(),
+		RefreshedAt: s.now(),
 	}
 	for _, name := range codersdk.FeatureNames {
 		e.Features[name] = codersdk.Feature{Entitlement: codersdk.EntitlementNotEntitled, Enabled: false}

@@ -170,8 +170,11 @@ func (s *Server) hit(endpoint string) (f Fault, fire bool) {
 
 // instrument wraps an endpoint with request counting and fault injection.
 // Faults act before authentication, like a broken network or proxy would.
+// Every answer's Date header is the deployment's clock, as net/http stamps
+// a real Coder's answers with its host's.
 func (s *Server) instrument(endpoint string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Date", s.now().Format(http.TimeFormat))
 		f, fire := s.hit(endpoint)
 		if f.Latency > 0 && !s.wait(r.Context(), f.Latency) {
 			return

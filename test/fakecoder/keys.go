@@ -165,7 +165,7 @@ func (s *Server) PeakKeys(match func(name string) bool) int {
 func (s *Server) logKeyDeleted(id uuid.UUID) {
 	for i := range s.keyLog {
 		if s.keyLog[i].ID == id && s.keyLog[i].Deleted == nil {
-			t := now()
+			t := s.now()
 			s.keyLog[i].Deleted = &t
 		}
 	}
@@ -270,7 +270,7 @@ func (s *Server) createKey(r *http.Request) reply {
 		Name:      req.Name,
 		KeyPrefix: secret[:keyPrefixLength],
 		Key:       secret,
-		CreatedAt: now(),
+		CreatedAt: s.now(),
 	}
 	s.keys = append(s.keys, k)
 	s.keyLog = append(s.keyLog, KeyLifetime{ID: k.ID, Name: k.Name, Created: k.CreatedAt})

@@ -138,7 +138,7 @@ func (s *Server) EditProvider(idOrName string, edit func(*ProviderRow)) (Provide
 			return ProviderRow{}, fmt.Errorf("fakecoder: provider name %q is taken", c.Name)
 		}
 	}
-	t := now()
+	t := s.now()
 	for i := range c.APIKeys {
 		if c.APIKeys[i].ID == uuid.Nil {
 			c.APIKeys[i] = ProviderKeyRow{ID: uuid.New(), APIKey: c.APIKeys[i].APIKey, CreatedAt: t, UpdatedAt: t}
@@ -272,7 +272,7 @@ func (s *Server) createProvider(r *http.Request) reply {
 		return errorReply(http.StatusConflict, fmt.Sprintf("AI provider %q already exists.", req.Name),
 			`execute transaction: pq: duplicate key value violates unique constraint "ai_providers_name_unique"`)
 	}
-	t := now()
+	t := s.now()
 	p := &ProviderRow{
 		ID:          uuid.New(),
 		Type:        req.Type,
@@ -338,7 +338,7 @@ func (s *Server) updateProvider(r *http.Request) reply {
 		}
 	}
 
-	t := now()
+	t := s.now()
 	keys := p.APIKeys
 	if req.APIKeys != nil {
 		var err error
@@ -442,6 +442,6 @@ func (s *Server) deleteProvider(r *http.Request) reply {
 	}
 	p.Deleted = true
 	p.Enabled = false
-	p.UpdatedAt = now()
+	p.UpdatedAt = s.now()
 	return reply{status: http.StatusNoContent}
 }

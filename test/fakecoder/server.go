@@ -26,6 +26,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -119,6 +120,11 @@ type Server struct {
 	providers        []*ProviderRow // in creation order; soft-deleted rows stay
 	faults           map[string]*Fault
 	counts           map[string]int
+	// clockOffset is how far the deployment's clock runs ahead of the
+	// host's (negative: behind), in nanoseconds: every timestamp the fake
+	// writes and every answer's Date header show it. Atomic, so the
+	// handlers read it while they hold mu.
+	clockOffset atomic.Int64
 
 	// netMu guards the listeners, so SetDown can swap them while requests
 	// are in flight.
@@ -403,9 +409,11 @@ func (s *Server) SetOwner(owner bool) {
 	s.owner = owner
 }
 
-// Reset deletes every key and provider row and clears faults and request
-// counts; token, license, AI Gateway enablement and role are kept.
+// Reset deletes every key and provider row and clears faults, the clock
+// offset and request counts; token, license, AI Gateway enablement and role
+// are kept.
 func (s *Server) Reset() {
+	s.clockOffset.Store(0)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keys = nil

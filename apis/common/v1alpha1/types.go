@@ -272,9 +272,12 @@ type AIProviderObservation struct {
 	// removed a key there, and the keys are sent again.
 	// +listType=atomic
 	AppliedAPIKeyIDs []string `json:"appliedAPIKeyIDs,omitempty"`
-	// CredentialsFingerprint is a salted SHA-256 of the API keys and Bedrock
-	// access key pair this resource last sent. A changed Secret changes it,
-	// so the keys are sent again; the material itself is stored nowhere.
+	// CredentialsFingerprint is an HMAC-SHA256 of the API keys and Bedrock
+	// access key pair this resource last sent, keyed with a secret only the
+	// provider holds (the Secret provider-coder-fingerprint-key in its
+	// namespace), so it cannot be checked against guessed keys. A changed
+	// Secret changes it, so the keys are sent again; the material itself is
+	// stored nowhere.
 	CredentialsFingerprint string `json:"credentialsFingerprint,omitempty"`
 }
 

@@ -31,6 +31,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
@@ -111,6 +112,7 @@ type Client struct {
 	url     string
 	timeout time.Duration
 	breaker *breaker
+	clock   *atomic.Pointer[Clock]
 }
 
 // New returns a Client for cfg, with request slots of its own. It does not
@@ -133,7 +135,8 @@ func newClient(cfg Config, pool chan struct{}) (*Client, error) {
 		timeout = DefaultTimeout
 	}
 	b := newBreaker(timeout, pool, time.Now())
-	hc, err := newHTTPClient(cfg, timeout, b)
+	clock := &atomic.Pointer[Clock]{}
+	hc, err := newHTTPClient(cfg, timeout, b, clock)
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +146,7 @@ func newClient(cfg Config, pool chan struct{}) (*Client, error) {
 		url:     u.String(),
 		timeout: timeout,
 		breaker: b,
+		clock:   clock,
 	}, nil
 }
 
@@ -169,6 +173,17 @@ func (c *Client) Silent(since time.Time) error {
 // it stopped answering.
 func (c *Client) SlotWait() time.Duration {
 	return c.breaker.slotWait
+}
+
+// Clock is Coder's clock as its latest successful answer to this client
+// showed it; not Known before one with a Date. Every answer of one
+// deployment dates the same clock, so the answer that brought a timestamp
+// and any later one serve alike.
+func (c *Client) Clock() Clock {
+	if p := c.clock.Load(); p != nil {
+		return *p
+	}
+	return Clock{}
 }
 
 // Timeout is the per-request bound of this client.

@@ -63,7 +63,7 @@ func parseURL(raw string) (*url.URL, error) {
 	return u, nil
 }
 
-func newHTTPClient(cfg Config, timeout time.Duration, b *breaker) (*http.Client, error) {
+func newHTTPClient(cfg Config, timeout time.Duration, b *breaker, clock *atomic.Pointer[Clock]) (*http.Client, error) {
 	tc, err := tlsConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func newHTTPClient(cfg Config, timeout time.Duration, b *breaker) (*http.Client,
 		ForceAttemptHTTP2: true,
 	}
 	return &http.Client{
-		Transport: &instrumented{next: t, breaker: b},
+		Transport: &instrumented{next: t, breaker: b, clock: clock},
 		Timeout:   timeout,
 		// The token is a custom header, which Go forwards on redirects, even
 		// to another host. Never follow one; the error names the target.
@@ -135,11 +135,13 @@ func (c *Client) begin(ctx context.Context, method, endpoint string, secrets ...
 	return context.WithValue(ctx, callKey{}, rec), rec
 }
 
-// instrumented counts every request, records the outcome for errors, and
-// bounds every response body.
+// instrumented counts every request, records the outcome for errors,
+// bounds every response body, and keeps Coder's clock as its latest
+// successful answer showed it.
 type instrumented struct {
 	next    http.RoundTripper
 	breaker *breaker
+	clock   *atomic.Pointer[Clock]
 }
 
 func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -170,13 +172,17 @@ func (t *instrumented) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp, err := t.next.RoundTrip(req)
-	t.breaker.done(probe, err, time.Now())
+	received := time.Now()
+	t.breaker.done(probe, err, received)
 	code := metrics.CodeError
 	if err != nil {
 		release()
 	}
 	if err == nil {
 		code = strconv.Itoa(resp.StatusCode)
+		if c, ok := clockOf(resp, received); ok {
+			t.clock.Store(&c)
+		}
 		// codersdk reads bodies whole (io.ReadAll, json.Decoder); this is
 		// the one place to bound them. The slot is held until the body is
 		// closed: a Coder that sends its headers at once and drips the body

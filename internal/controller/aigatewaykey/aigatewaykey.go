@@ -98,12 +98,12 @@ type Options struct {
 // Setup adds a controller for the AIGatewayKey kind gvk to the manager.
 func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	kindOpts := o.Options
-	// A settle window ends on time, not up to one poll late.
-	kindOpts.PollHook = pollHook
 	c := &connection{
 		keys: o.Keys, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
-		records: o.Records, kind: gvk.Kind,
+		records: o.Records, kind: gvk.Kind, clocks: newClocks(),
 	}
+	// A settle window ends on time, not up to one poll late.
+	kindOpts.PollHook = c.clocks.pollHook
 	return managedkind.Setup(mgr, gvk, kindOpts, managedkind.Kind[Resource]{CoderName: DerivedName, External: c.external})
 }
 
@@ -115,6 +115,8 @@ type connection struct {
 	scheme  *runtime.Scheme
 	records *cleanup.Records
 	kind    string
+	// clocks is Coder's clock per key, for the poll hook.
+	clocks *clocks
 }
 
 // external is the client of one key to Coder for one reconcile, through the
@@ -124,7 +126,7 @@ func (c *connection) external(s providerconfig.Session, log logging.Logger, reco
 		coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, record: record, log: log,
 		kube: c.kube, reader: c.reader, scheme: c.scheme,
 		records: c.records, kind: c.kind, origin: managedkind.OriginOf(s), createRefused: s.CreateRefused,
-		now: time.Now,
+		now: time.Now, clocks: c.clocks,
 	}
 }
 
@@ -148,7 +150,10 @@ type external struct {
 	// origin is where a rotation's create goes, as its record names it.
 	origin        cleanup.Origin
 	createRefused string
-	now           func() time.Time
+	// now is our clock; Coder's times meet it only on Coder's clock
+	// (coder.Client.Clock).
+	now    func() time.Time
+	clocks *clocks
 
 	// plan is what Observe decided; Update applies it.
 	plan *RotationPlan
@@ -175,6 +180,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	if meta.WasDeleted(k) {
 		return e.observeDeleting(k, keys, id), nil
 	}
+	e.clocks.set(k.GetUID(), e.coder.Clock())
 	if err := e.secretWritable(ctx, k); err != nil {
 		// Creating or replacing a key now would lose its plaintext.
 		return managed.ExternalObservation{}, err
@@ -247,6 +253,8 @@ func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed
 		e.deleting = append(e.deleting, c.AIGatewayKey)
 	}
 	if len(keys) == 0 {
+		// Verified gone: nothing of this key polls again.
+		e.clocks.forget(k.GetUID())
 		return managed.ExternalObservation{ResourceExists: false}
 	}
 	if id == "" {
@@ -262,7 +270,7 @@ func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, record
 	a := k.GetAnnotations()
 	st := RotationState{
 		ExternalName: id, Requested: a[RotateAnnotation], Handled: a[RotatedAnnotation],
-		Every: every, Settle: settle, Now: e.now(),
+		Every: every, Settle: settle, Now: e.now(), Clock: e.coder.Clock(),
 	}
 	byID := make(map[string]codersdk.AIGatewayKey, len(keys))
 	for _, c := range keys {

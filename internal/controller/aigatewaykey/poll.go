@@ -17,13 +17,16 @@ limitations under the License.
 package aigatewaykey
 
 import (
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
 // verifyRetiredAfter is how soon a key whose window is over is looked at
@@ -33,7 +36,8 @@ const verifyRetiredAfter = 5 * time.Second
 // NextPoll is when a key is reconciled next: the poll interval, or sooner
 // when its rotation has a deadline before that (the retiring key's
 // RetiresAt, the next periodic rotation), so a settle window ends on time
-// and not up to one poll late.
+// and not up to one poll late. The deadlines are Coder's times, so now is
+// Coder's time too.
 func NextPoll(o *common.AIGatewayKeyObservation, now time.Time, poll time.Duration) time.Duration {
 	r := o.Rotation
 	if r == nil {
@@ -69,11 +73,65 @@ func timeOf(t *metav1.Time) *time.Time {
 	return &t.Time
 }
 
+// clocks keeps Coder's clock as each key's last Observe saw it, so the
+// poll hook places the rotation's deadlines on our clock. A key's entry
+// goes when its delete is verified; entries of keys released otherwise
+// (finalizers stripped) go when the map is full, after which polls fall
+// back to our clock until each key's next Observe.
+type clocks struct {
+	mu sync.Mutex
+	m  map[types.UID]coder.Clock
+}
+
+// maxClocks bounds the clocks kept: far more keys than one provider serves.
+const maxClocks = 10000
+
+func newClocks() *clocks { return &clocks{m: map[types.UID]coder.Clock{}} }
+
+// set keeps the clock of key uid; an unknown clock changes nothing. A nil
+// clocks keeps nothing.
+func (c *clocks) set(uid types.UID, clk coder.Clock) {
+	if c == nil || !clk.Known() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[uid]; !ok && len(c.m) >= maxClocks {
+		clear(c.m)
+	}
+	c.m[uid] = clk
+}
+
+// forget drops the clock of key uid.
+func (c *clocks) forget(uid types.UID) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, uid)
+}
+
+// at is the instant now of our clock on the Coder clock of key uid, or now
+// itself when that clock is not known.
+func (c *clocks) at(uid types.UID, now time.Time) time.Time {
+	if c == nil {
+		return now
+	}
+	c.mu.Lock()
+	clk, ok := c.m[uid]
+	c.mu.Unlock()
+	if !ok {
+		return now
+	}
+	return clk.At(now)
+}
+
 // pollHook suits managed.WithPollIntervalHook.
-func pollHook(mg resource.Managed, poll time.Duration) time.Duration {
+func (c *clocks) pollHook(mg resource.Managed, poll time.Duration) time.Duration {
 	k, ok := mg.(Resource)
 	if !ok {
 		return poll
 	}
-	return NextPoll(k.KeyObservation(), time.Now(), poll)
+	return NextPoll(k.KeyObservation(), c.at(k.GetUID(), time.Now()), poll)
 }

@@ -23,6 +23,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
 func TestNextPoll(t *testing.T) {
@@ -79,6 +81,31 @@ func TestNextPoll(t *testing.T) {
 			got := NextPoll(&common.AIGatewayKeyObservation{Rotation: tc.r}, now, poll)
 			if got != tc.want {
 				t.Errorf("%s: NextPoll() = %s, want %s", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestPollHookPlacesTheRotationsDeadlineOnCodersClock(t *testing.T) {
+	for name, offset := range map[string]time.Duration{"CoderBehind": -2 * time.Minute, "CoderAhead": 2 * time.Minute} {
+		t.Run(name, func(t *testing.T) {
+			k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{UID: "k"}}
+			ours := time.Now()
+			// The window ends 20s after Coder's now, a time of Coder's.
+			retires := metav1.NewTime(ours.Add(offset).Add(20 * time.Second))
+			k.Status.AtProvider.Rotation = &common.AIGatewayKeyRotationObservation{RetiresAt: &retires}
+			c := newClocks()
+			c.set(k.UID, coder.Clock{Date: ours.Add(offset), Received: ours})
+			// Whole seconds in status, one second's margin, the test's own
+			// moment: between 19s and 22s, never a poll away.
+			if got := c.pollHook(k, time.Minute); got < 19*time.Second || got > 22*time.Second {
+				t.Errorf("pollHook = %s with Coder's clock %s from ours, want about 21s", got, offset)
+			}
+			// Forgotten (the key was deleted), the hook knows only our clock,
+			// on which the deadline is two minutes off: the poll decides.
+			c.forget(k.UID)
+			if got := c.pollHook(k, time.Minute); got != time.Minute {
+				t.Errorf("pollHook = %s after forget, want the poll interval", got)
 			}
 		})
 	}

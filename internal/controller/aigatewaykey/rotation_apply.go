@@ -112,8 +112,13 @@ func (e *external) retire(ctx context.Context, p RotationPlan) error {
 		how = SettleEarly
 	}
 	metrics.KeyRotated(e.kind, how)
+	// The window's times are Coder's: so is the time it ended.
+	after := "unknown"
+	if now := e.coder.Clock().At(e.now()); !now.IsZero() {
+		after = now.Sub(p.StartedAt).Round(time.Second).String()
+	}
 	e.log.Info("Settle window ended; deleted the retiring key", "counter", p.Current.Counter, "settle", how,
-		"retiringKeyPrefix", p.Retiring[0].Prefix, "window", p.RetiresAt.Sub(p.StartedAt).String(), "after", e.now().Sub(p.StartedAt).Round(time.Second).String())
+		"retiringKeyPrefix", p.Retiring[0].Prefix, "window", p.RetiresAt.Sub(p.StartedAt).String(), "after", after)
 	return nil
 }
 

@@ -19,6 +19,8 @@ package aigatewaykey
 import (
 	"slices"
 	"time"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
 // Rotation annotations. RotateAnnotation is the user's: changing its value
@@ -73,8 +75,14 @@ type RotationState struct {
 	Every time.Duration
 	// Settle is the settle window.
 	Settle time.Duration
-	// Now is the time of the decision.
+	// Now is the time of the decision, by our clock.
 	Now time.Time
+	// Clock is Coder's clock, from the answer that listed the keys. Every
+	// time a rotation waits on (a key's creation, its heartbeats) is
+	// Coder's, so Now meets them only on Coder's clock. When it is not
+	// known, no step waits out a time: a window neither ends nor ends
+	// early, no periodic rotation starts.
+	Clock coder.Clock
 }
 
 // An Action is the next step of a rotation.
@@ -140,6 +148,8 @@ type RotationPlan struct {
 // this function resumes from: the Coder key names carry the counter and the
 // Secret says which plaintext replicas have, so nothing depends on status.
 func DecideRotation(s RotationState) RotationPlan {
+	// Zero when Coder's clock is unknown: before every time of Coder's.
+	now := s.Clock.At(s.Now)
 	keys := slices.Clone(s.Keys)
 	slices.SortFunc(keys, func(a, b Key) int { return b.Counter - a.Counter })
 
@@ -178,8 +188,8 @@ func DecideRotation(s RotationState) RotationPlan {
 		// restarts and lost status writes.
 		p.StartedAt = cur.CreatedAt
 		p.RetiresAt = cur.CreatedAt.Add(s.Settle)
-		p.EarlyEnd = moved(*cur, p.Retiring, s.Now)
-		if p.EarlyEnd || !s.Now.Before(p.RetiresAt) {
+		p.EarlyEnd = moved(*cur, p.Retiring, now)
+		if p.EarlyEnd || !now.Before(p.RetiresAt) {
 			p.Action = ActionRetire
 		}
 		return p
@@ -197,7 +207,7 @@ func DecideRotation(s RotationState) RotationPlan {
 	switch {
 	case s.Requested != "" && s.Requested != s.Handled:
 		p.Trigger = TriggerRequested
-	case s.Every > 0 && !s.Now.Before(p.NextRotationAt):
+	case s.Every > 0 && !now.Before(p.NextRotationAt):
 		p.Trigger = TriggerEvery
 	default:
 		return p
@@ -230,7 +240,7 @@ func serving(keys []Key, published, externalName string, writesSecret bool) *Key
 
 // moved reports whether Coder shows the gateway replicas on the new key: it
 // has a heartbeat after the rotation began, and no retiring key has had one
-// for two heartbeat periods.
+// for two heartbeat periods before now, Coder's time.
 func moved(cur Key, retiring []Key, now time.Time) bool {
 	if cur.LastHeartbeatAt == nil || !cur.LastHeartbeatAt.After(cur.CreatedAt) {
 		return false

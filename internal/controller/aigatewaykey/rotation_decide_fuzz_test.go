@@ -23,6 +23,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
 // rotationState builds a RotationState from the fuzzer's plain values. Each
@@ -44,6 +46,9 @@ func rotationState(keys []byte, external, published byte, writes bool, records [
 		ExternalName: id(external), Published: id(published), WritesSecret: writes,
 		Requested: requested, Handled: handled,
 		Every: time.Duration(every) * time.Minute, Settle: time.Duration(settle) * time.Minute, Now: at(int(now)),
+		// Coder's clock is ours; TestDecideRotationWaitsOnCodersClockNotOurs
+		// covers the skew.
+		Clock: coder.Clock{Date: at(int(now)), Received: at(int(now))},
 	}
 	seen := map[int]bool{}
 	for i := 0; i+2 < len(keys); i += 3 {

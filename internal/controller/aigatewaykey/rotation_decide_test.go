@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
 func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing.T) {
@@ -201,9 +203,98 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
+			// These cases are about the steps: Coder's clock is ours.
+			tc.in.Clock = coder.Clock{Date: tc.in.Now, Received: tc.in.Now}
 			got := DecideRotation(tc.in)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nDecideRotation(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestDecideRotationWaitsOnCodersClockNotOurs(t *testing.T) {
+	// Keys and heartbeats are dated by Coder's clock; k1 was created at
+	// t0+10m by it, so its settle window ends at t0+15m by it.
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	at := t0.Add
+	beat := func(d time.Duration) *time.Time { b := at(d); return &b }
+	with := func(k Key, hb *time.Time) Key { k.LastHeartbeatAt = hb; return k }
+	k0 := Key{Counter: 0, ID: "k0", Prefix: "p0", CreatedAt: at(0)}
+	k1 := Key{Counter: 1, ID: "k1", Prefix: "p1", CreatedAt: at(10 * time.Minute)}
+	settle := 5 * time.Minute
+	// state is the rotation at Coder's time coderNow, decided at our time
+	// coderNow-offset: Coder's clock runs offset ahead of ours.
+	state := func(keys []Key, every time.Duration, coderNow, offset time.Duration) RotationState {
+		ours := at(coderNow - offset)
+		s := RotationState{
+			Keys: keys, ExternalName: keys[len(keys)-1].ID, Published: keys[len(keys)-1].ID,
+			Every: every, Settle: settle, Now: ours, Clock: coder.Clock{Date: at(coderNow), Received: ours},
+		}
+		for _, k := range keys {
+			s.Records = append(s.Records, k.Counter)
+		}
+		return s
+	}
+	behind, ahead := -2*time.Minute, 2*time.Minute
+	cases := map[string]struct {
+		reason string
+		in     RotationState
+		want   Action
+	}{
+		"OldKeyStillBeatingCoderBehind": {
+			reason: "the old key beat 1m59s ago by Coder's clock (3m59s by ours): a replica still uses it",
+			in:     state([]Key{with(k0, beat(10*time.Minute)), with(k1, beat(11*time.Minute))}, 0, 11*time.Minute+59*time.Second, behind),
+			want:   ActionNone,
+		},
+		"WindowOpenCoderBehind": {
+			reason: "14m by Coder's clock is within the window, though 16m by ours is past it",
+			in:     state([]Key{k0, k1}, 0, 14*time.Minute, behind),
+			want:   ActionNone,
+		},
+		"WindowOverCoderAhead": {
+			reason: "15m by Coder's clock ends the window, though ours shows 13m",
+			in:     state([]Key{k0, k1}, 0, 15*time.Minute, ahead),
+			want:   ActionRetire,
+		},
+		"ReplicasMovedCoderAhead": {
+			reason: "the old key's last beat is 2m30s old by Coder's clock (30s by ours): the replicas moved",
+			in:     state([]Key{with(k0, beat(9*time.Minute+30*time.Second)), with(k1, beat(11*time.Minute))}, 0, 12*time.Minute, ahead),
+			want:   ActionRetire,
+		},
+		"NotYetDueCoderBehind": {
+			reason: "the next rotation is due at 70m by Coder's clock; 69m by it is early, whatever ours shows (71m)",
+			in:     state([]Key{k1}, time.Hour, 69*time.Minute, behind),
+			want:   ActionNone,
+		},
+		"DueCoderAhead": {
+			reason: "70m by Coder's clock starts the next rotation, though ours shows 68m",
+			in:     state([]Key{k1}, time.Hour, 70*time.Minute, ahead),
+			want:   ActionStart,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := DecideRotation(tc.in); got.Action != tc.want {
+				t.Errorf("%s\nDecideRotation(...).Action = %s, want %s (plan %+v)", tc.reason, got.Action, tc.want, got)
+			}
+		})
+	}
+}
+
+func TestDecideRotationWaitsOutNoTimeWithoutCodersClock(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	k0 := Key{Counter: 0, ID: "k0", CreatedAt: t0}
+	k1 := Key{Counter: 1, ID: "k1", CreatedAt: t0.Add(10 * time.Minute)}
+	// Long past the window and the next rotation by any clock, but no
+	// answer dated Coder's: neither is taken for over.
+	for name, in := range map[string]RotationState{
+		"Window":   {Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: 5 * time.Minute, Now: t0.Add(24 * time.Hour)},
+		"Periodic": {Keys: []Key{k1}, ExternalName: "k1", Published: "k1", Records: []int{1}, Every: time.Hour, Settle: 5 * time.Minute, Now: t0.Add(24 * time.Hour)},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if got := DecideRotation(in); got.Action != ActionNone {
+				t.Errorf("DecideRotation(...).Action = %s without Coder's clock, want %s", got.Action, ActionNone)
 			}
 		})
 	}

@@ -17,8 +17,9 @@ limitations under the License.
 // Package aiprovider is the one external client for AIProviders, both
 // scopes. The external name is the Coder provider id; the Coder-wide name is
 // forProvider.name (default metadata.name). API keys come from Secrets only:
-// they go to Coder and into a salted fingerprint in status, never to status,
-// events, logs or errors as they are.
+// they go to Coder and into a keyed fingerprint in status (an HMAC with a
+// key only the provider holds), never to status, events, logs or errors as
+// they are.
 package aiprovider
 
 import (
@@ -65,22 +66,24 @@ const AnnotationRefusedCreate = "coder.crossplane.io/refused-create"
 const ReasonAdoptedUncertainCreate event.Reason = "AdoptedUncertainCreate"
 
 const (
-	errGetProvider     = "cannot get AI provider"
-	errCreateProvider  = "cannot create AI provider"
-	errUpdateProvider  = "cannot update AI provider"
-	errDeleteProvider  = "cannot delete AI provider"
-	errExternalName    = "external name is not a Coder provider id"
-	errInvalidSpec     = "invalid AIProvider spec"
-	errAccessKeyPair   = "spec.forProvider.bedrock: set both accessKeyIDSecretRef and secretAccessKeySecretRef, or neither"
-	errRecordAdoption  = "cannot record the adopted provider's id as the external name"
-	errNotObserved     = "cannot update an AI provider that was not observed first"
-	errCannotPutBack   = "cannot make the provider in Coder match the spec"
-	errSetupKind       = "cannot set up AIProvider controller"
-	errKindNotScheme   = "kind is not registered"
-	errFmtNameTaken    = "the name %q is taken in Coder by provider %s, created %s, which this resource did not create; it is not adopted: choose another spec.forProvider.name, or delete that provider in Coder"
-	errFmtCreateTaken  = "cannot create AI provider: the name %q is taken in Coder by a provider this resource does not own; it is not adopted, and creating is retried with backoff"
-	msgFmtAdopted      = "Adopted Coder provider %s: an earlier create attempt wrote it, although its response was lost"
-	msgStatusNotStored = "Cannot record the created provider's key ids and fingerprint; the keys will be sent again"
+	errGetProvider      = "cannot get AI provider"
+	errCreateProvider   = "cannot create AI provider"
+	errUpdateProvider   = "cannot update AI provider"
+	errDeleteProvider   = "cannot delete AI provider"
+	errExternalName     = "external name is not a Coder provider id"
+	errInvalidSpec      = "invalid AIProvider spec"
+	errAccessKeyPair    = "spec.forProvider.bedrock: set both accessKeyIDSecretRef and secretAccessKeySecretRef, or neither"
+	errRecordAdoption   = "cannot record the adopted provider's id as the external name"
+	errNotObserved      = "cannot update an AI provider that was not observed first"
+	errCannotPutBack    = "cannot make the provider in Coder match the spec"
+	errSetupKind        = "cannot set up AIProvider controller"
+	errNoFingerprintKey = "cannot set up AIProvider controller: no fingerprint key"
+	errKindNotScheme    = "kind is not registered"
+	errFmtNameTaken     = "the name %q is taken in Coder by provider %s, created %s, which this resource did not create; it is not adopted: choose another spec.forProvider.name, or delete that provider in Coder"
+	errFmtCannotDate    = "cannot tell whether provider %q (%s) in Coder is the result of this resource's create attempt"
+	errFmtCreateTaken   = "cannot create AI provider: the name %q is taken in Coder by a provider this resource does not own; it is not adopted, and creating is retried with backoff"
+	msgFmtAdopted       = "Adopted Coder provider %s: an earlier create attempt wrote it, although its response was lost"
+	msgStatusNotStored  = "Cannot record the created provider's key ids and fingerprint; the keys will be sent again"
 )
 
 // A Resource is an AIProvider of either scope.
@@ -95,6 +98,14 @@ type Resource interface {
 // Options configure the AIProvider controllers.
 type Options struct {
 	managedkind.Options
+	// FingerprintKey keys the credentials fingerprint.
+	FingerprintKey KeySource
+}
+
+// A KeySource hands out the key the credentials fingerprint is keyed with
+// (fingerprintkey.Source).
+type KeySource interface {
+	Key(ctx context.Context) ([]byte, error)
 }
 
 // Setup adds a controller for the AIProvider kind gvk to the manager. A
@@ -105,7 +116,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 	if err != nil {
 		return errors.Wrap(err, errSetupKind)
 	}
-	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: gvk.Kind}
+	if o.FingerprintKey == nil {
+		return errors.New(errNoFingerprintKey)
+	}
+	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: gvk.Kind, fingerprintKey: o.FingerprintKey}
 	return managedkind.Setup(mgr, gvk, o.Options, managedkind.Kind[Resource]{
 		CoderName: ProviderName, Refused: MarkRefused, External: c.external,
 		Watches: func(b *builder.Builder) *builder.Builder { return b.Watches(secretObject(), readers) },
@@ -114,15 +128,16 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 
 // connection is what the external clients of one AIProvider kind share.
 type connection struct {
-	kube   client.Client
-	reader client.Reader
-	kind   string
+	kube           client.Client
+	reader         client.Reader
+	kind           string
+	fingerprintKey KeySource
 }
 
 // external is the client of one AIProvider to Coder for one reconcile,
 // through the session its ProviderConfig opened.
 func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
-	return &external{coder: s.Client, kube: c.kube, reader: c.reader, kind: c.kind, log: log, record: record}
+	return &external{coder: s.Client, kube: c.kube, reader: c.reader, kind: c.kind, log: log, record: record, fingerprintKey: c.fingerprintKey}
 }
 
 // external talks to Coder for one AIProvider during one reconcile.
@@ -134,6 +149,8 @@ type external struct {
 	kind   string
 	log    logging.Logger
 	record event.Recorder
+	// fingerprintKey keys the credentials fingerprint.
+	fingerprintKey KeySource
 
 	// Observe leaves what it found for Update, which follows it in the same
 	// reconcile: one GET and one read of the Secrets per reconcile.
@@ -186,7 +203,15 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
 	}
-	if !coderobj.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout()) {
+	// The attempt is ours, by our clock; Coder dated the provider by its
+	// own, which the answer just read places the attempt on.
+	ours, err := coderobj.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout(), e.coder.Clock())
+	if err != nil {
+		// Neither adopted nor someone else's: a deleting resource must not
+		// take the provider for absent.
+		return managed.ExternalObservation{}, errors.Wrapf(err, errFmtCannotDate, name, got.ID)
+	}
+	if !ours {
 		if meta.WasDeleted(p) {
 			// Never delete someone else's provider.
 			return managed.ExternalObservation{ResourceExists: false}, nil
@@ -220,7 +245,13 @@ func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	d := Diff(want, got, AppliedOf(p.ProviderObservation()))
+	applied, upgraded := UpgradeLegacy(AppliedOf(p.ProviderObservation()), want)
+	if upgraded {
+		// The reconciler writes the status after Observe: the unkeyed
+		// fingerprint goes without the credentials being sent again.
+		p.ProviderObservation().CredentialsFingerprint = want.Fingerprint
+	}
+	d := Diff(want, got, applied)
 	e.want, e.drift = &want, &d
 	return managed.ExternalObservation{
 		ResourceExists:   true,
@@ -235,10 +266,16 @@ func (e *external) desired(ctx context.Context, r Resource) (Desired, error) {
 	if err != nil {
 		return Desired{}, err
 	}
+	key, err := e.fingerprintKey.Key(ctx)
+	if err != nil {
+		return Desired{}, err
+	}
+	uid := string(r.GetUID())
 	return Desired{
-		Request:          CreateRequest(ProviderName(r), *r.ProviderFields(), r.ProviderBedrock(), c),
-		Fingerprint:      Fingerprint(string(r.GetUID()), c),
-		NameFromMetadata: r.ProviderFields().Name == nil,
+		Request:           CreateRequest(ProviderName(r), *r.ProviderFields(), r.ProviderBedrock(), c),
+		Fingerprint:       Fingerprint(key, uid, c),
+		LegacyFingerprint: LegacyFingerprint(uid, c),
+		NameFromMetadata:  r.ProviderFields().Name == nil,
 	}, nil
 }
 

@@ -124,7 +124,7 @@ func TestCreateProviderSendsTheDesiredSpecAndSetsExternalName(t *testing.T) {
 			// The status Create persists itself: the applied key ids and the
 			// fingerprint, so the next Observe does not send the keys again.
 			stored := f.stored(t)
-			wantApplied := Applied{Fingerprint: Fingerprint(testUID, Credentials{APIKeys: []string{apiKey}}), KeyIDs: []string{row.APIKeys[0].ID.String()}}
+			wantApplied := Applied{Fingerprint: Fingerprint(testKey, testUID, Credentials{APIKeys: []string{apiKey}}), KeyIDs: []string{row.APIKeys[0].ID.String()}}
 			if diff := cmp.Diff(wantApplied, AppliedOf(&stored.Status.AtProvider)); diff != "" {
 				t.Errorf("%s\npersisted status: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -261,6 +261,20 @@ func TestUpdateProviderSendsOnlyTheDiff(t *testing.T) {
 			},
 			wantPatches: 1, wantDisplay: "OpenAI", wantKeysSent: true, wantKey: "sk-test-plaintext-0002",
 		},
+		"LegacyFingerprintOfTheKeySent": {
+			reason: "A status from before fingerprints were keyed, of the key Coder has: the keyed fingerprint replaces it, and nothing is sent.",
+			change: func(_ *testing.T, _ *fixture, p *aiv1alpha1.AIProvider) {
+				p.Status.AtProvider.CredentialsFingerprint = LegacyFingerprint(testUID, Credentials{APIKeys: []string{apiKey}})
+			},
+			wantDisplay: "OpenAI", wantKey: apiKey,
+		},
+		"LegacyFingerprintOfAnotherKey": {
+			reason: "A status from before fingerprints were keyed, of a key the Secret no longer holds: the Secret's key is sent.",
+			change: func(_ *testing.T, _ *fixture, p *aiv1alpha1.AIProvider) {
+				p.Status.AtProvider.CredentialsFingerprint = LegacyFingerprint(testUID, Credentials{APIKeys: []string{"sk-test-plaintext-0000"}})
+			},
+			wantPatches: 1, wantDisplay: "OpenAI", wantKeysSent: true, wantKey: apiKey,
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -294,6 +308,9 @@ func TestUpdateProviderSendsOnlyTheDiff(t *testing.T) {
 			}
 			if diff := cmp.Diff([]string{row.APIKeys[0].ID.String()}, keysAfter); diff != "" {
 				t.Errorf("%s\napplied key ids: -Coder's, +status:\n%s", tc.reason, diff)
+			}
+			if fp, want := p.Status.AtProvider.CredentialsFingerprint, Fingerprint(testKey, testUID, Credentials{APIKeys: []string{tc.wantKey}}); fp != want {
+				t.Errorf("%s\nstatus fingerprint %q, want the keyed fingerprint of the key sent, %q", tc.reason, fp, want)
 			}
 			assertNoAPIKey(t, tc.reason, p)
 		})

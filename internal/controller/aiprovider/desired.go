@@ -18,10 +18,12 @@ package aiprovider
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"regexp"
 	"slices"
 	"strings"
@@ -37,7 +39,7 @@ import (
 )
 
 // Credentials are the secret values of one AIProvider, read from its
-// Secrets. They go to Coder and into a salted fingerprint, nowhere else.
+// Secrets. They go to Coder and into a keyed fingerprint, nowhere else.
 type Credentials struct {
 	APIKeys []string
 	// AccessKeyID and SecretAccessKey are both set or both nil.
@@ -57,6 +59,9 @@ func (c Credentials) Format(f fmt.State, _ rune) {
 type Desired struct {
 	Request     codersdk.CreateAIProviderRequest
 	Fingerprint string
+	// LegacyFingerprint is the unkeyed fingerprint of the same values, to
+	// recognise a status an earlier release wrote; never stored or printed.
+	LegacyFingerprint string
 	// NameFromMetadata is true when the spec leaves forProvider.name unset.
 	NameFromMetadata bool
 }
@@ -127,17 +132,50 @@ func RegionFromBaseURL(baseURL string) string {
 	return strings.ToLower(m[1] + m[2])
 }
 
-// fingerprintDomain separates this hash from any other use of the salt.
-const fingerprintDomain = "provider-coder/aiprovider/credentials/v1"
+// fingerprintDomain separates this hash from any other use of the key.
+const fingerprintDomain = "provider-coder/aiprovider/credentials/v2"
 
-// Fingerprint is a salted SHA-256 of the credential material, so a changed
-// Secret is noticed without storing the material. The salt is the object's
-// UID: the same key in two objects gives two unrelated fingerprints. Every
-// value is length-prefixed, so no two different sets of credentials hash the
-// same input; API keys are sorted, so reordering the references rotates
-// nothing.
-func Fingerprint(salt string, c Credentials) string {
+// FingerprintPrefix starts every fingerprint Fingerprint makes.
+const FingerprintPrefix = "hmac-sha256:"
+
+// Fingerprint is an HMAC-SHA256 of the credential material, keyed with a
+// secret only the provider holds (package fingerprintkey), so a changed
+// Secret is noticed without storing the material, and a fingerprint in
+// status cannot be tested against guessed keys by whoever reads status
+// (where Coder's masked key already gives away part of each). The object's
+// UID is hashed too: the same key in two objects gives two unrelated
+// fingerprints. Every value is length-prefixed, so no two different sets of
+// credentials hash the same input; API keys are sorted, so reordering the
+// references rotates nothing.
+func Fingerprint(key []byte, uid string, c Credentials) string {
+	h := hmac.New(sha256.New, key)
+	writeCredentials(h, fingerprintDomain, uid, c)
+	return FingerprintPrefix + hex.EncodeToString(h.Sum(nil))
+}
+
+// legacyDomain and legacyPrefix are the unkeyed fingerprint of releases
+// before the keyed one.
+const (
+	legacyDomain = "provider-coder/aiprovider/credentials/v1"
+	legacyPrefix = "sha256:"
+)
+
+// LegacyFingerprint is the fingerprint releases before Fingerprint kept in
+// status: a SHA-256 salted only with the public UID. It is computed only to
+// recognise such a status, whose credentials are then known unchanged and
+// are not sent again; it is never written.
+func LegacyFingerprint(uid string, c Credentials) string {
 	h := sha256.New()
+	writeCredentials(h, legacyDomain, uid, c)
+	return legacyPrefix + hex.EncodeToString(h.Sum(nil))
+}
+
+// IsLegacyFingerprint reports whether fp is of the unkeyed kind.
+func IsLegacyFingerprint(fp string) bool { return strings.HasPrefix(fp, legacyPrefix) }
+
+// writeCredentials writes the domain, the UID and the credentials to h,
+// each value length-prefixed.
+func writeCredentials(h hash.Hash, domain, uid string, c Credentials) {
 	write := func(s string) {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(s)))
@@ -152,8 +190,8 @@ func Fingerprint(salt string, c Credentials) string {
 		write("present")
 		write(*p)
 	}
-	write(fingerprintDomain)
-	write(salt)
+	write(domain)
+	write(uid)
 	keys := slices.Sorted(slices.Values(c.APIKeys))
 	write(fmt.Sprint(len(keys)))
 	for _, k := range keys {
@@ -161,7 +199,6 @@ func Fingerprint(salt string, c Credentials) string {
 	}
 	optional(c.AccessKeyID)
 	optional(c.SecretAccessKey)
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Spec field paths of the secret references, for errors.

@@ -18,7 +18,11 @@ package aiprovider
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,9 +157,9 @@ func TestRegionIsDerivedFromCanonicalBedrockURLsOnly(t *testing.T) {
 func TestFingerprintChangesWithTheMaterialOnly(t *testing.T) {
 	const uid = "6b0e9c1a-0000-4000-8000-000000000001"
 	base := Credentials{APIKeys: []string{"sk-one", "sk-two"}}
-	fp := Fingerprint(uid, base)
-	if !strings.HasPrefix(fp, "sha256:") || len(fp) != len("sha256:")+64 {
-		t.Fatalf("Fingerprint = %q, want sha256: and 64 hex digits", fp)
+	fp := Fingerprint(testKey, uid, base)
+	if !strings.HasPrefix(fp, FingerprintPrefix) || len(fp) != len(FingerprintPrefix)+64 {
+		t.Fatalf("Fingerprint = %q, want %s and 64 hex digits", fp, FingerprintPrefix)
 	}
 	cases := map[string]struct {
 		reason string
@@ -190,7 +194,7 @@ func TestFingerprintChangesWithTheMaterialOnly(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got := Fingerprint(tc.salt, tc.c)
+			got := Fingerprint(testKey, tc.salt, tc.c)
 			if (got == fp) != tc.same {
 				t.Errorf("%s\nFingerprint equal to the base = %t, want %t", tc.reason, got == fp, tc.same)
 			}
@@ -199,17 +203,61 @@ func TestFingerprintChangesWithTheMaterialOnly(t *testing.T) {
 
 	// Length prefixes keep key boundaries: a+bc is not ab+c, in the key list
 	// or across the two halves of the access key pair.
-	if Fingerprint(uid, Credentials{APIKeys: []string{"a", "bc"}}) == Fingerprint(uid, Credentials{APIKeys: []string{"ab", "c"}}) {
+	if Fingerprint(testKey, uid, Credentials{APIKeys: []string{"a", "bc"}}) == Fingerprint(testKey, uid, Credentials{APIKeys: []string{"ab", "c"}}) {
 		t.Errorf("API keys a,bc and ab,c share a fingerprint")
 	}
-	a := Fingerprint(uid, Credentials{AccessKeyID: ptr("ab"), SecretAccessKey: ptr("c")})
-	b := Fingerprint(uid, Credentials{AccessKeyID: ptr("a"), SecretAccessKey: ptr("bc")})
+	a := Fingerprint(testKey, uid, Credentials{AccessKeyID: ptr("ab"), SecretAccessKey: ptr("c")})
+	b := Fingerprint(testKey, uid, Credentials{AccessKeyID: ptr("a"), SecretAccessKey: ptr("bc")})
 	if a == b {
 		t.Errorf("access key pairs ab/c and a/bc share a fingerprint")
 	}
 	if strings.Contains(fp, "sk-one") {
 		t.Errorf("the fingerprint contains key material")
 	}
+}
+
+// The fingerprint is in status, beside Coder's masked key (the first and
+// last characters of each): an unkeyed hash of a short key could be found
+// by trying every key that fits the mask. Keyed with a secret only the
+// provider holds, it cannot be tested without that secret.
+func TestFingerprintCannotBeComputedWithoutTheKey(t *testing.T) {
+	const uid = "6b0e9c1a-0000-4000-8000-000000000001"
+	c := Credentials{APIKeys: []string{"sk-12charkey"}}
+	fp := Fingerprint(testKey, uid, c)
+	if again := Fingerprint(slices.Clone(testKey), uid, Credentials{APIKeys: []string{"sk-12charkey"}}); again != fp {
+		t.Errorf("the same key and inputs give %q and %q, want one fingerprint", fp, again)
+	}
+	want := hmac.New(sha256.New, testKey)
+	writeCredentials(want, fingerprintDomain, uid, c)
+	if fp != FingerprintPrefix+hex.EncodeToString(want.Sum(nil)) {
+		t.Errorf("Fingerprint = %q, want the HMAC-SHA256 of the credentials keyed with the provider's key", fp)
+	}
+	other := slices.Clone(testKey)
+	other[0] ^= 1
+	guesses := map[string]string{
+		"another key":               Fingerprint(other, uid, c),
+		"no key":                    Fingerprint(nil, uid, c),
+		"the unkeyed hash":          LegacyFingerprint(uid, c),
+		"SHA-256 of the plain key":  "sha256:" + sha256Hex(c.APIKeys[0]),
+		"HMAC keyed with the UID":   hmacHex([]byte(uid), c.APIKeys[0]),
+		"HMAC keyed with the value": hmacHex([]byte(c.APIKeys[0]), uid),
+	}
+	for what, guess := range guesses {
+		if strings.TrimPrefix(guess, "sha256:") == strings.TrimPrefix(fp, FingerprintPrefix) || guess == fp {
+			t.Errorf("the fingerprint equals %s: someone without the provider's key can compute it", what)
+		}
+	}
+}
+
+func sha256Hex(msg string) string {
+	h := sha256.Sum256([]byte(msg))
+	return hex.EncodeToString(h[:])
+}
+
+func hmacHex(key []byte, msg string) string {
+	h := hmac.New(sha256.New, key)
+	_, _ = h.Write([]byte(msg))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 func TestCredentialsNeverPrintTheirValues(t *testing.T) {

@@ -54,6 +54,18 @@ func AppliedOf(o *common.AIProviderObservation) Applied {
 	return Applied{Fingerprint: o.CredentialsFingerprint, KeyIDs: o.AppliedAPIKeyIDs}
 }
 
+// UpgradeLegacy returns applied with the unkeyed fingerprint an earlier
+// release wrote replaced by want's keyed one, when both are of the
+// credentials want sends: they were sent already, and are not sent again
+// for a change of fingerprint alone. ok reports whether it replaced one.
+func UpgradeLegacy(applied Applied, want Desired) (Applied, bool) {
+	if !IsLegacyFingerprint(applied.Fingerprint) || applied.Fingerprint != want.LegacyFingerprint {
+		return applied, false
+	}
+	applied.Fingerprint = want.Fingerprint
+	return applied, true
+}
+
 // A Drift is how Coder differs from the desired state, and the one PATCH
 // that puts back what can be put back.
 type Drift struct {

@@ -330,3 +330,47 @@ func TestOnlyAnUncertainCreateAttemptIsLookedFor(t *testing.T) {
 		})
 	}
 }
+
+func TestUpgradeLegacyReplacesOnlyAnUnkeyedFingerprintOfTheSameCredentials(t *testing.T) {
+	c := Credentials{APIKeys: []string{"sk-one"}}
+	want := Desired{Fingerprint: Fingerprint(testKey, testUID, c), LegacyFingerprint: LegacyFingerprint(testUID, c)}
+	ids := []string{"k1"}
+	cases := map[string]struct {
+		reason  string
+		applied Applied
+		want    Applied
+		ok      bool
+	}{
+		"SameCredentials": {
+			reason:  "an earlier release's fingerprint of what is sent now: the keyed one replaces it",
+			applied: Applied{Fingerprint: want.LegacyFingerprint, KeyIDs: ids},
+			want:    Applied{Fingerprint: want.Fingerprint, KeyIDs: ids}, ok: true,
+		},
+		"OtherCredentials": {
+			reason:  "an earlier release's fingerprint of other credentials: they changed, and are sent",
+			applied: Applied{Fingerprint: LegacyFingerprint(testUID, Credentials{APIKeys: []string{"sk-two"}}), KeyIDs: ids},
+			want:    Applied{Fingerprint: LegacyFingerprint(testUID, Credentials{APIKeys: []string{"sk-two"}}), KeyIDs: ids},
+		},
+		"OtherObject": {
+			reason:  "another object's unkeyed fingerprint of the same key is not this one's",
+			applied: Applied{Fingerprint: LegacyFingerprint("another-uid", c), KeyIDs: ids},
+			want:    Applied{Fingerprint: LegacyFingerprint("another-uid", c), KeyIDs: ids},
+		},
+		"Keyed": {
+			reason:  "a keyed fingerprint is left as it is",
+			applied: Applied{Fingerprint: want.Fingerprint, KeyIDs: ids},
+			want:    Applied{Fingerprint: want.Fingerprint, KeyIDs: ids},
+		},
+		"None": {
+			reason: "a status without a fingerprint has nothing to upgrade",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := UpgradeLegacy(tc.applied, want)
+			if diff := cmp.Diff(tc.want, got); diff != "" || ok != tc.ok {
+				t.Errorf("%s\nUpgradeLegacy = %v (-want +got):\n%s", tc.reason, ok, diff)
+			}
+		})
+	}
+}

@@ -47,6 +47,14 @@ import (
 
 const testUID = "0b1c2d3e-0000-4000-8000-00000000beef"
 
+// testKey is the provider's fingerprint key in the tests.
+var testKey = []byte("fingerprint-key-of-the-tests-0123456789")
+
+// staticKey is a KeySource of one key.
+type staticKey []byte
+
+func (k staticKey) Key(context.Context) ([]byte, error) { return k, nil }
+
 // fixture is an external client of a fake Coder and a fake Kubernetes API
 // holding objs; updates counts the client's writes to Kubernetes.
 type fixture struct {
@@ -80,7 +88,7 @@ func newFixture(t *testing.T, objs ...client.Object) *fixture {
 			f.updates++
 			return c.Update(ctx, o, opts...)
 		}}).Build()
-	f.ext = &external{coder: cl, kube: kube, reader: kube, kind: "AIProvider", log: logging.NewNopLogger(), record: event.NewNopRecorder()}
+	f.ext = &external{coder: cl, kube: kube, reader: kube, kind: "AIProvider", log: logging.NewNopLogger(), record: event.NewNopRecorder(), fingerprintKey: staticKey(testKey)}
 	return f
 }
 
@@ -223,6 +231,26 @@ func TestObserveOfADeletingProviderFindsWhatItOwnsAndNothingElse(t *testing.T) {
 			reason: "A provider the recorded attempt created (its answer was lost) is the resource's: it is named for Delete.",
 			objs:   []client.Object{record(time.Now())},
 			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
+				f.createProvider(t, "openai")
+				return deletingProvider("", map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
+			},
+			wantExists: true, wantExternalName: true,
+		},
+		"UncertainCreateCoderTwoMinutesBehind": {
+			reason: "Coder's clock runs two minutes behind ours: it dates the provider our attempt wrote two minutes before the attempt by our clock, and it is still ours.",
+			objs:   []client.Object{record(time.Now())},
+			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
+				f.srv.SetClockOffset(-2 * time.Minute)
+				f.createProvider(t, "openai")
+				return deletingProvider("", map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
+			},
+			wantExists: true, wantExternalName: true,
+		},
+		"UncertainCreateCoderTwoMinutesAhead": {
+			reason: "Coder's clock runs two minutes ahead: its date is past the attempt's timeout by our clock, and the provider is still ours.",
+			objs:   []client.Object{record(time.Now())},
+			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
+				f.srv.SetClockOffset(2 * time.Minute)
 				f.createProvider(t, "openai")
 				return deletingProvider("", map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
 			},

@@ -67,7 +67,7 @@ func (s fuzzSpec) desired() (Desired, Credentials) {
 	if s.pair {
 		c.AccessKeyID, c.SecretAccessKey = ptr(s.accessKeyID), ptr(s.secretAccessKey)
 	}
-	return Desired{Request: CreateRequest(s.name, f, b, c), Fingerprint: Fingerprint(s.salt, c)}, c
+	return Desired{Request: CreateRequest(s.name, f, b, c), Fingerprint: Fingerprint(testKey, s.salt, c), LegacyFingerprint: LegacyFingerprint(s.salt, c)}, c
 }
 
 // coderView is what Coder reports for a provider created from req: no
@@ -264,31 +264,31 @@ func checkFingerprint(t *testing.T, salt string, c Credentials, fp string) {
 	r := c
 	r.APIKeys = slices.Clone(c.APIKeys)
 	slices.Reverse(r.APIKeys)
-	if Fingerprint(salt, r) != fp {
+	if Fingerprint(testKey, salt, r) != fp {
 		t.Fatalf("reordering the API keys changes the fingerprint")
 	}
-	if Fingerprint(salt+"x", c) == fp {
+	if Fingerprint(testKey, salt+"x", c) == fp {
 		t.Fatalf("another object's salt gives the same fingerprint")
 	}
 	if len(c.APIKeys) > 0 {
 		r.APIKeys = r.APIKeys[1:]
-		if Fingerprint(salt, r) == fp {
+		if Fingerprint(testKey, salt, r) == fp {
 			t.Fatalf("removing an API key keeps the fingerprint")
 		}
 		r.APIKeys = append(slices.Clone(c.APIKeys[1:]), c.APIKeys[0]+"x")
-		if Fingerprint(salt, r) == fp {
+		if Fingerprint(testKey, salt, r) == fp {
 			t.Fatalf("changing an API key keeps the fingerprint")
 		}
 	}
 	if c.AccessKeyID != nil && *c.AccessKeyID != *c.SecretAccessKey {
 		s := Credentials{APIKeys: c.APIKeys, AccessKeyID: c.SecretAccessKey, SecretAccessKey: c.AccessKeyID}
-		if Fingerprint(salt, s) == fp {
+		if Fingerprint(testKey, salt, s) == fp {
 			t.Fatalf("swapping the access key pair keeps the fingerprint")
 		}
 	}
 	if c.AccessKeyID != nil {
 		s := Credentials{APIKeys: c.APIKeys}
-		if Fingerprint(salt, s) == fp {
+		if Fingerprint(testKey, salt, s) == fp {
 			t.Fatalf("dropping the access key pair keeps the fingerprint")
 		}
 	}
