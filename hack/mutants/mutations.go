@@ -35,6 +35,47 @@ type Mutation struct {
 // code cannot silently turn a mutation into a no-op.
 var Mutations = []Mutation{
 	{
+		// Issue 26, item 7: a Secret being deleted is kept for as long as
+		// a ProviderConfig that stands reads it, so the namespace of a
+		// ClusterProviderConfig's Secret stays Terminating for good.
+		Name: "secret-held-while-its-providerconfig-stands",
+		File: "internal/controller/credentials/needed.go",
+		Old:  "\t\tif c.Deleting || s.DeletedAt.IsZero() {\n",
+		New:  "\t\tif true {\n",
+		Pkgs: []string{"./internal/controller/credentials/", "./test/e2e/"},
+		Run:  "^(TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndReadIt|TestASecretBeingDeletedIsReleasedOnceTheStandingClusterProviderConfigThatReadsItPassedItsBounds|TestSecretsOfAStandingClusterProviderConfigDoNotHoldTheirNamespace)$",
+	},
+	{
+		// Issue 26, item 7: a standing ProviderConfig's Secret being
+		// deleted goes at once, under its dependents' deletes.
+		Name: "secret-released-under-deleting-dependents",
+		File: "internal/controller/credentials/needed.go",
+		Old:  "\t\tif h.Phase != hold.PhaseReleased {\n",
+		New:  "\t\tif false {\n",
+		Pkgs: []string{"./internal/controller/credentials/", "./test/e2e/"},
+		Run:  "^(TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndReadIt|TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsBounds)$",
+	},
+	{
+		// Issue 26, item 7: a ProviderConfig whose Secret is being deleted
+		// stays Ready, and creates through credentials about to go.
+		Name: "ready-while-the-secret-is-deleted",
+		File: "internal/controller/providerconfig/hold.go",
+		Old:  "\tcase sec.DeletionTimestamp != nil && protected:\n\t\treturn errors.Errorf(\"%s: %s\", errSecretDeleting, nn)\n",
+		New:  "\tcase sec.DeletionTimestamp != nil && protected:\n\t\treturn nil\n",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsBounds$",
+	},
+	{
+		// Issue 26, item 7: a standing ProviderConfig loses its Secret
+		// without an event.
+		Name: "secret-let-go-without-an-event",
+		File: "internal/controller/credentials/credentials.go",
+		Old:  "\tr.letGo(ctx, log, req.NamespacedName, d)\n",
+		New:  "",
+		Pkgs: []string{"./internal/controller/credentials/", "./test/e2e/"},
+		Run:  "^(TestASecretBeingDeletedIsReleasedOnceTheStandingClusterProviderConfigThatReadsItPassedItsBounds|TestSecretsOfAStandingClusterProviderConfigDoNotHoldTheirNamespace)$",
+	},
+	{
 		// Issue 26, item 1: any deployment's answer counts as gone, so a
 		// ProviderConfig repointed to another Coder "verifies" a delete
 		// there and forgets the object the first Coder keeps.
@@ -109,7 +150,7 @@ var Mutations = []Mutation{
 		// take the credentials before the dependents have deleted.
 		Name: "credentials-finalizer-never-placed",
 		File: "internal/controller/providerconfig/hold.go",
-		Old:  "\t\tcontrollerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)\n",
+		Old:  "\tcontrollerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)\n",
 		New:  "",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^(TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted|TestCredentialsFinalizerLeavesWithTheLastProviderConfig)$",
