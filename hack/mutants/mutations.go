@@ -76,6 +76,65 @@ var Mutations = []Mutation{
 		Run:  "^(TestASecretBeingDeletedIsReleasedOnceTheStandingClusterProviderConfigThatReadsItPassedItsBounds|TestSecretsOfAStandingClusterProviderConfigDoNotHoldTheirNamespace)$",
 	},
 	{
+		// Issue 26, item 8: a record delete RBAC forbids keeps its resource
+		// (and its namespace) for good.
+		Name: "forbidden-record-delete-holds",
+		File: "internal/cleanup/finalizer.go",
+		Old:  "\tif !kerrors.IsForbidden(err) || !MayDelete(mg) {\n",
+		New:  "\tif true {\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestARecordDeleteTheProviderMayNotMakeDoesNotHoldAResource|TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept)$",
+	},
+	{
+		// Issue 26, item 8: the crossplane.io/paused annotation is not
+		// seen, so a paused deleting resource waits for a reconcile that
+		// never acts.
+		Name: "paused-annotation-not-seen",
+		File: "internal/cleanup/decide.go",
+		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
+		New:  "\tcase p.IsPaused():\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
+	},
+	{
+		// Issue 26, item 8: managementPolicies: [] is not seen as a pause.
+		Name: "empty-policies-not-seen",
+		File: "internal/cleanup/decide.go",
+		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
+		New:  "\tcase meta.IsPaused(mg):\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
+	},
+	{
+		// Issue 26, item 8: unsupported management policies are not seen.
+		Name: "unsupported-policies-not-seen",
+		File: "internal/cleanup/decide.go",
+		Old:  "\tcase p.Validate() != nil:\n",
+		New:  "\tcase false:\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds)$",
+	},
+	{
+		// Issue 26, item 8: a stalled resource is never released, whatever
+		// its bounds say.
+		Name: "stalled-never-released",
+		File: "internal/controller/managedkind/stalled.go",
+		Old:  "\tif mode == hold.ModeBoundedPass {\n",
+		New:  "\tif false {\n",
+		Pkgs: []string{"./internal/controller/managedkind/", "./test/e2e/"},
+		Run:  "^(TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds|TestPausedResourcesDoNotKeepTheirNamespaceTerminating|TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds)$",
+	},
+	{
+		// Issue 26, item 8: a stalled resource is not looked at again at
+		// its namespace bound; the managed reconciler never requeues it.
+		Name: "stalled-not-requeued-at-the-namespace-bound",
+		File: "internal/controller/managedkind/stalled.go",
+		Old:  "\t\tres.RequeueAfter = max(wait, stalledRecheck)\n",
+		New:  "",
+		Pkgs: []string{"./internal/controller/managedkind/", "./test/e2e/"},
+		Run:  "^(TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
+	},
+	{
 		// Issue 26, item 1: any deployment's answer counts as gone, so a
 		// ProviderConfig repointed to another Coder "verifies" a delete
 		// there and forgets the object the first Coder keeps.
@@ -170,13 +229,13 @@ var Mutations = []Mutation{
 	if why, ok := f.releases.take(obj.GetUID()); ok {
 		metrics.ReleasedWithoutDelete(f.kind)
 		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
-			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
+			"released without a verified delete in Coder (%s): %s", why, releasedWhy(why))))
 	}
 `,
 		New: `	if why, ok := f.releases.take(obj.GetUID()); ok {
 		metrics.ReleasedWithoutDelete(f.kind)
 		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
-			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
+			"released without a verified delete in Coder (%s): %s", why, releasedWhy(why))))
 	}
 	if removed, err := f.remove(ctx, obj); err != nil || !removed {
 		return err
@@ -204,7 +263,7 @@ var Mutations = []Mutation{
 		// cannot delete keeps the namespace Terminating).
 		Name: "no-namespace-bound-for-dependents",
 		File: "internal/hold/hold.go",
-		Old:  "\tcase !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceDeletedAt.Add(pc.DependentTimeout)):\n",
+		Old:  "\tcase !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceBound()):\n",
 		New:  "\tcase false:\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete$",

@@ -37,6 +37,39 @@ import (
 type Denials struct {
 	mu   sync.Mutex
 	seen []string
+	// expected are parts of the denials a scenario causes on purpose.
+	expected map[string]int
+}
+
+// Expect makes the denials whose message contains part expected, and no
+// failure of the run, until done is called: a scenario that takes a rule
+// away on purpose.
+func (d *Denials) Expect(part string) (done func()) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.expected == nil {
+		d.expected = map[string]int{}
+	}
+	d.expected[part]++
+	return func() {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.expected[part]--; d.expected[part] <= 0 {
+			delete(d.expected, part)
+		}
+	}
+}
+
+// note records a denial unless a scenario expects it.
+func (d *Denials) note(denial string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for part := range d.expected {
+		if strings.Contains(denial, part) {
+			return
+		}
+	}
+	d.seen = append(d.seen, denial)
 }
 
 // Wrap suits rest.Config.WrapTransport.
@@ -53,9 +86,7 @@ func (d *Denials) Wrap(rt http.RoundTripper) http.RoundTripper {
 			return resp, nil
 		}
 		if msg, ok := rbacDenial(body); ok {
-			d.mu.Lock()
-			d.seen = append(d.seen, fmt.Sprintf("%s %s: %s", req.Method, req.URL.Path, msg))
-			d.mu.Unlock()
+			d.note(fmt.Sprintf("%s %s: %s", req.Method, req.URL.Path, msg))
 		}
 		return resp, nil
 	})
