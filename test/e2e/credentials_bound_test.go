@@ -85,8 +85,8 @@ func waitCredentialsUnavailable(t *testing.T, pc providerconfig.Object) {
 }
 
 func TestSecretsOfAStandingClusterProviderConfigDoNotHoldTheirNamespace(t *testing.T) {
-	// Measured: 1 to 3 s each, the namespace controller's own passes; before
-	// the fix, still Terminating after 120 s.
+	// Measured: about 11 s each, the namespace controller's own passes;
+	// before the fix, still Terminating after 120 s.
 	const namespaceBound = 45 * time.Second
 	coder := env.Cluster.Coder(t)
 	cases := map[string]func(name string, spec common.ProviderConfigSpec) providerconfig.Object{

@@ -37,39 +37,69 @@ import (
 type Denials struct {
 	mu   sync.Mutex
 	seen []string
-	// expected are parts of the denials a scenario causes on purpose.
-	expected map[string]int
+	// expected are the denials scenarios cause on purpose.
+	expected []*expectedDenial
 }
 
-// Expect makes the denials whose message contains part expected, and no
-// failure of the run, until done is called: a scenario that takes a rule
-// away on purpose.
-func (d *Denials) Expect(part string) (done func()) {
+// An expectedDenial is a part of the denials a scenario causes on purpose,
+// and the span of the provider's log (byte offsets) in which it does;
+// to is -1 while the scenario runs.
+type expectedDenial struct {
+	part     string
+	from, to int
+}
+
+// ExpectDenials makes the provider's RBAC denials whose message contains
+// part expected, and no failure of the run, until done is called: in its
+// requests and in its log alike. For a scenario that takes a rule away on
+// purpose.
+func (e *Env) ExpectDenials(part string) (done func()) {
+	d := e.Denials
+	x := &expectedDenial{part: part, from: len(e.Logs.String()), to: -1}
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.expected == nil {
-		d.expected = map[string]int{}
-	}
-	d.expected[part]++
+	d.expected = append(d.expected, x)
+	d.mu.Unlock()
 	return func() {
+		to := len(e.Logs.String())
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		if d.expected[part]--; d.expected[part] <= 0 {
-			delete(d.expected, part)
-		}
+		x.to = to
 	}
 }
 
-// note records a denial unless a scenario expects it.
+// note records a denial unless a scenario expects it now.
 func (d *Denials) note(denial string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for part := range d.expected {
-		if strings.Contains(denial, part) {
+	for _, x := range d.expected {
+		if x.to < 0 && strings.Contains(denial, x.part) {
 			return
 		}
 	}
 	d.seen = append(d.seen, denial)
+}
+
+// unexpectedInLog returns the denials of the provider's log (the local
+// provider's, whose offsets ExpectDenials noted) that no scenario expected
+// where they were logged.
+func (d *Denials) unexpectedInLog(logs string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	off := 0
+	for _, l := range packagerbac.LoggedDenials(logs) {
+		at := off + strings.Index(logs[off:], l)
+		off = at + len(l)
+		plain := strings.ReplaceAll(l, `\"`, `"`)
+		expected := false
+		for _, x := range d.expected {
+			expected = expected || (at >= x.from && (x.to < 0 || at < x.to) && strings.Contains(plain, x.part))
+		}
+		if !expected {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Wrap suits rest.Config.WrapTransport.
