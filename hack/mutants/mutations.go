@@ -293,6 +293,117 @@ var Mutations = []Mutation{
 		Run:  "^(TestUpdateProviderSendsOnlyTheDiff|TestAIProviderFingerprintFromBeforeKeyingIsUpgradedWithoutSendingTheKeys)$",
 	},
 	{
+		// Issue 26, item 7: a Secret being deleted is kept for as long as
+		// a ProviderConfig that stands reads it, so the namespace of a
+		// ClusterProviderConfig's Secret stays Terminating for good.
+		Name: "secret-held-while-its-providerconfig-stands",
+		File: "internal/controller/credentials/needed.go",
+		Old:  "\t\tif c.Deleting || s.DeletedAt.IsZero() {\n",
+		New:  "\t\tif true {\n",
+		Pkgs: []string{"./internal/controller/credentials/", "./test/e2e/"},
+		Run:  "^(TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndReadIt|TestASecretBeingDeletedIsReleasedOnceTheStandingClusterProviderConfigThatReadsItPassedItsBounds|TestSecretsOfAStandingClusterProviderConfigDoNotHoldTheirNamespace)$",
+	},
+	{
+		// Issue 26, item 7: a standing ProviderConfig's Secret being
+		// deleted goes at once, under its dependents' deletes.
+		Name: "secret-released-under-deleting-dependents",
+		File: "internal/controller/credentials/needed.go",
+		Old:  "\t\tif h.Phase != hold.PhaseReleased {\n",
+		New:  "\t\tif false {\n",
+		Pkgs: []string{"./internal/controller/credentials/", "./test/e2e/"},
+		Run:  "^(TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndReadIt|TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsBounds)$",
+	},
+	{
+		// Issue 26, item 7: a ProviderConfig whose Secret is being deleted
+		// stays Ready, and creates through credentials about to go.
+		Name: "ready-while-the-secret-is-deleted",
+		File: "internal/controller/providerconfig/hold.go",
+		Old:  "\tcase sec.DeletionTimestamp != nil && protected:\n\t\treturn errors.Errorf(\"%s: %s\", errSecretDeleting, nn)\n",
+		New:  "\tcase sec.DeletionTimestamp != nil && protected:\n\t\treturn nil\n",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsBounds$",
+	},
+	{
+		// Issue 26, item 7: a standing ProviderConfig loses its Secret
+		// without an event.
+		Name: "secret-let-go-without-an-event",
+		File: "internal/controller/credentials/credentials.go",
+		Old:  "\tr.letGo(ctx, log, req.NamespacedName, d)\n",
+		New:  "",
+		Pkgs: []string{"./internal/controller/credentials/", "./test/e2e/"},
+		Run:  "^(TestASecretBeingDeletedIsReleasedOnceTheStandingClusterProviderConfigThatReadsItPassedItsBounds|TestSecretsOfAStandingClusterProviderConfigDoNotHoldTheirNamespace)$",
+	},
+	{
+		// Issue 26, item 8: a record delete RBAC forbids keeps its resource
+		// (and its namespace) for good.
+		Name: "forbidden-record-delete-holds",
+		File: "internal/cleanup/finalizer.go",
+		Old:  "\tif !kerrors.IsForbidden(err) || !MayDelete(mg) {\n",
+		New:  "\tif true {\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestARecordDeleteTheProviderMayNotMakeDoesNotHoldAResource|TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept)$",
+	},
+	{
+		// Issue 26, item 8: the crossplane.io/paused annotation is not
+		// seen, so a paused deleting resource waits for a reconcile that
+		// never acts.
+		Name: "paused-annotation-not-seen",
+		File: "internal/cleanup/decide.go",
+		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
+		New:  "\tcase false && meta.IsPaused(mg) || p.IsPaused():\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
+	},
+	{
+		// Issue 26, item 8: managementPolicies: [] is not seen as a pause.
+		Name: "empty-policies-not-seen",
+		File: "internal/cleanup/decide.go",
+		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
+		New:  "\tcase meta.IsPaused(mg):\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
+	},
+	{
+		// Issue 26, item 8: unsupported management policies are not seen.
+		Name: "unsupported-policies-not-seen",
+		File: "internal/cleanup/decide.go",
+		Old:  "\tcase p.Validate() != nil:\n",
+		New:  "\tcase false:\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds)$",
+	},
+	{
+		// Issue 26, item 8: a stalled resource released at its bound is
+		// taken for a normal release: nothing counted, evented or left for
+		// the sweep, although nothing was deleted.
+		Name: "stalled-release-not-counted",
+		File: "internal/cleanup/decide.go",
+		Old:  "\t\tif !r.MayHaveCreated {\n\t\t\treturn PassOutcome{}\n\t\t}\n\t\treturn PassOutcome{WithoutDelete: true, Reason: r.Stalled}\n",
+		New:  "\t\treturn PassOutcome{}\n",
+		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Run:  "^(TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified|TestAStalledResourceIsReleasedWithoutAskingCoder|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
+	},
+	{
+		// Issue 26, item 8: a stalled resource is never released, whatever
+		// its bounds say.
+		Name: "stalled-never-released",
+		File: "internal/controller/managedkind/stalled.go",
+		Old:  "\tif mode == hold.ModeBoundedPass {\n",
+		New:  "\tif mode == hold.ModeBoundedPass && false {\n",
+		Pkgs: []string{"./internal/controller/managedkind/", "./test/e2e/"},
+		Run:  "^(TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds|TestPausedResourcesDoNotKeepTheirNamespaceTerminating|TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds)$",
+	},
+	{
+		// Issue 26, item 8: a stalled resource is not looked at again at
+		// its namespace bound; the managed reconciler never requeues it.
+		Name: "stalled-not-requeued-at-the-namespace-bound",
+		File: "internal/controller/managedkind/stalled.go",
+		Old:  "\t\tres.RequeueAfter = max(wait, stalledRecheck)\n",
+		New:  "",
+		Pkgs: []string{"./internal/controller/managedkind/", "./test/e2e/"},
+		Run:  "^(TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
+	},
+	{
 		// Issue 26, item 1: any deployment's answer counts as gone, so a
 		// ProviderConfig repointed to another Coder "verifies" a delete
 		// there and forgets the object the first Coder keeps.
@@ -367,7 +478,7 @@ var Mutations = []Mutation{
 		// take the credentials before the dependents have deleted.
 		Name: "credentials-finalizer-never-placed",
 		File: "internal/controller/providerconfig/hold.go",
-		Old:  "\t\tcontrollerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)\n",
+		Old:  "\tcontrollerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)\n",
 		New:  "",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^(TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted|TestCredentialsFinalizerLeavesWithTheLastProviderConfig)$",
@@ -387,13 +498,13 @@ var Mutations = []Mutation{
 	if why, ok := f.releases.take(obj.GetUID()); ok {
 		metrics.ReleasedWithoutDelete(f.kind)
 		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
-			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
+			"released without a verified delete in Coder (%s): %s", why, releasedWhy(why))))
 	}
 `,
 		New: `	if why, ok := f.releases.take(obj.GetUID()); ok {
 		metrics.ReleasedWithoutDelete(f.kind)
 		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
-			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
+			"released without a verified delete in Coder (%s): %s", why, releasedWhy(why))))
 	}
 	if removed, err := f.remove(ctx, obj); err != nil || !removed {
 		return err
@@ -421,7 +532,7 @@ var Mutations = []Mutation{
 		// cannot delete keeps the namespace Terminating).
 		Name: "no-namespace-bound-for-dependents",
 		File: "internal/hold/hold.go",
-		Old:  "\tcase !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceDeletedAt.Add(pc.DependentTimeout)):\n",
+		Old:  "\tcase !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceBound()):\n",
 		New:  "\tcase false:\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete$",

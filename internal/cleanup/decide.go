@@ -19,6 +19,7 @@ package cleanup
 import (
 	"errors"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -47,6 +48,9 @@ type PassResult struct {
 	// Orphan: the resource's policies keep its object in Coder on purpose
 	// (deletionPolicy Orphan, or management policies without Delete).
 	Orphan bool
+	// Stalled says why the managed reconciler leaves the resource alone
+	// (see Stalled); nothing was asked of Coder.
+	Stalled string
 }
 
 // A PassOutcome is how a bounded pass ends.
@@ -64,13 +68,19 @@ type PassOutcome struct {
 // DecidePass decides how a bounded pass ends. Only a verified absence (a
 // look that finds nothing, first or after the delete) is a normal release,
 // and so is an intentional orphan. Anything else releases without a delete,
-// unless nothing can exist in Coder: no object is named and no create was
-// ever begun.
+// a stalled resource's release included, unless nothing can exist in Coder:
+// no object is named and no create was ever begun.
 func DecidePass(r PassResult) PassOutcome {
 	var why string
 	switch {
 	case r.Orphan:
 		return PassOutcome{}
+	case r.Stalled != "":
+		// Nothing was tried, so nothing failed to delete.
+		if !r.MayHaveCreated {
+			return PassOutcome{}
+		}
+		return PassOutcome{WithoutDelete: true, Reason: r.Stalled}
 	case r.NoClient:
 		why = ReasonCredentialsUnavailable
 	case errors.As(r.ObserveErr, new(*OtherDeploymentError)):
@@ -115,4 +125,38 @@ func Policies(mg resource.Managed) managed.ManagementPoliciesChecker {
 		return managed.NewLegacyManagementPoliciesResolver(true, ps, l.GetDeletionPolicy()) //nolint:staticcheck // As above.
 	}
 	return managed.NewManagementPoliciesResolver(true, ps)
+}
+
+// Reasons the managed reconciler leaves a resource alone (Stalled); a
+// deleting one released at its bound is released without delete for them.
+const (
+	// ReasonPaused: the crossplane.io/paused annotation, or empty
+	// management policies.
+	ReasonPaused = "Paused"
+	// ReasonUnsupportedPolicies: management policies the managed
+	// reconciler does not support (or any but the default while
+	// management policies are disabled).
+	ReasonUnsupportedPolicies = "UnsupportedManagementPolicies"
+)
+
+// Stalled says why the managed reconciler will not act on mg, as it decides
+// it: paused, or its management policies are not supported (it reports them
+// and waits for a change). Either way it returns before it observes,
+// deletes or removes a finalizer, and does not requeue. Empty when it acts.
+// enabled: management policies are enabled.
+func Stalled(mg resource.Managed, enabled bool) string {
+	var p managed.ManagementPoliciesChecker
+	if l, ok := mg.(resource.LegacyManaged); ok { //nolint:staticcheck // Our cluster-scoped kinds are legacy managed resources.
+		p = managed.NewLegacyManagementPoliciesResolver(enabled, mg.GetManagementPolicies(), l.GetDeletionPolicy()) //nolint:staticcheck // As above.
+	} else {
+		p = managed.NewManagementPoliciesResolver(enabled, mg.GetManagementPolicies())
+	}
+	switch {
+	case meta.IsPaused(mg) || p.IsPaused():
+		return ReasonPaused
+	case p.Validate() != nil:
+		return ReasonUnsupportedPolicies
+	default:
+		return ""
+	}
 }

@@ -96,13 +96,8 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 	}
 	// The record is settled before the finalizer goes: if writing it
 	// fails, the finalizer stays and the pass is retried.
-	mg, ok := obj.(resource.Managed)
-	if why, released := f.releases.peek(obj.GetUID()); released && ok {
-		if err := f.records.Abandon(ctx, mg, f.kind, why); err != nil {
-			return err
-		}
-	} else if ok {
-		if err := f.records.Delete(ctx, mg, f.kind); err != nil {
+	if mg, ok := obj.(resource.Managed); ok {
+		if err := f.settle(ctx, mg); err != nil {
 			return err
 		}
 	}
@@ -115,9 +110,71 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 	if why, ok := f.releases.take(obj.GetUID()); ok {
 		metrics.ReleasedWithoutDelete(f.kind)
 		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
-			"released without a verified delete in Coder (%s): the object may still exist in Coder", why)))
+			"released without a verified delete in Coder (%s): %s", why, releasedWhy(why))))
 	}
 	return nil
+}
+
+// settle settles mg's records before its finalizer goes: Abandoned after a
+// release without a verified delete, deleted otherwise. A delete of them
+// that the provider's RBAC forbids (examples/install/rbac.yaml not bound,
+// or taken away) does not hold mg, which would wait on an operator however
+// its bounds pass: its records turn Abandoned instead, and the release
+// counts as one without delete, for the sweep to verify in Coder what they
+// name. Not an orphan's: the sweep would delete the object it keeps in
+// Coder on purpose, so an orphan waits for the RBAC.
+func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
+	if why, released := f.releases.peek(mg.GetUID()); released {
+		return f.records.Abandon(ctx, mg, f.kind, why)
+	}
+	err := f.records.Delete(ctx, mg, f.kind)
+	if !kerrors.IsForbidden(err) || !MayDelete(mg) {
+		return err
+	}
+	if !f.records.CreateBegun(ctx, mg, f.kind) {
+		// No record to delete: the delete by name was forbidden all the
+		// same, but nothing is left to settle.
+		return nil
+	}
+	if err := f.records.Abandon(ctx, mg, f.kind, ReasonRecordDeleteForbidden); err != nil {
+		return err
+	}
+	f.releases.mark(mg.GetUID(), ReasonRecordDeleteForbidden)
+	return nil
+}
+
+// ReleaseStalled releases a deleting mg that the managed reconciler leaves
+// alone (Stalled says why), once its delete is due to be a bounded pass. It
+// asks nothing of Coder: a paused resource must not be acted on there. Like
+// a pass that could not delete, the release is counted and evented and its
+// records turn Abandoned for the sweep, unless nothing of it can exist in
+// Coder, or its policies keep its object there on purpose.
+func (f *Finalizer) ReleaseStalled(ctx context.Context, mg resource.Managed, why string) error {
+	r := PassResult{Stalled: why, Orphan: !MayDelete(mg)}
+	r.MayHaveCreated = meta.GetExternalName(mg) != "" || f.records.CreateBegun(ctx, mg, f.kind)
+	f.releases.forget(mg.GetUID())
+	if o := DecidePass(r); o.WithoutDelete {
+		f.releases.mark(mg.GetUID(), o.Reason)
+	}
+	return f.RemoveFinalizer(ctx, mg)
+}
+
+// ReasonRecordDeleteForbidden is the release reason when the object was
+// deleted in Coder, or never existed, but the provider may not delete its
+// cleanup records.
+const ReasonRecordDeleteForbidden = "RecordDeleteForbidden"
+
+// releasedWhy is what the event of a release without delete tells an
+// operator, by reason.
+func releasedWhy(reason string) string {
+	switch reason {
+	case ReasonRecordDeleteForbidden:
+		return "its object in Coder is gone, but the provider may not delete cleanup records (bind examples/install/rbac.yaml): its records are Abandoned, and the sweep verifies in Coder that nothing they name is left and deletes them once it may"
+	case ReasonPaused, ReasonUnsupportedPolicies:
+		return "the managed reconciler does not act on this resource, so nothing was asked of Coder, and its bounds have passed: the object may still exist in Coder; its cleanup records are Abandoned for the sweep"
+	default:
+		return "the object may still exist in Coder"
+	}
 }
 
 // remove removes our finalizer, reporting whether the release it settles

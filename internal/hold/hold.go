@@ -311,9 +311,20 @@ func DependentMode(pc ConfigState) Mode {
 		return ModeBoundedPass
 	case pc.Deleting && (pc.Phase == PhaseGrace || pc.Phase == PhaseReleased):
 		return ModeBoundedPass
-	case !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceDeletedAt.Add(pc.DependentTimeout)):
+	case !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceBound()):
 		return ModeBoundedPass
 	default:
 		return ModeNormal
 	}
+}
+
+// NamespaceBound is when the deletion of a dependent's namespace alone turns
+// its delete into the bounded pass: dependentTimeout after the namespace
+// began deleting. Zero while the namespace is not being deleted; every
+// other change of mode is a change of the ProviderConfig.
+func (pc ConfigState) NamespaceBound() time.Time {
+	if pc.NamespaceDeletedAt.IsZero() {
+		return time.Time{}
+	}
+	return pc.NamespaceDeletedAt.Add(pc.DependentTimeout)
 }

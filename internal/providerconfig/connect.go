@@ -86,11 +86,10 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 	s := Session{Mode: hold.ModeNormal, CreateRefused: CreateRefused(pc), DeploymentID: StatusOf(pc).DeploymentID, Ref: ref}
 	conn := ConnectionOf(pc)
 	if deleting {
-		st := StateOf(pc)
-		if st.NamespaceDeletedAt, err = c.namespaceDeletedAt(ctx, mg); err != nil {
+		st, err := c.stateOf(ctx, mg, pc)
+		if err != nil {
 			return Session{}, err
 		}
-		st.DependentTimeout, st.Now = hold.BoundsFrom(conn.Deletion).DependentTimeout, time.Now()
 		s.Mode = hold.DependentMode(st)
 	} else if s.DeploymentID == "" {
 		// Cleanup records name the deployment: wait for the first check.
@@ -108,6 +107,39 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		return Session{}, errors.Wrap(err, errBuildClient)
 	}
 	return s, nil
+}
+
+// DeleteMode is how a deleting mg deletes now (hold.DependentMode), and the
+// time at which the clock alone changes that: its namespace bound, zero when
+// only a change of its ProviderConfig can.
+func (c *Connector) DeleteMode(ctx context.Context, mg resource.Managed) (hold.Mode, time.Time, error) {
+	ref, err := RefOf(mg)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	pc, err := Get(ctx, c.Kube, ref)
+	if kerrors.IsNotFound(err) {
+		return hold.DependentMode(hold.ConfigState{Gone: true}), time.Time{}, nil
+	}
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	st, err := c.stateOf(ctx, mg, pc)
+	if err != nil {
+		return "", time.Time{}, err
+	}
+	return hold.DependentMode(st), st.NamespaceBound(), nil
+}
+
+// stateOf is what a deleting mg knows of its ProviderConfig pc, now.
+func (c *Connector) stateOf(ctx context.Context, mg resource.Managed, pc Object) (hold.ConfigState, error) {
+	st := StateOf(pc)
+	var err error
+	if st.NamespaceDeletedAt, err = c.namespaceDeletedAt(ctx, mg); err != nil {
+		return hold.ConfigState{}, err
+	}
+	st.DependentTimeout, st.Now = hold.BoundsFrom(ConnectionOf(pc).Deletion).DependentTimeout, time.Now()
+	return st, nil
 }
 
 // namespaceDeletedAt is when mg's namespace began deleting; zero while it

@@ -336,5 +336,8 @@ func (e *Env) rbacFailures() []string {
 	if c, ok := e.Cluster.(*processCluster); ok {
 		logs = c.proc.Logs()
 	}
+	if _, local := e.Cluster.(localCluster); local && e.Denials != nil {
+		return append(out, e.Denials.unexpectedInLog(logs)...)
+	}
 	return append(out, packagerbac.LoggedDenials(logs)...)
 }

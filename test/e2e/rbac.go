@@ -37,6 +37,69 @@ import (
 type Denials struct {
 	mu   sync.Mutex
 	seen []string
+	// expected are the denials scenarios cause on purpose.
+	expected []*expectedDenial
+}
+
+// An expectedDenial is a part of the denials a scenario causes on purpose,
+// and the span of the provider's log (byte offsets) in which it does;
+// to is -1 while the scenario runs.
+type expectedDenial struct {
+	part     string
+	from, to int
+}
+
+// ExpectDenials makes the provider's RBAC denials whose message contains
+// part expected, and no failure of the run, until done is called: in its
+// requests and in its log alike. For a scenario that takes a rule away on
+// purpose.
+func (e *Env) ExpectDenials(part string) (done func()) {
+	d := e.Denials
+	x := &expectedDenial{part: part, from: len(e.Logs.String()), to: -1}
+	d.mu.Lock()
+	d.expected = append(d.expected, x)
+	d.mu.Unlock()
+	return func() {
+		to := len(e.Logs.String())
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		x.to = to
+	}
+}
+
+// note records a denial unless a scenario expects it now.
+func (d *Denials) note(denial string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, x := range d.expected {
+		if x.to < 0 && strings.Contains(denial, x.part) {
+			return
+		}
+	}
+	d.seen = append(d.seen, denial)
+}
+
+// unexpectedInLog returns the denials of the provider's log (the local
+// provider's, whose offsets ExpectDenials noted) that no scenario expected
+// where they were logged.
+func (d *Denials) unexpectedInLog(logs string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	off := 0
+	for _, l := range packagerbac.LoggedDenials(logs) {
+		at := off + strings.Index(logs[off:], l)
+		off = at + len(l)
+		plain := strings.ReplaceAll(l, `\"`, `"`)
+		expected := false
+		for _, x := range d.expected {
+			expected = expected || (at >= x.from && (x.to < 0 || at < x.to) && strings.Contains(plain, x.part))
+		}
+		if !expected {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // Wrap suits rest.Config.WrapTransport.
@@ -53,9 +116,7 @@ func (d *Denials) Wrap(rt http.RoundTripper) http.RoundTripper {
 			return resp, nil
 		}
 		if msg, ok := rbacDenial(body); ok {
-			d.mu.Lock()
-			d.seen = append(d.seen, fmt.Sprintf("%s %s: %s", req.Method, req.URL.Path, msg))
-			d.mu.Unlock()
+			d.note(fmt.Sprintf("%s %s: %s", req.Method, req.URL.Path, msg))
 		}
 		return resp, nil
 	})

@@ -62,3 +62,19 @@ func TestRBACDenialsAreCaught(t *testing.T) {
 		t.Errorf("denials = %q, want the one pod deletion", got)
 	}
 }
+
+// A denial a scenario expects is excused only where it was logged while
+// the scenario expected it, and only its own kind of denial.
+func TestExpectedDenialsAreExcusedOnlyInTheirWindow(t *testing.T) {
+	denial := func(what string) string {
+		return `{"error":"forbidden: User \"` + packagerbac.User() + `\" cannot ` + what + `"}` + "\n"
+	}
+	before := denial(`delete resource \"cleanuprecords\"`)
+	during := denial(`delete resource \"cleanuprecords\"`) + denial(`list resource \"pods\"`)
+	after := denial(`delete resource \"cleanuprecords\"`)
+	d := &Denials{expected: []*expectedDenial{{part: `cannot delete resource "cleanuprecords"`, from: len(before), to: len(before) + len(during)}}}
+	got := d.unexpectedInLog(before + during + after)
+	if len(got) != 3 || !strings.Contains(got[1], "pods") {
+		t.Errorf("unexpected denials = %q, want the record deletes before and after the window and the pod list within it", got)
+	}
+}

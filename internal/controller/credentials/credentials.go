@@ -17,10 +17,12 @@ limitations under the License.
 // Package credentials releases the credentials finalizer of Secrets. The
 // ProviderConfig reconcilers put the finalizer on the Secrets they read
 // before they can report Ready; this package alone removes it, once no
-// unreleased ProviderConfig of any kind reads the Secret. The decision is
-// keyed on the Secret and made from a fresh read of every ProviderConfig
-// that may reference it, never from what one ProviderConfig believes about
-// the others. It must not add the finalizer, nor touch any other.
+// unreleased ProviderConfig of any kind reads the Secret, or, for a Secret
+// being deleted, once the bounds of the ProviderConfigs that stand and read
+// it have passed. The decision is keyed on the Secret and made from a fresh
+// read of every ProviderConfig that may reference it, never from what one
+// ProviderConfig believes about the others. It must not add the finalizer,
+// nor touch any other.
 package credentials
 
 import (
@@ -38,8 +40,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
+	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -54,6 +58,7 @@ const (
 	errGetSecret     = "cannot get credentials Secret"
 	errListConfigs   = "cannot list ProviderConfigs"
 	errReleaseSecret = "cannot release credentials Secret"
+	errGetNamespace  = "cannot get the credentials Secret's namespace"
 )
 
 // Options configure the credentials reconciler.
@@ -65,12 +70,14 @@ type Options struct {
 // Setup adds the reconciler of Secrets carrying the credentials finalizer
 // to the manager. The informer's initial list enqueues every protected
 // Secret, so a ProviderConfig that vanished while the provider was not
-// running releases its Secrets when it starts.
+// running releases its Secrets when it starts. The field indexes of
+// index.Setup must already be registered.
 func Setup(mgr ctrl.Manager, o Options) error {
 	r := &Reconciler{
 		kube:   mgr.GetClient(),
 		reader: mgr.GetAPIReader(),
 		log:    o.Logger.WithValues("controller", Name),
+		record: event.NewAPIRecorder(mgr.GetEventRecorderFor(Name)), //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
 	}
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(Name).
@@ -89,11 +96,14 @@ func Setup(mgr ctrl.Manager, o Options) error {
 // A Reconciler removes the credentials finalizer from Secrets no
 // unreleased ProviderConfig needs.
 type Reconciler struct {
-	// kube writes; reader reads uncached, so the decision never rests on
-	// an informer that has not seen a ProviderConfig yet.
+	// kube writes, and reads the dependents (a field index of the cache)
+	// and namespaces; reader reads the Secret and the ProviderConfigs
+	// uncached, so the decision never rests on an informer that has not
+	// seen a ProviderConfig yet.
 	kube   client.Client
 	reader client.Reader
 	log    logging.Logger
+	record event.Recorder
 }
 
 // Reconcile releases one Secret if nothing needs it.
@@ -120,13 +130,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if !controllerutil.ContainsFinalizer(sec, providerconfig.CredentialsFinalizer) {
 		return reconcile.Result{}, nil
 	}
-	configs, err := r.configs(ctx, req.Namespace)
+	s, err := r.secret(ctx, sec)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	configs, err := r.configs(ctx, s)
 	if err != nil {
 		return reconcile.Result{}, errors.Wrap(err, errListConfigs)
 	}
-	if by, needed := NeededBy(req.NamespacedName, configs); needed {
-		log.Debug("Credentials Secret still needed", "providerConfig", by.String())
-		return reconcile.Result{}, nil
+	d := Decide(s, configs, time.Now())
+	if d.Needed {
+		log.Debug("Credentials Secret still needed", "providerConfig", d.By.String(), "deleting", !s.DeletedAt.IsZero())
+		return reconcile.Result{RequeueAfter: d.RequeueAfter}, nil
 	}
 	orig := sec.DeepCopy()
 	controllerutil.RemoveFinalizer(sec, providerconfig.CredentialsFinalizer)
@@ -141,14 +156,56 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	case err != nil:
 		return reconcile.Result{}, errors.Wrap(err, errReleaseSecret)
 	}
-	log.Info("Released credentials Secret: no ProviderConfig needs it", "deleting", sec.DeletionTimestamp != nil)
+	if len(d.LetGo) == 0 {
+		log.Info("Released credentials Secret: no ProviderConfig needs it", "deleting", sec.DeletionTimestamp != nil)
+		return reconcile.Result{}, nil
+	}
+	r.letGo(ctx, log, req.NamespacedName, d)
 	return reconcile.Result{}, nil
 }
 
+// secret is the decision's view of the Secret: its deletion, and whether
+// its namespace is being deleted (read through the cache, which watches
+// namespaces; the provider may list them, not get them).
+func (r *Reconciler) secret(ctx context.Context, sec *corev1.Secret) (Secret, error) {
+	s := Secret{Name: types.NamespacedName{Namespace: sec.Namespace, Name: sec.Name}}
+	if sec.DeletionTimestamp == nil {
+		return s, nil
+	}
+	s.DeletedAt = sec.DeletionTimestamp.Time
+	ns := &corev1.Namespace{}
+	err := r.kube.Get(ctx, types.NamespacedName{Name: sec.Namespace}, ns)
+	if err != nil && !kerrors.IsNotFound(err) {
+		return s, errors.Wrap(err, errGetNamespace)
+	}
+	s.NamespaceDeleting = err != nil || ns.DeletionTimestamp != nil
+	return s, nil
+}
+
+// letGo tells each standing ProviderConfig that read the released Secret
+// that it can no longer reach Coder.
+func (r *Reconciler) letGo(ctx context.Context, log logging.Logger, secret types.NamespacedName, d Decision) {
+	for _, ref := range d.LetGo {
+		log.Info("Released credentials Secret being deleted: the deletion bounds of the ProviderConfig that reads it passed",
+			"providerConfig", ref.String(), "reason", d.Why)
+		pc, err := providerconfig.Get(ctx, r.reader, ref)
+		if err != nil {
+			continue
+		}
+		r.record.Event(pc, event.Warning(event.Reason(providerconfig.ReasonCredentialsUnavailable), errors.Errorf(msgLetGo, secret, d.Why)))
+	}
+}
+
+// msgLetGo is the event of a standing ProviderConfig whose Secret went.
+const msgLetGo = "credentials Secret %s is being deleted while this ProviderConfig reads it: it was kept for this ProviderConfig's deletion bounds, counted from its deletion, so the dependents being deleted could finish (%s), and is released now. " +
+	"This ProviderConfig cannot reach Coder until the Secret exists again; what its managed resources could not delete in Coder is left to their cleanup records"
+
 // configs lists, uncached, every ProviderConfig that may read a Secret of
 // the namespace: the namespaced kind reads Secrets of its own namespace
-// only; the cluster-scoped kinds may read any namespace.
-func (r *Reconciler) configs(ctx context.Context, namespace string) ([]Config, error) {
+// only; the cluster-scoped kinds may read any namespace. While the Secret
+// is being deleted, each one that stands and reads it comes with its
+// dependents, whose hold bounds its wait.
+func (r *Reconciler) configs(ctx context.Context, s Secret) ([]Config, error) {
 	var out []Config
 	for _, gk := range providerconfig.Kinds() {
 		l, err := providerconfig.NewList(gk)
@@ -157,13 +214,21 @@ func (r *Reconciler) configs(ctx context.Context, namespace string) ([]Config, e
 		}
 		var opts []client.ListOption
 		if gk == providerconfig.NamespacedKind {
-			opts = append(opts, client.InNamespace(namespace))
+			opts = append(opts, client.InNamespace(s.Name.Namespace))
 		}
 		if err := r.reader.List(ctx, l, opts...); err != nil {
 			return nil, errors.Wrapf(err, "of kind %s", gk.Kind)
 		}
 		for _, pc := range providerconfig.Items(l) {
-			out = append(out, ConfigOf(pc))
+			c := ConfigOf(pc)
+			if !s.DeletedAt.IsZero() && !c.Deleting && c.reads(s.Name) {
+				deps, err := pccontroller.ListDependents(ctx, r.kube, c.Ref)
+				if err != nil {
+					return nil, err
+				}
+				c.Dependents = pccontroller.HoldDependents(deps)
+			}
+			out = append(out, c)
 		}
 	}
 	return out, nil

@@ -19,6 +19,7 @@ package credentials
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 
@@ -26,17 +27,23 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
 )
 
 const foreign = "someone.else/finalizer"
@@ -114,7 +121,7 @@ func TestASecretLosesOnlyOurFinalizerOnceNoProviderConfigNeedsIt(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(tc.objs...).WithInterceptorFuncs(tc.funcs).Build()
-			r := &Reconciler{kube: kube, reader: kube, log: logging.NewNopLogger()}
+			r := &Reconciler{kube: kube, reader: kube, log: logging.NewNopLogger(), record: event.NewNopRecorder()}
 			res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: token})
 			sec := &corev1.Secret{}
 			if gerr := kube.Get(context.Background(), token, sec); gerr != nil {
@@ -129,9 +136,96 @@ func TestASecretLosesOnlyOurFinalizerOnceNoProviderConfigNeedsIt(t *testing.T) {
 
 	t.Run("SecretGone", func(t *testing.T) {
 		kube := fake.NewClientBuilder().WithScheme(s).Build()
-		r := &Reconciler{kube: kube, reader: kube, log: logging.NewNopLogger()}
+		r := &Reconciler{kube: kube, reader: kube, log: logging.NewNopLogger(), record: event.NewNopRecorder()}
 		if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: token}); err != nil {
 			t.Errorf("a Secret already gone: %v", err)
 		}
 	})
+}
+
+func clusterConfig(secret types.NamespacedName) *namespacedv1alpha1.ClusterProviderConfig {
+	return &namespacedv1alpha1.ClusterProviderConfig{
+		ObjectMeta: metav1.ObjectMeta{Name: "c", UID: "cpc-uid", Finalizers: []string{providerconfig.HoldFinalizer}},
+		Spec: common.ProviderConfigSpec{
+			URL: "https://coder.example.com",
+			Credentials: common.Credentials{Source: common.CredentialsSourceSecret, SecretRef: &common.SecretKeySelector{
+				LocalSecretKeySelector: common.LocalSecretKeySelector{Name: secret.Name, Key: "token"}, Namespace: secret.Namespace,
+			}},
+		},
+	}
+}
+
+// events records the reasons of the events it is given, by object UID.
+type events struct{ got map[types.UID][]string }
+
+func (e *events) Event(o runtime.Object, ev event.Event) {
+	if m, ok := o.(metav1.Object); ok {
+		e.got[m.GetUID()] = append(e.got[m.GetUID()], string(ev.Type)+" "+string(ev.Reason))
+	}
+}
+
+func (e *events) WithAnnotations(...string) event.Recorder { return e }
+
+func TestASecretBeingDeletedIsReleasedOnceTheStandingClusterProviderConfigThatReadsItPassedItsBounds(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := apis.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	deleting := func() *corev1.Secret {
+		sec := protectedSecret()
+		sec.DeletionTimestamp = &metav1.Time{Time: time.Now().Add(-time.Second)}
+		return sec
+	}
+	liveKey := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "team-b", Name: "k"}}
+	liveKey.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: "c"}
+	type want struct {
+		requeue  bool
+		released bool
+		events   []string
+	}
+	cases := map[string]struct {
+		reason string
+		objs   []client.Object
+		want   want
+	}{
+		"NoDependents": {
+			reason: "A standing ClusterProviderConfig with no dependents lets its Secret being deleted go at once, and is told so.",
+			objs:   []client.Object{deleting(), clusterConfig(token)},
+			want:   want{released: true, events: []string{"Warning " + string(providerconfig.ReasonCredentialsUnavailable)}},
+		},
+		"LiveDependent": {
+			reason: "A live dependent keeps the Secret for liveDependentTimeout from its deletion: decide again at the bound.",
+			objs:   []client.Object{deleting(), clusterConfig(token), liveKey},
+			want:   want{requeue: true},
+		},
+		"NotDeleting": {
+			reason: "A Secret not being deleted stays protected while a ProviderConfig reads it, with nothing to re-check by itself.",
+			objs:   []client.Object{protectedSecret(), clusterConfig(token)},
+			want:   want{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			b := fake.NewClientBuilder().WithScheme(s).WithObjects(tc.objs...)
+			for _, i := range index.All() {
+				b = b.WithIndex(i.Object, i.Field, i.Extract)
+			}
+			kube := b.Build()
+			ev := &events{got: map[types.UID][]string{}}
+			r := &Reconciler{kube: kube, reader: kube, log: logging.NewNopLogger(), record: ev}
+			res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: token})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := &corev1.Secret{}
+			released := kube.Get(context.Background(), token, sec) != nil || !controllerutil.ContainsFinalizer(sec, providerconfig.CredentialsFinalizer)
+			got := want{requeue: res.RequeueAfter > 0, released: released, events: ev.got["cpc-uid"]}
+			if diff := cmp.Diff(tc.want, got, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nReconcile(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
 }

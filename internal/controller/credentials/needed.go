@@ -17,10 +17,14 @@ limitations under the License.
 package credentials
 
 import (
+	"slices"
+	"time"
+
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -34,16 +38,25 @@ type Config struct {
 	// Holding: it still carries the hold finalizer, so its dependents may
 	// still need its credentials to delete their objects in Coder.
 	Holding bool
+	// Bounds are its hold's bounds (spec.deletion).
+	Bounds hold.Bounds
+	// Dependents are the managed resources that use it, as the hold counts
+	// them; read only for a ProviderConfig that stands while a Secret it
+	// reads is being deleted.
+	Dependents []hold.Dependent
 }
 
-// ConfigOf is the decision's view of a ProviderConfig of any kind.
+// ConfigOf is the decision's view of a ProviderConfig of any kind, without
+// its dependents.
 func ConfigOf(pc providerconfig.Object) Config {
+	conn := providerconfig.ConnectionOf(pc)
 	c := Config{
 		Ref:      providerconfig.RefOfConfig(pc),
 		Deleting: pc.GetDeletionTimestamp() != nil,
 		Holding:  meta.FinalizerExists(pc, providerconfig.HoldFinalizer),
+		Bounds:   hold.BoundsFrom(conn.Deletion),
 	}
-	for _, s := range providerconfig.ConnectionOf(pc).Secrets() {
+	for _, s := range conn.Secrets() {
 		c.Secrets = append(c.Secrets, s.NamespacedName())
 	}
 	return c
@@ -53,20 +66,79 @@ func ConfigOf(pc providerconfig.Object) Config {
 // is being deleted and its hold has let go.
 func (c Config) released() bool { return c.Deleting && !c.Holding }
 
-// NeededBy reports whether the Secret must keep the credentials finalizer:
-// it must while some unreleased ProviderConfig, of any kind, reads it as
-// its token or CA Secret. It returns the first such ProviderConfig, for the
-// log.
-func NeededBy(secret types.NamespacedName, configs []Config) (providerconfig.Ref, bool) {
+// reads reports whether the ProviderConfig reads the Secret.
+func (c Config) reads(secret types.NamespacedName) bool { return slices.Contains(c.Secrets, secret) }
+
+// A Secret is what the decision needs to know of the Secret.
+type Secret struct {
+	Name types.NamespacedName
+	// DeletedAt is its deletion timestamp; zero while it is not being
+	// deleted.
+	DeletedAt time.Time
+	// NamespaceDeleting: its namespace is being deleted.
+	NamespaceDeleting bool
+}
+
+// A Decision is whether a Secret keeps the credentials finalizer.
+type Decision struct {
+	// Needed: it keeps the finalizer.
+	Needed bool
+	// By is the first ProviderConfig that needs it, for the log.
+	By providerconfig.Ref
+	// RequeueAfter is when to decide again because a bound passes then;
+	// zero when only a change of the Secret or of a ProviderConfig can
+	// change the decision.
+	RequeueAfter time.Duration
+	// LetGo are the ProviderConfigs that stand and read the Secret, which
+	// is being deleted, and whose bounds passed: once it is released they
+	// cannot reach Coder until it exists again.
+	LetGo []providerconfig.Ref
+	// Why is the hold's reason the last of LetGo let go (hold.Why...).
+	Why string
+}
+
+// Decide decides whether the Secret keeps the credentials finalizer. It
+// keeps it while some ProviderConfig, of any kind, reads it as its token or
+// CA Secret and has not let go:
+//   - one being deleted, until its hold lets go (the hold's own bounds);
+//   - one that stands, while the Secret is not being deleted; once it is,
+//     for that ProviderConfig's hold bounds over its dependents, counted
+//     from the Secret's deletion (hold.Decide): the deleting dependents
+//     finish their deletes with it, and then the namespace that holds it
+//     (a ClusterProviderConfig's Secret when Coder is uninstalled), or the
+//     hand that deleted it, does not wait on somebody deleting the
+//     ProviderConfig. What the dependents could not delete is left to their
+//     cleanup records.
+func Decide(s Secret, configs []Config, now time.Time) Decision {
+	var d Decision
 	for _, c := range configs {
-		if c.released() {
+		if c.released() || !c.reads(s.Name) {
 			continue
 		}
-		for _, s := range c.Secrets {
-			if s == secret {
-				return c.Ref, true
-			}
+		if c.Deleting || s.DeletedAt.IsZero() {
+			d.need(c.Ref, 0)
+			continue
 		}
+		h := hold.Decide(hold.Input{
+			Now: now, DeletedAt: s.DeletedAt, Dependents: c.Dependents,
+			NamespaceDeleting: s.NamespaceDeleting, Bounds: c.Bounds,
+		})
+		if h.Phase != hold.PhaseReleased {
+			d.need(c.Ref, h.RequeueAfter)
+			continue
+		}
+		d.LetGo, d.Why = append(d.LetGo, c.Ref), h.Why
 	}
-	return providerconfig.Ref{}, false
+	return d
+}
+
+// need notes that ref needs the Secret, deciding again after requeue (zero
+// for never by itself).
+func (d *Decision) need(ref providerconfig.Ref, requeue time.Duration) {
+	if !d.Needed {
+		d.Needed, d.By = true, ref
+	}
+	if requeue > 0 && (d.RequeueAfter == 0 || requeue < d.RequeueAfter) {
+		d.RequeueAfter = requeue
+	}
 }

@@ -27,6 +27,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -136,9 +137,12 @@ func TestASecretIsNeededWhileAProviderConfigThatReadsItHasNotLetGo(t *testing.T)
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			by, needed := NeededBy(tc.secret, tc.configs)
-			if diff := cmp.Diff(tc.want, want{by: by, needed: needed}, cmp.AllowUnexported(want{})); diff != "" {
-				t.Errorf("%s\nNeededBy(...): -want, +got:\n%s", tc.reason, diff)
+			d := Decide(Secret{Name: tc.secret}, tc.configs, time.Now())
+			if diff := cmp.Diff(tc.want, want{by: d.By, needed: d.Needed}, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("%s\nDecide(...): -want, +got:\n%s", tc.reason, diff)
+			}
+			if d.RequeueAfter != 0 || len(d.LetGo) != 0 {
+				t.Errorf("%s\nDecide(...) for a Secret not being deleted = %+v, want no requeue and nobody let go", tc.reason, d)
 			}
 		})
 	}
@@ -161,7 +165,7 @@ func TestEveryProviderConfigKindNamesTheSecretsItReadsAndWhetherItHolds(t *testi
 					TLS:         &common.LocalTLSConfig{CASecretRef: &common.LocalSecretKeySelector{Name: "coder-ca", Key: "ca.crt"}},
 				},
 			},
-			want: Config{Ref: refA, Secrets: []types.NamespacedName{token, ca}, Holding: true},
+			want: Config{Ref: refA, Secrets: []types.NamespacedName{token, ca}, Holding: true, Bounds: hold.DefaultBounds()},
 		},
 		"ClusterReadsNamedNamespace": {
 			reason: "A ClusterProviderConfig being deleted, with its hold let go, reads a Secret of a named namespace.",
@@ -171,20 +175,124 @@ func TestEveryProviderConfigKindNamesTheSecretsItReadsAndWhetherItHolds(t *testi
 					Credentials: common.Credentials{SecretRef: &common.SecretKeySelector{LocalSecretKeySelector: *local, Namespace: "team-b"}},
 				},
 			},
-			want: Config{Ref: refC, Secrets: []types.NamespacedName{other}, Deleting: true},
+			want: Config{Ref: refC, Secrets: []types.NamespacedName{other}, Deleting: true, Bounds: hold.DefaultBounds()},
 		},
 		"LegacyWithoutSecretRef": {
 			reason: "A legacy ProviderConfig without a secretRef reads no Secret.",
 			pc: &clusterv1alpha1.ProviderConfig{
 				ObjectMeta: metav1.ObjectMeta{Name: "l"},
 			},
-			want: Config{Ref: refL},
+			want: Config{Ref: refL, Bounds: hold.DefaultBounds()},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, ConfigOf(tc.pc)); diff != "" {
 				t.Errorf("%s\nConfigOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndReadIt(t *testing.T) {
+	deletedAt := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	b := hold.DefaultBounds()
+	liveDep := []hold.Dependent{{Kind: "AIGatewayKey", Namespace: "team-b", Name: "k"}}
+	deletingDep := []hold.Dependent{{Kind: "AIGatewayKey", Namespace: "team-b", Name: "k", Deleting: true}}
+	standing := func(deps []hold.Dependent) Config {
+		return Config{Ref: refC, Secrets: []types.NamespacedName{token}, Holding: true, Bounds: b, Dependents: deps}
+	}
+	grace := b.Grace(deletingDep)
+	cases := map[string]struct {
+		reason  string
+		configs []Config
+		after   time.Duration
+		want    Decision
+	}{
+		"NoDependents": {
+			reason:  "A standing ProviderConfig without dependents lets its Secret go at once: nothing needs it to delete anything.",
+			configs: []Config{standing(nil)},
+			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: hold.WhyNoDependents},
+		},
+		"LiveDependentWithinLiveDependentTimeout": {
+			reason:  "Live dependents keep it for liveDependentTimeout from the Secret's deletion, re-checked at the bound.",
+			configs: []Config{standing(liveDep)},
+			after:   b.LiveDependentTimeout - 5*time.Second,
+			want:    Decision{Needed: true, By: refC, RequeueAfter: 5 * time.Second},
+		},
+		"LiveDependentPastLiveDependentTimeout": {
+			reason:  "Past liveDependentTimeout, live dependents keep it no longer.",
+			configs: []Config{standing(liveDep)},
+			after:   b.LiveDependentTimeout,
+			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: hold.WhyLiveDependentTimeout},
+		},
+		"DeletingDependentWithinDependentTimeout": {
+			reason:  "A deleting dependent keeps it for dependentTimeout from the Secret's deletion, re-checked every 10s.",
+			configs: []Config{standing(deletingDep)},
+			after:   time.Minute,
+			want:    Decision{Needed: true, By: refC, RequeueAfter: hold.Recheck},
+		},
+		"DeletingDependentInGrace": {
+			reason:  "Then for the grace period.",
+			configs: []Config{standing(deletingDep)},
+			after:   b.DependentTimeout + grace - time.Second,
+			want:    Decision{Needed: true, By: refC, RequeueAfter: time.Second},
+		},
+		"DeletingDependentPastGrace": {
+			reason:  "Then it goes, whatever the dependent still waits for.",
+			configs: []Config{standing(deletingDep)},
+			after:   b.DependentTimeout + grace,
+			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: hold.WhyDependentTimeout},
+		},
+		"ShorterBoundsOfTheProviderConfig": {
+			reason: "The bounds are the ProviderConfig's own spec.deletion.",
+			configs: []Config{func() Config {
+				c := standing(liveDep)
+				c.Bounds.LiveDependentTimeout = 3 * time.Second
+				return c
+			}()},
+			after: 3 * time.Second,
+			want:  Decision{LetGo: []providerconfig.Ref{refC}, Why: hold.WhyLiveDependentTimeout},
+		},
+		"EveryStandingSharerPassed": {
+			reason: "Two standing ProviderConfigs past their bounds are both let go.",
+			configs: []Config{standing(nil), func() Config {
+				c := standing(nil)
+				c.Ref = refL
+				return c
+			}()},
+			want: Decision{LetGo: []providerconfig.Ref{refC, refL}, Why: hold.WhyNoDependents},
+		},
+		"OneStandingSharerWithin": {
+			reason: "One standing sharer within its bounds keeps it for everyone.",
+			configs: []Config{standing(nil), func() Config {
+				c := standing(liveDep)
+				c.Ref = refL
+				return c
+			}()},
+			after: time.Second,
+			want:  Decision{Needed: true, By: refL, RequeueAfter: hold.Recheck, LetGo: []providerconfig.Ref{refC}, Why: hold.WhyNoDependents},
+		},
+		"DeletingConfigHolds": {
+			reason: "A ProviderConfig being deleted whose hold has not let go keeps it by its own hold's bounds, not the Secret's: no re-check of its own.",
+			configs: []Config{
+				{Ref: refA, Secrets: []types.NamespacedName{token}, Deleting: true, Holding: true, Bounds: b},
+				standing(nil),
+			},
+			after: time.Hour,
+			want:  Decision{Needed: true, By: refA, LetGo: []providerconfig.Ref{refC}, Why: hold.WhyNoDependents},
+		},
+		"StandingElsewhere": {
+			reason:  "A standing ProviderConfig that reads another Secret is not let go of this one.",
+			configs: []Config{{Ref: refC, Secrets: []types.NamespacedName{other}, Holding: true, Bounds: b}},
+			want:    Decision{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := Decide(Secret{Name: token, DeletedAt: deletedAt}, tc.configs, deletedAt.Add(tc.after))
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nDecide(...): -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -103,6 +103,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	}
 	log := o.Logger.WithValues("controller", name)
 	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
+	fin := cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)
 	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused,
 		External: func(s providerconfig.Session) managed.TypedExternalClient[R] { return k.External(s, log, record) }}
 	opts := []managed.ReconcilerOption{
@@ -122,7 +123,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 		// create is really missing. Waiting crossplane-runtime's default
 		// 30s would also delay every delete of a young object.
 		managed.WithCreationGracePeriod(0),
-		managed.WithFinalizer(cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)),
+		managed.WithFinalizer(fin),
 	}
 	if o.PollHook != nil {
 		opts = append(opts, managed.WithPollIntervalHook(o.PollHook))
@@ -151,10 +152,14 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	if kind, ok := apis.ManagedKindOf(obj.(resource.Managed)); ok {
 		b = watchConfigs(b, mgr.GetClient(), kind)
 	}
-	var rec reconcile.Reconciler = fairlimit.NewReconciler(name, r, o.Limiter)
+	newObj := func() client.Object { return obj.DeepCopyObject().(client.Object) }
+	var rec reconcile.Reconciler = &stalledReconciler{
+		inner: r, cache: mgr.GetClient(), newObj: func() resource.Managed { return newObj().(resource.Managed) },
+		policies: o.ManagementPolicies, connector: o.Connector, finalizer: fin, log: log,
+	}
+	rec = fairlimit.NewReconciler(name, rec, o.Limiter)
 	if o.Writes != nil {
 		o.Writes.track(obj.(client.Object))
-		newObj := func() client.Object { return obj.DeepCopyObject().(client.Object) }
 		rec = &freshReconciler{name: name, inner: rec, cache: mgr.GetCache(), newObj: newObj, w: o.Writes}
 	}
 	return errors.Wrap(b.Complete(rec), errSetup)

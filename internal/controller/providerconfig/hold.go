@@ -48,36 +48,48 @@ const (
 	errRemoveFinalizer    = "cannot remove finalizer from ProviderConfig"
 	errProtectSecret      = "cannot protect credentials Secret"
 	errSecretBeingDeleted = "credentials Secret is being deleted and was not protected"
+	errSecretDeleting     = "credentials Secret is being deleted: the managed resources being deleted may still use it within this ProviderConfig's deletion bounds, counted from its deletion, then it is released and this ProviderConfig cannot reach Coder until it exists again; nothing new is created through it"
 )
 
 // protectSecrets puts the credentials finalizer on every Secret the
 // ProviderConfig reads. It runs before the ProviderConfig can report Ready,
 // so before any dependent can create anything in Coder; Kubernetes refuses
-// new finalizers once a deletion has begun, which is why it cannot wait.
+// new finalizers once a deletion has begun, which is why it cannot wait. A
+// Secret being deleted fails it too, protected or not: the credentials
+// controller releases it within this ProviderConfig's bounds, and nothing
+// may be created through credentials about to go.
 func (r *Reconciler) protectSecrets(ctx context.Context, pc providerconfig.Object) error {
+	var failed error
 	for _, s := range providerconfig.ConnectionOf(pc).Secrets() {
-		sec := &corev1.Secret{}
-		if err := r.kube.Get(ctx, s.NamespacedName(), sec); err != nil {
-			if kerrors.IsNotFound(err) {
-				// ClientConfig reports the missing Secret; protect it
-				// when it appears (the Secret watch re-queues us).
-				continue
-			}
-			return errors.Wrap(err, errProtectSecret)
-		}
-		if controllerutil.ContainsFinalizer(sec, providerconfig.CredentialsFinalizer) {
-			continue
-		}
-		if sec.DeletionTimestamp != nil {
-			return errors.Errorf("%s: %s", errSecretBeingDeleted, s.NamespacedName())
-		}
-		orig := sec.DeepCopy()
-		controllerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)
-		if err := r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})); err != nil {
-			return errors.Wrap(err, errProtectSecret)
+		if err := r.protectSecret(ctx, s.NamespacedName()); err != nil && failed == nil {
+			failed = err
 		}
 	}
-	return nil
+	return failed
+}
+
+func (r *Reconciler) protectSecret(ctx context.Context, nn types.NamespacedName) error {
+	sec := &corev1.Secret{}
+	if err := r.kube.Get(ctx, nn, sec); err != nil {
+		if kerrors.IsNotFound(err) {
+			// ClientConfig reports the missing Secret; protect it when it
+			// appears (the Secret watch re-queues us).
+			return nil
+		}
+		return errors.Wrap(err, errProtectSecret)
+	}
+	protected := controllerutil.ContainsFinalizer(sec, providerconfig.CredentialsFinalizer)
+	switch {
+	case sec.DeletionTimestamp != nil && protected:
+		return errors.Errorf("%s: %s", errSecretDeleting, nn)
+	case sec.DeletionTimestamp != nil:
+		return errors.Errorf("%s: %s", errSecretBeingDeleted, nn)
+	case protected:
+		return nil
+	}
+	orig := sec.DeepCopy()
+	controllerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)
+	return errors.Wrap(r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})), errProtectSecret)
 }
 
 // reconcileDeletion runs the hold of a ProviderConfig being deleted.
@@ -95,7 +107,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	in := hold.Input{
 		Now:        now,
 		DeletedAt:  deletedAt,
-		Dependents: dependents(deps),
+		Dependents: HoldDependents(deps),
 		Bounds:     hold.BoundsFrom(conn.Deletion),
 	}
 	if h := status.Hold; h != nil && h.GraceUntil != nil {
@@ -144,9 +156,9 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	return reconcile.Result{}, nil
 }
 
-// dependents are the managed resources that hold: live ones, and deleting
-// ones that still carry our finalizer (they may still need Coder).
-func dependents(deps []Dependent) []hold.Dependent {
+// HoldDependents are the managed resources that hold: live ones, and
+// deleting ones that still carry our finalizer (they may still need Coder).
+func HoldDependents(deps []Dependent) []hold.Dependent {
 	out := make([]hold.Dependent, 0, len(deps))
 	for _, d := range deps {
 		if d.Deleting && !meta.FinalizerExists(d.Object, providerconfig.ManagedFinalizer) {
