@@ -38,7 +38,8 @@ limitations under the License.
 // file each behaviour was taken from.
 //
 // On top of the Coder API it offers what a real server cannot: per-endpoint
-// fault injection (latency, error statuses, "commit then time out"),
+// fault injection (latency, error statuses, "commit then time out", a
+// delete answered 204 or 404 that keeps the object),
 // refusing connections and coming back on the same address, request
 // counters, and direct access to stored rows including secrets the real
 // API never returns. The same features are served as JSON under
