@@ -134,6 +134,35 @@ func TestBoundedPassThatDeletesForgetsAnEarlierPassesMark(t *testing.T) {
 	}
 }
 
+// A delete Coder answered (204, or 404 for "not there") proves nothing
+// while Coder still shows the object: only the look after it decides.
+func TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete(t *testing.T) {
+	rel := NewReleases()
+	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
+	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel, Records: recordsWith(t, k, true, nil)}
+	deletes := 0
+	kept := &managed.ExternalClientFns{
+		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
+			return managed.ExternalObservation{ResourceExists: true}, nil
+		},
+		DeleteFn: func(context.Context, resource.Managed) (managed.ExternalDelete, error) {
+			deletes++
+			return managed.ExternalDelete{}, nil
+		},
+		DisconnectFn: func(context.Context) error { return nil },
+	}
+	obs, err := pass.Wrap(kept).Observe(context.Background(), k)
+	if err != nil || obs.ResourceExists {
+		t.Fatalf("Observe = %+v, %v; want gone, nil so the finalizer goes", obs, err)
+	}
+	if deletes != 1 {
+		t.Errorf("the pass asked %d deletes, want its one attempt", deletes)
+	}
+	if why, ok := rel.peek(k.GetUID()); !ok || why != reasonStillPresent {
+		t.Errorf("released without delete: %v (%q), want true (%q)", ok, why, reasonStillPresent)
+	}
+}
+
 func TestBoundedPassNeverDeletesAnOrphan(t *testing.T) {
 	rel := NewReleases()
 	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel}

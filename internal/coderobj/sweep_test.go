@@ -19,6 +19,7 @@ package coderobj
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
@@ -260,6 +261,77 @@ func TestKeyClaimNamesItsKeysByIDAndName(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if got := tc.claim.Names(k); got != tc.want {
 				t.Errorf("Names = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// deleteAnswers are the answers of a delete that does not prove the object
+// gone (DESIGN §4 invariant 2): Coder's 204, or its 404, while it still
+// lists the object.
+var deleteAnswers = map[string]int{"204": http.StatusNoContent, "404": http.StatusNotFound}
+
+func TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt(t *testing.T) {
+	for name, status := range deleteAnswers {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s, cl := fakeCoder(t)
+			kept, err := cl.CreateKey(ctx, "team-a-gw-0123abcd")
+			if err != nil {
+				t.Fatal(err)
+			}
+			claims := []KeyClaim{
+				{IDs: []string{kept.ID.String()}, Name: NameIs(kept.Name)},
+				// Gone before the sweep: a verified absence whatever the
+				// deletes answer.
+				{IDs: []string{uuid.NewString()}, Name: NameIs("team-b-gw-4567ef01")},
+			}
+			if err := s.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: status}); err != nil {
+				t.Fatal(err)
+			}
+			errs := SweepKeys(ctx, cl, claims, nil)
+			if errs[0] == nil || errs[0].Error() != ErrStillPresent {
+				t.Errorf("the claim whose key Coder still lists: %v, want %q", errs[0], ErrStillPresent)
+			}
+			if errs[1] != nil {
+				t.Errorf("the claim whose key is gone: %v, want a verified absence", errs[1])
+			}
+			if len(s.Keys()) != 1 {
+				t.Fatalf("%d keys in Coder, want the one its delete kept", len(s.Keys()))
+			}
+			s.ClearFaults()
+			if errs := SweepKeys(ctx, cl, claims, nil); errs[0] != nil || errs[1] != nil {
+				t.Errorf("SweepKeys once the deletes delete: %v", errs)
+			}
+			if len(s.Keys()) != 0 {
+				t.Errorf("%d keys left after a sweep that verified their absence", len(s.Keys()))
+			}
+		})
+	}
+}
+
+func TestSweepCountsAProviderGoneOnlyWhenAReadAfterItsDeleteLacksIt(t *testing.T) {
+	for name, status := range deleteAnswers {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			s, cl := fakeCoder(t)
+			p := createProvider(t, cl, "team-openai")
+			c := ProviderClaim{ID: p.ID.String()}
+			if err := s.SetFault(fakecoder.EndpointProviderDelete, fakecoder.Fault{Status: status}); err != nil {
+				t.Fatal(err)
+			}
+			if err := SweepProvider(ctx, cl, c, nil); err == nil || err.Error() != ErrStillPresent {
+				t.Errorf("SweepProvider of a provider Coder still serves: %v, want %q", err, ErrStillPresent)
+			}
+			if len(s.Providers(false)) != 1 {
+				t.Fatal("the faulted delete removed the provider")
+			}
+			s.ClearFaults()
+			if err := SweepProvider(ctx, cl, c, nil); err != nil {
+				t.Errorf("SweepProvider once the delete deletes: %v", err)
+			}
+			if len(s.Providers(false)) != 0 {
+				t.Error("the provider is live after a sweep that verified its absence")
 			}
 		})
 	}

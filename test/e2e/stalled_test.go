@@ -308,13 +308,3 @@ func TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept(t *tes
 	waitRecordGone(t, "AIProvider", s.ai.UID)
 }
 
-// liveProvider reports whether coder has a provider of the id that is not
-// deleted.
-func liveProvider(c Coder, id string) bool {
-	for _, p := range c.Providers(false) {
-		if p.ID.String() == id {
-			return true
-		}
-	}
-	return false
-}

@@ -103,3 +103,27 @@ func TestAdminClientDrivesAServerInAnotherProcess(t *testing.T) {
 		t.Errorf("SetFault on an unknown endpoint succeeded")
 	}
 }
+
+// A delete that answers 204 and keeps the key is set over the admin API as
+// in process: a fake in a kind cluster lies the same way.
+func TestAdminClientSetsADeleteThatKeepsTheObject(t *testing.T) {
+	s, sdk := start(t, Options{})
+	c := &AdminClient{BaseURL: s.URL()}
+	ctx := t.Context()
+	created, err := sdk.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "kept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetFault(ctx, EndpointKeysDelete, Fault{Status: http.StatusNoContent}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sdk.DeleteAIGatewayKey(ctx, created.ID); err != nil {
+		t.Fatalf("the faulted delete answered %v, want Coder's 204", err)
+	}
+	if keys, err := c.Keys(ctx); err != nil || len(keys) != 1 || keys[0].ID != created.ID {
+		t.Errorf("Keys() after the faulted delete = %+v, %v; want the key kept", keys, err)
+	}
+	if err := c.SetFault(ctx, EndpointKeysList, Fault{Status: http.StatusOK}); err == nil {
+		t.Error("the admin API accepted a success fault on the key list")
+	}
+}

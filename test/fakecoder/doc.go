@@ -38,10 +38,11 @@ limitations under the License.
 // file each behaviour was taken from.
 //
 // On top of the Coder API it offers what a real server cannot: per-endpoint
-// fault injection (latency, error statuses, "commit then time out"), a
-// clock that runs ahead of or behind the host's (every row it dates and
-// every answer's Date header; SetClockOffset), refusing connections and
-// coming back on the same address, request
+// fault injection (latency, error statuses, "commit then time out", a
+// delete answered 204 or 404 that keeps the object), a clock that runs
+// ahead of or behind the host's (every row it dates and every answer's Date
+// header; SetClockOffset), refusing connections and coming back on the same
+// address, request
 // counters, and direct access to stored rows including secrets the real
 // API never returns. The same features are served as JSON under
 // /fakecoder/admin/ (see admin.go) for tests that run the fake in another

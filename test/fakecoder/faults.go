@@ -41,7 +41,12 @@ type Fault struct {
 	// Latency it applies to every request.
 	Drip time.Duration
 	// Status, when non-zero, answers with this status and a codersdk.Response
-	// body instead of running the endpoint.
+	// body instead of running the endpoint. On a delete endpoint (the only
+	// ones a 2xx may fault) it answers as Coder answers a delete but keeps
+	// the object: 204, with no body, as for a delete that happened; 404,
+	// with Coder's ResourceNotFound body, as for an object already gone. A
+	// replica that lost the write, or a proxy in front of Coder, answers
+	// so; only a read that no longer finds the object proves it gone.
 	Status int
 	// Message overrides the body's message for Status.
 	Message string
@@ -88,6 +93,11 @@ func (f Fault) validate() error {
 func (s *Server) SetFault(endpoint string, f Fault) error {
 	if !slices.Contains(Endpoints(), endpoint) {
 		return fmt.Errorf("fakecoder: unknown endpoint %q", endpoint)
+	}
+	if f.Status >= 200 && f.Status < 300 && !slices.Contains(deleteEndpoints, endpoint) {
+		// Coder's other successes carry the object; an injected one would
+		// carry an error body no real server sends.
+		return fmt.Errorf("fakecoder: fault for %q: a success status fits only a delete endpoint, whose success has no body", endpoint)
 	}
 	if err := f.validate(); err != nil {
 		return fmt.Errorf("fakecoder: fault for %q: %w", endpoint, err)
@@ -196,11 +206,7 @@ func (s *Server) instrument(endpoint string, h http.Handler) http.Handler {
 			s.wait(r.Context(), 0)
 			return
 		}
-		msg := f.Message
-		if msg == "" {
-			msg = fmt.Sprintf("fakecoder: injected %d %s.", f.Status, http.StatusText(f.Status))
-		}
-		writeJSON(w, f.Status, codersdk.Response{Message: msg})
+		writeFault(w, f)
 	})
 }
 
@@ -235,6 +241,27 @@ func (s *Server) drip(w http.ResponseWriter, r *http.Request, answer *httptest.R
 		_, _ = w.Write(body[i*len(body)/n : (i+1)*len(body)/n])
 		flush()
 	}
+}
+
+// deleteEndpoints are the endpoints whose success, 204, has no body.
+var deleteEndpoints = []string{EndpointKeysDelete, EndpointProviderDelete}
+
+// writeFault answers as f says: a 204 as Coder's deletes answer it, a 404
+// with Coder's ResourceNotFound body, anything else with a message naming
+// the injected status, unless f gives one.
+func writeFault(w http.ResponseWriter, f Fault) {
+	if f.Status == http.StatusNoContent {
+		w.WriteHeader(f.Status)
+		return
+	}
+	body := codersdk.Response{Message: fmt.Sprintf("fakecoder: injected %d %s.", f.Status, http.StatusText(f.Status))}
+	if f.Status == http.StatusNotFound {
+		body = notFoundReply.body.(codersdk.Response)
+	}
+	if f.Message != "" {
+		body.Message = f.Message
+	}
+	writeJSON(w, f.Status, body)
 }
 
 // wait sleeps for d (forever if d is 0) and reports whether it slept the

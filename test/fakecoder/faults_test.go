@@ -20,12 +20,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
 
 	"github.com/coder/coder/v2/codersdk"
 
@@ -306,5 +310,130 @@ func TestEveryRequestIsCountedEvenRefusedOrFaulted(t *testing.T) {
 	s.ResetCounts()
 	if got := s.Requests(EndpointProvidersList); got != 0 {
 		t.Errorf("after reset: %d", got)
+	}
+}
+
+// answer is what a client sees of an HTTP answer, the Date aside.
+type answer struct {
+	Status      int
+	ContentType string
+	Body        string
+}
+
+// rawDelete sends DELETE path with the session token, as codersdk does.
+func rawDelete(t *testing.T, s *Server, path string) answer {
+	t.Helper()
+	req, err := http.NewRequestWithContext(testContext(t), http.MethodDelete, s.URL()+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set(codersdk.SessionTokenHeader, s.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return answer{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: string(b)}
+}
+
+// A delete fault answers exactly as Coder answers a delete that happened
+// (204) or one of an object it does not have (404), and keeps the object
+// until the fault is cleared: what a test needs to check that absence is
+// read, never taken from a delete's answer.
+func TestADeleteFaultAnswersAsCoderDoesAndKeepsTheObject(t *testing.T) {
+	t.Parallel()
+	kinds := map[string]struct {
+		endpoint string
+		// create makes an object and returns its delete path.
+		create func(t *testing.T, c *codersdk.Client, name string) string
+		// listed reports whether the API still shows the object.
+		listed func(t *testing.T, c *codersdk.Client, path string) bool
+	}{
+		"Key": {
+			endpoint: EndpointKeysDelete,
+			create: func(t *testing.T, c *codersdk.Client, name string) string {
+				k := must[codersdk.CreateAIGatewayKeyResponse](t)(c.CreateAIGatewayKey(testContext(t), codersdk.CreateAIGatewayKeyRequest{Name: name}))
+				return "/api/v2/ai-gateway/keys/" + k.ID.String()
+			},
+			listed: func(t *testing.T, c *codersdk.Client, path string) bool {
+				for _, k := range must[[]codersdk.AIGatewayKey](t)(c.ListAIGatewayKeys(testContext(t))) {
+					if strings.HasSuffix(path, "/"+k.ID.String()) {
+						return true
+					}
+				}
+				return false
+			},
+		},
+		"Provider": {
+			endpoint: EndpointProviderDelete,
+			create: func(t *testing.T, c *codersdk.Client, name string) string {
+				p := must[codersdk.AIProvider](t)(c.CreateAIProvider(testContext(t), openAIRequest(name)))
+				return "/api/v2/ai/providers/" + p.ID.String()
+			},
+			listed: func(t *testing.T, c *codersdk.Client, path string) bool {
+				_, err := c.AIProvider(testContext(t), path[strings.LastIndex(path, "/")+1:])
+				if err != nil && apiError(t, err).StatusCode() != http.StatusNotFound {
+					t.Fatal(err)
+				}
+				return err == nil
+			},
+		},
+	}
+	for kind, k := range kinds {
+		for _, status := range []int{http.StatusNoContent, http.StatusNotFound} {
+			t.Run(fmt.Sprintf("%s/%d", kind, status), func(t *testing.T) {
+				t.Parallel()
+				s, c := start(t, Options{})
+				// Coder's own answer: a delete that happens, or one of an
+				// object that is not there.
+				path := k.create(t, c, "real")
+				if status == http.StatusNotFound {
+					path = path[:strings.LastIndex(path, "/")+1] + uuid.NewString()
+				}
+				want := rawDelete(t, s, path)
+				if want.Status != status {
+					t.Fatalf("Coder's answer without a fault = %+v, want %d", want, status)
+				}
+
+				kept := k.create(t, c, "kept")
+				if err := s.SetFault(k.endpoint, Fault{Status: status}); err != nil {
+					t.Fatal(err)
+				}
+				for range 2 {
+					if diff := cmp.Diff(want, rawDelete(t, s, kept)); diff != "" {
+						t.Errorf("faulted delete's answer differs from Coder's (-want +got):\n%s", diff)
+					}
+				}
+				if !k.listed(t, c, kept) {
+					t.Fatal("the faulted delete removed the object")
+				}
+
+				s.ClearFault(k.endpoint)
+				if got := rawDelete(t, s, kept); got.Status != http.StatusNoContent {
+					t.Errorf("delete after ClearFault = %+v, want 204", got)
+				}
+				if k.listed(t, c, kept) {
+					t.Error("the delete after ClearFault kept the object")
+				}
+			})
+		}
+	}
+}
+
+func TestASuccessFaultFitsOnlyADeleteEndpoint(t *testing.T) {
+	t.Parallel()
+	s := New(Options{})
+	for _, e := range Endpoints() {
+		err := s.SetFault(e, Fault{Status: http.StatusNoContent})
+		if isDelete := e == EndpointKeysDelete || e == EndpointProviderDelete; (err == nil) != isDelete {
+			t.Errorf("SetFault(%q, 204) = %v, want accepted only on a delete endpoint", e, err)
+		}
+	}
+	if err := s.SetFault(EndpointKeysList, Fault{Status: http.StatusOK}); err == nil {
+		t.Error("a 200 with an error body on the key list was accepted")
 	}
 }
