@@ -26,6 +26,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -175,8 +176,15 @@ func wantKeyedFingerprint(t *testing.T, p *aiv1alpha1.AIProvider, row fakecoder.
 	if fp == aiprovider.LegacyFingerprint(uid, c) || !strings.HasPrefix(fp, aiprovider.FingerprintPrefix) {
 		t.Errorf("%s: credentialsFingerprint = %q, an unkeyed hash: want %s...", p.Name, fp, aiprovider.FingerprintPrefix)
 	}
-	if want := aiprovider.Fingerprint(fingerprintKey(t), uid, c); fp != want {
+	key := fingerprintKey(t)
+	if want := aiprovider.Fingerprint(key, uid, c); fp != want {
 		t.Errorf("%s: credentialsFingerprint = %q, want %q, the HMAC keyed with the provider's key", p.Name, fp, want)
+	}
+	// Whoever lacks the key cannot compute it: with any other key it differs.
+	other := slices.Clone(key)
+	other[0] ^= 0xff
+	if fp == aiprovider.Fingerprint(other, uid, c) || fp == aiprovider.Fingerprint(nil, uid, c) {
+		t.Errorf("%s: credentialsFingerprint %q is the same without the provider's key", p.Name, fp)
 	}
 }
 

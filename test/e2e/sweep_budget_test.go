@@ -22,84 +22,107 @@ import (
 	"time"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
-// sweepTenant is one tenant of the sweep scenario: its own Coder, an
-// Abandoned record, and the key the record names.
+// sweepTenant is one tenant of the sweep scenario: its Coder, and its
+// Abandoned records with the keys they name.
 type sweepTenant struct {
 	coder Coder
-	rec   *clusterv1alpha1.CleanupRecord
-	key   string
+	recs  []*clusterv1alpha1.CleanupRecord
+	keys  []string
 }
 
-// tenantWithAbandonedKey makes a namespace whose ProviderConfig reaches c,
-// with an Abandoned record naming a key there; fault (if any) is set on
-// c's key endpoints before the ProviderConfig turns Ready, which triggers a
-// sweep.
-func tenantWithAbandonedKey(t *testing.T, c Coder, name string, fault *fakecoder.Fault) sweepTenant {
+// tenantWithAbandonedKeys makes a namespace whose ProviderConfig reaches c,
+// with n Abandoned records each naming a key there; faults are set on c
+// before the ProviderConfig turns Ready, which triggers a sweep.
+func tenantWithAbandonedKeys(t *testing.T, c Coder, name string, n int, faults map[string]fakecoder.Fault) sweepTenant {
 	t.Helper()
 	ns := env.Namespace(t)
-	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest(name+"-"+ns))
-	if err != nil {
-		t.Fatal(err)
+	out := sweepTenant{coder: c}
+	for i := range n {
+		coderName := fmt.Sprintf("%s-%s-%d", name, ns, i)
+		resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest(coderName))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := abandonedKeyRecord("aigatewaykey-"+coderName, ns, deploymentOf(t, c), coderName, resp.ID.String())
+		env.CreateRecord(t, rec)
+		t.Cleanup(func() { env.Delete(t, rec) })
+		out.recs, out.keys = append(out.recs, rec), append(out.keys, resp.ID.String())
 	}
-	if fault != nil {
-		for _, e := range []string{fakecoder.EndpointKeysList, fakecoder.EndpointKeysDelete} {
-			if err := c.SetFault(e, *fault); err != nil {
-				t.Fatal(err)
-			}
+	for e, f := range faults {
+		if err := c.SetFault(e, f); err != nil {
+			t.Fatal(err)
 		}
 	}
-	rec := abandonedKeyRecord("aigatewaykey-"+name+"-"+ns, ns, deploymentOf(t, c), name+"-"+ns, resp.ID.String())
-	env.CreateRecord(t, rec)
-	t.Cleanup(func() { env.Delete(t, rec) })
 	env.ReadyProviderConfigOf(t, ns, c, nil)
-	return sweepTenant{coder: c, rec: rec, key: resp.ID.String()}
+	return out
+}
+
+// left is how many of the tenant's records are still there.
+func (s sweepTenant) left(t *testing.T) int {
+	n := 0
+	for _, r := range s.recs {
+		if env.Get(t, r.DeepCopy()) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep: tenant A's Coder
-// answers every key list and delete after 25 s, tenant C's drips each list
-// over 29 s (within the 30 s timeout, so both are answering), and tenant B's
-// (the shared fake) is healthy. While the sweep works on A's and C's records, B's record
-// turns sweepable and is swept within seconds; A's and C's are swept later,
-// within their own budgets.
+// answers, but slowly: each key delete after three quarters of the
+// provider's Coder timeout (22.5 s of the default 30 s), each key list
+// dripped over as long. A has 30 Abandoned records, which one after another
+// take it most of a minute. While the sweep works on them, tenant B's record
+// (on the healthy shared fake) turns sweepable and is swept within seconds;
+// A's records are swept later, within A's own budget.
 func TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep(t *testing.T) {
+	const n = 30
+	timeout := env.opts.CoderTimeout
+	if timeout == 0 {
+		timeout = provider.DefaultOptions().CoderTimeout
+	}
+	slowly := timeout * 3 / 4
 	start := time.Now()
-	slow := tenantWithAbandonedKey(t, env.Cluster.SpareCoder(t), "slow", &fakecoder.Fault{Latency: 25 * time.Second})
-	drip := tenantWithAbandonedKey(t, env.Cluster.SpareCoder(t), "drip", &fakecoder.Fault{Drip: 29 * time.Second})
-	// Generous: a sweep that works one Coder after another reaches the
-	// dripping one only after the slow one's 75 s, and must then fail on
-	// the healthy tenant below, not here.
-	Eventually(t, 3*time.Minute, "the sweep to be listing the slow tenants' keys", func() (bool, string) {
-		a, c := slow.coder.Requests(fakecoder.EndpointKeysList), drip.coder.Requests(fakecoder.EndpointKeysList)
-		return a > 0 && c > 0, fmt.Sprintf("key lists: %d of the slow Coder, %d of the dripping one", a, c)
+	slow := tenantWithAbandonedKeys(t, env.Cluster.SpareCoder(t), "slow", n, map[string]fakecoder.Fault{
+		fakecoder.EndpointKeysList:   {Drip: slowly},
+		fakecoder.EndpointKeysDelete: {Latency: slowly},
+	})
+	Eventually(t, waitLong, "the sweep to be working on the slow tenant's records", func() (bool, string) {
+		got := slow.coder.Requests(fakecoder.EndpointKeysDelete)
+		return got > 0, fmt.Sprintf("%d key deletes reached the slow Coder", got)
 	})
 
 	ready := time.Now()
-	healthy := tenantWithAbandonedKey(t, env.Cluster.Coder(t), "healthy", nil)
-	env.WaitGone(t, healthy.rec, waitLong)
+	healthy := tenantWithAbandonedKeys(t, env.Cluster.Coder(t), "healthy", 1, nil)
+	env.WaitGone(t, healthy.recs[0], waitLong)
 	took := time.Since(ready)
-	slowLeft, dripLeft := env.Get(t, slow.rec.DeepCopy()), env.Get(t, drip.rec.DeepCopy())
-	t.Logf("beside a Coder answering in 25 s and one dripping its lists over 29 s, a healthy tenant's record was swept %s after its ProviderConfig was created (slow tenants' records still there: %t, %t)",
-		took.Round(100*time.Millisecond), slowLeft, dripLeft)
+	slowLeft := slow.left(t)
+	t.Logf("beside a Coder that drips each list and answers each delete over %s, a healthy tenant's record was swept %s after its namespace was made (%d of the slow tenant's %d records still there)",
+		slowly, took.Round(100*time.Millisecond), slowLeft, n)
 	if took > 20*time.Second {
-		t.Errorf("the healthy tenant's record took %s to be swept beside slow tenants, want within 20s", took)
+		t.Errorf("the healthy tenant's record took %s to be swept beside a slow tenant, want within 20s", took)
 	}
-	if liveKey(healthy.coder, healthy.key) {
+	if liveKey(healthy.coder, healthy.keys[0]) {
 		t.Errorf("the healthy tenant's record went and its key is still in Coder")
 	}
-	if !slowLeft || !dripLeft {
-		t.Errorf("a slow tenant's record was swept before the healthy one (slow %t, dripping %t still there): the scenario did not hold the sweep", slowLeft, dripLeft)
+	if slowLeft == 0 {
+		t.Errorf("the slow tenant's records were all swept before the healthy one: the scenario did not hold the sweep")
 	}
 
-	// Slow but answering: each slow tenant's worker finishes within its
-	// budget, and its record goes too.
-	for _, s := range []sweepTenant{slow, drip} {
-		env.WaitGone(t, s.rec, 3*time.Minute)
-		if liveKey(s.coder, s.key) {
-			t.Errorf("record %s was swept and its key is still in Coder", s.rec.Name)
+	// Slow but answering: A's worker finishes within its budget.
+	Eventually(t, provider.DefaultOptions().CoderTimeout*4+time.Minute, "the slow tenant's records to be swept", func() (bool, string) {
+		left := slow.left(t)
+		return left == 0, fmt.Sprintf("%d records left; the slow Coder got %d lists and %d deletes", left,
+			slow.coder.Requests(fakecoder.EndpointKeysList), slow.coder.Requests(fakecoder.EndpointKeysDelete))
+	})
+	for _, id := range slow.keys {
+		if liveKey(slow.coder, id) {
+			t.Errorf("the slow tenant's record of key %s was swept and the key is still in Coder", id)
 		}
 	}
-	t.Logf("the slow tenants' records were swept %s after the scenario began", time.Since(start).Round(time.Second))
+	t.Logf("the slow tenant's %d records were swept %s after the scenario began", n, time.Since(start).Round(time.Second))
 }

@@ -185,6 +185,24 @@ type Plan struct {
 	Flavour Flavour
 	World   World
 	Ops     []Op
+	// ClockOffset is how far the fake Coder's clock runs from the
+	// cluster's for the whole run (negative: behind); zero on the real
+	// Coder, which runs on this host's clock.
+	ClockOffset time.Duration
+}
+
+// clockOffsets are the fake Coder's clock offsets a plan runs with: most
+// plans on the cluster's clock, the others minutes or seconds apart, as
+// issue 26 found them breaking the sweep, adoption and rotation.
+var clockOffsets = []time.Duration{0, 0, -2 * time.Minute, -10 * time.Second, 2 * time.Minute}
+
+// clockOffsetOf draws the clock offset of seed from a stream of its own,
+// so adding it changed no seed's world or operations.
+func clockOffsetOf(seed uint64, f Flavour) time.Duration {
+	if f != Fake {
+		return 0
+	}
+	return clockOffsets[rand.New(rand.NewPCG(seed, 0xc10c)).IntN(len(clockOffsets))]
 }
 
 // Describe names op's target in the world, for the operation log.
@@ -267,7 +285,7 @@ const MinKills = 3
 func Generate(seed uint64, f Flavour) Plan {
 	r := rand.New(rand.NewPCG(seed, uint64(f)))
 	w := generateWorld(r, fmt.Sprintf("i%d%s", seed, strings.ToLower(f.String()[:1])), f.ServesKeys())
-	p := Plan{Seed: seed, Flavour: f, World: w}
+	p := Plan{Seed: seed, Flavour: f, World: w, ClockOffset: clockOffsetOf(seed, f)}
 	m := newModel(w)
 	n := 12 + r.IntN(9)
 	for range n {

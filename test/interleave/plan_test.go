@@ -18,6 +18,7 @@ package interleave
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -32,6 +33,23 @@ func TestTheSameSeedGivesTheSamePlan(t *testing.T) {
 	}
 	if cmp.Equal(Generate(1, Fake).Ops, Generate(2, Fake).Ops) {
 		t.Error("seeds 1 and 2 give the same operations")
+	}
+}
+
+func TestSomeFakePlansRunOnACoderClockApartFromTheClusters(t *testing.T) {
+	seen := map[time.Duration]int{}
+	for seed := range uint64(200) {
+		seen[Generate(seed, Fake).ClockOffset]++
+		for _, f := range []Flavour{Real, RealUnlicensed} {
+			if d := Generate(seed, f).ClockOffset; d != 0 {
+				t.Errorf("seed %d (%s): clock offset %s on the real Coder, which runs on this host's clock", seed, f, d)
+			}
+		}
+	}
+	for _, d := range clockOffsets {
+		if seen[d] == 0 {
+			t.Errorf("200 fake plans never run with Coder's clock %s from the cluster's", d)
+		}
 	}
 }
 

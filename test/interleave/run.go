@@ -121,6 +121,15 @@ func Run(ctx context.Context, bed *Bed, c Coder, sdk *codersdk.Client, plan Plan
 		return res
 	}
 	r.counted = 0
+	if plan.ClockOffset != 0 {
+		if err := c.SetClockOffset(plan.ClockOffset); err != nil {
+			r.violate("setup: cannot set Coder's clock: %v", err)
+			return res
+		}
+		// The fake serves every run of the bed.
+		defer func() { _ = c.SetClockOffset(0) }()
+		r.logf("Coder's clock runs %s from the cluster's", plan.ClockOffset)
+	}
 	if err := r.setup(ctx); err != nil {
 		r.violate("setup: %v", err)
 		return res
