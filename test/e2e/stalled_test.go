@@ -307,4 +307,3 @@ func TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept(t *tes
 	waitRecordGone(t, "AIGatewayKey", s.key.UID)
 	waitRecordGone(t, "AIProvider", s.ai.UID)
 }
-
