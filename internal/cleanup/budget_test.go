@@ -24,6 +24,7 @@ import (
 
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
+	kwait "k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
@@ -120,12 +121,15 @@ func TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep(t *testing.T) {
 		t.Errorf("A's record while its worker runs: %+v, want it there with the 1 attempt of the first sweep", got)
 	}
 	// A's worker stops calling Coder at its budget, not at Coder's pace.
+	// Its worker has ended once the record says so and its client is free
+	// for the next sweep's work.
 	var cut *clusterv1alpha1.CleanupRecord
-	for deadline := time.Now().Add(latency); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if cut = recordOf(t, kube, recA); cut != nil && cut.Status.LastError != "" {
-			break
-		}
-	}
+	_ = kwait.PollUntilContextTimeout(ctx, 20*time.Millisecond, latency, true, func(context.Context) (bool, error) {
+		cut = recordOf(t, kube, recA)
+		sw.mu.Lock()
+		defer sw.mu.Unlock()
+		return cut != nil && cut.Status.LastError != "" && len(sw.budgets.running) == 0, nil
+	})
 	if cut == nil || !strings.Contains(cut.Status.LastError, "ran out") || time.Since(start) > budget+time.Second {
 		t.Errorf("A's record %s after the first sweep began: %+v, want its error saying its %s budget ran out", time.Since(start), cut, budget)
 	}

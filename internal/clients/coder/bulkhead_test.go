@@ -297,6 +297,9 @@ func TestATenantsProviderConfigsShareItsRequestSlots(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			url, held := stallingServer(t)
+			// gaveUp counts the calls that returned: only those beyond the
+			// slots do, once their wait for one ends.
+			var gaveUp atomic.Int64
 			cache := NewCache(10, time.Hour)
 			cache.MaxInFlight = 2
 			ctx, cancel := context.WithCancel(context.Background())
@@ -307,7 +310,10 @@ func TestATenantsProviderConfigsShareItsRequestSlots(t *testing.T) {
 					t.Fatal(err)
 				}
 				for range 3 {
-					go func() { _, _ = c.GetProvider(ctx, "openai") }()
+					go func() {
+						_, _ = c.GetProvider(ctx, "openai")
+						gaveUp.Add(1)
+					}()
 				}
 			}
 			if err := wait.PollUntilContextTimeout(ctx, time.Millisecond, 5*time.Second, true, func(context.Context) (bool, error) {
@@ -316,7 +322,12 @@ func TestATenantsProviderConfigsShareItsRequestSlots(t *testing.T) {
 				t.Fatalf("%s\nCoder holds %d requests, want %d", tc.reason, held.Load(), tc.want)
 			}
 			// The calls beyond the slots wait for one, then give up.
-			time.Sleep(maxSlotWait + 500*time.Millisecond)
+			beyond := int64(len(tc.tenants)*3) - tc.want
+			if err := wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, maxSlotWait+5*time.Second, true, func(context.Context) (bool, error) {
+				return gaveUp.Load() >= beyond, nil
+			}); err != nil {
+				t.Fatalf("%s\n%d calls gave up waiting for a slot, want %d", tc.reason, gaveUp.Load(), beyond)
+			}
 			if got := held.Load(); got != tc.want {
 				t.Errorf("%s\nCoder got %d requests, want %d", tc.reason, got, tc.want)
 			}
