@@ -24,7 +24,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -83,20 +82,7 @@ func TestClockSkewSweepDeletesTheKeyItsRecordNames(t *testing.T) {
 		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 		id := meta.GetExternalName(k)
 
-		if err := c.SetDown(true); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = c.SetDown(false) })
-		nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
-		env.Delete(t, nsObj)
-		env.WaitGone(t, nsObj, 2*time.Minute)
-		waitAbandoned(t, "AIGatewayKey", k.UID)
-
-		if err := c.SetDown(false); err != nil {
-			t.Fatal(err)
-		}
-		sweepThrough(t, c)
-		waitRecordGone(t, "AIGatewayKey", k.UID)
+		releaseWhileCoderIsDownThenSweep(t, c, ns, k.UID)
 		if liveKey(c, id) {
 			t.Errorf("key %s is still in Coder after the sweep settled its record", id)
 		}

@@ -84,6 +84,27 @@ func sweepThrough(t *testing.T, c Coder) *namespacedv1alpha1.ClusterProviderConf
 	return cpc
 }
 
+// releaseWhileCoderIsDownThenSweep deletes namespace ns while Coder c is
+// down, so its key is released without delete and its record turns
+// Abandoned; then brings c back and sweeps through a ClusterProviderConfig
+// of it until the record is gone.
+func releaseWhileCoderIsDownThenSweep(t *testing.T, c Coder, ns string, uid types.UID) {
+	t.Helper()
+	if err := c.SetDown(true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.SetDown(false) })
+	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	env.Delete(t, nsObj)
+	env.WaitGone(t, nsObj, 2*time.Minute)
+	waitAbandoned(t, "AIGatewayKey", uid)
+	if err := c.SetDown(false); err != nil {
+		t.Fatal(err)
+	}
+	sweepThrough(t, c)
+	waitRecordGone(t, "AIGatewayKey", uid)
+}
+
 // waitAbandoned waits for a record to turn Abandoned.
 func waitAbandoned(t *testing.T, kind string, uid types.UID) {
 	t.Helper()
@@ -191,20 +212,7 @@ func TestSweepDeletesTheLiveKeyWhenTheRecordedIDIsStale(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := c.SetDown(true); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.SetDown(false) })
-	nsObj := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
-	env.Delete(t, nsObj)
-	env.WaitGone(t, nsObj, 2*time.Minute)
-	waitAbandoned(t, "AIGatewayKey", k.UID)
-
-	if err := c.SetDown(false); err != nil {
-		t.Fatal(err)
-	}
-	sweepThrough(t, c)
-	waitRecordGone(t, "AIGatewayKey", k.UID)
+	releaseWhileCoderIsDownThenSweep(t, c, ns, k.UID)
 	if liveKey(c, live) {
 		t.Errorf("the live key %s leaked: its record named a stale id and was deleted", live)
 	}
