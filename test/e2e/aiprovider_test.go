@@ -502,8 +502,8 @@ func TestAIProviderUncertainCreateAdoptsItsOwnProvider(t *testing.T) {
 	faults := map[string]fakecoder.Fault{
 		// The response never arrives.
 		"AnswerLost": {CommitThenTimeout: true, Times: 1},
-		// A success, but not the 201 and body a create answers with.
-		"AnsweredWith200": {Status: 200, Commit: true, Times: 1},
+		// A proxy in front of Coder fails after Coder wrote the provider.
+		"CommittedThen502": {Status: 502, Commit: true, Times: 1},
 	}
 	for name, fault := range faults {
 		t.Run(name, func(t *testing.T) {

@@ -139,9 +139,9 @@ func TestClockSkewAdoptedProviderIsDeleted(t *testing.T) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		env.Secret(t, ns, "openai", map[string]string{"key": "sk-skewed-k3y9Qm2Xv7Lp"})
-		// A success, but not the 201 and body a create answers with: the
-		// provider is written, the outcome uncertain.
-		if err := c.SetFault(fakecoder.EndpointProvidersCreate, fakecoder.Fault{Status: 200, Commit: true, Times: 1}); err != nil {
+		// The provider is written and the answer lost: the outcome is
+		// uncertain.
+		if err := c.SetFault(fakecoder.EndpointProvidersCreate, fakecoder.Fault{CommitThenTimeout: true, Times: 1}); err != nil {
 			t.Fatal(err)
 		}
 		p := newAIProvider(ns, "skewed", "openai", "https://api.openai.com/v1")
