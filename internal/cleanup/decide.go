@@ -25,6 +25,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 )
 
 // A PassResult is what one bounded pass saw of a resource's object in
@@ -42,6 +43,9 @@ type PassResult struct {
 	// answer.
 	AfterErr   error
 	StillThere bool
+	// RecordsErr is the failure to verify that what the resource's cleanup
+	// records name is gone, once its own look found nothing.
+	RecordsErr error
 	// MayHaveCreated: the resource names an object in Coder, or a create
 	// for it was begun whose answer may have been lost.
 	MayHaveCreated bool
@@ -87,6 +91,8 @@ func DecidePass(r PassResult) PassOutcome {
 		why = ReasonOtherDeployment
 	case r.ObserveErr != nil:
 		why = string(coder.ClassOf(r.ObserveErr))
+	case r.RecordsErr != nil:
+		why = recordsClass(r.RecordsErr)
 	case !r.Existed:
 		return PassOutcome{}
 	case r.DeleteErr != nil:
@@ -103,6 +109,15 @@ func DecidePass(r PassResult) PassOutcome {
 		o.WithoutDelete, o.Reason = true, why
 	}
 	return o
+}
+
+// recordsClass is the failure class of a verification of the records: an
+// object still there after its delete, or the class of the call that failed.
+func recordsClass(err error) string {
+	if coderobj.IsStillPresent(err) {
+		return reasonStillPresent
+	}
+	return string(coder.ClassOf(err))
 }
 
 // MayDelete reports whether a resource's policies let the provider delete

@@ -117,6 +117,9 @@ type Pass struct {
 	// id; nil without a client. A delete is verified only in the
 	// deployment that made the object (see otherDeployment).
 	Deployment func(context.Context) (string, error)
+	// Coder is the client the resource reaches now, which verifies that
+	// what a deleting resource's records name is gone; nil without one.
+	Coder *coder.Client
 }
 
 // otherDeployment returns an error when a record of mg names another Coder
@@ -126,28 +129,31 @@ type Pass struct {
 // about the Coder that holds it, so no answer of this client may count as
 // gone. The deployment is asked now, not taken from the ProviderConfig's
 // status, which may predate a change of URL.
-func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) error {
+//
+// It returns where the client reaches now, with the deployment asked when
+// a record names one.
+func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (Origin, error) {
+	now := p.Origin
 	if p.Deployment == nil {
-		return nil
+		return now, nil
 	}
 	recs, err := p.Records.Of(ctx, mg)
 	if err != nil {
-		return err
+		return now, err
 	}
 	named := recs.Origins()
 	if len(named) == 0 {
-		return nil
+		return now, nil
 	}
-	now := p.Origin
 	if now.DeploymentID, err = p.Deployment(ctx); err != nil {
-		return errors.Wrap(err, errVerifyDeployment)
+		return now, errors.Wrap(err, errVerifyDeployment)
 	}
 	for _, o := range named {
 		if !o.SameCoder(now) {
-			return &OtherDeploymentError{Recorded: o, Now: now}
+			return now, &OtherDeploymentError{Recorded: o, Now: now}
 		}
 	}
-	return nil
+	return now, nil
 }
 
 // An OtherDeploymentError says that a resource's object lives in another
@@ -180,17 +186,30 @@ type normal struct {
 }
 
 func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
-	if meta.WasDeleted(mg) {
-		// A bounded pass of an earlier reconcile may have given up; this
-		// one deletes for real.
-		n.pass.Releases.forget(mg.GetUID())
-		if gone, err := n.neverCreated(ctx, mg); gone || err != nil {
-			return managed.ExternalObservation{}, err
-		}
-		if err := n.pass.otherDeployment(ctx, mg); err != nil {
-			return managed.ExternalObservation{}, err
-		}
+	if !meta.WasDeleted(mg) {
+		return n.observe(ctx, mg)
 	}
+	// A bounded pass of an earlier reconcile may have given up; this one
+	// deletes for real.
+	n.pass.Releases.forget(mg.GetUID())
+	if gone, err := n.neverCreated(ctx, mg); gone || err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	now, err := n.pass.otherDeployment(ctx, mg)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	o, err := n.observe(ctx, mg)
+	if err != nil || o.ResourceExists {
+		return o, err
+	}
+	// The resource's own look found nothing; its external name and
+	// annotations, which anyone editing it may have set, decided where it
+	// looked. Its records decide whether it is gone.
+	return o, n.pass.recordsGone(ctx, mg, now)
+}
+
+func (n *normal) observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
 	before := meta.GetExternalName(mg)
 	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
 		// Another resource owns the object this one names: nothing is
@@ -372,9 +391,22 @@ func (b *boundedPass) attempt(ctx context.Context, mg resource.Managed) PassResu
 	if b.inner == nil {
 		return PassResult{NoClient: true}
 	}
-	if err := b.pass.otherDeployment(ctx, mg); err != nil {
+	now, err := b.pass.otherDeployment(ctx, mg)
+	if err != nil {
 		return PassResult{ObserveErr: err}
 	}
+	r := b.look(ctx, mg)
+	if r.ObserveErr == nil && r.DeleteErr == nil && r.AfterErr == nil && !r.StillThere {
+		// Gone by the resource's own look, which its external name and
+		// annotations steered: gone only if its records agree.
+		r.RecordsErr = b.pass.recordsGone(ctx, mg, now)
+	}
+	return r
+}
+
+// look observes, deletes and observes again what the resource names,
+// stopping at the first failure.
+func (b *boundedPass) look(ctx context.Context, mg resource.Managed) PassResult {
 	if id := meta.GetExternalName(mg); id != "" {
 		owned, err := b.pass.Records.OwnedByAnother(ctx, mg, id)
 		if err != nil || owned != nil {

@@ -33,6 +33,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 )
 
@@ -362,14 +363,22 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 			})
 			rel := NewReleases()
 			calls := 0
+			// A Coder that holds nothing: what the record names is gone
+			// there too.
+			srv := startFake(t)
+			cl, err := coder.New(coder.Config{URL: srv.URL(), Token: srv.Token(), Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
 			pass := Pass{
 				Kind: "AIGatewayKey", Mode: tc.mode, Releases: rel, Records: NewRecords(b.Build(), s, nil),
 				Origin:     origin("stale", "ProviderConfig", "ns", "coder", tc.url),
 				Deployment: func(context.Context) (string, error) { return tc.now, nil },
+				Coder:      cl,
 			}
 			obs, err := pass.Wrap(coderAnswers(&calls)).Observe(context.Background(), k)
 			var other *OtherDeploymentError
-			if got := errors.As(err, &other); got != tc.wantErr {
+			if got := errors.As(err, &other); got != tc.wantErr || (!tc.wantErr && err != nil) {
 				t.Fatalf("%s: Observe error = %v, want an OtherDeploymentError: %t", tc.reason, err, tc.wantErr)
 			}
 			if tc.wantErr && (!strings.Contains(err.Error(), "deployment A") || !strings.Contains(err.Error(), "deployment "+tc.now) ||

@@ -97,4 +97,12 @@ type Managed func(id string) bool
 
 func (m Managed) has(id string) bool { return m != nil && m(id) }
 
-func errStillPresent() error { return errors.New(ErrStillPresent) }
+// errPresent is the one error value of ErrStillPresent, so that a caller
+// wrapping it can still tell it apart (IsStillPresent).
+var errPresent = errors.New(ErrStillPresent)
+
+func errStillPresent() error { return errPresent }
+
+// IsStillPresent reports whether err is, or wraps, an object still in
+// Coder after its delete.
+func IsStillPresent(err error) bool { return errors.Is(err, errPresent) }

@@ -88,7 +88,7 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 
 // SweepKeys deletes the keys of every claim and verifies their absence with
 // one list before and one after all the deletes, however many claims there
-// are. It returns an error per claim, nil for a verified absence. Keys a
+// are (the first alone when it shows none to delete). It returns an error per claim, nil for a verified absence. Keys a
 // live managed resource manages are left alone and not the claim's anymore.
 // A key the claim names that Coder dated before the claim's NotBefore is
 // not deleted, and not absent either: its claim fails.
@@ -108,6 +108,7 @@ func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Manag
 	}
 	// The list's answer, or a later one, dates Coder's clock.
 	clock := cl.Clock()
+	deleted := false
 	for i, c := range claims {
 		var ids []uuid.UUID
 		for _, k := range OwnedKeys(list, c, m) {
@@ -120,6 +121,12 @@ func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Manag
 		if err := DeleteKeys(ctx, cl, ids...); err != nil {
 			errs[i] = cmp.Or(errs[i], err)
 		}
+		deleted = deleted || len(ids) > 0
+	}
+	if !deleted {
+		// Nothing was asked of Coder since the list, which verified the
+		// absence of every key it lacks.
+		return errs
 	}
 	if list, err = cl.ListKeys(ctx); err != nil {
 		return fail(err)

@@ -226,5 +226,6 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 		bi, err := s.Client.BuildInfo(ctx)
 		return bi.DeploymentID, err
 	}
+	pass.Coder = s.Client
 	return typed[R]{pass.Wrap(untyped[R]{c.External(s)})}, nil
 }
