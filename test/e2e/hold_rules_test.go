@@ -250,6 +250,12 @@ func TestReleaseIsCountedOnlyOnceItsFinalizerRemovalIsPersisted(t *testing.T) {
 
 	allowFinalizerRemoval(t, ns)
 	env.WaitGone(t, k, waitLong)
+	// The count follows the persisted removal, a moment after the key is
+	// seen gone.
+	Eventually(t, 10*time.Second, "the one release to be counted", func() (bool, string) {
+		got := releasedWithoutDelete(t, "AIGatewayKey") - before
+		return got >= 1, fmt.Sprintf("grew by %v", got)
+	})
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete grew by %v, want 1 for the one release", got)
 	}

@@ -18,6 +18,7 @@ package fakecoder
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +29,7 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 )
 
 // Fault describes how one endpoint misbehaves. Latency applies to every
@@ -57,6 +59,12 @@ type Fault struct {
 	// answers: the request hangs until the client gives up or the server
 	// goes down. The classic "did my create happen?" failure.
 	CommitThenTimeout bool
+	// AnswerOtherID, on a create endpoint, runs the create and answers as
+	// Coder does, but with the id of another object of the kind (the
+	// oldest live one; a new random id when there is none) in place of the
+	// created one's: a server that answers with someone else's ids. The
+	// created object is there, under the name asked for.
+	AnswerOtherID bool
 	// ErrorRate is the probability (0..1) that Status or CommitThenTimeout
 	// fires on a request; 0 means always.
 	ErrorRate float64
@@ -85,6 +93,9 @@ func (f Fault) validate() error {
 	if f.CommitThenTimeout && f.Status != 0 {
 		errs = append(errs, errors.New("commit-then-timeout never answers, so it takes no status"))
 	}
+	if f.AnswerOtherID && (f.Status != 0 || f.Commit || f.CommitThenTimeout) {
+		errs = append(errs, errors.New("answer-other-id answers the create's own success, so it takes no status and no other commit"))
+	}
 	return errors.Join(errs...)
 }
 
@@ -101,6 +112,9 @@ func (s *Server) SetFault(endpoint string, f Fault) error {
 	}
 	if err := f.validate(); err != nil {
 		return fmt.Errorf("fakecoder: fault for %q: %w", endpoint, err)
+	}
+	if f.AnswerOtherID && !slices.Contains(createEndpoints, endpoint) {
+		return fmt.Errorf("fakecoder: fault for %q: answer-other-id fits only a create endpoint", endpoint)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -174,7 +188,7 @@ func (s *Server) hit(endpoint string) (f Fault, fire bool) {
 			delete(s.faults, endpoint)
 		}
 	}
-	fire = (f.Status != 0 || f.CommitThenTimeout) && (f.ErrorRate == 0 || rand.Float64() < f.ErrorRate)
+	fire = (f.Status != 0 || f.CommitThenTimeout || f.AnswerOtherID) && (f.ErrorRate == 0 || rand.Float64() < f.ErrorRate)
 	return f, fire
 }
 
@@ -196,6 +210,10 @@ func (s *Server) instrument(endpoint string, h http.Handler) http.Handler {
 		}
 		if !fire {
 			h.ServeHTTP(w, r)
+			return
+		}
+		if f.AnswerOtherID {
+			s.answerOtherID(w, r, endpoint, h)
 			return
 		}
 		if f.Commit || f.CommitThenTimeout {
@@ -241,6 +259,53 @@ func (s *Server) drip(w http.ResponseWriter, r *http.Request, answer *httptest.R
 		_, _ = w.Write(body[i*len(body)/n : (i+1)*len(body)/n])
 		flush()
 	}
+}
+
+// createEndpoints are the endpoints that create an object.
+var createEndpoints = []string{EndpointKeysCreate, EndpointProvidersCreate}
+
+// answerOtherID runs a create and answers its success with another
+// object's id in place of the created one's.
+func (s *Server) answerOtherID(w http.ResponseWriter, r *http.Request, endpoint string, h http.Handler) {
+	answer := httptest.NewRecorder()
+	h.ServeHTTP(answer, r)
+	var body map[string]any
+	if answer.Code != http.StatusCreated || json.Unmarshal(answer.Body.Bytes(), &body) != nil {
+		// Not a success: nothing to lie about.
+		for k, v := range answer.Header() {
+			w.Header()[k] = v
+		}
+		w.WriteHeader(answer.Code)
+		_, _ = w.Write(answer.Body.Bytes())
+		return
+	}
+	created, _ := body["id"].(string)
+	body["id"] = s.otherID(endpoint, created)
+	b, _ := json.Marshal(body)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusCreated)
+	_, _ = w.Write(b)
+}
+
+// otherID is the id of the oldest live object of the endpoint's kind that
+// is not created, or a new one.
+func (s *Server) otherID(endpoint, created string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if endpoint == EndpointKeysCreate {
+		for _, k := range s.keys {
+			if k.ID.String() != created {
+				return k.ID.String()
+			}
+		}
+	} else {
+		for _, p := range s.providers {
+			if p.ID.String() != created && !p.Deleted {
+				return p.ID.String()
+			}
+		}
+	}
+	return uuid.NewString()
 }
 
 // deleteEndpoints are the endpoints whose success, 204, has no body.

@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -435,5 +436,47 @@ func TestASuccessFaultFitsOnlyADeleteEndpoint(t *testing.T) {
 	}
 	if err := s.SetFault(EndpointKeysList, Fault{Status: http.StatusOK}); err == nil {
 		t.Error("a 200 with an error body on the key list was accepted")
+	}
+}
+
+func TestAnswerOtherIDWritesTheObjectAndAnswersWithAnothersID(t *testing.T) {
+	t.Parallel()
+	s, c := start(t, Options{})
+	ctx := context.Background()
+	victimKey, err := c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "victim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	victimProvider, err := c.CreateAIProvider(ctx, codersdk.CreateAIProviderRequest{Type: codersdk.AIProviderTypeOpenAI, Name: "victim", Enabled: true, BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-victim-not-a-secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{EndpointKeysCreate, EndpointProvidersCreate} {
+		if err := s.SetFault(e, Fault{AnswerOtherID: true, Times: 1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, err := c.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: "mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.ID != victimKey.ID || k.Name != "mine" {
+		t.Errorf("the key create answered id %s name %q, want the victim's id %s and the name asked for", k.ID, k.Name, victimKey.ID)
+	}
+	if !slices.ContainsFunc(s.Keys(), func(r KeyRow) bool { return r.Name == "mine" && r.ID != victimKey.ID }) {
+		t.Error("the key asked for was not created under an id of its own")
+	}
+	p, err := c.CreateAIProvider(ctx, codersdk.CreateAIProviderRequest{Type: codersdk.AIProviderTypeOpenAI, Name: "mine", Enabled: true, BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-mine-not-a-secret"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ID != victimProvider.ID || p.Name != "mine" {
+		t.Errorf("the provider create answered id %s name %q, want the victim's id %s and the name asked for", p.ID, p.Name, victimProvider.ID)
+	}
+	for _, e := range Endpoints() {
+		isCreate := e == EndpointKeysCreate || e == EndpointProvidersCreate
+		if err := s.SetFault(e, Fault{AnswerOtherID: true}); (err == nil) != isCreate {
+			t.Errorf("SetFault(%q, answer-other-id) = %v, want accepted only on a create endpoint", e, err)
+		}
 	}
 }

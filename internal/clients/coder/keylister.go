@@ -77,15 +77,6 @@ type keyScope struct {
 	started time.Time
 
 	flight *keyFlight
-	// added are the keys our own creates made while a list was in
-	// flight, and when: a list sent before a create was answered may lack
-	// its key, so it is merged in when that list is stored.
-	added []addedKey
-}
-
-type addedKey struct {
-	key codersdk.AIGatewayKey
-	at  time.Time
 }
 
 type keyFlight struct {
@@ -188,53 +179,15 @@ func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Clien
 	keys, err := c.ListKeys(ctx)
 
 	l.mu.Lock()
-	if err == nil && f.gen == s.gen {
-		keys = withAdded(keys, s.added, f.started)
-	}
 	f.keys, f.err = keys, err
 	if s.flight == f {
 		s.flight = nil
-		s.added = nil
 	}
 	if err == nil && f.gen == s.gen {
 		l.store(s, keys, f.started)
 	}
 	l.mu.Unlock()
 	close(f.done)
-}
-
-// withAdded is keys with every key of added that was created after the
-// list was sent (started) and is missing from it.
-func withAdded(keys []codersdk.AIGatewayKey, added []addedKey, started time.Time) []codersdk.AIGatewayKey {
-	for _, a := range added {
-		if !a.at.Before(started) && !slices.ContainsFunc(keys, func(k codersdk.AIGatewayKey) bool { return k.ID == a.key.ID }) {
-			keys = append(keys, a.key)
-		}
-	}
-	return keys
-}
-
-// Added puts a key that our own create has just made into the list of
-// scope, cached or in flight, so the callers that come next see it without
-// listing again: Coder answered the create, so the key exists. Call it
-// instead of Invalidate after a create that succeeded.
-func (l *KeyLister) Added(scope string, k codersdk.AIGatewayKey) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.scopes[scope]
-	if s == nil {
-		return
-	}
-	if s.flight != nil && s.flight.gen == s.gen {
-		s.added = append(s.added, addedKey{key: k, at: l.now()})
-	}
-	if s.valid {
-		// A new slice: the flight's answer is shared.
-		s.cached = withAdded(slices.Clone(s.cached), []addedKey{{key: k, at: s.started}}, s.started)
-		size := listBytes(s.cached)
-		l.bytes += size - s.size
-		s.size = size
-	}
 }
 
 // Invalidate forgets the list of scope, including one in flight: callers that
@@ -248,7 +201,6 @@ func (l *KeyLister) Invalidate(scope string) {
 		return
 	}
 	s.gen++
-	s.added = nil
 	l.forget(s)
 }
 

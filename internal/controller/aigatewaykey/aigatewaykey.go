@@ -346,21 +346,10 @@ func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
 }
 
 func (e *external) Create(ctx context.Context, k Resource) (managed.ExternalCreation, error) {
-	resp, err := e.coder.CreateKey(ctx, DerivedName(k))
-	if err == nil && resp.Name != DerivedName(k) {
-		// An answer naming another key is no proof of anything: its id
-		// could be anyone's, and this resource would delete it.
-		err = &coder.UnconfirmedError{Kind: "AI Gateway key", Asked: DerivedName(k), Got: resp.Name, ID: resp.ID.String()}
-	}
+	resp, err := e.createKey(ctx, DerivedName(k))
 	if err != nil {
-		// The outcome is unknown: the next Observe must see Coder as it
-		// is now.
-		e.keys.Invalidate(e.scope)
 		return managed.ExternalCreation{}, errors.Wrap(err, errCreateKey)
 	}
-	// The next Observe finds the key in the shared list without listing
-	// again: one request per create, not two.
-	e.keys.Added(e.scope, codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt})
 	meta.SetExternalName(k, resp.ID.String())
 	if v, ok := k.GetAnnotations()[RotateAnnotation]; ok {
 		// A new key answers the rotate request already there; the

@@ -403,3 +403,32 @@ func TestACreateAnswerNamingAnotherKeyIsNotTakenForIt(t *testing.T) {
 	}
 	assertNoPlaintext(t, "an unconfirmed answer", k, "ak-not-ours")
 }
+
+// TestACreateAnswerWithAnotherKeysIDIsNotTakenForIt: the answer names the
+// key asked for, but with another key's id; a list after it shows that id
+// under the other key's name.
+func TestACreateAnswerWithAnotherKeysIDIsNotTakenForIt(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	victim, err := f.cl.CreateKey(ctx, "someone-elses-key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.srv.SetFault(fakecoder.EndpointKeysCreate, fakecoder.Fault{AnswerOtherID: true, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	k := liveKey(nil)
+	c, err := f.ext.Create(ctx, k)
+	if err == nil || !coder.Timeout(err) {
+		t.Fatalf("Create() = %v, want an error whose outcome is unknown", err)
+	}
+	if id := meta.GetExternalName(k); id != "" {
+		t.Errorf("the key's external name is %q after an answer with key %s's id, want none", id, victim.ID)
+	}
+	if len(c.ConnectionDetails) != 0 {
+		t.Errorf("the answer's key was published: %v", slices.Collect(maps.Keys(c.ConnectionDetails)))
+	}
+	if strings.Contains(err.Error(), victim.Key) {
+		t.Errorf("the error carries a plaintext: %v", err)
+	}
+}

@@ -24,6 +24,7 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 )
 
@@ -67,6 +68,41 @@ func (e *external) list(ctx context.Context, id string) ([]codersdk.AIGatewayKey
 		return list, err
 	}
 	return e.keys.ListSince(ctx, e.scope, e.coder, start)
+}
+
+// createKey creates the key name and confirms Coder's answer: it must name
+// the key asked for, and a list sent after the answer must show its id
+// under that name. An answer naming another key, or an id the list shows
+// under another name (a server answering with someone else's ids), is no
+// proof of anything: its id could be anyone's, and this resource would
+// delete it. Either is a coder.UnconfirmedError, an unknown outcome, as a
+// timeout is: what the create made is found again by its name. The shared
+// list is invalidated either way, so the next Observe sees Coder as it is.
+// The confirming list is the shared one, so the creates of one
+// ProviderConfig that finish together share it.
+func (e *external) createKey(ctx context.Context, name string) (codersdk.CreateAIGatewayKeyResponse, error) {
+	resp, err := e.coder.CreateKey(ctx, name)
+	e.keys.Invalidate(e.scope)
+	if err != nil {
+		return resp, err
+	}
+	unconfirmed := &coder.UnconfirmedError{Kind: "AI Gateway key", Asked: name, Got: resp.Name, ID: resp.ID.String()}
+	if resp.Name != name {
+		return codersdk.CreateAIGatewayKeyResponse{}, unconfirmed
+	}
+	list, err := e.keys.ListSince(ctx, e.scope, e.coder, time.Now())
+	if err != nil {
+		// The key was made, but is not confirmed: found by name later.
+		return codersdk.CreateAIGatewayKeyResponse{}, err
+	}
+	i := slices.IndexFunc(list, func(k codersdk.AIGatewayKey) bool { return k.ID == resp.ID })
+	if i < 0 || list[i].Name != name {
+		if i >= 0 {
+			unconfirmed.Got = list[i].Name
+		}
+		return codersdk.CreateAIGatewayKeyResponse{}, unconfirmed
+	}
+	return resp, nil
 }
 
 // deleteKeys asks Coder to delete every key of ids. The shared key list is

@@ -61,8 +61,7 @@ func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (manag
 	if err := e.records.EnsureRotated(ctx, k, e.kind, p.Next, e.origin, name); err != nil {
 		return managed.ExternalUpdate{}, err
 	}
-	resp, err := e.coder.CreateKey(ctx, name)
-	e.keys.Invalidate(e.scope)
+	resp, err := e.createKey(ctx, name)
 	if err != nil {
 		return managed.ExternalUpdate{}, errors.Wrap(err, errRotateCreate)
 	}
