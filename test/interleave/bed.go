@@ -38,8 +38,11 @@ import (
 // package's RBAC, the fake Coder and the provider binary, run as the
 // ServiceAccount Crossplane would give it.
 type Bed struct {
-	Kube     client.WithWatch
-	Fake     *fakecoder.Server
+	Kube client.WithWatch
+	Fake *fakecoder.Server
+	// Other is a second deployment, with the same token, that a plan
+	// repoints ProviderConfigs to and back (OpRepointURL).
+	Other    *fakecoder.Server
 	Provider *providerprocess.Process
 	Dir      string
 	cp       *controlplane.ControlPlane
@@ -101,6 +104,10 @@ func StartBed(ctx context.Context, dir string) (_ *Bed, err error) {
 	if err := b.Fake.Start(); err != nil {
 		return nil, err
 	}
+	b.Other = fakecoder.New(fakecoder.Options{Token: b.Fake.Token()})
+	if err := b.Other.Start(); err != nil {
+		return nil, err
+	}
 	if b.Provider, err = providerprocess.New(providerBin, dir, cp.UserConfig(packagerbac.User(), packagerbac.Groups()...), Flags...); err != nil {
 		return nil, err
 	}
@@ -119,6 +126,9 @@ func (b *Bed) Stop() {
 	}
 	if b.Fake != nil {
 		b.Fake.Close()
+	}
+	if b.Other != nil {
+		b.Other.Close()
 	}
 	if b.cp != nil {
 		_ = b.cp.Stop()

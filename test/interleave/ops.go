@@ -61,6 +61,14 @@ func (r *run) do(ctx context.Context, op Op) string {
 	case OpRepointPC:
 		pc := w.PCs[op.Target]
 		return done(r.kube.Patch(ctx, w.pcKey(pc), client.RawPatch(types.MergePatchType, repoint(secretNames[op.Arg]))))
+	case OpRepointURL:
+		url := r.coder.URL()
+		if op.Arg == 1 {
+			url = r.bed.Other.URL()
+		}
+		return deleted(r.kube.Patch(ctx, w.pcKey(w.PCs[op.Target]), client.RawPatch(types.MergePatchType, repointURL(url))))
+	case OpCoderLieID:
+		return done(r.coder.SetFault(CreateEndpoints[op.Target], fakecoder.Fault{AnswerOtherID: true, Times: 1}))
 	case OpDeleteNamespace:
 		return deleted(r.kube.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.Namespaces[op.Target]}}))
 	case OpDeleteSecret:
@@ -101,6 +109,11 @@ func (r *run) do(ctx context.Context, op Op) string {
 
 func repoint(secret string) []byte {
 	body, _ := json.Marshal(map[string]any{"spec": map[string]any{"credentials": map[string]any{"secretRef": map[string]any{"name": secret}}}})
+	return body
+}
+
+func repointURL(url string) []byte {
+	body, _ := json.Marshal(map[string]any{"spec": map[string]any{"url": url}})
 	return body
 }
 

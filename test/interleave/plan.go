@@ -167,6 +167,8 @@ const (
 	OpCoderSlow       OpKind = "coder-slow"        // Arg: latency in ms
 	OpCoderStatus     OpKind = "coder-status"      // Arg: HTTP status; Target: endpoint index
 	OpCoderLoseAnswer OpKind = "coder-lose-answer" // Target: create endpoint index
+	OpRepointURL      OpKind = "repoint-url"       // PC; Arg 1: to the other Coder, 0: back to the run's
+	OpCoderLieID      OpKind = "coder-lie-id"      // Target: create endpoint index
 	OpKill            OpKind = "kill-provider"     // Arg: ms before it starts again
 	OpPoll            OpKind = "next-poll"
 )
@@ -229,8 +231,14 @@ func (p Plan) Describe(op Op) string {
 		return fmt.Sprintf("%s %dms", op.Kind, op.Arg)
 	case OpCoderStatus:
 		return fmt.Sprintf("%s %d on %s", op.Kind, op.Arg, FaultEndpoints[op.Target])
-	case OpCoderLoseAnswer:
+	case OpCoderLoseAnswer, OpCoderLieID:
 		return fmt.Sprintf("%s on %s", op.Kind, CreateEndpoints[op.Target])
+	case OpRepointURL:
+		to := "back to the run's Coder"
+		if op.Arg == 1 {
+			to = "to the other Coder"
+		}
+		return fmt.Sprintf("%s %s %s", op.Kind, pcName(w.PCs[op.Target]), to)
 	case OpKill:
 		return fmt.Sprintf("%s (restart after %dms)", op.Kind, op.Arg)
 	}
@@ -298,7 +306,34 @@ func Generate(seed uint64, f Flavour) Plan {
 		i := r.IntN(len(p.Ops) + 1)
 		p.Ops = append(p.Ops[:i], append([]Op{killOp(r)}, p.Ops[i:]...)...)
 	}
+	p.Ops = withHostileServers(seed, f, w, p.Ops)
 	return p
+}
+
+// withHostileServers adds to a fake plan, from a stream of its own (so that
+// adding them changed no seed's other draws), what issue 26 found a changing
+// world does: a ProviderConfig repointed to another Coder deployment and,
+// later, back, as an operator's mistake and its repair; and a create that
+// Coder answers with another object's id.
+func withHostileServers(seed uint64, f Flavour, w World, ops []Op) []Op {
+	if f != Fake {
+		return ops
+	}
+	r := rand.New(rand.NewPCG(seed, 0x1ce))
+	insert := func(i int, op Op) {
+		ops = append(ops[:i], append([]Op{op}, ops[i:]...)...)
+	}
+	if r.IntN(2) == 0 {
+		pc := r.IntN(len(w.PCs))
+		away := r.IntN(len(ops) + 1)
+		back := away + 1 + r.IntN(len(ops)-away+1)
+		insert(away, Op{Kind: OpRepointURL, Target: pc, Arg: 1})
+		insert(back, Op{Kind: OpRepointURL, Target: pc, Arg: 0, Pause: time.Duration(r.IntN(7)) * 250 * time.Millisecond})
+	}
+	if r.IntN(2) == 0 {
+		insert(r.IntN(len(ops)+1), Op{Kind: OpCoderLieID, Target: r.IntN(len(CreateEndpoints))})
+	}
+	return ops
 }
 
 func kills(ops []Op) int {

@@ -54,7 +54,7 @@ func TestSomeFakePlansRunOnACoderClockApartFromTheClusters(t *testing.T) {
 }
 
 func TestEveryPlanKillsTheProviderAndUsesOnlyFaultsItsCoderCanProduce(t *testing.T) {
-	fakeOnly := map[OpKind]bool{OpCoderSlow: true, OpCoderStatus: true, OpCoderLoseAnswer: true}
+	fakeOnly := map[OpKind]bool{OpCoderSlow: true, OpCoderStatus: true, OpCoderLoseAnswer: true, OpRepointURL: true, OpCoderLieID: true}
 	seen := map[OpKind]int{}
 	for seed := range uint64(200) {
 		for _, f := range []Flavour{Fake, Real, RealUnlicensed} {
@@ -73,7 +73,7 @@ func TestEveryPlanKillsTheProviderAndUsesOnlyFaultsItsCoderCanProduce(t *testing
 		}
 	}
 	all := []OpKind{OpCreate, OpDelete, OpStrip, OpRotate, OpDeletePC, OpRepointPC, OpDeleteNamespace, OpDeleteSecret,
-		OpCoderDown, OpCoderUp, OpCoderSlow, OpCoderStatus, OpCoderLoseAnswer, OpKill, OpPoll}
+		OpCoderDown, OpCoderUp, OpCoderSlow, OpCoderStatus, OpCoderLoseAnswer, OpRepointURL, OpCoderLieID, OpKill, OpPoll}
 	for _, k := range all {
 		if seen[k] == 0 {
 			t.Errorf("200 fake plans never use %s", k)
@@ -162,5 +162,32 @@ func TestPlansForAnUnlicensedCoderHoldOnlyProviders(t *testing.T) {
 				t.Fatalf("seed %d: the unlicensed plan has %+v, want only AI providers, none imported or rotating", seed, mr)
 			}
 		}
+	}
+}
+
+// TestARepointedProviderConfigIsRepointedBack: a plan that sends a
+// ProviderConfig to the other Coder brings it back later, so the world can
+// come to rest on the run's Coder.
+func TestARepointedProviderConfigIsRepointedBack(t *testing.T) {
+	repointed := 0
+	for seed := range uint64(200) {
+		p := Generate(seed, Fake)
+		away := map[int]bool{}
+		for _, op := range p.Ops {
+			if op.Kind == OpRepointURL {
+				away[op.Target] = op.Arg == 1
+				if op.Arg == 1 {
+					repointed++
+				}
+			}
+		}
+		for pc, still := range away {
+			if still {
+				t.Errorf("seed %d: %s stays on the other Coder", seed, pcName(p.World.PCs[pc]))
+			}
+		}
+	}
+	if repointed < 50 {
+		t.Errorf("200 fake plans repoint a ProviderConfig to the other Coder %d times, want at least 50", repointed)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -61,6 +62,7 @@ func (r *run) quiet(ctx context.Context) {
 		r.violate("quiet: %v", err)
 		return
 	}
+	r.repointBack(ctx)
 	r.logf("quiet: Coder up, no faults, provider running")
 	r.waitTerminating(ctx)
 	r.waitGrace(ctx)
@@ -326,4 +328,17 @@ func (r *run) records(ctx context.Context, match func(rec *clusterv1alpha1.Clean
 	}
 	sort.Strings(out)
 	return out
+}
+
+// repointBack points every ProviderConfig of the world that is still there
+// at the run's Coder, as an operator repairs a mistake: the plan already
+// brought back every one it sent away, unless its patch failed.
+func (r *run) repointBack(ctx context.Context) {
+	w := r.plan.World
+	for _, pc := range w.PCs {
+		err := r.kube.Patch(ctx, w.pcKey(pc), client.RawPatch(types.MergePatchType, repointURL(r.coder.URL())))
+		if err != nil && !kerrors.IsNotFound(err) {
+			r.violate("quiet: cannot point %s back at the run's Coder: %v", pcName(pc), err)
+		}
+	}
 }
