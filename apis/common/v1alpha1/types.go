@@ -401,6 +401,7 @@ type LocalProviderConfigSpec struct {
 	// URL is Coder's access URL.
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="spec.url must be an absolute http or https URL, e.g. https://coder.example.com"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*@') && !self.matches('^[^#]*[?][^#]') && !self.matches('#.')",message="spec.url must not carry user credentials, a query or a fragment, e.g. https://coder.example.com: the session token comes from spec.credentials"
 	URL string `json:"url"`
 
 	// Credentials locate the Coder session token.
@@ -428,6 +429,7 @@ type ProviderConfigSpec struct {
 	// URL is Coder's access URL.
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="spec.url must be an absolute http or https URL, e.g. https://coder.example.com"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*@') && !self.matches('^[^#]*[?][^#]') && !self.matches('#.')",message="spec.url must not carry user credentials, a query or a fragment, e.g. https://coder.example.com: the session token comes from spec.credentials"
 	URL string `json:"url"`
 
 	// Credentials locate the Coder session token.
