@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -258,14 +259,19 @@ func durationPattern(t *testing.T, leaves []leaf) *regexp.Regexp {
 	return nil
 }
 
+// durationWords in a description suggest a duration too.
+var durationWords = []string{"how long", "duration", "timeout"}
+
+// looksLikeDuration is whether a string field's name or description
+// suggests a duration; a timestamp is no duration.
 func looksLikeDuration(l leaf) bool {
-	name := strings.ToLower(l.path[strings.LastIndex(l.path, ".")+1:])
-	for _, s := range durationLike {
-		if strings.HasSuffix(name, s) {
-			return l.schema.Format != "date-time"
-		}
+	if l.schema.Format == "date-time" {
+		return false
 	}
-	return false
+	name := strings.ToLower(l.path[strings.LastIndex(l.path, ".")+1:])
+	desc := strings.ToLower(l.schema.Description)
+	return slices.ContainsFunc(durationLike, func(s string) bool { return strings.HasSuffix(name, s) }) ||
+		slices.ContainsFunc(durationWords, func(s string) bool { return strings.Contains(desc, s) })
 }
 
 // crdStringFields are the string fields of every CRD in package/crds.
