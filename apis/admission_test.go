@@ -293,7 +293,7 @@ func crdStringFields(t *testing.T) []leaf {
 
 func readCRD(t *testing.T, file string) *apiextensionsv1.CustomResourceDefinition {
 	t.Helper()
-	b, err := os.ReadFile(file) //nolint:gosec // a file of package/crds
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestDocsNameEveryKindUnambiguously(t *testing.T) {
 	names := resourceNames(readCRDs(t))
 	commands := 0
 	for _, file := range docFiles(t) {
-		b, err := os.ReadFile(file) //nolint:gosec // a file of the checkout
+		b, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)
 		}
