@@ -654,4 +654,66 @@ var Mutations = []Mutation{
 		Pkgs: []string{"./internal/controller/aigatewaykey/", "./test/e2e/"},
 		Run:  "^(TestACreateAnswerWithAnotherKeysIDIsNotTakenForIt|TestAKeyCreateAnsweredWithAnotherKeysIDIsNotTaken)$",
 	},
+	{
+		// Issue 27, admission: a tenant's dependentTimeout that
+		// time.ParseDuration cannot decode (1d) is stored, and the
+		// provider's cluster-wide ProviderConfig informer stops for every
+		// tenant.
+		Name: "duration-rule-accepts-anything",
+		File: "package/crds/coder.m.crossplane.io_providerconfigs.yaml",
+		Old:  "90s or 10m (units h, m, s, ms, us, ns;\n                        no d)\n                      rule: self.matches(",
+		New:  "90s or 10m (units h, m, s, ms, us, ns;\n                        no d)\n                      rule: true || self.matches(",
+		Pkgs: []string{"./apis/", "./test/e2e/"},
+		Run:  "^(TestEveryParsedStringFieldIsValidatedAtAdmission|TestDurationFieldsRefuseWhatTheProviderCannotDecode|TestATenantsBadDurationCannotStallAnotherTenant)$",
+	},
+	{
+		// Issue 27, admission: the same for a key's rotation.settleWindow,
+		// which no rule of the rotation checks while every is unset.
+		Name: "settle-window-rule-accepts-anything",
+		File: "package/crds/ai.coder.m.crossplane.io_aigatewaykeys.yaml",
+		Old:  "s, ms, us, ns; no d)\n                          rule: self.matches(",
+		New:  "s, ms, us, ns; no d)\n                          rule: true || self.matches(",
+		Pkgs: []string{"./apis/", "./test/e2e/"},
+		Run:  "^(TestEveryParsedStringFieldIsValidatedAtAdmission|TestDurationFieldsRefuseWhatTheProviderCannotDecode|TestATenantsBadDurationCannotStallAnotherTenant)$",
+	},
+	{
+		// Issue 27, admission: a Coder URL with credentials, a query or a
+		// fragment, which the provider refuses, is stored.
+		Name: "url-rule-accepts-credentials",
+		File: "package/crds/coder.m.crossplane.io_providerconfigs.yaml",
+		Old:  "rule: '!self.matches(''^[a-zA-Z]",
+		New:  "rule: 'true || !self.matches(''^[a-zA-Z]",
+		Pkgs: []string{"./apis/", "./test/e2e/"},
+		Run:  "^(TestCoderURLRuleRefusesWhatTheProviderCannotUse|TestInvalidSpecsAreRejectedAtAdmission|TestATenantsBadDurationCannotStallAnotherTenant)$",
+	},
+	{
+		// Issue 27, names: the category coder holds a cluster-scoped kind
+		// again, so a tenant's `kubectl -n team-a get coder` reaches it.
+		Name: "category-coder-holds-a-cluster-kind",
+		File: "package/crds/ai.coder.crossplane.io_aigatewaykeys.yaml",
+		Old:  "    - coder-cluster\n",
+		New:  "    - coder\n",
+		Pkgs: []string{"./apis/", "./test/e2e/"},
+		Run:  "^(TestNamespacedAndClusterKindsShareNoShortNameOrCategory|TestTenantNamesReachOnlyTheNamespacedKinds)$",
+	},
+	{
+		// Issue 27, names: a cluster-scoped kind takes a namespaced kind's
+		// short name.
+		Name: "short-name-on-both-scopes",
+		File: "package/crds/ai.coder.crossplane.io_aigatewaykeys.yaml",
+		Old:  "    plural: aigatewaykeys\n",
+		New:  "    plural: aigatewaykeys\n    shortNames:\n    - gwkey\n",
+		Pkgs: []string{"./apis/"},
+		Run:  "^TestNamespacedAndClusterKindsShareNoShortNameOrCategory$",
+	},
+	{
+		// Issue 27, names: the rotation how-to annotates the ambiguous
+		// aigatewaykey again.
+		Name: "docs-name-a-kind-ambiguously",
+		File: "docs/how-to/rotate-gateway-keys.md",
+		Old:  "kubectl -n team-a annotate aigatewaykeys.ai.coder.m.crossplane.io gateway",
+		New:  "kubectl -n team-a annotate aigatewaykey gateway",
+		Pkgs: []string{"./apis/"},
+		Run:  "^TestDocsNameEveryKindUnambiguously$",
+	},
 }

@@ -69,6 +69,18 @@ func TestInvalidSpecsAreRejectedAtAdmission(t *testing.T) {
 			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.URL = "ftp://coder.example.com" }),
 			wantField: "spec.url",
 		},
+		"ProviderConfigURLWithCredentials": {
+			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.URL = "https://u:p@coder.example.com" }),
+			wantField: "spec.url must not carry user credentials",
+		},
+		"ProviderConfigURLWithQuery": {
+			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.URL = "https://coder.example.com/?token=x" }),
+			wantField: "spec.url must not carry user credentials",
+		},
+		"ProviderConfigURLWithFragment": {
+			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.URL = "https://coder.example.com/#top" }),
+			wantField: "spec.url must not carry user credentials",
+		},
 		"ProviderConfigUnknownCredentialsSource": {
 			obj:       pc(func(p *namespacedv1alpha1.ProviderConfig) { p.Spec.Credentials.Source = "Env" }),
 			wantField: "spec.credentials.source",

@@ -119,7 +119,7 @@ type CleanupRecordStatus struct {
 // has to delete.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,categories={coder}
+// +kubebuilder:resource:scope=Cluster,categories={coder-cluster}
 // +kubebuilder:printcolumn:name="KIND",type="string",JSONPath=".spec.kind"
 // +kubebuilder:printcolumn:name="PHASE",type="string",JSONPath=".status.phase"
 // +kubebuilder:printcolumn:name="MANAGED-RESOURCE",type="string",JSONPath=".spec.managedResource.name"

@@ -26,7 +26,7 @@ import (
 // Coder.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,coder}
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,coder-cluster}
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".spec.url"
 // +kubebuilder:printcolumn:name="DEPLOYMENT",type="string",JSONPath=".status.deploymentID",priority=1

@@ -65,18 +65,21 @@ type DeletionSpec struct {
 	// timestamp, deleting dependents hold it before the grace period starts.
 	// +optional
 	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.deletion.dependentTimeout must be a duration of at least 0s such as 90s or 10m (units h, m, s, ms, us, ns; no d)"
 	DependentTimeout *metav1.Duration `json:"dependentTimeout,omitempty"`
 
 	// LiveDependentTimeout is how long dependents that are not being deleted
 	// hold it. It covers one command that deletes everything in any order.
 	// +optional
 	// +kubebuilder:default="30s"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.deletion.liveDependentTimeout must be a duration of at least 0s such as 30s or 2m (units h, m, s, ms, us, ns; no d)"
 	LiveDependentTimeout *metav1.Duration `json:"liveDependentTimeout,omitempty"`
 
 	// UnreachableTimeout is how long Coder may stop answering during a
 	// namespace deletion before the ProviderConfig is released early.
 	// +optional
 	// +kubebuilder:default="30s"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.deletion.unreachableTimeout must be a duration of at least 0s such as 30s or 2m (units h, m, s, ms, us, ns; no d)"
 	UnreachableTimeout *metav1.Duration `json:"unreachableTimeout,omitempty"`
 
 	// Grace is the period after DependentTimeout in which each remaining
@@ -92,15 +95,18 @@ type GraceSpec struct {
 	// Base is the grace period's length before adding per dependent.
 	// +optional
 	// +kubebuilder:default="30s"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.deletion.grace.base must be a duration of at least 0s such as 30s or 1m (units h, m, s, ms, us, ns; no d)"
 	Base *metav1.Duration `json:"base,omitempty"`
 	// PerDependent is added for each remaining dependent of the kind with
 	// the most.
 	// +optional
 	// +kubebuilder:default="10s"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.deletion.grace.perDependent must be a duration of at least 0s such as 10s or 1m (units h, m, s, ms, us, ns; no d)"
 	PerDependent *metav1.Duration `json:"perDependent,omitempty"`
 	// Max caps the grace period.
 	// +optional
 	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.deletion.grace.max must be a duration of at least 0s such as 5m or 1h30m (units h, m, s, ms, us, ns; no d)"
 	Max *metav1.Duration `json:"max,omitempty"`
 }
 
@@ -169,6 +175,7 @@ type AIGatewayKeyRotation struct {
 	// key was created. Unset: rotate only on demand, through the annotation
 	// coder.crossplane.io/rotate.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.forProvider.rotation.every must be a duration of at least 0s such as 24h or 720h (units h, m, s, ms, us, ns; no d)"
 	Every *metav1.Duration `json:"every,omitempty"`
 
 	// SettleWindow is how long the old key stays valid after the new key is
@@ -177,6 +184,7 @@ type AIGatewayKeyRotation struct {
 	// rotation began and the old key has had none for two heartbeat periods.
 	// +optional
 	// +kubebuilder:default="5m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.forProvider.rotation.settleWindow must be a duration of at least 0s such as 5m or 1h (units h, m, s, ms, us, ns; no d)"
 	SettleWindow *metav1.Duration `json:"settleWindow,omitempty"`
 }
 
@@ -393,6 +401,7 @@ type LocalProviderConfigSpec struct {
 	// URL is Coder's access URL.
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="spec.url must be an absolute http or https URL, e.g. https://coder.example.com"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*@') && !self.matches('^[^#]*[?][^#]') && !self.matches('#.')",message="spec.url must not carry user credentials, a query or a fragment, e.g. https://coder.example.com: the session token comes from spec.credentials"
 	URL string `json:"url"`
 
 	// Credentials locate the Coder session token.
@@ -420,6 +429,7 @@ type ProviderConfigSpec struct {
 	// URL is Coder's access URL.
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="spec.url must be an absolute http or https URL, e.g. https://coder.example.com"
+	// +kubebuilder:validation:XValidation:rule="!self.matches('^[a-zA-Z][a-zA-Z0-9+.-]*://[^/?#]*@') && !self.matches('^[^#]*[?][^#]') && !self.matches('#.')",message="spec.url must not carry user credentials, a query or a fragment, e.g. https://coder.example.com: the session token comes from spec.credentials"
 	URL string `json:"url"`
 
 	// Credentials locate the Coder session token.

@@ -26,7 +26,7 @@ import (
 // how to reach Coder.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,coder}
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,provider,coder},shortName={coderpc,coderpcs}
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".spec.url"
 // +kubebuilder:printcolumn:name="DEPLOYMENT",type="string",JSONPath=".status.deploymentID",priority=1
@@ -52,7 +52,7 @@ type ProviderConfigList struct {
 // how to reach Coder.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,coder}
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,provider,coder-cluster}
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="URL",type="string",JSONPath=".spec.url"
 // +kubebuilder:printcolumn:name="DEPLOYMENT",type="string",JSONPath=".status.deploymentID",priority=1

@@ -85,7 +85,7 @@ type AIProviderStatus struct {
 // +kubebuilder:validation:XValidation:rule="has(self.spec.forProvider.name) || (size(self.metadata.name) <= 64 && self.metadata.name.matches('^[a-z0-9]+(-[a-z0-9]+)*$'))",message="metadata.name is not a valid Coder provider name (lowercase alphanumerics separated by single hyphens, at most 64 characters): set spec.forProvider.name"
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Cluster,categories={crossplane,managed,coder}
+// +kubebuilder:resource:scope=Cluster,categories={crossplane,managed,coder-cluster}
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
 // +kubebuilder:printcolumn:name="EXTERNAL-NAME",type="string",JSONPath=".metadata.annotations.crossplane\\.io/external-name"

@@ -43,7 +43,7 @@ type AIGatewayKeyStatus struct {
 // use to authenticate. Its plaintext is written to the connection Secret only.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,coder}
+// +kubebuilder:resource:scope=Namespaced,categories={crossplane,managed,coder},shortName={gwkey,gwkeys}
 // +kubebuilder:printcolumn:name="READY",type="string",JSONPath=".status.conditions[?(@.type=='Ready')].status"
 // +kubebuilder:printcolumn:name="SYNCED",type="string",JSONPath=".status.conditions[?(@.type=='Synced')].status"
 // +kubebuilder:printcolumn:name="EXTERNAL-NAME",type="string",JSONPath=".metadata.annotations.crossplane\\.io/external-name"
