@@ -716,4 +716,14 @@ var Mutations = []Mutation{
 		Pkgs: []string{"./apis/"},
 		Run:  "^TestDocsNameEveryKindUnambiguously$",
 	},
+	{
+		// Issue 26: a removal that conflicts with a hand that stripped the
+		// finalizers leaves the release the provider decided uncounted.
+		Name: "stripped-release-uncounted",
+		File: "internal/cleanup/finalizer.go",
+		Old:  "\t\treturn releasing, nil\n\t}\n",
+		New:  "\t\treturn releasing, nil\n\tcase kerrors.IsConflict(err):\n\t\treturn false, errors.Wrap(err, errRemoveFinalizer)\n\t}\n",
+		Pkgs: []string{"./internal/cleanup/"},
+		Run:  "^TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists$",
+	},
 }

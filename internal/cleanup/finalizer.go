@@ -198,9 +198,11 @@ func (f *Finalizer) remove(ctx context.Context, obj resource.Object) (bool, erro
 	case kerrors.IsNotFound(err):
 		_, releasing := f.releases.peek(obj.GetUID())
 		return releasing, nil
-	case kerrors.IsConflict(err):
-		return false, errors.Wrap(err, errRemoveFinalizer)
 	}
+	// A refused removal (a conflict: someone changed the resource) or a
+	// lost answer: the finalizer may be gone all the same, by this
+	// removal or by a hand that stripped it. Once it is, the release
+	// stands whoever removed it.
 	if f.persisted(ctx, obj) {
 		return true, nil
 	}

@@ -89,6 +89,19 @@ func TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists(t *testing.T) {
 		}
 		return kerrors.NewTimeoutError("the answer was lost", 1)
 	}
+	// stripped: a hand removes every finalizer first, so the resource
+	// goes, and the provider's removal conflicts.
+	stripped := func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+		got := obj.DeepCopyObject().(client.Object)
+		if err := c.Get(ctx, client.ObjectKeyFromObject(obj), got); err != nil {
+			return err
+		}
+		got.SetFinalizers(nil)
+		if err := c.Update(ctx, got, opts...); err != nil {
+			return err
+		}
+		return kerrors.NewConflict(schema.GroupResource{Resource: "aigatewaykeys"}, "gw", nil)
+	}
 	failed := func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
 		return kerrors.NewTimeoutError("the request was lost", 1)
 	}
@@ -110,6 +123,10 @@ func TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists(t *testing.T) {
 		"LostAnswerThatPersistedCounts": {update: lost, release: true, wantCount: 1},
 		"LostRequestCountsNothingYet":   {update: failed, release: true, wantErr: true, wantMarked: true},
 		"RefusedRemovalCountsNothing":   {update: conflict, release: true, wantErr: true, wantMarked: true},
+		// A hand stripped the finalizers after the provider decided the
+		// release and Abandoned its records: the release stands, counted.
+		"StrippedWhileReleasingCountsOnce":  {update: stripped, release: true, wantCount: 1},
+		"StrippedNotReleasingCountsNothing": {update: stripped},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
