@@ -41,7 +41,7 @@ var (
 		Subsystem: "coder_api",
 		Name:      "requests_total",
 		Help:      "Requests to the Coder API by endpoint path template, method and HTTP status code (\"error\" when no response arrived).",
-	}, []string{"endpoint", "method", "code"})
+	}, []string{LabelCoderEndpoint, "method", "code"})
 
 	coderAPIRequestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: namespace,
@@ -50,8 +50,13 @@ var (
 		Help:      "Duration of requests to the Coder API by endpoint path template and method.",
 		// Up to the client's default 30s timeout, so slow Coders are visible.
 		Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
-	}, []string{"endpoint", "method"})
+	}, []string{LabelCoderEndpoint, "method"})
 )
+
+// LabelCoderEndpoint is the label of a Coder API path template. Not
+// "endpoint": the Prometheus Operator sets that target label on every
+// series it scrapes, and renames a metric's own to exported_endpoint.
+const LabelCoderEndpoint = "coder_endpoint"
 
 // Deletion: the hold and the dependents' side of it (DESIGN section 4).
 var (
@@ -183,7 +188,11 @@ func init() {
 		sweepDuration,
 		keyRotations,
 		reconcilesDeferred,
+		buildInfo,
+		providerConfigs,
+		tokenExpiry,
 	)
+	publishBuildInfo()
 }
 
 // ObserveCoderRequest records one request to the Coder API. endpoint must be a

@@ -139,6 +139,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 		c := xpv2.Unavailable().WithMessage(WaitingMessage + " (" + string(d.Phase) + " until " + h.Until.UTC().Format(time.RFC3339) + "): " + strings.Join(listed, ", "))
 		c.Reason = xpv2.ConditionReason(d.Why)
 		pc.SetConditions(c)
+		r.mem.holdObserved(ref, c)
 		log.Info(WaitingMessage, "phase", d.Phase, "until", h.Until.UTC().Format(time.RFC3339), "remaining", len(d.Waiting), "dependents", listed)
 		if err := r.kube.Status().Update(ctx, pc); err != nil {
 			return reconcile.Result{}, errors.Wrap(err, errUpdateStatus)
