@@ -96,6 +96,13 @@ var (
 		Name:      "providerconfigs",
 		Help:      "ProviderConfigs being deleted that hold for their dependents now.",
 	})
+
+	holdingInGrace = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: namespace,
+		Subsystem: "hold",
+		Name:      "grace_providerconfigs",
+		Help:      "ProviderConfigs whose hold is in its grace, near its bound: past dependentTimeout, each dependent makes its one bounded pass, and what is not deleted by the end is released without delete.",
+	})
 )
 
 // Cleanup records and the sweep (DESIGN section 5).
@@ -168,8 +175,12 @@ func ExternalDeleteFailed(kind, reason string) {
 // ObserveHold records how long a ProviderConfig held before its release.
 func ObserveHold(d time.Duration) { holdDuration.Observe(d.Seconds()) }
 
-// SetHolding sets how many ProviderConfigs hold now.
-func SetHolding(n int) { holding.Set(float64(n)) }
+// SetHolding sets how many ProviderConfigs hold now, and how many of them
+// are in their grace.
+func SetHolding(n, grace int) {
+	holding.Set(float64(n))
+	holdingInGrace.Set(float64(grace))
+}
 
 // CodeError is the code label of a request that got no HTTP response.
 const CodeError = "error"
@@ -183,6 +194,7 @@ func init() {
 		externalDeleteFailures,
 		holdDuration,
 		holding,
+		holdingInGrace,
 		records,
 		swept,
 		sweepDuration,

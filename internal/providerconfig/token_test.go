@@ -112,7 +112,7 @@ func TestTokenConditionWarnsBeforeTheTokenLapses(t *testing.T) {
 		"ClockUnknown": {
 			reason: "Without Coder's clock the expiry cannot be compared: Unknown, but the expiry is still reported.",
 			token:  token(30*day, 90*day),
-			want: want{Status: corev1.ConditionUnknown, Reason: ReasonTokenExpiryUnknown, Message: "Coder's clock, which is not known", Lapses: true},
+			want:   want{Status: corev1.ConditionUnknown, Reason: ReasonTokenExpiryUnknown, Message: "Coder's clock, which is not known", Lapses: true},
 		},
 	}
 	for name, tc := range cases {

@@ -96,7 +96,7 @@ func (r *Reconciler) protectSecret(ctx context.Context, nn types.NamespacedName)
 func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, pc providerconfig.Object, deps []Dependent) (reconcile.Result, error) {
 	ref := providerconfig.RefOfConfig(pc)
 	if !meta.FinalizerExists(pc, providerconfig.HoldFinalizer) {
-		r.mem.setHolding(ref, false)
+		r.mem.setHolding(ref, false, false)
 		return reconcile.Result{}, nil
 	}
 	now := time.Now()
@@ -123,7 +123,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	d := hold.Decide(in)
 
 	if d.Phase != hold.PhaseReleased {
-		r.mem.setHolding(ref, true)
+		r.mem.setHolding(ref, true, d.Phase == hold.PhaseGrace)
 		listed := hold.List(d.Waiting)
 		h := &common.HoldStatus{
 			Phase:      string(d.Phase),
@@ -152,7 +152,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 		return reconcile.Result{}, errors.Wrap(err, errRemoveFinalizer)
 	}
 	metrics.ObserveHold(now.Sub(deletedAt))
-	r.mem.setHolding(ref, false)
+	r.mem.setHolding(ref, false, false)
 	r.mem.reachable(ref)
 	return reconcile.Result{}, nil
 }

@@ -45,8 +45,9 @@ type configState struct {
 	// unreachableSince is when Coder stopped answering a ProviderConfig
 	// being deleted; zero while it answers.
 	unreachableSince time.Time
-	// holding: the ProviderConfig holds its deletion now (for the gauge).
-	holding bool
+	// holding: the ProviderConfig holds its deletion now, and grace: in
+	// its grace, near the hold's bound (for the gauges).
+	holding, grace bool
 	// sweeps is the deployment the ProviderConfig last could sweep, empty
 	// while it could not (see readyFor).
 	sweeps string
@@ -126,10 +127,11 @@ func (m *configStates) readyFor(ref providerconfig.Ref, deployment string) bool 
 	return changed
 }
 
-func (m *configStates) setHolding(ref providerconfig.Ref, holding bool) {
+func (m *configStates) setHolding(ref providerconfig.Ref, holding, grace bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.at(ref).holding = holding
+	r := m.at(ref)
+	r.holding, r.grace = holding, holding && grace
 	m.publishHolding()
 }
 
@@ -199,13 +201,16 @@ func ReadyReasons() []xpv2.Condition {
 
 // publishHolding sets the holding gauge; the caller holds mu.
 func (m *configStates) publishHolding() {
-	n := 0
+	n, grace := 0, 0
 	for _, r := range m.m {
 		if r.holding {
 			n++
 		}
+		if r.grace {
+			grace++
+		}
 	}
-	metrics.SetHolding(n)
+	metrics.SetHolding(n, grace)
 }
 
 // sweepsFor is the deployment whose cleanup records pc can sweep after the
