@@ -35,7 +35,7 @@ func TestTokenKeyReadsTheSessionTokensOwnKeyAndNeverShowsTheToken(t *testing.T) 
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		paths = append(paths, r.URL.Path)
 		if fail {
-			writeJSON(w, http.StatusInternalServerError, codersdk.Response{Message: "Internal error fetching API key.", Detail: "key " + id + "-" + secret})
+			writeJSON(w, http.StatusInternalServerError, codersdk.Response{Message: "Internal error fetching API key.", Detail: "token " + id + "-" + secret + ", key " + id})
 			return
 		}
 		writeJSON(w, http.StatusOK, codersdk.APIKey{ID: id, ExpiresAt: expires, LifetimeSeconds: 86400, LoginType: codersdk.LoginTypeToken})
