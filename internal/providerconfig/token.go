@@ -44,7 +44,7 @@ const (
 	ReasonTokenExpired xpv2.ConditionReason = "Expired"
 	// ReasonTokenExpiryUnknown: Coder's record of the token could not be
 	// read, or its clock is not known.
-	ReasonTokenExpiryUnknown xpv2.ConditionReason = "ExpiryUnknown"
+	ReasonTokenExpiryUnknown xpv2.ConditionReason = "ExpiryUnknown" //nolint:gosec // A condition reason, not a credential.
 )
 
 // TokenWarning is how long before its expiry a token is reported as

@@ -18,7 +18,6 @@ package e2e
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,11 +28,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
-	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 	"sigs.k8s.io/yaml"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -110,29 +106,20 @@ func promtoolOrSkip(t *testing.T) string {
 	return bin
 }
 
-// scrapeMetrics reads what the provider's /metrics serves (the manager
-// serves controller-runtime's registry with promhttp): metric name to
-// every label set.
+// scrapeMetrics reads what the provider's /metrics serves, as the
+// cluster gathers it (the in-process registry the manager serves, or a
+// scrape of the provider's process): metric name to every label set.
 func scrapeMetrics(t *testing.T) map[string][]map[string]string {
 	t.Helper()
-	rec := httptest.NewRecorder()
-	promhttp.HandlerFor(ctrlmetrics.Registry, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	parser := expfmt.NewTextParser(model.UTF8Validation)
-	mfs, err := parser.TextToMetricFamilies(rec.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := map[string][]map[string]string{}
-	for name, mf := range mfs {
+	for _, mf := range env.Cluster.ProviderMetrics(t) {
+		out[mf.GetName()] = nil
 		for _, m := range mf.GetMetric() {
 			l := map[string]string{}
 			for _, p := range m.GetLabel() {
 				l[p.GetName()] = p.GetValue()
 			}
-			out[name] = append(out[name], l)
-		}
-		if len(mf.GetMetric()) == 0 {
-			out[name] = nil
+			out[mf.GetName()] = append(out[mf.GetName()], l)
 		}
 	}
 	return out

@@ -40,7 +40,7 @@ func (s *Server) newKeyLocked(token string, loginType codersdk.LoginType, lifeti
 		ExpiresAt: created.Add(lifetime), LoginType: loginType, LifetimeSeconds: int64(lifetime.Seconds()),
 		// convertAPIKey (coderd/users.go): the legacy scope, then the stored
 		// ones; a key made without scopes has coder:all and allows all.
-		Scope: codersdk.APIKeyScopeAll, Scopes: []codersdk.APIKeyScope{"coder:all"},
+		Scope: "all", Scopes: []codersdk.APIKeyScope{codersdk.APIKeyScopeCoderAll},
 		AllowList: []codersdk.APIAllowListTarget{{Type: "*", ID: "*"}},
 	}
 	if loginType == codersdk.LoginTypeToken {
