@@ -92,6 +92,10 @@ argocd-sync: controlplane argocd redis ## Sync examples/argocd with Argo CD's ow
 	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_ARGOCD=1 \
 		$(GO) test -count=1 -v -timeout 20m ./test/argocdsync/
 
+.PHONY: promtool
+promtool: ## Build (once per version, cached outside the checkout) Prometheus's promtool from tools/promtool, which tests the alerts of examples/monitoring.
+	hack/promtool.sh >/dev/null
+
 .PHONY: lint
 lint: ## golangci-lint (built from tools/go.mod).
 	$(TOOL) golangci-lint run ./...
@@ -115,12 +119,13 @@ test: check-generate vet lint redis ## Everything CI runs: generated files, vet,
 	@# then Argo CD's binary builds from it (test/argocdsync runs it).
 	@$(MAKE) --no-print-directory argocd-bed & ah=$$!; \
 	$(MAKE) --no-print-directory testbed & tb=$$!; \
-	trap 'kill $$ah $$tb 2>/dev/null || true' EXIT; \
-	wait $$ah; wait $$tb
+	hack/promtool.sh >/dev/null & pt=$$!; \
+	trap 'kill $$ah $$tb $$pt 2>/dev/null || true' EXIT; \
+	wait $$ah; wait $$tb; wait $$pt
 	@# The interleavings (test/interleave) run beside the other packages
 	@# with -v, so that their line per run and their tally are printed.
 	@mkdir -p $(OUTPUT_DIR)
-	@export PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 PROVIDER_CODER_REQUIRE_ARGOCD=1; \
+	@export PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 PROVIDER_CODER_REQUIRE_ARGOCD=1 PROVIDER_CODER_REQUIRE_PROMTOOL=1; \
 	$(GO) test -race -timeout 75m -v ./test/interleave/ > $(OUTPUT_DIR)/interleave.log 2>&1 & il=$$!; \
 	trap 'kill $$il 2>/dev/null || true' EXIT; \
 	rc=0; $(GO) test -race -timeout 75m $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... ./cluster/... | grep -v /test/interleave$$) || rc=$$?; \

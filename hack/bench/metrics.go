@@ -26,6 +26,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
 
 // sample is the provider's counters the benchmark reads, at one moment.
@@ -52,7 +54,7 @@ func scrape(ctx context.Context, url string) (sample, error) {
 	}
 	s := sample{coder: map[string]float64{}, reconciles: map[string]float64{}}
 	for _, m := range families["provider_coder_coder_api_requests_total"].GetMetric() {
-		s.coder[label(m, "method")+" "+label(m, "endpoint")] += m.GetCounter().GetValue()
+		s.coder[label(m, "method")+" "+label(m, metrics.LabelCoderEndpoint)] += m.GetCounter().GetValue()
 	}
 	// Reconciles that ran: the rate limit's deferrals return at once.
 	for _, m := range families["controller_runtime_reconcile_total"].GetMetric() {

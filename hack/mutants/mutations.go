@@ -726,4 +726,90 @@ var Mutations = []Mutation{
 		Pkgs: []string{"./internal/cleanup/"},
 		Run:  "^TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists$",
 	},
+	{
+		// Issue 27: counters created by their first increment, so an alert
+		// on increase(...[1h]) misses the first release after a start.
+		Name: "counters-created-on-first-event",
+		File: "internal/controller/setup.go",
+		Old:  "\tmetrics.Initialise(knownMetrics())\n",
+		New:  "\t_ = knownMetrics\n",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestAlertRulesFireOnTheSeriesTheProviderExports$",
+	},
+	{
+		// Issue 27: a metric the alerts name is renamed.
+		Name: "alerted-metric-renamed",
+		File: "internal/metrics/metrics.go",
+		Old:  "Name:      \"released_without_delete_total\",",
+		New:  "Name:      \"released_without_delete_count\",",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestAlertRulesFireOnTheSeriesTheProviderExports$",
+	},
+	{
+		// Issue 27: the path template labelled "endpoint", which the
+		// Prometheus Operator renames to exported_endpoint.
+		Name: "endpoint-label-collides",
+		File: "internal/metrics/metrics.go",
+		Old:  "const LabelCoderEndpoint = \"coder_endpoint\"",
+		New:  "const LabelCoderEndpoint = \"endpoint\"",
+		Pkgs: []string{"./internal/metrics/"},
+		Run:  "^TestCoderRequestMetricsAreServedFromControllerRuntimeRegistry$",
+	},
+	{
+		// Issue 27: a readiness no ProviderConfig has any more keeps its
+		// last count, so a not-Ready alert never resolves.
+		Name: "readiness-keeps-its-last-count",
+		File: "internal/metrics/state.go",
+		Old:  "for r := range published.seen {",
+		New:  "for r := range n {",
+		Pkgs: []string{"./internal/metrics/"},
+		Run:  "^TestProviderConfigReadinessNoLongerHeldReadsZero$",
+	},
+	{
+		// Issue 27: a hold in its grace is not counted as near its bound.
+		Name: "grace-not-counted",
+		File: "internal/controller/providerconfig/state.go",
+		Old:  "r.holding, r.grace = holding, holding && grace",
+		New:  "r.holding, r.grace = holding, false",
+		Pkgs: []string{"./internal/controller/providerconfig/"},
+		Run:  "^TestMemoryReusesFreshChecksKeepsTheUnreachableClockAndCountsHolds$",
+	},
+	{
+		// Issue 27: the Token condition never set, so nothing warns before
+		// the token lapses.
+		Name: "token-expiry-not-read",
+		File: "internal/controller/providerconfig/reconciler.go",
+		Old:  "\tc.token = tokenExpiry(ctx, cl)\n",
+		New:  "\t_ = tokenExpiry\n",
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestAlertRulesFireOnTheSeriesTheProviderExports$",
+	},
+	{
+		// Issue 27: a token of Coder's default 7-day lifetime warns from
+		// its first day.
+		Name: "token-warning-ignores-lifetime",
+		File: "internal/providerconfig/token.go",
+		Old:  "\twarn := min(TokenWarning, t.Lifetime/4)\n",
+		New:  "\twarn := TokenWarning\n",
+		Pkgs: []string{"./internal/providerconfig/"},
+		Run:  "^TestTokenConditionWarnsBeforeTheTokenLapses$",
+	},
+	{
+		// Issue 27: a login session Coder extends on use warns forever.
+		Name: "session-treated-as-token",
+		File: "internal/providerconfig/token.go",
+		Old:  "if t.Session && left > t.Lifetime-time.Hour-refreshSlack && left > 0 {",
+		New:  "if false && t.Session && left > t.Lifetime-time.Hour-refreshSlack && left > 0 {",
+		Pkgs: []string{"./internal/providerconfig/"},
+		Run:  "^TestTokenConditionWarnsBeforeTheTokenLapses$",
+	},
+	{
+		// Issue 27: the token's key id, half of the token, shown in errors.
+		Name: "token-key-id-not-redacted",
+		File: "internal/clients/coder/client.go",
+		Old:  "ctx, rec := c.begin(ctx, http.MethodGet, EndpointMyKey, id)",
+		New:  "ctx, rec := c.begin(ctx, http.MethodGet, EndpointMyKey)",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestTokenKeyReadsTheSessionTokensOwnKeyAndNeverShowsTheToken$",
+	},
 }

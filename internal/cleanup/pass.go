@@ -49,6 +49,16 @@ const (
 	ReasonOtherDeployment = "OtherDeployment"
 )
 
+// DeleteFailureReasons are every reason a failed delete in Coder is
+// counted under: the error classes and the reasons of the bounded pass.
+func DeleteFailureReasons() []string {
+	r := []string{ReasonCredentialsUnavailable, reasonStillPresent, ReasonOtherDeployment}
+	for _, c := range coder.Classes() {
+		r = append(r, string(c))
+	}
+	return r
+}
+
 // Releases remembers the managed resources that are letting go of their
 // object in Coder without a verified delete, until the removal of their
 // finalizer is persisted: only then is the release counted, so a retry that

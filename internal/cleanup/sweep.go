@@ -412,7 +412,7 @@ func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord)
 // it notes the error on the record for the retry.
 func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error) bool {
 	if err != nil {
-		metrics.Swept(rec.Spec.Kind, "error")
+		metrics.Swept(rec.Spec.Kind, metrics.SweepError)
 		s.Log.Info("Cannot sweep cleanup record; retrying", "record", rec.Name, "error", err)
 		rec.Status.LastError = err.Error()
 		_ = s.Kube.Status().Update(ctx, rec)
@@ -422,7 +422,7 @@ func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord
 	if err := s.Kube.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rv}); err != nil && !kerrors.IsNotFound(err) {
 		return false
 	}
-	metrics.Swept(rec.Spec.Kind, "deleted")
+	metrics.Swept(rec.Spec.Kind, metrics.SweepDeleted)
 	s.Log.Debug("Swept cleanup record", "record", rec.Name, "kind", rec.Spec.Kind)
 	return true
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
@@ -42,6 +43,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/fingerprintkey"
 	"github.com/crossplane-contrib/provider-coder/internal/index"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -76,6 +78,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	if err := index.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
+	metrics.Initialise(knownMetrics())
 	clients := coder.NewCache(256, 30*time.Minute)
 	// A Coder that never answers holds at most half of a controller's
 	// workers; the rest serve the other tenants.
@@ -136,4 +139,20 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}
 	}
 	return nil
+}
+
+// knownMetrics are the label values every metric series exists for from
+// the start (metrics.Known says why).
+func knownMetrics() metrics.Known {
+	k := metrics.Known{
+		Kinds:                []string{namespacedaiv1alpha1.AIGatewayKeyKind, namespacedaiv1alpha1.AIProviderKind},
+		DeleteFailureReasons: cleanup.DeleteFailureReasons(),
+		RotatingKinds:        []string{namespacedaiv1alpha1.AIGatewayKeyKind},
+		Settles:              []string{aigatewaykey.SettleEarly, aigatewaykey.SettleFull},
+		RecordPhases:         []string{clusterv1alpha1.CleanupPhaseActive, clusterv1alpha1.CleanupPhaseAbandoned},
+	}
+	for _, r := range pccontroller.ReadyReasons() {
+		k.Readiness = append(k.Readiness, metrics.Readiness{Ready: string(r.Status), Reason: string(r.Reason)})
+	}
+	return k
 }

@@ -41,7 +41,7 @@ var (
 		Subsystem: "coder_api",
 		Name:      "requests_total",
 		Help:      "Requests to the Coder API by endpoint path template, method and HTTP status code (\"error\" when no response arrived).",
-	}, []string{"endpoint", "method", "code"})
+	}, []string{LabelCoderEndpoint, "method", "code"})
 
 	coderAPIRequestDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Namespace: namespace,
@@ -50,8 +50,13 @@ var (
 		Help:      "Duration of requests to the Coder API by endpoint path template and method.",
 		// Up to the client's default 30s timeout, so slow Coders are visible.
 		Buckets: []float64{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
-	}, []string{"endpoint", "method"})
+	}, []string{LabelCoderEndpoint, "method"})
 )
+
+// LabelCoderEndpoint is the label of a Coder API path template. Not
+// "endpoint": the Prometheus Operator sets that target label on every
+// series it scrapes, and renames a metric's own to exported_endpoint.
+const LabelCoderEndpoint = "coder_endpoint"
 
 // Deletion: the hold and the dependents' side of it (DESIGN section 4).
 var (
@@ -90,6 +95,13 @@ var (
 		Subsystem: "hold",
 		Name:      "providerconfigs",
 		Help:      "ProviderConfigs being deleted that hold for their dependents now.",
+	})
+
+	holdingInGrace = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: namespace,
+		Subsystem: "hold",
+		Name:      "grace_providerconfigs",
+		Help:      "ProviderConfigs whose hold is in its grace, near its bound: past dependentTimeout, each dependent makes its one bounded pass, and what is not deleted by the end is released without delete.",
 	})
 )
 
@@ -163,8 +175,12 @@ func ExternalDeleteFailed(kind, reason string) {
 // ObserveHold records how long a ProviderConfig held before its release.
 func ObserveHold(d time.Duration) { holdDuration.Observe(d.Seconds()) }
 
-// SetHolding sets how many ProviderConfigs hold now.
-func SetHolding(n int) { holding.Set(float64(n)) }
+// SetHolding sets how many ProviderConfigs hold now, and how many of them
+// are in their grace.
+func SetHolding(n, grace int) {
+	holding.Set(float64(n))
+	holdingInGrace.Set(float64(grace))
+}
 
 // CodeError is the code label of a request that got no HTTP response.
 const CodeError = "error"
@@ -178,12 +194,17 @@ func init() {
 		externalDeleteFailures,
 		holdDuration,
 		holding,
+		holdingInGrace,
 		records,
 		swept,
 		sweepDuration,
 		keyRotations,
 		reconcilesDeferred,
+		buildInfo,
+		providerConfigs,
+		tokenExpiry,
 	)
+	publishBuildInfo()
 }
 
 // ObserveCoderRequest records one request to the Coder API. endpoint must be a

@@ -20,9 +20,11 @@ import (
 	"context"
 	"crypto/rand"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
@@ -61,6 +63,13 @@ var sessionContract = []step{
 	{name: "users/me without a token", as: anonymous, method: "GET", path: "/api/v2/users/me", wantRes: 401},
 	{name: "users/me with a malformed token", as: malformed, method: "GET", path: "/api/v2/users/me", wantRes: 401},
 	{name: "users/me with an unknown token", as: unknown, method: "GET", path: "/api/v2/users/me", wantRes: 401},
+	// The Token condition: the session token's own key, by the id before
+	// the token's dash.
+	{name: "the session token's key", as: owner, method: "GET", path: "/api/v2/users/me/keys/{ownerKey}", check: checkShape, wantRes: 200},
+	{name: "the session token's key: what the Token condition reads", as: owner, method: "GET", path: "/api/v2/users/me/keys/{ownerKey}",
+		fields: []string{"login_type", "lifetime_seconds", "scope", "scopes", "token_name"}, wantRes: 200},
+	{name: "a key no one has", as: owner, method: "GET", path: "/api/v2/users/me/keys/abcdefghij", wantRes: 404},
+	{name: "the session token's key without a token", as: anonymous, method: "GET", path: "/api/v2/users/me/keys/{ownerKey}", wantRes: 401},
 }
 
 // licensedKeysContract is the AI Gateway keys API of a licensed deployment
@@ -195,8 +204,9 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
-	// The fakes start as licensed as the real Coder is.
-	fake := fakecoder.New(fakecoder.Options{Unlicensed: !coder.Licensed})
+	// The fakes start as licensed as the real Coder is, with a login
+	// session as the harness's Owner has (a password login's, 24h).
+	fake := fakecoder.New(fakecoder.Options{Unlicensed: !coder.Licensed, TokenLoginType: codersdk.LoginTypePassword, TokenLifetime: 24 * time.Hour})
 	fakeMember := fakecoder.New(fakecoder.Options{Member: true, Unlicensed: !coder.Licensed})
 	for _, s := range []*fakecoder.Server{fake, fakeMember} {
 		if err := s.Start(); err != nil {
@@ -215,6 +225,9 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 			tokens: map[session]string{owner: fake.Token(), member: fakeMember.Token(), malformed: "nope", unknown: unknownToken}},
 		{name: "real", url: coder.URL.String(), member: coder.URL.String(), vars: map[string]string{},
 			tokens: map[session]string{owner: coder.Token, member: memberClient.SessionToken(), malformed: "nope", unknown: unknownToken}},
+	}
+	for _, tg := range targets {
+		tg.vars["ownerKey"], _, _ = strings.Cut(tg.tokens[owner], "-")
 	}
 	run := func(t *testing.T, steps []step) {
 		t.Helper()

@@ -19,6 +19,7 @@ limitations under the License.
 //
 //	GET    /api/v2/buildinfo
 //	GET    /api/v2/users/me
+//	GET    /api/v2/users/me/keys/{keyid}   (the session token's own key)
 //	GET    /api/v2/entitlements
 //	GET    /api/v2/ai-gateway/keys
 //	POST   /api/v2/ai-gateway/keys

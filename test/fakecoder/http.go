@@ -46,6 +46,7 @@ func (s *Server) routes() *http.ServeMux {
 	// r.Get("/entitlements", api.serveEntitlements) without apiKeyMiddleware.
 	handle(EndpointEntitlements, s.api(s.entitlements))
 	handle(EndpointUserMe, authed(s.userMe))
+	handle(EndpointMyKey, authed(s.apiKeyByID))
 	handle(EndpointKeysList, keys(s.listKeys))
 	handle(EndpointKeysCreate, keys(s.createKey))
 	handle(EndpointKeysDelete, keys(s.deleteKey))
@@ -147,8 +148,13 @@ func (s *Server) requireAuth(next http.Handler) http.Handler {
 			// name codersdk.SessionTokenCookie).
 			detail = fmt.Sprintf("Cookie %q or query parameter must be provided.", codersdk.SessionTokenCookie)
 		case subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1:
-			next.ServeHTTP(w, r)
-			return
+			s.mu.Lock()
+			detail = s.useKeyLocked()
+			s.mu.Unlock()
+			if detail == "" {
+				next.ServeHTTP(w, r)
+				return
+			}
 		case tokenFormatError(got) != "":
 			// ValidateAPIKey, SplitAPIToken failed: 401 signedOutMessage,
 			// "Invalid API key format: <SplitAPIToken's error>".

@@ -17,6 +17,7 @@ limitations under the License.
 package fakecoder
 
 import (
+	"cmp"
 	"context"
 	"crypto/ecdh"
 	"crypto/rand"
@@ -44,6 +45,7 @@ const CoderVersion = "v2.36.0"
 const (
 	EndpointBuildInfo       = "GET /api/v2/buildinfo"
 	EndpointUserMe          = "GET /api/v2/users/me"
+	EndpointMyKey           = "GET /api/v2/users/me/keys/{keyid}"
 	EndpointEntitlements    = "GET /api/v2/entitlements"
 	EndpointKeysList        = "GET /api/v2/ai-gateway/keys"
 	EndpointKeysCreate      = "POST /api/v2/ai-gateway/keys"
@@ -58,7 +60,7 @@ const (
 // Endpoints returns every endpoint name the fake serves.
 func Endpoints() []string {
 	return []string{
-		EndpointBuildInfo, EndpointUserMe, EndpointEntitlements,
+		EndpointBuildInfo, EndpointUserMe, EndpointMyKey, EndpointEntitlements,
 		EndpointKeysList, EndpointKeysCreate, EndpointKeysDelete,
 		EndpointProvidersList, EndpointProvidersCreate,
 		EndpointProviderGet, EndpointProviderUpdate, EndpointProviderDelete,
@@ -92,6 +94,11 @@ type Options struct {
 	// "Premium feature" 403 as without a licence (RequireFeatureMW checks
 	// Enabled). Unlicensed wins when both are set.
 	AIGatewayDisabled bool
+	// TokenLoginType and TokenLifetime make the session token's API key:
+	// empty is an API token (coder tokens create) of DefaultTokenLifetime;
+	// another login type is a session, which Coder extends on use.
+	TokenLoginType codersdk.LoginType
+	TokenLifetime  time.Duration
 }
 
 // Server is the fake Coder deployment. Create it with New; serve it with
@@ -107,10 +114,14 @@ type Server struct {
 
 	// mu guards the deployment state below. Handlers hold it only while
 	// they read or change rows, never while sleeping or writing responses.
-	mu       sync.Mutex
-	token    string
-	owner    bool
-	licensed bool
+	mu    sync.Mutex
+	token string
+	key   codersdk.APIKey // the session token's
+	// keyType and keyLifetime make the key of a new session token.
+	keyType     codersdk.LoginType
+	keyLifetime time.Duration
+	owner       bool
+	licensed    bool
 	// aiGatewayEnabled is CODER_AI_GATEWAY_ENABLED; it counts only while
 	// licensed (aiGatewayLocked).
 	aiGatewayEnabled bool
@@ -174,6 +185,8 @@ func New(o Options) *Server {
 		},
 		OrganizationIDs: []uuid.UUID{uuid.New()},
 	}
+	s.keyType, s.keyLifetime = cmp.Or(o.TokenLoginType, codersdk.LoginTypeToken), cmp.Or(o.TokenLifetime, DefaultTokenLifetime)
+	s.key = s.newKeyLocked(s.token, s.keyType, s.keyLifetime)
 	s.mux = s.routes()
 	return s
 }
@@ -384,6 +397,7 @@ func (s *Server) SetToken(token string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.token = token
+	s.key = s.newKeyLocked(token, s.keyType, s.keyLifetime)
 }
 
 // SetLicensed grants or removes the AI Gateway entitlement.

@@ -31,6 +31,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -46,6 +47,8 @@ const DefaultTimeout = 30 * time.Second
 const (
 	EndpointBuildInfo = "/api/v2/buildinfo"
 	EndpointMe        = "/api/v2/users/me"
+	// EndpointMyKey is Coder's record of the session token's own API key.
+	EndpointMyKey = "/api/v2/users/me/keys/{keyid}"
 	// EndpointEntitlements says which premium features the deployment's
 	// licence grants and which are enabled.
 	EndpointEntitlements = "/api/v2/entitlements"
@@ -204,6 +207,25 @@ func (c *Client) Me(ctx context.Context) (codersdk.User, error) {
 	ctx, rec := c.begin(ctx, http.MethodGet, EndpointMe)
 	u, err := c.sdk.User(ctx, codersdk.Me)
 	return u, wrap(rec, err)
+}
+
+// TokenKey returns Coder's record of the session token's own API key: when
+// it expires, its lifetime and login type. The key's id is the part of the
+// token before its dash (httpmw.SplitAPIToken); it goes only into the
+// request path and is redacted from errors like the token, and the secret
+// part never leaves the header.
+func (c *Client) TokenKey(ctx context.Context) (codersdk.APIKey, error) {
+	token := c.sdk.SessionToken()
+	id, _, ok := strings.Cut(token, "-")
+	if !ok || id == "" || strings.ContainsAny(id, "/?#%") {
+		return codersdk.APIKey{}, &Error{method: http.MethodGet, endpoint: EndpointMyKey, message: errTokenNotAPIKey, local: true}
+	}
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointMyKey, id)
+	k, err := c.sdk.APIKeyByID(ctx, codersdk.Me, id)
+	if err != nil {
+		return codersdk.APIKey{}, wrap(rec, err)
+	}
+	return *k, nil
 }
 
 // Entitlements returns what the deployment's licence grants, feature by

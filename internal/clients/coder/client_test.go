@@ -179,7 +179,7 @@ func TestClientSpeaksCodersWireFormat(t *testing.T) {
 				}
 			}
 			if diff := cmp.Diff(before+1, requests(t, tc.endpoint, method, tc.code)); diff != "" {
-				t.Errorf("%s\nrequests_total{endpoint=%q}: -want, +got:\n%s", tc.reason, tc.endpoint, diff)
+				t.Errorf("%s\nrequests_total{coder_endpoint=%q}: -want, +got:\n%s", tc.reason, tc.endpoint, diff)
 			}
 		})
 	}

@@ -62,6 +62,11 @@ const (
 	ClassUnknown Class = "Unknown"
 )
 
+// Classes are every Class an error can have.
+func Classes() []Class {
+	return []Class{ClassNotFound, ClassConflict, ClassForbidden, ClassUnauthorized, ClassUnavailable, ClassInvalid, ClassTLS, ClassUnknown}
+}
+
 // ForbiddenCause sentences, for conditions.
 const (
 	CauseNotLicensed = "Coder is not licensed for AI Gateway, or AI Gateway is not enabled on the deployment " +

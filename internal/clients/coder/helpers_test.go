@@ -27,6 +27,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/coder/coder/v2/codersdk"
+
+	pcmetrics "github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
 
 // Distinctive values that must never show up in an error or a log line.
@@ -68,7 +70,7 @@ func requests(t *testing.T, endpoint, method, code string) float64 {
 	if err != nil {
 		t.Fatalf("gather: %v", err)
 	}
-	want := map[string]string{"endpoint": endpoint, "method": method, "code": code}
+	want := map[string]string{pcmetrics.LabelCoderEndpoint: endpoint, "method": method, "code": code}
 	for _, mf := range mfs {
 		if mf.GetName() != "provider_coder_coder_api_requests_total" {
 			continue

@@ -34,14 +34,15 @@ import (
 )
 
 const (
-	errParseURL    = "cannot parse the Coder URL"
-	errURLScheme   = "cannot use the Coder URL: scheme must be http or https, with a host"
-	errURLUserinfo = "cannot use the Coder URL: it must not carry credentials; put the session token in the credentials Secret"
-	errURLQuery    = "cannot use the Coder URL: it must not have a query or fragment"
-	errNoToken     = "cannot use an empty Coder session token"
-	errCABundle    = "cannot use the CA bundle: it contains no PEM certificate"
-	errFmtIDOrName = "cannot use %q as an AI provider id or name"
-	errFmtRedirect = "cannot follow Coder's redirect to %s: set the ProviderConfig URL to the address Coder redirects to"
+	errParseURL       = "cannot parse the Coder URL"
+	errURLScheme      = "cannot use the Coder URL: scheme must be http or https, with a host"
+	errURLUserinfo    = "cannot use the Coder URL: it must not carry credentials; put the session token in the credentials Secret"
+	errURLQuery       = "cannot use the Coder URL: it must not have a query or fragment"
+	errNoToken        = "cannot use an empty Coder session token"
+	errCABundle       = "cannot use the CA bundle: it contains no PEM certificate"
+	errFmtIDOrName    = "cannot use %q as an AI provider id or name"
+	errTokenNotAPIKey = "cannot tell the session token's API key: the token is not in Coder's <id>-<secret> form"
+	errFmtRedirect    = "cannot follow Coder's redirect to %s: set the ProviderConfig URL to the address Coder redirects to"
 )
 
 // parseURL accepts only plain http(s) URLs. Userinfo and queries are refused

@@ -44,6 +44,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -158,6 +159,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 		policies: o.ManagementPolicies, connector: o.Connector, finalizer: fin, log: log,
 	}
 	rec = fairlimit.NewReconciler(name, rec, o.Limiter)
+	metrics.DeferrableController(name)
 	if o.Writes != nil {
 		o.Writes.track(obj.(client.Object))
 		rec = &freshReconciler{name: name, inner: rec, cache: mgr.GetCache(), newObj: newObj, w: o.Writes}

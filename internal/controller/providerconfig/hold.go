@@ -96,7 +96,7 @@ func (r *Reconciler) protectSecret(ctx context.Context, nn types.NamespacedName)
 func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, pc providerconfig.Object, deps []Dependent) (reconcile.Result, error) {
 	ref := providerconfig.RefOfConfig(pc)
 	if !meta.FinalizerExists(pc, providerconfig.HoldFinalizer) {
-		r.mem.setHolding(ref, false)
+		r.mem.setHolding(ref, false, false)
 		return reconcile.Result{}, nil
 	}
 	now := time.Now()
@@ -123,7 +123,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	d := hold.Decide(in)
 
 	if d.Phase != hold.PhaseReleased {
-		r.mem.setHolding(ref, true)
+		r.mem.setHolding(ref, true, d.Phase == hold.PhaseGrace)
 		listed := hold.List(d.Waiting)
 		h := &common.HoldStatus{
 			Phase:      string(d.Phase),
@@ -139,6 +139,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 		c := xpv2.Unavailable().WithMessage(WaitingMessage + " (" + string(d.Phase) + " until " + h.Until.UTC().Format(time.RFC3339) + "): " + strings.Join(listed, ", "))
 		c.Reason = xpv2.ConditionReason(d.Why)
 		pc.SetConditions(c)
+		r.mem.holdObserved(ref, c)
 		log.Info(WaitingMessage, "phase", d.Phase, "until", h.Until.UTC().Format(time.RFC3339), "remaining", len(d.Waiting), "dependents", listed)
 		if err := r.kube.Status().Update(ctx, pc); err != nil {
 			return reconcile.Result{}, errors.Wrap(err, errUpdateStatus)
@@ -151,7 +152,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 		return reconcile.Result{}, errors.Wrap(err, errRemoveFinalizer)
 	}
 	metrics.ObserveHold(now.Sub(deletedAt))
-	r.mem.setHolding(ref, false)
+	r.mem.setHolding(ref, false, false)
 	r.mem.reachable(ref)
 	return reconcile.Result{}, nil
 }

@@ -180,9 +180,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	insecure := transportCondition(providerconfig.ConnectionOf(pc).URL)
 	insecure.LastTransitionTime = metav1.Now()
 	pc.SetConditions(c.condition, insecure)
-	if c.aiGateway.Type != "" {
-		c.aiGateway.LastTransitionTime = metav1.Now()
-		pc.SetConditions(c.aiGateway)
+	for _, extra := range []xpv2.Condition{c.aiGateway, c.token.Condition} {
+		if extra.Type != "" {
+			extra.LastTransitionTime = metav1.Now()
+			pc.SetConditions(extra)
+		}
 	}
 
 	if !equality.Semantic.DeepEqual(before, status) {
@@ -191,6 +193,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, errors.Wrap(resource.IgnoreNotFound(err), errUpdateStatus)
 		}
 	}
+	r.mem.observed(ref, pc.GetCondition(xpv2.TypeReady), c.token.Lapses)
 	if r.mem.readyFor(ref, sweepsFor(pc, c)) && r.onReady != nil {
 		r.onReady()
 	}
@@ -243,7 +246,23 @@ func (r *Reconciler) askCoder(ctx context.Context, cfg coder.Config) coderCheck 
 	c.condition = xpv2.Available()
 	c.condition.Reason = providerconfig.ReasonConnected
 	c.aiGateway = aiGateway(ctx, cl)
+	c.token = tokenExpiry(ctx, cl)
 	return c
+}
+
+// tokenExpiry reads when Coder stops accepting the session token, so an
+// operator replaces it before Ready turns False for it. Read right after
+// /users/me, which is the use that extends a login session.
+func tokenExpiry(ctx context.Context, cl *coder.Client) providerconfig.TokenState {
+	k, err := cl.TokenKey(ctx)
+	if err != nil {
+		return providerconfig.TokenState{Condition: providerconfig.TokenUnknown(err)}
+	}
+	return providerconfig.TokenExpiry(providerconfig.Token{
+		ExpiresAt: k.ExpiresAt,
+		Lifetime:  time.Duration(k.LifetimeSeconds) * time.Second,
+		Session:   k.LoginType != codersdk.LoginTypeToken,
+	}, cl.Clock().At(time.Now()))
 }
 
 // aiGateway reads whether the deployment serves AI Gateway keys, so an

@@ -45,11 +45,17 @@ type configState struct {
 	// unreachableSince is when Coder stopped answering a ProviderConfig
 	// being deleted; zero while it answers.
 	unreachableSince time.Time
-	// holding: the ProviderConfig holds its deletion now (for the gauge).
-	holding bool
+	// holding: the ProviderConfig holds its deletion now, and grace: in
+	// its grace, near the hold's bound (for the gauges).
+	holding, grace bool
 	// sweeps is the deployment the ProviderConfig last could sweep, empty
 	// while it could not (see readyFor).
 	sweeps string
+	// ready is the Ready condition as last set, and tokenLapses when the
+	// session token stops working (zero: Coder extends it, or unknown):
+	// for the gauges.
+	ready       xpv2.Condition
+	tokenLapses time.Time
 }
 
 // at returns the state of ref, creating it; the caller holds mu.
@@ -121,10 +127,11 @@ func (m *configStates) readyFor(ref providerconfig.Ref, deployment string) bool 
 	return changed
 }
 
-func (m *configStates) setHolding(ref providerconfig.Ref, holding bool) {
+func (m *configStates) setHolding(ref providerconfig.Ref, holding, grace bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.at(ref).holding = holding
+	r := m.at(ref)
+	r.holding, r.grace = holding, holding && grace
 	m.publishHolding()
 }
 
@@ -134,17 +141,76 @@ func (m *configStates) forget(ref providerconfig.Ref) {
 	defer m.mu.Unlock()
 	delete(m.m, ref)
 	m.publishHolding()
+	m.publishObserved()
+}
+
+// observed records the Ready condition of ref and when its token lapses.
+func (m *configStates) observed(ref providerconfig.Ref, ready xpv2.Condition, tokenLapses time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r := m.at(ref)
+	r.ready, r.tokenLapses = ready, tokenLapses
+	m.publishObserved()
+}
+
+// holdObserved records the Ready condition of ref while it holds.
+func (m *configStates) holdObserved(ref providerconfig.Ref, ready xpv2.Condition) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.at(ref).ready = ready
+	m.publishObserved()
+}
+
+// publishObserved sets the readiness gauge and, per scope, the earliest
+// token expiry; the caller holds mu.
+func (m *configStates) publishObserved() {
+	n := map[metrics.Readiness]int{}
+	lapses := map[string]time.Time{metrics.ScopeCluster: {}, metrics.ScopeNamespaced: {}}
+	for ref, r := range m.m {
+		if r.ready.Type != "" {
+			n[metrics.Readiness{Ready: string(r.ready.Status), Reason: string(r.ready.Reason)}]++
+		}
+		scope := metrics.ScopeCluster
+		if ref.Namespace != "" {
+			scope = metrics.ScopeNamespaced
+		}
+		if t := r.tokenLapses; !t.IsZero() && (lapses[scope].IsZero() || t.Before(lapses[scope])) {
+			lapses[scope] = t
+		}
+	}
+	metrics.SetProviderConfigs(n)
+	for scope, t := range lapses {
+		metrics.SetTokenExpiry(scope, t)
+	}
+}
+
+// ReadyReasons are the Ready conditions a ProviderConfig that is not being
+// deleted can have (a deleting one's reasons are the hold's).
+func ReadyReasons() []xpv2.Condition {
+	ready := xpv2.Available()
+	ready.Reason = providerconfig.ReasonConnected
+	out := []xpv2.Condition{ready}
+	for _, r := range []xpv2.ConditionReason{providerconfig.ReasonCredentialsUnavailable, providerconfig.ReasonCoderUnreachable,
+		providerconfig.ReasonUnauthorized, providerconfig.ReasonMissingPermissions} {
+		c := xpv2.Unavailable()
+		c.Reason = r
+		out = append(out, c)
+	}
+	return out
 }
 
 // publishHolding sets the holding gauge; the caller holds mu.
 func (m *configStates) publishHolding() {
-	n := 0
+	n, grace := 0, 0
 	for _, r := range m.m {
 		if r.holding {
 			n++
 		}
+		if r.grace {
+			grace++
+		}
 	}
-	metrics.SetHolding(n)
+	metrics.SetHolding(n, grace)
 }
 
 // sweepsFor is the deployment whose cleanup records pc can sweep after the
@@ -163,7 +229,10 @@ type coderCheck struct {
 	condition xpv2.Condition
 	// aiGateway is the AIGateway condition; zero when Coder did not get
 	// as far as the entitlements (the last one shown stays).
-	aiGateway    xpv2.Condition
+	aiGateway xpv2.Condition
+	// token is the Token condition and when the token lapses; zero when
+	// Coder did not get as far as the token's user.
+	token        providerconfig.TokenState
 	deploymentID string
 	version      string
 }

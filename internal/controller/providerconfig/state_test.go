@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
@@ -86,9 +88,9 @@ func TestMemoryReusesFreshChecksKeepsTheUnreachableClockAndCountsHolds(t *testin
 		}
 		return "missing"
 	}
-	m.setHolding(a, true)
-	m.setHolding(b, true)
-	m.setHolding(b, true)
+	m.setHolding(a, true, false)
+	m.setHolding(b, true, false)
+	m.setHolding(b, true, false)
 	if g := gauge(); !strings.Contains(g, "value:2") {
 		t.Errorf("holding gauge with two holding: %s", g)
 	}
@@ -97,6 +99,32 @@ func TestMemoryReusesFreshChecksKeepsTheUnreachableClockAndCountsHolds(t *testin
 	if g := gauge(); !strings.Contains(g, "value:1") {
 		t.Errorf("holding gauge after one was forgotten: %s", g)
 	}
+	// A hold in its grace is near its bound; a released one is not.
+	m.setHolding(b, true, true)
+	if g := testutil.ToFloat64(holdingInGrace()); g != 1 {
+		t.Errorf("grace gauge with one hold in its grace: %v, want 1", g)
+	}
+	m.setHolding(b, false, true)
+	if g := testutil.ToFloat64(holdingInGrace()); g != 0 {
+		t.Errorf("grace gauge after the release: %v, want 0", g)
+	}
+}
+
+// holdingInGrace reads provider_coder_hold_grace_providerconfigs.
+func holdingInGrace() prometheus.Collector {
+	return gaugeFunc(func() float64 {
+		mfs, _ := metrics.Registry.Gather()
+		for _, mf := range mfs {
+			if mf.GetName() == "provider_coder_hold_grace_providerconfigs" {
+				return mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		return -1
+	})
+}
+
+func gaugeFunc(f func() float64) prometheus.Collector {
+	return prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "read"}, f)
 }
 
 func TestMemoryTellsWhenAProviderConfigCanSweepANewDeployment(t *testing.T) {
