@@ -620,4 +620,14 @@ var Mutations = []Mutation{
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestANoisyNamespacesBacklogLeavesAnotherNamespacesNewKeyReadyInSeconds$",
 	},
+	{
+		// Issue 27, Argo CD: a reason the provider writes with no sample, so
+		// Argo CD's health for it is a default nobody decided.
+		Name: "reason-without-argocd-sample",
+		File: "internal/providerconfig/conditions.go",
+		Old:  "\tReasonConnected xpv2.ConditionReason = \"Connected\"\n",
+		New:  "\tReasonConnected xpv2.ConditionReason = \"Connected\"\n\tReasonUnmapped xpv2.ConditionReason = \"Unmapped\"\n",
+		Pkgs: []string{"./test/argocd/"},
+		Run:  "^TestEveryReasonTheProviderWritesHasASample$",
+	},
 }
