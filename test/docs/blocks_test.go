@@ -73,3 +73,16 @@ func TestCLICommandsAreTheWordsAfterTheCLI(t *testing.T) {
 		t.Errorf("CLICommands (-want +got):\n%s", diff)
 	}
 }
+
+func TestAnUnlabelledBlockOfCommandsIsToldFromOutput(t *testing.T) {
+	for text, want := range map[string]bool{
+		"kubectl get cleanuprecords\nNAME  KIND\n": true,
+		"  make run\n": true,
+		"NAME      READY   URL\ndefault   True\n":  false,
+		"Ready   False   CoderUnreachable   GET\n": false,
+	} {
+		if got := looksLikeCommands(text); got != want {
+			t.Errorf("looksLikeCommands(%q) = %v, want %v", text, got, want)
+		}
+	}
+}

@@ -137,12 +137,26 @@ func TestTheDocsRun(t *testing.T) {
 				if out, err := bed.apply(blk.Text, blk.Marker.Verb == VerbDryRun); err != nil {
 					t.Errorf("%s: the API server refuses the manifest: %v\n%s", where, err, out)
 				}
+			case blk.Lang == "" && looksLikeCommands(blk.Text):
+				t.Errorf("%s: a block of commands without a language runs nowhere; label it sh (or mark it <!-- docs-test: skip (why) -->)", where)
 			default:
 				other++
 			}
 		}
 	}
 	t.Logf("%d shell blocks run, %d manifests applied, %d applied with server-side dry run, %d skipped by their page's marker; %d blocks of output or queries", ran, applied, dry, skipped, other)
+}
+
+// looksLikeCommands says whether an unlabelled block starts with a
+// command a reader would type, rather than with output.
+func looksLikeCommands(text string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	for _, cmd := range []string{"kubectl ", "curl ", "make ", "go ", "export ", "crank ", "helm "} {
+		if strings.HasPrefix(first, cmd) {
+			return true
+		}
+	}
+	return false
 }
 
 // manifest says whether every document of a YAML block is an object the
