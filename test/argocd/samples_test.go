@@ -325,7 +325,7 @@ var configStates = map[string]configState{
 	},
 	"entitlements-unknown": {
 		// Retried each poll; a key Coder then refuses is Degraded itself.
-		set:  connectedWith(providerconfig.AIGatewayUnknown(errors.New("Coder is unavailable: 503 Service Unavailable"))),
+		set:  connectedWith(providerconfig.AIGatewayUnknown(errors.New("cannot get entitlements: 503 Service Unavailable"))),
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
 	},
 	"plaintext-http": {

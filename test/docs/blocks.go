@@ -83,7 +83,7 @@ func Blocks(page []byte) ([]Block, error) {
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
 		if open != nil {
-			if m := fence.FindStringSubmatch(line); m != nil && m[2] == "" {
+			if m := fence.FindStringSubmatch(line); len(m) > 2 && m[2] == "" {
 				open.Text = strings.Join(body, "\n") + "\n"
 				out = append(out, *open)
 				open = nil
