@@ -51,7 +51,7 @@ postgres: ## Install Debian's postgresql package when its server binaries are mi
 	hack/install-postgres.sh
 
 .PHONY: redis
-redis: ## Install Debian's redis-server and git packages when missing (Argo CD's cache and Git client in test/argocdsync).
+redis: ## Install Debian's redis-server, git, jq and curl packages when missing (Argo CD's cache and Git client in test/argocdsync; the docs' commands in test/docs).
 	hack/install-redis.sh >/dev/null
 
 # The test bed: the control plane, the real Coder and Crossplane build side

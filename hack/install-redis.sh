@@ -16,8 +16,9 @@
 # Makes sure redis-server and git are installed, for Argo CD's application
 # controller and repo server that test/argocdsync runs (it starts its own
 # redis-server on a port of its own, with no data on disk; it never uses a
-# server the package may have set up). Installs Debian's redis-server and git
-# packages when either command is missing, which needs root (or sudo).
+# server the package may have set up), and jq and curl, which the docs'
+# commands use and test/docs runs. Installs Debian's packages of those
+# missing, which needs root (or sudo).
 # Prints the path of redis-server.
 set -euo pipefail
 
@@ -26,13 +27,15 @@ log() { echo "install-redis.sh: $*" >&2; }
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 || missing+=(git)
+command -v jq >/dev/null 2>&1 || missing+=(jq)
+command -v curl >/dev/null 2>&1 || missing+=(curl)
 if [[ ${#missing[@]} -eq 0 ]]; then
   command -v redis-server
   exit 0
 fi
 
 "$(dirname "$0")/apt-install.sh" install-redis.sh "${missing[@]}"
-for c in redis-server git; do
+for c in redis-server git jq curl; do
   if ! command -v "${c}" >/dev/null 2>&1; then
     log "${c} is still missing after apt-get install"
     exit 1

@@ -812,4 +812,52 @@ var Mutations = []Mutation{
 		Pkgs: []string{"./internal/clients/coder/"},
 		Run:  "^TestTokenKeyReadsTheSessionTokensOwnKeyAndNeverShowsTheToken$",
 	},
+	{
+		// Issue 27, Argo CD: a reason the provider writes with no sample, so
+		// Argo CD's health for it is a default nobody decided.
+		Name: "reason-without-argocd-sample",
+		File: "internal/providerconfig/conditions.go",
+		Old:  "\tReasonConnected xpv2.ConditionReason = \"Connected\"\n",
+		New:  "\tReasonConnected xpv2.ConditionReason = \"Connected\"\n\tReasonUnmapped xpv2.ConditionReason = \"Unmapped\"\n",
+		Pkgs: []string{"./test/argocd/"},
+		Run:  "^TestEveryReasonTheProviderWritesHasASample$",
+	},
+	{
+		// Issue 27, docs: the flags page's runtime config drops the
+		// ServiceAccount examples/install/rbac.yaml binds.
+		Name: "docs-runtime-config-drops-the-serviceaccount",
+		File: "docs/reference/flags.md",
+		Old:  "  serviceAccountTemplate:\n    metadata:\n      name: provider-coder   # the ServiceAccount examples/install/rbac.yaml binds; keep it\n",
+		New:  "",
+		Pkgs: []string{"./test/docs/"},
+		Run:  "^TestEveryRuntimeConfigOfTheDocsRunsTheProvider$",
+	},
+	{
+		// Issue 27, docs: the tutorial names a command Crossplane's CLI
+		// does not have.
+		Name: "docs-name-crank-xpkg-login",
+		File: "docs/tutorial.md",
+		Old:  "helper); Crossplane v2.1's CLI has no login command of its own:",
+		New:  "helper), after `crank xpkg login`:",
+		Pkgs: []string{"./test/docs/"},
+		Run:  "^TestTheCrossplaneCLICommandsOfTheDocsExist$",
+	},
+	{
+		// Issue 27, docs: a shell block with the command's output in it.
+		Name: "docs-output-inside-a-shell-block",
+		File: "docs/how-to/deletion.md",
+		Old:  "kubectl get cleanuprecords\n```\n\n```\nNAME ",
+		New:  "kubectl get cleanuprecords\nNAME ",
+		Pkgs: []string{"./test/docs/"},
+		Run:  "^TestTheDocsRun$",
+	},
+	{
+		// Issue 27, docs: a skip marker without its reason skips a block.
+		Name: "docs-skip-without-a-reason",
+		File: "test/docs/blocks.go",
+		Old:  "if !ok || !ok2 || strings.TrimSpace(why) == \"\" {",
+		New:  "if (!ok || !ok2) && false {",
+		Pkgs: []string{"./test/docs/"},
+		Run:  "^TestAMarkerThatSkipsNothingIsAnError$",
+	},
 }

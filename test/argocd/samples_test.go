@@ -22,6 +22,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -39,6 +41,7 @@ import (
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	coder "github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
@@ -131,6 +134,12 @@ var managedStates = map[string]managedState{
 		},
 		want: health{"Suspended", "Reconciliation is paused (crossplane.io/paused or empty managementPolicies)"},
 	},
+	// The UpToDate condition Crossplane defines: the scripts do not read
+	// it (Synced carries a failed update), so it never changes the health.
+	"up-to-date-restricted": upToDate(xpv2.ReasonUpdateRestricted),
+	"up-to-date-matched":    upToDate(xpv2.ReasonObserveMatched),
+	"up-to-date-failed":     upToDate(xpv2.ReasonUpdateFailed),
+	"up-to-date-requested":  upToDate(xpv2.ReasonUpdateRequested),
 	"stale": {
 		// Argo CD has just applied generation 3; the conditions are of 2.
 		set: func(mg resource.Managed) {
@@ -157,6 +166,15 @@ var managedStates = map[string]managedState{
 		bare: true,
 		want: health{"Progressing", "Waiting for the provider to reconcile"},
 	},
+}
+
+func upToDate(reason xpv2.ConditionReason) managedState {
+	return managedState{
+		set: func(mg resource.Managed) {
+			mg.SetConditions(at(xpv2.Available()), synced(), at(xpv2.Condition{Type: xpv2.TypeUpToDate, Status: corev1.ConditionFalse, Reason: reason}))
+		},
+		want: health{"Healthy", "Available in Coder"},
+	}
 }
 
 // A configKind is one ProviderConfig kind with the dependents its samples
@@ -220,14 +238,51 @@ func holding(pc providerconfig.Object, deps []hold.Dependent, now time.Time) {
 	pc.SetConditions(at(c))
 }
 
+// connected writes what the provider writes for a ProviderConfig whose
+// Coder answered: Ready, a licence that grants AI Gateway, https.
 func connected(pc providerconfig.Object, users int64) {
 	st := providerconfig.StatusOf(pc)
 	st.DeploymentID, st.Version = "0b0c2f51-8c1a-4d8e-9f0e-5a6b7c8d9e0f", "v2.36.0"
 	pc.SetUsers(users)
 	c := xpv2.Available()
 	c.Reason = providerconfig.ReasonConnected
-	pc.SetConditions(at(c))
+	pc.SetConditions(at(c), at(aiGateway(true, codersdk.EntitlementEntitled)), at(transport(corev1.ConditionFalse, pccontroller.ReasonTLS, "")))
 }
+
+func aiGateway(enabled bool, e codersdk.Entitlement) xpv2.Condition {
+	return providerconfig.AIGatewayCondition(codersdk.Feature{Enabled: enabled, Entitlement: e})
+}
+
+func transport(status corev1.ConditionStatus, reason xpv2.ConditionReason, msg string) xpv2.Condition {
+	return xpv2.Condition{Type: pccontroller.TypeInsecureTransport, Status: status, Reason: reason, Message: msg}
+}
+
+// connectedWith is connected, then cs as the provider writes them.
+func connectedWith(cs ...xpv2.Condition) func(providerconfig.Object, configKind) {
+	return func(pc providerconfig.Object, _ configKind) {
+		connected(pc, 2)
+		for _, c := range cs {
+			pc.SetConditions(at(c))
+		}
+	}
+}
+
+// released is a ProviderConfig the hold has let go for why: its finalizer
+// is being removed, so only another finalizer would let Argo CD see it.
+func released(why string) configState {
+	return configState{
+		set: func(pc providerconfig.Object, _ configKind) {
+			connected(pc, 0)
+			beingDeleted(pc, providerconfig.HoldFinalizer)
+			c := xpv2.Unavailable()
+			c.Reason = xpv2.ConditionReason(why)
+			pc.SetConditions(at(c))
+		},
+		want: health{"Progressing", "Deleting"},
+	}
+}
+
+const msgPlaintextHTTP = "spec.url is http://: the Coder session token and the AI Gateway keys Coder returns travel in clear text; use https://"
 
 func notReady(reason xpv2.ConditionReason, msg string) func(providerconfig.Object, configKind) {
 	return func(pc providerconfig.Object, _ configKind) {
@@ -256,6 +311,35 @@ var configStates = map[string]configState{
 		set:  notReady(providerconfig.ReasonCredentialsUnavailable, "cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"),
 		want: health{"Degraded", "CredentialsUnavailable: cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"},
 	},
+	"missing-permissions": {
+		set:  notReady(providerconfig.ReasonMissingPermissions, pccontroller.MissingPermissionsMessage(pccontroller.Needed[:1])),
+		want: health{"Degraded", "MissingPermissions: " + pccontroller.MissingPermissionsMessage(pccontroller.Needed[:1])},
+	},
+	"unlicensed": {
+		set:  connectedWith(aiGateway(false, codersdk.EntitlementNotEntitled)),
+		want: health{"Degraded", "Connected to Coder v2.36.0; used by 2 managed resources; AI Gateway NotEntitled: " + aiGateway(false, codersdk.EntitlementNotEntitled).Message},
+	},
+	"ai-gateway-not-enabled": {
+		set:  connectedWith(aiGateway(false, codersdk.EntitlementEntitled)),
+		want: health{"Degraded", "Connected to Coder v2.36.0; used by 2 managed resources; AI Gateway NotEnabled: " + aiGateway(false, codersdk.EntitlementEntitled).Message},
+	},
+	"entitlements-unknown": {
+		// Retried each poll; a key Coder then refuses is Degraded itself.
+		set:  connectedWith(providerconfig.AIGatewayUnknown(errors.New("cannot get entitlements: 503 Service Unavailable"))),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
+	},
+	"plaintext-http": {
+		set:  connectedWith(transport(corev1.ConditionTrue, pccontroller.ReasonPlaintextHTTP, msgPlaintextHTTP)),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: PlaintextHTTP: " + msgPlaintextHTTP},
+	},
+	"loopback": {
+		set:  connectedWith(transport(corev1.ConditionFalse, pccontroller.ReasonLoopback, "")),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
+	},
+	"released-no-dependents":          released(hold.WhyNoDependents),
+	"released-live-dependent-timeout": released(hold.WhyLiveDependentTimeout),
+	"released-dependent-timeout":      released(hold.WhyDependentTimeout),
+	"released-coder-unreachable":      released(hold.WhyCoderUnreachable),
 	"coder-unreachable": {
 		set:  notReady(providerconfig.ReasonCoderUnreachable, "Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"),
 		want: health{"Progressing", "CoderUnreachable: Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"},
@@ -330,6 +414,21 @@ var recordStates = map[string]recordState{
 		},
 		want: health{"Healthy", "Active: AIGatewayKey 7d4e1f2a-3b5c-4d6e-8f9a-0b1c2d3e4f5a belongs to AIGatewayKey team-a/gateway"},
 	},
+	// Every other reason a record turns Abandoned for: the reasons of a
+	// release without delete and the failure classes of Coder's answers.
+	"abandoned-other-deployment":        abandonedFor(cleanup.ReasonOtherDeployment),
+	"abandoned-still-present":           abandonedFor("StillPresent"),
+	"abandoned-paused":                  abandonedFor(cleanup.ReasonPaused),
+	"abandoned-unsupported-policies":    abandonedFor(cleanup.ReasonUnsupportedPolicies),
+	"abandoned-record-delete-forbidden": abandonedFor(cleanup.ReasonRecordDeleteForbidden),
+	"abandoned-not-found":               abandonedFor(string(coder.ClassNotFound)),
+	"abandoned-conflict":                abandonedFor(string(coder.ClassConflict)),
+	"abandoned-forbidden":               abandonedFor(string(coder.ClassForbidden)),
+	"abandoned-unauthorized":            abandonedFor(string(coder.ClassUnauthorized)),
+	"abandoned-unavailable":             abandonedFor(string(coder.ClassUnavailable)),
+	"abandoned-invalid":                 abandonedFor(string(coder.ClassInvalid)),
+	"abandoned-tls":                     abandonedFor(string(coder.ClassTLS)),
+	"abandoned-unknown":                 abandonedFor(string(coder.ClassUnknown)),
 	"abandoned-retrying": {
 		// A cluster-scoped owner, and a sweep that keeps failing.
 		set: func(r *clusterv1alpha1.CleanupRecord) {
@@ -344,6 +443,13 @@ var recordStates = map[string]recordState{
 		},
 		want: health{"Degraded", "Abandoned (ManagedResourceGone): AIProvider openai may still exist in Coder; a sweep deletes it; 3 sweep attempts, last error: Coder is unavailable: 503 Service Unavailable"},
 	},
+}
+
+func abandonedFor(reason string) recordState {
+	return recordState{
+		set:  func(r *clusterv1alpha1.CleanupRecord) { abandon(r, reason) },
+		want: health{"Degraded", "Abandoned (" + reason + "): AIGatewayKey team-a-gateway-5f0c7b1e may still exist in Coder; a sweep deletes it"},
+	}
 }
 
 func abandon(r *clusterv1alpha1.CleanupRecord, reason string) {
