@@ -157,6 +157,9 @@ type RecordEvent struct {
 	UID       types.UID
 	Abandoned bool
 	Deleted   bool
+	// Released: Abandoned by the provider's release of its resource, not
+	// by the sweep finding the resource gone.
+	Released bool
 }
 
 // A Gone is a resource incarnation's removal from the API server.
@@ -164,10 +167,11 @@ type Gone struct {
 	RV  uint64
 	UID types.UID
 	// Stripped: the harness removed the provider's finalizer by hand. A
-	// release the provider had decided (its records Abandoned) stands
-	// whoever removed the finalizer, and the provider counts it when it
-	// sees the finalizer gone; a strip racing that decision may leave it
-	// uncounted, so such a release may be counted or not.
+	// release the provider decided (its records Abandoned by the release)
+	// stands whoever removed the finalizer, and the provider counts it when
+	// it sees the finalizer gone; a strip racing that decision may leave it
+	// uncounted, or have the provider decide on a copy read before the
+	// strip, so such a release may be counted or not.
 	Stripped bool
 }
 
@@ -180,6 +184,12 @@ type Gone struct {
 // not (see Gone.Stripped).
 func ExpectedReleases(records []RecordEvent, gone []Gone) (must, may []types.UID) {
 	for _, g := range gone {
+		if g.Stripped {
+			if releasedEver(records, g.UID) {
+				may = append(may, g.UID)
+			}
+			continue
+		}
 		abandoned := map[string]bool{}
 		for _, e := range records {
 			if e.RV > g.RV {
@@ -194,15 +204,22 @@ func ExpectedReleases(records []RecordEvent, gone []Gone) (must, may []types.UID
 			if !a {
 				continue
 			}
-			if g.Stripped {
-				may = append(may, g.UID)
-			} else {
-				must = append(must, g.UID)
-			}
+			must = append(must, g.UID)
 			break
 		}
 	}
 	return must, may
+}
+
+// releasedEver reports whether a record of uid was ever Abandoned by the
+// provider's release of it.
+func releasedEver(records []RecordEvent, uid types.UID) bool {
+	for _, e := range records {
+		if e.UID == uid && e.Released {
+			return true
+		}
+	}
+	return false
 }
 
 // Releases is invariant 3: the metric rose exactly once per release without

@@ -103,6 +103,9 @@ func TestAReleaseIsExpectedOnlyForAResourceGoneWhileItsRecordStoodAbandoned(t *t
 	active := func(rv uint64, uid types.UID) RecordEvent {
 		return RecordEvent{RV: rv, Record: "r-" + string(uid), UID: uid}
 	}
+	released := func(rv uint64, uid types.UID) RecordEvent {
+		return RecordEvent{RV: rv, Record: "r-" + string(uid), UID: uid, Abandoned: true, Released: true}
+	}
 	deleted := func(rv uint64, uid types.UID, abandoned bool) RecordEvent {
 		return RecordEvent{RV: rv, Record: "r-" + string(uid), UID: uid, Abandoned: abandoned, Deleted: true}
 	}
@@ -130,10 +133,19 @@ func TestAReleaseIsExpectedOnlyForAResourceGoneWhileItsRecordStoodAbandoned(t *t
 			records: []RecordEvent{active(1, "a"), abandon(9, "a")},
 			gone:    []Gone{{RV: 7, UID: "a"}},
 		},
-		"stripped by hand while Abandoned: the provider's release stands, counted or not": {
-			records: []RecordEvent{abandon(3, "a")},
+		"stripped by hand while released: the provider's release stands, counted or not": {
+			records: []RecordEvent{released(3, "a")},
 			gone:    []Gone{{RV: 7, UID: "a", Stripped: true}},
 			may:     []types.UID{"a"},
+		},
+		"stripped by hand, then released on a copy read before the strip": {
+			records: []RecordEvent{active(3, "a"), released(9, "a")},
+			gone:    []Gone{{RV: 7, UID: "a", Stripped: true}},
+			may:     []types.UID{"a"},
+		},
+		"stripped by hand, then Abandoned by the sweep: no release": {
+			records: []RecordEvent{active(3, "a"), abandon(9, "a")},
+			gone:    []Gone{{RV: 7, UID: "a", Stripped: true}},
 		},
 		"stripped by hand while Active: no release": {
 			records: []RecordEvent{active(3, "a")},

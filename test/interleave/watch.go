@@ -108,6 +108,7 @@ func (wt *watcher) observe(t watch.EventType, o client.Object) {
 		wt.records = append(wt.records, RecordEvent{
 			RV: rv, Record: rec.Name, UID: types.UID(rec.Labels[cleanup.ManagedResourceUIDLabel]),
 			Abandoned: rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned, Deleted: t == watch.Deleted,
+			Released: rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned && rec.Status.Reason != cleanup.ReasonManagedResourceGone,
 		})
 		if rec.Status.ExternalID != "" && rec.Spec.DeploymentID != "" {
 			wt.recorded[rec.Status.ExternalID] = true
