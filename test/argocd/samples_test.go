@@ -253,6 +253,16 @@ func aiGateway(enabled bool, e codersdk.Entitlement) xpv2.Condition {
 	return providerconfig.AIGatewayCondition(codersdk.Feature{Enabled: enabled, Entitlement: e})
 }
 
+const (
+	msgTokenValid   = "the session token expires at 2027-03-01T00:00:00Z by Coder's clock"
+	msgTokenSoon    = "the session token expires at 2026-12-05T00:00:00Z, in 3d by Coder's clock: create a new token"
+	msgTokenExpired = "the session token expired at 2026-12-01T00:00:00Z by Coder's clock: create a new token"
+)
+
+func tokenCond(status corev1.ConditionStatus, reason xpv2.ConditionReason, msg string) xpv2.Condition {
+	return xpv2.Condition{Type: providerconfig.TypeToken, Status: status, Reason: reason, Message: msg}
+}
+
 func transport(status corev1.ConditionStatus, reason xpv2.ConditionReason, msg string) xpv2.Condition {
 	return xpv2.Condition{Type: pccontroller.TypeInsecureTransport, Status: status, Reason: reason, Message: msg}
 }
@@ -331,6 +341,29 @@ var configStates = map[string]configState{
 	"plaintext-http": {
 		set:  connectedWith(transport(corev1.ConditionTrue, pccontroller.ReasonPlaintextHTTP, msgPlaintextHTTP)),
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: PlaintextHTTP: " + msgPlaintextHTTP},
+	},
+	// The session token's lifetime: a warning before it lapses, nothing
+	// while it is far off or Coder extends it; once Coder refuses it, Ready
+	// turns False (Unauthorized).
+	"token-valid": {
+		set:  connectedWith(tokenCond(corev1.ConditionTrue, providerconfig.ReasonTokenValid, msgTokenValid)),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
+	},
+	"token-refreshed": {
+		set:  connectedWith(tokenCond(corev1.ConditionTrue, providerconfig.ReasonTokenRefreshed, "the session token is a login session")),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
+	},
+	"token-expiry-unknown": {
+		set:  connectedWith(tokenCond(corev1.ConditionUnknown, providerconfig.ReasonTokenExpiryUnknown, "cannot read when the session token expires")),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
+	},
+	"token-expires-soon": {
+		set:  connectedWith(tokenCond(corev1.ConditionFalse, providerconfig.ReasonTokenExpiresSoon, msgTokenSoon)),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: ExpiresSoon: " + msgTokenSoon},
+	},
+	"token-expired": {
+		set:  connectedWith(tokenCond(corev1.ConditionFalse, providerconfig.ReasonTokenExpired, msgTokenExpired)),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: Expired: " + msgTokenExpired},
 	},
 	"loopback": {
 		set:  connectedWith(transport(corev1.ConditionFalse, pccontroller.ReasonLoopback, "")),
