@@ -59,8 +59,12 @@ func TestBenchmarkCountsMeetTheirTargets(t *testing.T) {
 	if l.Creates <= 0 || l.Deletes <= 0 || l.BareCreates <= 0 {
 		t.Errorf("rates not measured: %+v", l)
 	}
-	if got := total(l.CoderCreate); got > 1.5 {
-		t.Errorf("Coder requests per create = %.2f (%s), want at most 1.5", got, perEach(l.CoderCreate, 1))
+	// A key's create, then the list that confirms Coder's answer (a list
+	// sent after it showing the answered id under the name asked for:
+	// issue 26), which creates that finish together share, and the shared
+	// list of the polls that follow.
+	if got := total(l.CoderCreate); got > 2.2 {
+		t.Errorf("Coder requests per create = %.2f (%s), want at most 2.2", got, perEach(l.CoderCreate, 1))
 	}
 	if l.ReconcilesCreate > 2 {
 		t.Errorf("reconciles per create = %.2f, want at most 2", l.ReconcilesCreate)
