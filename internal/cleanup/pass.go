@@ -140,30 +140,31 @@ type Pass struct {
 // gone. The deployment is asked now, not taken from the ProviderConfig's
 // status, which may predate a change of URL.
 //
-// It returns where the client reaches now, with the deployment asked when
-// a record names one.
-func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (Origin, error) {
+// It returns mg's records, read once for the whole reconcile, and where
+// the client reaches now, with the deployment asked when a record names
+// one.
+func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (RecordSet, Origin, error) {
 	now := p.Origin
-	if p.Deployment == nil {
-		return now, nil
+	if p.Records == nil {
+		return RecordSet{}, now, nil
 	}
 	recs, err := p.Records.Of(ctx, mg)
-	if err != nil {
-		return now, err
+	if err != nil || p.Deployment == nil {
+		return recs, now, err
 	}
 	named := recs.Origins()
 	if len(named) == 0 {
-		return now, nil
+		return recs, now, nil
 	}
 	if now.DeploymentID, err = p.Deployment(ctx); err != nil {
-		return now, errors.Wrap(err, errVerifyDeployment)
+		return recs, now, errors.Wrap(err, errVerifyDeployment)
 	}
 	for _, o := range named {
 		if !o.SameCoder(now) {
-			return now, &OtherDeploymentError{Recorded: o, Now: now}
+			return recs, now, &OtherDeploymentError{Recorded: o, Now: now}
 		}
 	}
-	return now, nil
+	return recs, now, nil
 }
 
 // An OtherDeploymentError says that a resource's object lives in another
@@ -205,7 +206,7 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 	if gone, err := n.neverCreated(ctx, mg); gone || err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	now, err := n.pass.otherDeployment(ctx, mg)
+	recs, now, err := n.pass.otherDeployment(ctx, mg)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
@@ -216,7 +217,7 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 	// The resource's own look found nothing; its external name and
 	// annotations, which anyone editing it may have set, decided where it
 	// looked. Its records decide whether it is gone.
-	return o, n.pass.recordsGone(ctx, mg, now)
+	return o, n.pass.recordsGone(ctx, mg, recs, now)
 }
 
 func (n *normal) observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
@@ -401,7 +402,7 @@ func (b *boundedPass) attempt(ctx context.Context, mg resource.Managed) PassResu
 	if b.inner == nil {
 		return PassResult{NoClient: true}
 	}
-	now, err := b.pass.otherDeployment(ctx, mg)
+	recs, now, err := b.pass.otherDeployment(ctx, mg)
 	if err != nil {
 		return PassResult{ObserveErr: err}
 	}
@@ -409,7 +410,7 @@ func (b *boundedPass) attempt(ctx context.Context, mg resource.Managed) PassResu
 	if r.ObserveErr == nil && r.DeleteErr == nil && r.AfterErr == nil && !r.StillThere {
 		// Gone by the resource's own look, which its external name and
 		// annotations steered: gone only if its records agree.
-		r.RecordsErr = b.pass.recordsGone(ctx, mg, now)
+		r.RecordsErr = b.pass.recordsGone(ctx, mg, recs, now)
 	}
 	return r
 }

@@ -76,19 +76,16 @@ func ClaimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (RecordClaims, e
 
 // recordsGone verifies that nothing the records of the deleting mg name is
 // left in the Coder the resource reaches now (now, with the deployment
-// asked): what is left, it deletes and reads again, as the sweep does. The
-// resource's external name and annotations steer its own look, and anyone
-// editing the resource can set them (to a sibling's id, an unknown one, a
+// asked), by the records read at the start of the reconcile (recs): what
+// is left, it deletes and reads again, as the sweep does. The resource's
+// external name and annotations steer its own look, and anyone editing
+// the resource can set them (to a sibling's id, an unknown one, a
 // forged refusal); the records are the provider's. Only objects another
 // live resource holds by a record of its own are left alone. An orphaning
 // resource keeps its objects on purpose.
-func (p Pass) recordsGone(ctx context.Context, mg resource.Managed, now Origin) error {
+func (p Pass) recordsGone(ctx context.Context, mg resource.Managed, recs RecordSet, now Origin) error {
 	if p.Records == nil || !MayDelete(mg) {
 		return nil
-	}
-	recs, err := p.Records.Of(ctx, mg)
-	if err != nil {
-		return err
 	}
 	c, err := ClaimsOf(recs.recs, now)
 	if err != nil || len(c.Keys)+len(c.Providers) == 0 {
