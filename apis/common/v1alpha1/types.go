@@ -170,6 +170,7 @@ type AIGatewayKeyParameters struct {
 // AIGatewayKeyRotation says when a key is rotated and how long the old key
 // stays valid after the new one is published.
 // +kubebuilder:validation:XValidation:rule="!has(self.every) || !has(self.settleWindow) || duration(self.every) > duration(self.settleWindow)",message="rotation.every must be longer than rotation.settleWindow"
+// +kubebuilder:validation:XValidation:rule="!has(self.maxSettleWindow) || !has(self.settleWindow) || duration(self.maxSettleWindow) >= duration(self.settleWindow)",message="rotation.maxSettleWindow must be at least rotation.settleWindow"
 type AIGatewayKeyRotation struct {
 	// Every rotates the key when this much time has passed since the current
 	// key was created. Unset: rotate only on demand, through the annotation
@@ -186,6 +187,52 @@ type AIGatewayKeyRotation struct {
 	// +kubebuilder:default="5m"
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.forProvider.rotation.settleWindow must be a duration of at least 0s such as 5m or 1h (units h, m, s, ms, us, ns; no d)"
 	SettleWindow *metav1.Duration `json:"settleWindow,omitempty"`
+
+	// MaxSettleWindow is how long a retiring key that gateway replicas still
+	// use is kept past the settle window. A key is in use while Coder shows a
+	// heartbeat from it within the last two heartbeat periods (120 s, by
+	// Coder's clock); the provider then keeps it, sets the condition
+	// RetiringKeyInUse and says which key and what to do. At this maximum the
+	// key is deleted anyway, with the Warning event RetiringKeyRevokedInUse.
+	// Unset: 1h, or the settle window when that is longer.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.forProvider.rotation.maxSettleWindow must be a duration of at least 0s such as 1h or 24h (units h, m, s, ms, us, ns; no d)"
+	MaxSettleWindow *metav1.Duration `json:"maxSettleWindow,omitempty"`
+
+	// Restart lists the workloads in the connection Secret's namespace that
+	// read the key: after a rotation publishes the new key, the provider
+	// restarts each the way kubectl rollout restart does (it sets the pod
+	// template annotation coder.crossplane.io/restarted-for-key to the new
+	// key's id), then keeps the retiring key until its heartbeats stop. The
+	// provider needs get and patch on these workloads, which its default
+	// RBAC does not grant (docs/how-to/rotate-gateway-keys.md).
+	// +optional
+	// +listType=map
+	// +listMapKey=kind
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=16
+	Restart []WorkloadReference `json:"restart,omitempty"`
+}
+
+// WorkloadKind is a kind of workload a rotation restarts.
+// +kubebuilder:validation:Enum=Deployment;StatefulSet;DaemonSet
+type WorkloadKind string
+
+// The workload kinds a rotation restarts, all of group apps/v1.
+const (
+	WorkloadDeployment  WorkloadKind = "Deployment"
+	WorkloadStatefulSet WorkloadKind = "StatefulSet"
+	WorkloadDaemonSet   WorkloadKind = "DaemonSet"
+)
+
+// A WorkloadReference names a workload in the connection Secret's namespace.
+type WorkloadReference struct {
+	// Kind of the workload, of group apps/v1.
+	Kind WorkloadKind `json:"kind"`
+	// Name of the workload.
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
 }
 
 // AIGatewayKeyObservation is the observed state of a key in Coder. The key's
@@ -226,9 +273,18 @@ type AIGatewayKeyRotationObservation struct {
 	// the current key.
 	// +optional
 	StartedAt *metav1.Time `json:"startedAt,omitempty"`
-	// RetiresAt is when the retiring key is deleted at the latest.
+	// RetiresAt is when the settle window ends: the retiring key is deleted
+	// then, unless gateway replicas still use it.
 	// +optional
 	RetiresAt *metav1.Time `json:"retiresAt,omitempty"`
+	// RevokeBy is when the retiring key is deleted at the latest, in use or
+	// not: the end of rotation.maxSettleWindow.
+	// +optional
+	RevokeBy *metav1.Time `json:"revokeBy,omitempty"`
+	// RetiringKeyLastHeartbeatAt is the last heartbeat Coder showed for the
+	// retiring key: recent means gateway replicas still use it.
+	// +optional
+	RetiringKeyLastHeartbeatAt *metav1.Time `json:"retiringKeyLastHeartbeatAt,omitempty"`
 	// LastRotatedAt is when the last rotation finished: its retiring key
 	// was verified gone from Coder.
 	// +optional

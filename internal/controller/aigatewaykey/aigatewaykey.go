@@ -223,6 +223,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	observe(k.KeyObservation(), cur)
 	observeRotation(k.KeyObservation(), plan)
 	k.SetConditions(xpv2.Available())
+	e.observeInUse(k, plan)
 	// The plaintext is not among them: Coder returned it once, at create,
 	// and the publisher keeps keys it is not given.
 	details := managed.ConnectionDetails{
@@ -266,11 +267,11 @@ func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed
 // gather builds the rotation state from Coder's keys, the connection
 // Secret, the cleanup records and the resource.
 func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, recorded cleanup.RecordSet, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
-	every, settle := rotationSettings(k.KeyParameters())
+	rs := rotationSettings(k.KeyParameters())
 	a := k.GetAnnotations()
 	st := RotationState{
 		ExternalName: id, Requested: a[RotateAnnotation], Handled: a[RotatedAnnotation],
-		Every: every, Settle: settle, Now: e.now(), Clock: e.coder.Clock(),
+		Every: rs.every, Settle: rs.settle, MaxSettle: rs.maxSettle, Now: e.now(), Clock: e.coder.Clock(),
 	}
 	byID := make(map[string]codersdk.AIGatewayKey, len(keys))
 	for _, c := range keys {
@@ -291,24 +292,39 @@ func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, record
 	_, writes := cleanup.ConnectionSecret(k)
 	st.WritesSecret = writes && cleanup.MayDelete(k) && !slices.ContainsFunc(keys, func(c ownKey) bool { return !c.derived })
 	st.Records = recorded.Rotations(e.kind)
+	if len(keys) > 1 {
+		// A rotation is under way: the workloads that read the Secret
+		// move to the serving key.
+		if st.RestartPending, err = e.restartPending(ctx, k, published); err != nil {
+			return RotationState{}, nil, err
+		}
+	}
 	return st, byID, nil
 }
 
-// rotationSettings returns rotation.every (zero: on demand only) and the
-// settle window.
-func rotationSettings(p *common.AIGatewayKeyParameters) (time.Duration, time.Duration) {
-	settle := DefaultSettleWindow
-	if p.Rotation == nil {
-		return 0, settle
+// settings are a key's rotation settings, defaults applied.
+type settings struct {
+	// every is zero when rotations are on demand only.
+	every, settle, maxSettle time.Duration
+}
+
+// rotationSettings returns the rotation settings of p: rotation.every, the
+// settle window, and the longest a retiring key in use is kept.
+func rotationSettings(p *common.AIGatewayKeyParameters) settings {
+	s := settings{settle: DefaultSettleWindow, maxSettle: DefaultMaxSettleWindow}
+	if r := p.Rotation; r != nil {
+		if r.Every != nil {
+			s.every = r.Every.Duration
+		}
+		if r.SettleWindow != nil {
+			s.settle = r.SettleWindow.Duration
+		}
+		if r.MaxSettleWindow != nil {
+			s.maxSettle = r.MaxSettleWindow.Duration
+		}
 	}
-	var every time.Duration
-	if p.Rotation.Every != nil {
-		every = p.Rotation.Every.Duration
-	}
-	if p.Rotation.SettleWindow != nil {
-		settle = p.Rotation.SettleWindow.Duration
-	}
-	return every, settle
+	s.maxSettle = max(s.maxSettle, s.settle)
+	return s
 }
 
 // observeUncreated handles a key without an external name. A key with one
@@ -379,8 +395,10 @@ func (e *external) Update(ctx context.Context, k Resource) (managed.ExternalUpda
 		return e.start(ctx, k, p)
 	case ActionCommit:
 		return managed.ExternalUpdate{}, e.commit(ctx, k, p.Current.ID)
+	case ActionRestart:
+		return managed.ExternalUpdate{}, e.restart(ctx, k, p)
 	case ActionRetire:
-		return managed.ExternalUpdate{}, e.retire(ctx, p)
+		return managed.ExternalUpdate{}, e.retire(ctx, k, p)
 	case ActionFinish:
 		return managed.ExternalUpdate{}, e.finish(ctx, k, p)
 	case ActionNone:

@@ -37,6 +37,18 @@ import (
 const (
 	ReasonKeyRotationStarted event.Reason = "KeyRotationStarted"
 	ReasonKeyRotated         event.Reason = "KeyRotated"
+	// ReasonConnectionSecretLost: the connection Secret no longer held the
+	// committed key's plaintext, so a rotation published a new key.
+	ReasonConnectionSecretLost event.Reason = "ConnectionSecretLost"
+	// ReasonRetiringKeyInUse: the settle window is over but the retiring
+	// key still has heartbeats, so it is kept.
+	ReasonRetiringKeyInUse event.Reason = "RetiringKeyInUse"
+	// ReasonRetiringKeyRevokedInUse: the retiring key was deleted at the
+	// end of rotation.maxSettleWindow while it still had heartbeats.
+	ReasonRetiringKeyRevokedInUse event.Reason = "RetiringKeyRevokedInUse"
+	// ReasonWorkloadsRestarted: the workloads of rotation.restart were
+	// restarted onto the new key.
+	ReasonWorkloadsRestarted event.Reason = "WorkloadsRestarted"
 )
 
 // Labels of the rotations metric: how the settle window ended.
@@ -81,19 +93,24 @@ func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (manag
 	if err := e.commit(ctx, k, resp.ID.String()); err != nil {
 		return managed.ExternalUpdate{}, err
 	}
-	_, settle := rotationSettings(k.KeyParameters())
+	rs := rotationSettings(k.KeyParameters())
 	cur := codersdk.AIGatewayKey{ID: resp.ID, Name: resp.Name, KeyPrefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt}
 	observe(k.KeyObservation(), cur)
-	retiresAt := resp.CreatedAt.Add(settle)
+	retiresAt, revokeBy := resp.CreatedAt.Add(rs.settle), resp.CreatedAt.Add(rs.maxSettle)
 	observeRotation(k.KeyObservation(), RotationPlan{
 		Current:   &Key{Counter: p.Next, ID: resp.ID.String(), Prefix: resp.KeyPrefix, CreatedAt: resp.CreatedAt},
 		Retiring:  append([]Key{*p.Current}, p.Retiring...),
-		StartedAt: resp.CreatedAt, RetiresAt: retiresAt,
+		StartedAt: resp.CreatedAt, RetiresAt: retiresAt, RevokeBy: revokeBy,
 	})
 	e.log.Info("Started key rotation", "counter", p.Next, "trigger", p.Trigger, "newKeyPrefix", resp.KeyPrefix, "retiringKeyPrefix", p.Current.Prefix, "retiresAt", retiresAt)
-	e.record.Event(k, event.Normal(ReasonKeyRotationStarted, fmt.Sprintf(
-		"Rotation %d (%s): published key %s... to the connection Secret; key %s... stays valid until %s, or until the gateway replicas have moved",
-		p.Next, p.Trigger, resp.KeyPrefix, p.Current.Prefix, retiresAt.UTC().Format(time.RFC3339))))
+	msg := fmt.Sprintf("Rotation %d (%s): published key %s... to the connection Secret; key %s... stays valid until %s, or until the gateway replicas have moved; while they still use it, until %s at the latest",
+		p.Next, p.Trigger, resp.KeyPrefix, p.Current.Prefix, retiresAt.UTC().Format(time.RFC3339), revokeBy.UTC().Format(time.RFC3339))
+	if p.Trigger == TriggerSecretLost {
+		e.record.Event(k, event.Warning(ReasonConnectionSecretLost, errors.Errorf(
+			"The connection Secret no longer held the plaintext of key %s... (deleted, or edited by hand or by a sync), so it was not revoked: %s", p.Current.Prefix, msg)))
+	} else {
+		e.record.Event(k, event.Normal(ReasonKeyRotationStarted, msg))
+	}
 	// The Secret holds these already; giving them to the reconciler too
 	// makes its publish a no-op instead of a partial overwrite.
 	return managed.ExternalUpdate{ConnectionDetails: details}, nil
@@ -101,7 +118,7 @@ func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (manag
 
 // retire deletes the retiring keys once the settle window is over. Their
 // absence is verified on a later list, before their records go.
-func (e *external) retire(ctx context.Context, p RotationPlan) error {
+func (e *external) retire(ctx context.Context, k Resource, p RotationPlan) error {
 	if err := e.deleteKeys(ctx, idsOf(p.Retiring)...); err != nil {
 		metrics.ExternalDeleteFailed(e.kind, string(coder.ClassOf(err)))
 		return errors.Wrap(err, errRetireKey)
@@ -117,8 +134,21 @@ func (e *external) retire(ctx context.Context, p RotationPlan) error {
 		after = now.Sub(p.StartedAt).Round(time.Second).String()
 	}
 	e.log.Info("Settle window ended; deleted the retiring key", "counter", p.Current.Counter, "settle", how,
-		"retiringKeyPrefix", p.Retiring[0].Prefix, "window", p.RetiresAt.Sub(p.StartedAt).String(), "after", after)
+		"retiringKeyPrefix", p.Retiring[0].Prefix, "window", p.RetiresAt.Sub(p.StartedAt).String(), "after", after, "inUse", p.RevokedInUse)
+	if p.RevokedInUse {
+		e.record.Event(k, event.Warning(ReasonRetiringKeyRevokedInUse, errors.Errorf(
+			"Deleted retiring key %s... at the end of rotation.maxSettleWindow (%s) although gateway replicas still used it (last heartbeat %s, Coder's clock): they lose their connection within a minute and exit; restart them so they read key %s... from the connection Secret",
+			p.Retiring[0].Prefix, p.RevokeBy.Sub(p.StartedAt), lastBeat(p.Retiring), p.Current.Prefix)))
+	}
 	return nil
+}
+
+// lastBeat is the latest heartbeat of keys, formatted; "none" without one.
+func lastBeat(keys []Key) string {
+	if t := latestBeat(keys); t != nil {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return "none"
 }
 
 // finish runs once the retiring keys are verified gone: the Secret stops
@@ -173,8 +203,23 @@ func observeRotation(o *common.AIGatewayKeyObservation, p RotationPlan) {
 	r.NextRotationAt = timePtr(&p.NextRotationAt)
 	if len(p.Retiring) == 0 {
 		r.RetiringKeyID, r.RetiringKeyPrefix, r.StartedAt, r.RetiresAt = "", "", nil, nil
+		r.RevokeBy, r.RetiringKeyLastHeartbeatAt = nil, nil
 		return
 	}
 	r.RetiringKeyID, r.RetiringKeyPrefix = p.Retiring[0].ID, p.Retiring[0].Prefix
-	r.StartedAt, r.RetiresAt = timePtr(&p.StartedAt), timePtr(&p.RetiresAt)
+	r.StartedAt, r.RetiresAt, r.RevokeBy = timePtr(&p.StartedAt), timePtr(&p.RetiresAt), timePtr(&p.RevokeBy)
+	last := latestBeat(p.Retiring)
+	r.RetiringKeyLastHeartbeatAt = timePtr(last)
+}
+
+// latestBeat is the latest heartbeat of keys; nil without one.
+func latestBeat(keys []Key) *time.Time {
+	var last *time.Time
+	for _, k := range keys {
+		if k.LastHeartbeatAt != nil && (last == nil || k.LastHeartbeatAt.After(*last)) {
+			t := *k.LastHeartbeatAt
+			last = &t
+		}
+	}
+	return last
 }

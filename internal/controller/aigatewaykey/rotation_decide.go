@@ -39,6 +39,15 @@ const HeartbeatPeriod = 60 * time.Second
 // spec.forProvider.rotation.settleWindow is not set.
 const DefaultSettleWindow = 5 * time.Minute
 
+// DefaultMaxSettleWindow is how long a retiring key still in use is kept when
+// spec.forProvider.rotation.maxSettleWindow is not set (or the settle window,
+// when that is longer).
+const DefaultMaxSettleWindow = time.Hour
+
+// inUseFor is how recent a heartbeat shows a key in use: two heartbeat
+// periods, so one late heartbeat does not count as the replicas gone.
+const inUseFor = 2 * HeartbeatPeriod
+
 // A Key is one of a resource's keys in Coder. Counter is its rotation
 // counter: 0 for the first key, one more per rotation.
 type Key struct {
@@ -73,8 +82,12 @@ type RotationState struct {
 	Requested, Handled string
 	// Every is rotation.every; zero rotates only on demand.
 	Every time.Duration
-	// Settle is the settle window.
-	Settle time.Duration
+	// Settle is the settle window; MaxSettle how long a retiring key still
+	// in use is kept at most (at least Settle).
+	Settle, MaxSettle time.Duration
+	// RestartPending are the workloads of rotation.restart whose pod
+	// template does not name the serving key yet.
+	RestartPending []string
 	// Now is the time of the decision, by our clock.
 	Now time.Time
 	// Clock is Coder's clock, from the answer that listed the keys. Every
@@ -100,6 +113,9 @@ const (
 	// to (a start was interrupted after publishing): record it as the
 	// external name.
 	ActionCommit Action = "Commit"
+	// ActionRestart: restart the workloads of rotation.restart that do not
+	// run the serving key yet (Restart), while the retiring keys wait.
+	ActionRestart Action = "Restart"
 	// ActionRetire: the settle window is over; delete the retiring keys.
 	ActionRetire Action = "Retire"
 	// ActionFinish: the retiring keys are verified gone; delete their
@@ -115,6 +131,10 @@ const (
 const (
 	TriggerRequested = "requested"
 	TriggerEvery     = "every"
+	// TriggerSecretLost: the connection Secret no longer holds the
+	// committed key's plaintext (deleted, or edited by hand or by a sync).
+	// The committed key may be in use, so it retires like any other.
+	TriggerSecretLost = "secretLost"
 )
 
 // A RotationPlan is the decision: the key that serves now, the keys being
@@ -131,10 +151,18 @@ type RotationPlan struct {
 	// Next is the counter of the key ActionStart creates; Trigger says why.
 	Next    int
 	Trigger string
-	// StartedAt and RetiresAt bound the settle window while keys retire.
-	StartedAt, RetiresAt time.Time
+	// StartedAt and RetiresAt bound the settle window while keys retire;
+	// RevokeBy ends the time a retiring key still in use is kept.
+	StartedAt, RetiresAt, RevokeBy time.Time
 	// EarlyEnd: the replicas moved, so the window ends before RetiresAt.
 	EarlyEnd bool
+	// InUse: the settle window is over but a retiring key still has
+	// heartbeats, so it is kept until they stop or until RevokeBy.
+	InUse bool
+	// RevokedInUse: ActionRetire deletes a key still in use, at RevokeBy.
+	RevokedInUse bool
+	// Restart are the workloads ActionRestart restarts.
+	Restart []string
 	// Finished are the record counters ActionFinish deletes.
 	Finished []int
 	// NextRotationAt is when Every starts the next rotation; zero when
@@ -153,6 +181,9 @@ func DecideRotation(s RotationState) RotationPlan {
 	keys := slices.Clone(s.Keys)
 	slices.SortFunc(keys, func(a, b Key) int { return b.Counter - a.Counter })
 
+	if lost := secretLost(keys, s); lost != nil {
+		return restore(keys, *lost, s)
+	}
 	cur := serving(keys, s.Published, s.ExternalName, s.WritesSecret)
 	if cur == nil {
 		// Nothing serves: the resource is created anew. Keys of it that
@@ -184,15 +215,7 @@ func DecideRotation(s RotationState) RotationPlan {
 		return p
 	}
 	if len(p.Retiring) > 0 {
-		// The window starts when Coder created the new key, so it survives
-		// restarts and lost status writes.
-		p.StartedAt = cur.CreatedAt
-		p.RetiresAt = cur.CreatedAt.Add(s.Settle)
-		p.EarlyEnd = moved(*cur, p.Retiring, now)
-		if p.EarlyEnd || !now.Before(p.RetiresAt) {
-			p.Action = ActionRetire
-		}
-		return p
+		return settle(p, s, now)
 	}
 	for _, r := range s.Records {
 		if r < cur.Counter {
@@ -216,6 +239,95 @@ func DecideRotation(s RotationState) RotationPlan {
 	return p
 }
 
+// settle decides the step of a rotation whose retiring keys wait: the window
+// starts when Coder created the serving key, so it survives restarts and lost
+// status writes. A retiring key goes when the replicas moved, at the end of
+// the window once nothing uses it, or at RevokeBy in use or not; until then
+// the workloads that read the Secret are restarted.
+func settle(p RotationPlan, s RotationState, now time.Time) RotationPlan {
+	cur := *p.Current
+	p.StartedAt = cur.CreatedAt
+	p.RetiresAt = cur.CreatedAt.Add(s.Settle)
+	p.RevokeBy = cur.CreatedAt.Add(max(s.Settle, s.MaxSettle))
+	p.EarlyEnd = moved(cur, p.Retiring, now)
+	inUse := heartbeating(p.Retiring, now)
+	switch {
+	case p.EarlyEnd:
+		p.Action = ActionRetire
+	case now.Before(p.RetiresAt):
+	case !inUse:
+		p.Action = ActionRetire
+	case !now.Before(p.RevokeBy):
+		p.Action, p.RevokedInUse = ActionRetire, true
+	default:
+		p.InUse = true
+	}
+	if p.Action == ActionNone && len(s.RestartPending) > 0 {
+		p.Action, p.Restart = ActionRestart, slices.Clone(s.RestartPending)
+	}
+	return p
+}
+
+// secretLost returns the key the resource committed to when the connection
+// Secret no longer holds its plaintext, nor that of a newer key: the Secret
+// was deleted, or edited by hand or by a sync. The committed key was
+// published once, so replicas may still use it: it is retired through a
+// rotation, never deleted at once. Nil when the Secret is as it should be,
+// or the resource writes none.
+func secretLost(keys []Key, s RotationState) *Key {
+	if !s.WritesSecret || s.ExternalName == "" {
+		return nil
+	}
+	committed := byID(keys, s.ExternalName)
+	if committed == nil {
+		return nil
+	}
+	if p := byID(keys, s.Published); p != nil && p.Counter >= committed.Counter {
+		return nil
+	}
+	return committed
+}
+
+// restore is the plan when the Secret lost the committed key: keys newer
+// than it were never published (a start publishes before it commits), so
+// they go first; then a rotation publishes a new key, and the committed key
+// and every older one retire through the settle window.
+func restore(keys []Key, committed Key, s RotationState) RotationPlan {
+	p := RotationPlan{Action: ActionNone, Current: &committed}
+	var newer []Key
+	for _, k := range keys {
+		switch {
+		case k.Counter > committed.Counter:
+			newer = append(newer, k)
+		case k.Counter < committed.Counter:
+			p.Retiring = append(p.Retiring, k)
+		}
+	}
+	if len(newer) > 0 {
+		p.Action, p.Discard = ActionDiscard, newer
+		return p
+	}
+	p.Action, p.Next, p.Trigger = ActionStart, committed.Counter+1, TriggerSecretLost
+	if s.Every > 0 {
+		p.NextRotationAt = committed.CreatedAt.Add(s.Every)
+	}
+	return p
+}
+
+// byID is the key of id among keys; nil when none is.
+func byID(keys []Key, id string) *Key {
+	if id == "" {
+		return nil
+	}
+	for i := range keys {
+		if keys[i].ID == id {
+			k := keys[i]
+			return &k
+		}
+	}
+	return nil
+}
+
 // serving is the key replicas get: the one whose plaintext the Secret
 // holds. Without a Secret, it is the one the resource committed to: its
 // plaintext went to nobody but whoever reads the create's answer.
@@ -225,14 +337,8 @@ func serving(keys []Key, published, externalName string, writesSecret bool) *Key
 		ids = append(ids, externalName)
 	}
 	for _, id := range ids {
-		if id == "" {
-			continue
-		}
-		for i := range keys {
-			if keys[i].ID == id {
-				k := keys[i]
-				return &k
-			}
+		if k := byID(keys, id); k != nil {
+			return k
 		}
 	}
 	return nil
@@ -245,10 +351,16 @@ func moved(cur Key, retiring []Key, now time.Time) bool {
 	if cur.LastHeartbeatAt == nil || !cur.LastHeartbeatAt.After(cur.CreatedAt) {
 		return false
 	}
-	for _, r := range retiring {
-		if r.LastHeartbeatAt != nil && now.Sub(*r.LastHeartbeatAt) < 2*HeartbeatPeriod {
-			return false
+	return !heartbeating(retiring, now)
+}
+
+// heartbeating reports whether any of keys had a heartbeat within inUseFor
+// before now, Coder's time: gateway replicas still use it.
+func heartbeating(keys []Key, now time.Time) bool {
+	for _, k := range keys {
+		if k.LastHeartbeatAt != nil && now.Sub(*k.LastHeartbeatAt) < inUseFor {
+			return true
 		}
 	}
-	return true
+	return false
 }

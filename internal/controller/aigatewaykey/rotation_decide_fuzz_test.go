@@ -46,6 +46,8 @@ func rotationState(keys []byte, external, published byte, writes bool, records [
 		ExternalName: id(external), Published: id(published), WritesSecret: writes,
 		Requested: requested, Handled: handled,
 		Every: time.Duration(every) * time.Minute, Settle: time.Duration(settle) * time.Minute, Now: at(int(now)),
+		// The maximum is the default's ratio to the default window.
+		MaxSettle: 12 * time.Duration(settle) * time.Minute,
 		// Coder's clock is ours; TestDecideRotationWaitsOnCodersClockNotOurs
 		// covers the skew.
 		Clock: coder.Clock{Date: at(int(now)), Received: at(int(now))},
@@ -71,12 +73,14 @@ func rotationState(keys []byte, external, published byte, writes bool, records [
 }
 
 // FuzzDecideRotationKeepsTheServingKey checks the rotation's invariants for
-// any state: the key replicas hold is never deleted (discarded or retired);
+// any state: the key replicas hold is never deleted (discarded or retired),
+// nor is the key the resource committed to (it was published once);
 // old keys retire only after the new key is both published and committed,
-// and only when the settle window is over or the replicas moved; a start
-// happens only when the serving key is the resource's only key, so at most
-// two keys ever exist; and the plan does not depend on the order Coder
-// lists the keys or the records in.
+// and only when the settle window is over or the replicas moved, and while
+// one still has heartbeats only at the maximum; a start happens only when
+// the serving key is the resource's only key, so at most two keys exist,
+// unless the Secret lost the committed key; and the plan does not depend on
+// the order Coder lists the keys or the records in.
 func FuzzDecideRotationKeepsTheServingKey(f *testing.F) {
 	// The table cases of TestDecideRotation...: k0 created at 0, k1 at 10,
 	// k2 at 20 minutes; settle 5 minutes.
@@ -160,6 +164,27 @@ func checkRotation(t *testing.T, s RotationState, p RotationPlan) {
 		}
 		return
 	}
+	var committed *Key
+	for i := range s.Keys {
+		if s.Keys[i].ID == s.ExternalName {
+			committed = &s.Keys[i]
+		}
+	}
+	for _, k := range deleted {
+		if s.WritesSecret && committed != nil && k.ID == committed.ID {
+			t.Fatalf("%s plans to delete the committed key %s, published once: %+v", p.Action, k.ID, p)
+		}
+	}
+	lost := s.WritesSecret && committed != nil && (published == nil || published.Counter < committed.Counter)
+	if lost {
+		if p.Current.ID != committed.ID || (p.Action != ActionStart && p.Action != ActionDiscard && p.Action != ActionNone) {
+			t.Fatalf("the Secret lost committed key %s, but the plan is %+v", committed.ID, p)
+		}
+		if p.Action == ActionStart && p.Trigger != TriggerSecretLost {
+			t.Fatalf("the Secret lost committed key %s, but the start's trigger is %q", committed.ID, p.Trigger)
+		}
+		return
+	}
 	if published != nil && p.Current.ID != published.ID {
 		t.Fatalf("the Secret holds %s but %s serves", published.ID, p.Current.ID)
 	}
@@ -186,6 +211,13 @@ func checkRotation(t *testing.T, s RotationState, p RotationPlan) {
 		}
 		if len(deleted) == 0 {
 			t.Fatalf("retire with nothing to retire")
+		}
+		revokeBy := p.Current.CreatedAt.Add(max(s.Settle, s.MaxSettle))
+		if inUse := heartbeating(p.Retiring, s.Now); !p.EarlyEnd && inUse && s.Now.Before(revokeBy) {
+			t.Fatalf("retires a key still in use at %s, before the maximum at %s", s.Now, revokeBy)
+		}
+		if p.RevokedInUse != (!p.EarlyEnd && heartbeating(p.Retiring, s.Now)) {
+			t.Fatalf("RevokedInUse is %v, but the retiring keys' heartbeats say otherwise: %+v", p.RevokedInUse, p)
 		}
 	case ActionStart:
 		if len(s.Keys) != 1 {

@@ -52,15 +52,107 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", Settle: settle, Now: at(time.Hour)},
 			want:   RotationPlan{Action: ActionNone, Current: &k0},
 		},
-		"PlaintextNeverPublished": {
-			reason: "the key exists but its plaintext never reached the Secret: it can serve nobody, so it is replaced, never reported Ready",
+		"SecretLost": {
+			reason: "the Secret no longer holds the committed key's plaintext (deleted, or edited by hand or by a sync): the key was published once and may be in use, so a rotation publishes a new key and the committed one retires through the window, never at once",
 			in:     RotationState{Keys: []Key{k0}, ExternalName: "k0", WritesSecret: true, Records: []int{0}, Settle: settle, Now: at(time.Hour)},
-			want:   RotationPlan{Action: ActionDiscard, Discard: []Key{k0}},
+			want:   RotationPlan{Action: ActionStart, Current: &k0, Next: 1, Trigger: TriggerSecretLost},
 		},
 		"SecretHoldsADeletedKey": {
-			reason: "the Secret's plaintext is of a key no longer in Coder: the committed key's plaintext is lost, so it is replaced",
+			reason: "the Secret's plaintext is of a key no longer in Coder: the committed key's plaintext is lost, so it is rotated out",
 			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", Published: "k0", WritesSecret: true, Settle: settle, Now: at(time.Hour)},
-			want:   RotationPlan{Action: ActionDiscard, Discard: []Key{k1}},
+			want:   RotationPlan{Action: ActionStart, Current: &k1, Next: 2, Trigger: TriggerSecretLost},
+		},
+		"SecretRestoredToTheRetiringKey": {
+			reason: "a sync put back an older Secret holding the retiring key: the committed key is never discarded, a rotation moves the Secret past both",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k0", WritesSecret: true, Records: []int{0, 1}, Settle: settle, Now: at(12 * time.Minute)},
+			want:   RotationPlan{Action: ActionStart, Current: &k1, Retiring: []Key{k0}, Next: 2, Trigger: TriggerSecretLost},
+		},
+		"SecretLostWithAnUnpublishedNewerKey": {
+			reason: "a key newer than the committed one was never published (a start publishes before it commits): it goes first, so its counter is free",
+			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k0", WritesSecret: true, Records: []int{0, 1}, Settle: settle, Now: at(12 * time.Minute)},
+			want:   RotationPlan{Action: ActionDiscard, Current: &k0, Discard: []Key{k1}},
+		},
+		"SecretLostEvery": {
+			reason: "a lost Secret shows when the committed key would rotate next",
+			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", WritesSecret: true, Every: time.Hour, Settle: settle, Now: at(20 * time.Minute)},
+			want:   RotationPlan{Action: ActionStart, Current: &k1, Next: 2, Trigger: TriggerSecretLost, NextRotationAt: at(70 * time.Minute)},
+		},
+		"OldKeyInUseAfterTheWindow": {
+			reason: "the window is over but a replica used the old key within two heartbeat periods: keep it, and say so",
+			in: RotationState{
+				Keys:         []Key{with(k0, beat(15*time.Minute)), k1},
+				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, MaxSettle: time.Hour, Now: at(16 * time.Minute),
+			},
+			want: RotationPlan{
+				Action: ActionNone, Current: &k1, Retiring: []Key{with(k0, beat(15*time.Minute))},
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(70 * time.Minute), InUse: true,
+			},
+		},
+		"OldKeyHeartbeatsStopped": {
+			reason: "the window is over and the old key's last heartbeat is two periods old: retire it, though the new key has none (no early end)",
+			in: RotationState{
+				Keys:         []Key{with(k0, beat(14*time.Minute)), k1},
+				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, MaxSettle: time.Hour, Now: at(16 * time.Minute),
+			},
+			want: RotationPlan{
+				Action: ActionRetire, Current: &k1, Retiring: []Key{with(k0, beat(14*time.Minute))},
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(70 * time.Minute),
+			},
+		},
+		"OldKeyInUseAtTheMaximum": {
+			reason: "at rotation.maxSettleWindow the old key goes, in use or not, and the plan says it was in use",
+			in: RotationState{
+				Keys:         []Key{with(k0, beat(69*time.Minute)), k1},
+				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, MaxSettle: time.Hour, Now: at(70 * time.Minute),
+			},
+			want: RotationPlan{
+				Action: ActionRetire, Current: &k1, Retiring: []Key{with(k0, beat(69*time.Minute))},
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(70 * time.Minute), RevokedInUse: true,
+			},
+		},
+		"MaximumShorterThanTheWindow": {
+			reason: "a maximum below the settle window is the settle window: the window is never cut short",
+			in: RotationState{
+				Keys:         []Key{with(k0, beat(15*time.Minute)), k1},
+				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, MaxSettle: time.Minute, Now: at(15 * time.Minute),
+			},
+			want: RotationPlan{
+				Action: ActionRetire, Current: &k1, Retiring: []Key{with(k0, beat(15*time.Minute))},
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute), RevokedInUse: true,
+			},
+		},
+		"RestartTheWorkloads": {
+			reason: "during the window, workloads of rotation.restart not yet on the new key are restarted",
+			in: RotationState{
+				Keys: []Key{with(k0, beat(11*time.Minute)), k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1},
+				Settle: settle, MaxSettle: time.Hour, RestartPending: []string{"Deployment/gw"}, Now: at(11 * time.Minute),
+			},
+			want: RotationPlan{
+				Action: ActionRestart, Current: &k1, Retiring: []Key{with(k0, beat(11*time.Minute))}, Restart: []string{"Deployment/gw"},
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(70 * time.Minute),
+			},
+		},
+		"RestartFailingDoesNotHoldTheRetire": {
+			reason: "a restart that keeps failing (no RBAC) never holds the retire past its bound: at the maximum the key goes",
+			in: RotationState{
+				Keys: []Key{with(k0, beat(70*time.Minute)), k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1},
+				Settle: settle, MaxSettle: time.Hour, RestartPending: []string{"Deployment/gw"}, Now: at(70 * time.Minute),
+			},
+			want: RotationPlan{
+				Action: ActionRetire, Current: &k1, Retiring: []Key{with(k0, beat(70*time.Minute))}, RevokedInUse: true,
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(70 * time.Minute),
+			},
+		},
+		"RestartWhileInUse": {
+			reason: "past the window with the old key in use, a restart not yet done is still tried",
+			in: RotationState{
+				Keys: []Key{with(k0, beat(20*time.Minute)), k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1},
+				Settle: settle, MaxSettle: time.Hour, RestartPending: []string{"StatefulSet/gw"}, Now: at(21 * time.Minute),
+			},
+			want: RotationPlan{
+				Action: ActionRestart, Current: &k1, Retiring: []Key{with(k0, beat(20*time.Minute))}, Restart: []string{"StatefulSet/gw"}, InUse: true,
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(70 * time.Minute),
+			},
 		},
 		"PublishedInSecret": {
 			reason: "a Secret holding the committed key's plaintext serves it",
@@ -125,17 +217,17 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 		"SettleWindowOpen": {
 			reason: "the old key stays valid until the window that began with the new key's creation ends",
 			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(14*time.Minute + 59*time.Second)},
-			want:   RotationPlan{Action: ActionNone, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute)},
+			want:   RotationPlan{Action: ActionNone, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute)},
 		},
 		"SettleWindowOver": {
 			reason: "the window ran its full length: retire the old key",
 			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(15 * time.Minute)},
-			want:   RotationPlan{Action: ActionRetire, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute)},
+			want:   RotationPlan{Action: ActionRetire, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute)},
 		},
 		"RequestDuringWindowWaits": {
 			reason: "a new request during a settle window waits for it: at most one retiring key",
 			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Requested: "3", Handled: "2", Settle: settle, Now: at(12 * time.Minute)},
-			want:   RotationPlan{Action: ActionNone, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute)},
+			want:   RotationPlan{Action: ActionNone, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute)},
 		},
 		"ReplicasMoved": {
 			reason: "the new key has a heartbeat after the rotation began and the old one none for two periods: end the window early",
@@ -145,7 +237,7 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 			},
 			want: RotationPlan{
 				Action: ActionRetire, Current: ptr(with(k1, beat(11*time.Minute))), Retiring: []Key{with(k0, beat(9*time.Minute+30*time.Second))},
-				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), EarlyEnd: true,
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute), EarlyEnd: true,
 			},
 		},
 		"OldKeyStillBeating": {
@@ -156,7 +248,7 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 			},
 			want: RotationPlan{
 				Action: ActionNone, Current: ptr(with(k1, beat(11*time.Minute))), Retiring: []Key{with(k0, beat(10*time.Minute))},
-				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute),
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute),
 			},
 		},
 		"NewKeyNotYetUsed": {
@@ -167,13 +259,13 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 			},
 			want: RotationPlan{
 				Action: ActionNone, Current: ptr(with(k1, beat(9*time.Minute))), Retiring: []Key{k0},
-				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute),
+				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute),
 			},
 		},
 		"OldKeyStillListedAfterRetire": {
 			reason: "a retire whose delete did not take (or whose answer was lost) is retried",
 			in:     RotationState{Keys: []Key{k0, k1}, ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(40 * time.Minute)},
-			want:   RotationPlan{Action: ActionRetire, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute)},
+			want:   RotationPlan{Action: ActionRetire, Current: &k1, Retiring: []Key{k0}, StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute)},
 		},
 		"Finish": {
 			reason: "the old key is verified gone but its record is still there: delete the record and announce",
@@ -193,7 +285,7 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 		"TwoOldKeysRetireTogether": {
 			reason: "more than one older key (an earlier retire never verified) retire in the same window, newest first",
 			in:     RotationState{Keys: []Key{k0, k2, k1}, ExternalName: "k2", Published: "k2", Records: []int{0, 1, 2}, Settle: settle, Now: at(25 * time.Minute)},
-			want:   RotationPlan{Action: ActionRetire, Current: &k2, Retiring: []Key{k1, k0}, StartedAt: at(20 * time.Minute), RetiresAt: at(25 * time.Minute)},
+			want:   RotationPlan{Action: ActionRetire, Current: &k2, Retiring: []Key{k1, k0}, StartedAt: at(20 * time.Minute), RetiresAt: at(25 * time.Minute), RevokeBy: at(25 * time.Minute)},
 		},
 		"SecretHoldsDeletedKey": {
 			reason: "a Secret holding a key that no longer exists does not count; the committed key serves",

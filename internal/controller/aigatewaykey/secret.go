@@ -17,6 +17,7 @@ limitations under the License.
 package aigatewaykey
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 
@@ -76,14 +77,29 @@ func (e *external) published(ctx context.Context, k Resource, keys []ownKey, id 
 	}
 	cached := &corev1.Secret{}
 	if err := e.kube.Get(ctx, nn, cached); err == nil && metav1.IsControlledBy(cached, k) &&
-		string(cached.Data[ConnectionID]) == id && len(cached.Data[ConnectionKey]) > 0 && len(keys) == 1 {
+		len(keys) == 1 && holds(cached.Data, keys) == id {
 		return id, nil
 	}
 	s, err := e.readSecret(ctx, k)
-	if err != nil || s == nil || len(s.Data[ConnectionKey]) == 0 {
+	if err != nil || s == nil {
 		return "", err
 	}
-	return string(s.Data[ConnectionID]), nil
+	return holds(s.Data, keys), nil
+}
+
+// holds is the id of the one of keys whose plaintext data holds: the id
+// beside the plaintext, when the plaintext begins with that key's prefix in
+// Coder (Coder's keys always do). Empty when the plaintext is missing, or
+// is not that of the key the id names: a Secret deleted or edited by hand,
+// or overwritten by a sync, holds no key any replica can use.
+func holds(data map[string][]byte, keys []ownKey) string {
+	id, plaintext := string(data[ConnectionID]), data[ConnectionKey]
+	for _, c := range keys {
+		if c.ID.String() == id && c.KeyPrefix != "" && bytes.HasPrefix(plaintext, []byte(c.KeyPrefix)) {
+			return id
+		}
+	}
+	return ""
 }
 
 // publishedAmong returns the id of the one of keys whose plaintext k's
@@ -95,10 +111,10 @@ func (e *external) publishedAmong(ctx context.Context, k Resource, keys []ownKey
 		return ""
 	}
 	s, err := e.readSecret(ctx, k)
-	if err != nil || s == nil || len(s.Data[ConnectionKey]) == 0 {
+	if err != nil || s == nil {
 		return ""
 	}
-	id := string(s.Data[ConnectionID])
+	id := holds(s.Data, keys)
 	for _, c := range keys {
 		if c.derived && c.ID.String() == id {
 			return id
@@ -107,11 +123,17 @@ func (e *external) publishedAmong(ctx context.Context, k Resource, keys []ownKey
 	return ""
 }
 
-// keepPublished adds to details every value k's connection Secret already
-// holds that details lack: the plaintext above all, which only a create
-// returns. The publisher merges details into the Secret, so the Secret ends
-// the same; but it writes unless details equal the whole Secret, and would
-// otherwise patch the Secret on every observe.
+// keepPublished adds to details the values k's connection Secret already
+// holds that details lack. The publisher compares details with the cached
+// Secret and merges them into the Secret: without the values it lacks, it
+// would patch the Secret on every observe.
+//
+// The plaintext is the exception: the cache may lag a rotation, so the
+// cached plaintext may be the retiring key's while details name the new one,
+// and merging that pair would overwrite the new key's plaintext, which
+// exists nowhere else. Details carry the cached plaintext only beside the id
+// it was cached with, when it is that key's (keepsPlaintext). Otherwise they
+// carry none, and the merge leaves the Secret's own plaintext as it is.
 func (e *external) keepPublished(ctx context.Context, k Resource, details managed.ConnectionDetails) {
 	nn, ok := cleanup.ConnectionSecret(k)
 	if !ok {
@@ -122,10 +144,23 @@ func (e *external) keepPublished(ctx context.Context, k Resource, details manage
 		return
 	}
 	for key, v := range s.Data {
-		if _, set := details[key]; !set {
+		if _, set := details[key]; !set && key != ConnectionKey {
 			details[key] = v
 		}
 	}
+	if keepsPlaintext(s.Data, details) {
+		details[ConnectionKey] = s.Data[ConnectionKey]
+	}
+}
+
+// keepsPlaintext reports whether the plaintext of cached may go into
+// details: cached pairs it with the id details publish, and it begins with
+// the prefix details publish for that id. A key's plaintext never changes,
+// so such a pair is right however stale the cache is.
+func keepsPlaintext(cached map[string][]byte, details managed.ConnectionDetails) bool {
+	id, prefix := details[ConnectionID], details[ConnectionKeyPrefix]
+	return len(id) > 0 && len(prefix) > 0 && bytes.Equal(cached[ConnectionID], id) &&
+		bytes.HasPrefix(cached[ConnectionKey], prefix)
 }
 
 // secretWritable refuses to go on while k's connection Secret is
