@@ -40,6 +40,7 @@ import (
 //	DELETE /fakecoder/admin/requests                reset counters -> 204
 //	GET    /fakecoder/admin/keys                    []KeyRow
 //	POST   /fakecoder/admin/keys/{id}/heartbeat     {"at": RFC3339} (default the deployment's now) -> 204
+//	GET    /fakecoder/admin/serve                   {keyID: open /serve sessions} (keys with none left out)
 //	GET    /fakecoder/admin/providers[?include_deleted=true]  []ProviderRow
 //	PATCH  /fakecoder/admin/providers/{idOrName}    ProviderEdit -> ProviderRow
 //	POST   /fakecoder/admin/down                    {"duration": "5s"} -> 202
@@ -257,6 +258,9 @@ func (s *Server) adminHandler(standalone bool) http.Handler {
 			return
 		}
 		w.WriteHeader(http.StatusNoContent)
+	})
+	mux.HandleFunc("GET "+p+"/serve", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.OpenSessions())
 	})
 	mux.HandleFunc("GET "+p+"/providers", func(w http.ResponseWriter, r *http.Request) {
 		rows := s.Providers(r.URL.Query().Get("include_deleted") == "true")

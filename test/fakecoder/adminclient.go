@@ -87,6 +87,14 @@ func (c *AdminClient) Providers(ctx context.Context, includeDeleted bool) ([]Pro
 	return out, err
 }
 
+// OpenSessions returns the open gateway replica sessions by key id; see
+// Server.OpenSessions.
+func (c *AdminClient) OpenSessions(ctx context.Context) (map[uuid.UUID]int, error) {
+	out := map[uuid.UUID]int{}
+	err := c.do(ctx, http.MethodGet, "/serve", nil, &out)
+	return out, err
+}
+
 // Requests returns how many requests each endpoint served.
 func (c *AdminClient) Requests(ctx context.Context) (map[string]int, error) {
 	out := map[string]int{}

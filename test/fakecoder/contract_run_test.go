@@ -29,6 +29,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/coder/v2/codersdk"
 )
 
 // A session is who sends a contract request.
@@ -61,7 +63,10 @@ type step struct {
 	method string
 	path   string // {var} is replaced by a value saved by an earlier step
 	body   string // JSON, with {var} replaced likewise; "" sends no body
-	check  check
+	// gatewayKey, when set, is sent in codersdk.AIGatewayKeyHeader (with
+	// {var} replaced), as a gateway replica dials /ai-gateway/serve.
+	gatewayKey string
+	check      check
 	// fields, when set, compares only these dotted paths of the body
 	// (e.g. "features.aibridge.enabled"; "features.*" is the sorted list
 	// of the object's keys), for bodies whose other values depend on the
@@ -92,7 +97,8 @@ func (tg *target) do(ctx context.Context, t *testing.T, s step) (response, bool)
 	t.Helper()
 	path, ok := tg.expand(s.path)
 	body, ok2 := tg.expand(s.body)
-	if !ok || !ok2 {
+	gatewayKey, ok3 := tg.expand(s.gatewayKey)
+	if !ok || !ok2 || !ok3 {
 		return response{}, false
 	}
 	base := tg.url
@@ -112,6 +118,9 @@ func (tg *target) do(ctx context.Context, t *testing.T, s step) (response, bool)
 	}
 	if tok := tg.tokens[s.as]; tok != "" {
 		req.Header.Set("Coder-Session-Token", tok)
+	}
+	if gatewayKey != "" {
+		req.Header.Set(codersdk.AIGatewayKeyHeader, gatewayKey)
 	}
 	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
 	if err != nil {

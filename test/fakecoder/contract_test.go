@@ -78,7 +78,7 @@ var licensedKeysContract = []step{
 	{name: "entitlements with a licence", as: owner, method: "GET", path: "/api/v2/entitlements", fields: entitlementFields, wantRes: 200},
 	{name: "list keys, none yet", as: owner, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 200},
 	{name: "create key b", as: owner, method: "POST", path: "/api/v2/ai-gateway/keys", body: `{"name":"contract-b"}`,
-		save: map[string]string{"keyB": "id"}, wantRes: 201},
+		save: map[string]string{"keyB": "id", "keyBSecret": "key"}, wantRes: 201},
 	{name: "create key a", as: owner, method: "POST", path: "/api/v2/ai-gateway/keys", body: `{"name":"contract-a"}`,
 		save: map[string]string{"keyA": "id"}, wantRes: 201},
 	{name: "list keys, two", as: owner, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 200},
@@ -96,6 +96,14 @@ var licensedKeysContract = []step{
 	{name: "create key as a member", as: member, method: "POST", path: "/api/v2/ai-gateway/keys", body: `{"name":"contract-m"}`, wantRes: 403},
 	{name: "delete key as a member", as: member, method: "DELETE", path: "/api/v2/ai-gateway/keys/{keyB}", wantRes: 403},
 	{name: "list keys without a token", as: anonymous, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 401},
+	// What a gateway replica's dial meets before the WebSocket upgrade
+	// (enterprise/coderd/aibridgeserve.go aiGatewayServe). A dial that
+	// passes these upgrades, which this plain-HTTP contract cannot follow.
+	{name: "serve without a gateway key", as: anonymous, method: "GET", path: serveDial, wantRes: 401},
+	{name: "serve with an unknown gateway key", as: anonymous, method: "GET", path: serveDial, gatewayKey: unknownGatewayKey, wantRes: 401},
+	{name: "serve with a session token in place of a gateway key", as: owner, method: "GET", path: serveDial, wantRes: 401},
+	{name: "serve with a valid gateway key but no API version", as: anonymous, method: "GET", path: "/api/v2/ai-gateway/serve",
+		gatewayKey: "{keyBSecret}", wantRes: 400},
 	{name: "delete key b", as: owner, method: "DELETE", path: "/api/v2/ai-gateway/keys/{keyB}", wantRes: 204},
 }
 
@@ -171,6 +179,14 @@ var providersContract = []step{
 // the id is parsed or looked up.
 const noKey = "00000000-0000-0000-0000-000000000001"
 
+// serveDial is the URL a gateway replica dials (coderd/aibridged/dialer.go),
+// with the aibridged API version of Coder v2.36.0.
+const serveDial = "/api/v2/ai-gateway/serve?version=1.2"
+
+// unknownGatewayKey is shaped like a gateway key (43 alphanumerics) but no
+// deployment has it.
+const unknownGatewayKey = "Abcdefghij0123456789abcdefghij0123456789abc"
+
 // unlicensedContract is what a deployment without a licence answers: the
 // keys API is a Premium feature (RequireFeatureMW's 403, after the
 // session's 401), the entitlements say why, and AI providers still work.
@@ -185,6 +201,12 @@ var unlicensedContract = []step{
 	{name: "delete key with an id that is not a UUID without a license", as: owner, method: "DELETE", path: "/api/v2/ai-gateway/keys/not-a-uuid", wantRes: 403},
 	{name: "list keys as a member without a license", as: member, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 403},
 	{name: "list keys without a license or a token", as: anonymous, method: "GET", path: "/api/v2/ai-gateway/keys", wantRes: 401},
+	// enterprise/coderd/coderd.go mounts /ai-gateway/serve behind
+	// RequireFeatureMW alone: without a licence the Premium 403 comes
+	// before the key is looked at, so the key's 401s need a licence
+	// (licensedKeysContract).
+	{name: "serve without a license or a gateway key", as: anonymous, method: "GET", path: serveDial, wantRes: 403},
+	{name: "serve with an unknown gateway key without a license", as: anonymous, method: "GET", path: serveDial, gatewayKey: unknownGatewayKey, wantRes: 403},
 	{name: "list providers without a license", as: owner, method: "GET", path: "/api/v2/ai/providers", wantRes: 200},
 }
 

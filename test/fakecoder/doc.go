@@ -29,6 +29,7 @@ limitations under the License.
 //	GET    /api/v2/ai/providers/{idOrName}
 //	PATCH  /api/v2/ai/providers/{idOrName}
 //	DELETE /api/v2/ai/providers/{idOrName}
+//	GET    /api/v2/ai-gateway/serve        (a gateway replica's WebSocket, no DRPC)
 //
 // It is meant to be driven through codersdk.Client exactly like a real
 // deployment, so it mirrors the real server's status codes, JSON bodies

@@ -33,6 +33,22 @@ import (
 // serveEntitlements serves (enterprise/coderd/templates.go,
 // enterprise/coderd/coderd.go).
 
+// SetLicensed grants or removes the AI Gateway entitlement.
+func (s *Server) SetLicensed(licensed bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.licensed = licensed
+}
+
+// SetAIGatewayEnabled turns the deployment's AI Gateway on or off, as
+// CODER_AI_GATEWAY_ENABLED does on a real server. Off, a licensed fake
+// shows aibridge entitled but disabled and refuses gateway keys with 403.
+func (s *Server) SetAIGatewayEnabled(enabled bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.aiGatewayEnabled = enabled
+}
+
 // aiGatewayLocked is the aibridge feature as Coder v2.36.0 computes it in
 // license.LicensesEntitlements (enterprise/coderd/license/license.go): a
 // licence that grants it makes it entitled and Enabled is the deployment's

@@ -113,6 +113,11 @@ func (s *Server) SetFault(endpoint string, f Fault) error {
 	if err := f.validate(); err != nil {
 		return fmt.Errorf("fakecoder: fault for %q: %w", endpoint, err)
 	}
+	if endpoint == EndpointServe && (f.Drip > 0 || f.Commit || f.CommitThenTimeout) {
+		// These run the endpoint into a recorder, which cannot be
+		// hijacked for the WebSocket upgrade.
+		return fmt.Errorf("fakecoder: fault for %q: drip and commit cannot wrap a WebSocket upgrade; use status or latency", endpoint)
+	}
 	if f.AnswerOtherID && !slices.Contains(createEndpoints, endpoint) {
 		return fmt.Errorf("fakecoder: fault for %q: answer-other-id fits only a create endpoint", endpoint)
 	}

@@ -57,6 +57,10 @@ func (s *Server) routes() *http.ServeMux {
 	handle(EndpointProviderGet, authed(s.getProvider))
 	handle(EndpointProviderUpdate, authed(s.updateProvider))
 	handle(EndpointProviderDelete, authed(s.deleteProvider))
+	// enterprise/coderd/coderd.go mounts /ai-gateway/serve with
+	// RequireFeatureMW(FeatureAIBridge) and no apiKeyMiddleware: the
+	// feature's 403 comes before the gateway key's 401 (serve.go).
+	handle(EndpointServe, s.requireAIGateway(http.HandlerFunc(s.serveGateway)))
 
 	mux.Handle("/api/v2/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		// coderd/httpapi/httpapi.go RouteNotFound: 404 "Route not found."

@@ -64,6 +64,7 @@ func Endpoints() []string {
 		EndpointKeysList, EndpointKeysCreate, EndpointKeysDelete,
 		EndpointProvidersList, EndpointProvidersCreate,
 		EndpointProviderGet, EndpointProviderUpdate, EndpointProviderDelete,
+		EndpointServe,
 	}
 }
 
@@ -99,6 +100,10 @@ type Options struct {
 	// another login type is a session, which Coder extends on use.
 	TokenLoginType codersdk.LoginType
 	TokenLifetime  time.Duration
+
+	// heartbeatInterval shortens HeartbeatInterval for the fake's own unit
+	// tests; unexported so that every other user gets Coder's 60 s.
+	heartbeatInterval time.Duration
 }
 
 // Server is the fake Coder deployment. Create it with New; serve it with
@@ -131,6 +136,9 @@ type Server struct {
 	providers        []*ProviderRow // in creation order; soft-deleted rows stay
 	faults           map[string]*Fault
 	counts           map[string]int
+	// sessions counts open /serve sessions by key id (serve.go).
+	sessions          map[uuid.UUID]int
+	heartbeatInterval time.Duration
 	// clockOffset is how far the deployment's clock runs ahead of the
 	// host's (negative: behind), in nanoseconds: every timestamp the fake
 	// writes and every answer's Date header show it. Atomic, so the
@@ -152,15 +160,17 @@ type Server struct {
 // New returns a Server that is not listening yet.
 func New(o Options) *Server {
 	s := &Server{
-		deploymentID:     o.DeploymentID,
-		version:          o.Version,
-		token:            o.Token,
-		owner:            !o.Member,
-		licensed:         !o.Unlicensed,
-		aiGatewayEnabled: !o.AIGatewayDisabled,
-		done:             make(chan struct{}),
-		faults:           map[string]*Fault{},
-		counts:           map[string]int{},
+		deploymentID:      o.DeploymentID,
+		version:           o.Version,
+		token:             o.Token,
+		owner:             !o.Member,
+		licensed:          !o.Unlicensed,
+		aiGatewayEnabled:  !o.AIGatewayDisabled,
+		done:              make(chan struct{}),
+		faults:            map[string]*Fault{},
+		counts:            map[string]int{},
+		sessions:          map[uuid.UUID]int{},
+		heartbeatInterval: cmp.Or(o.heartbeatInterval, HeartbeatInterval),
 	}
 	if s.deploymentID == "" {
 		s.deploymentID = uuid.NewString()
@@ -398,22 +408,6 @@ func (s *Server) SetToken(token string) {
 	defer s.mu.Unlock()
 	s.token = token
 	s.key = s.newKeyLocked(token, s.keyType, s.keyLifetime)
-}
-
-// SetLicensed grants or removes the AI Gateway entitlement.
-func (s *Server) SetLicensed(licensed bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.licensed = licensed
-}
-
-// SetAIGatewayEnabled turns the deployment's AI Gateway on or off, as
-// CODER_AI_GATEWAY_ENABLED does on a real server. Off, a licensed fake
-// shows aibridge entitled but disabled and refuses gateway keys with 403.
-func (s *Server) SetAIGatewayEnabled(enabled bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.aiGatewayEnabled = enabled
 }
 
 // SetOwner makes the user an owner (true) or a plain member (false).
