@@ -671,8 +671,8 @@ var Mutations = []Mutation{
 		// which no rule of the rotation checks while every is unset.
 		Name: "settle-window-rule-accepts-anything",
 		File: "package/crds/ai.coder.m.crossplane.io_aigatewaykeys.yaml",
-		Old:  "s, ms, us, ns; no d)\n                          rule: self.matches(",
-		New:  "s, ms, us, ns; no d)\n                          rule: true || self.matches(",
+		Old:  "such as 5m or 1h (units h, m,\n                            s, ms, us, ns; no d)\n                          rule: self.matches(",
+		New:  "such as 5m or 1h (units h, m,\n                            s, ms, us, ns; no d)\n                          rule: true || self.matches(",
 		Pkgs: []string{"./apis/", "./test/e2e/"},
 		Run:  "^(TestEveryParsedStringFieldIsValidatedAtAdmission|TestDurationFieldsRefuseWhatTheProviderCannotDecode|TestATenantsBadDurationCannotStallAnotherTenant)$",
 	},
@@ -859,5 +859,44 @@ var Mutations = []Mutation{
 		New:  "if (!ok || !ok2) && false {",
 		Pkgs: []string{"./test/docs/"},
 		Run:  "^TestAMarkerThatSkipsNothingIsAnError$",
+	},
+	{
+		// Issue 28: a lagging Secret cache pairs the new key's id with the
+		// retiring key's plaintext, and the publisher writes that pair.
+		Name: "rotation-plaintext-from-the-cache",
+		File: "internal/controller/aigatewaykey/secret.go",
+		Old:  "if _, set := details[key]; !set && key != ConnectionKey {",
+		New:  "if _, set := details[key]; !set {",
+		Pkgs: []string{"./internal/controller/aigatewaykey/"},
+		Run:  "^TestARotationWithALaggingSecretCacheKeepsEachPlaintextBesideItsID$",
+	},
+	{
+		// Issue 28: a deleted or edited connection Secret revokes every key
+		// of the resource at once.
+		Name: "rotation-lost-secret-revokes-at-once",
+		File: "internal/controller/aigatewaykey/rotation_decide.go",
+		Old:  "\tif !s.WritesSecret || s.ExternalName == \"\" {\n\t\treturn nil\n",
+		New:  "\tif true {\n\t\treturn nil\n",
+		Pkgs: []string{"./internal/controller/aigatewaykey/", "./test/e2e/"},
+		Run:  "^(TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption|TestADeletedConnectionSecretStartsARotationNotARevoke)$",
+	},
+	{
+		// Issue 28: the retiring key goes at the end of the settle window
+		// while replicas still heartbeat on it.
+		Name: "rotation-revokes-a-key-in-use",
+		File: "internal/controller/aigatewaykey/rotation_decide.go",
+		Old:  "\tcase !inUse:\n",
+		New:  "\tcase true:\n",
+		Pkgs: []string{"./internal/controller/aigatewaykey/", "./test/e2e/"},
+		Run:  "^(TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption|TestKeyRotationKeepsARetiringKeyInUseUntilMaxSettleWindowAndSaysSo)$",
+	},
+	{
+		// Issue 28: the workloads of rotation.restart are never restarted.
+		Name: "rotation-restarts-nothing",
+		File: "internal/controller/aigatewaykey/rotation_decide.go",
+		Old:  "\tif p.Action == ActionNone && len(s.RestartPending) > 0 {\n",
+		New:  "\tif false {\n",
+		Pkgs: []string{"./internal/controller/aigatewaykey/", "./test/e2e/"},
+		Run:  "^(TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption|TestKeyRotationRestartsTheReplicasAndRevokesTheOldKeyOnlyOnceTheirHeartbeatsStop)$",
 	},
 }
