@@ -49,15 +49,16 @@ const (
 // parses, with how. Each must be validated at admission by a CEL rule or a
 // pattern, in every CRD that has it.
 var parsedFields = map[string]string{
-	"spec.deletion.dependentTimeout":         parsedAsDuration,
-	"spec.deletion.liveDependentTimeout":     parsedAsDuration,
-	"spec.deletion.unreachableTimeout":       parsedAsDuration,
-	"spec.deletion.grace.base":               parsedAsDuration,
-	"spec.deletion.grace.perDependent":       parsedAsDuration,
-	"spec.deletion.grace.max":                parsedAsDuration,
-	"spec.forProvider.rotation.every":        parsedAsDuration,
-	"spec.forProvider.rotation.settleWindow": parsedAsDuration,
-	"spec.url":                               parsedAsCoderURL,
+	"spec.deletion.dependentTimeout":            parsedAsDuration,
+	"spec.deletion.liveDependentTimeout":        parsedAsDuration,
+	"spec.deletion.unreachableTimeout":          parsedAsDuration,
+	"spec.deletion.grace.base":                  parsedAsDuration,
+	"spec.deletion.grace.perDependent":          parsedAsDuration,
+	"spec.deletion.grace.max":                   parsedAsDuration,
+	"spec.forProvider.rotation.every":           parsedAsDuration,
+	"spec.forProvider.rotation.settleWindow":    parsedAsDuration,
+	"spec.forProvider.rotation.maxSettleWindow": parsedAsDuration,
+	"spec.url": parsedAsCoderURL,
 }
 
 // durationRule is the rule every duration field carries: the syntax of

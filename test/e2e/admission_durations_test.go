@@ -63,6 +63,7 @@ func durationKinds(ns string) map[string]durationKind {
 	rotation := [][]string{
 		{"spec", "forProvider", "rotation", "every"},
 		{"spec", "forProvider", "rotation", "settleWindow"},
+		{"spec", "forProvider", "rotation", "maxSettleWindow"},
 	}
 	secret := common.SecretKeySelector{LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "t", Key: TokenKey}, Namespace: ns}
 	clusterSpec := common.ProviderConfigSpec{

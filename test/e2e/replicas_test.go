@@ -26,6 +26,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -35,6 +36,7 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/test/gatewayreplica"
+	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 )
 
 // The scenarios of gateway replicas on a rotating key: replicas that read
@@ -162,6 +164,23 @@ func (kl *kubelet) state() (keys []string, ready int, failures []string) {
 }
 
 
+// grantRestart applies the Role and RoleBinding that
+// docs/how-to/rotate-gateway-keys.md tells users to apply for
+// rotation.restart, in namespace ns.
+func grantRestart(t *testing.T, ns string) {
+	t.Helper()
+	role := &rbacv1.Role{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "provider-coder-restart"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets", "daemonsets"}, Verbs: []string{"get", "patch"}}},
+	}
+	env.Create(t, role)
+	env.Create(t, &rbacv1.RoleBinding{
+		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "provider-coder-restart"},
+		RoleRef:    rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name},
+		Subjects:   []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: packagerbac.ServiceAccountNamespace, Name: packagerbac.ServiceAccountName}},
+	})
+}
+
 func TestKeyRotationRestartsTheReplicasAndRevokesTheOldKeyOnlyOnceTheirHeartbeatsStop(t *testing.T) {
 	ns := env.Namespace(t)
 	env.ProviderConfig(t, ns)
@@ -176,12 +195,21 @@ func TestKeyRotationRestartsTheReplicasAndRevokesTheOldKeyOnlyOnceTheirHeartbeat
 		return ready == 2 && env.Coder.OpenSessions()[oldRow.ID] == 2, fmt.Sprintf("%d ready, sessions %v", ready, env.Coder.OpenSessions())
 	})
 
+	// The provider's RBAC does not cover workloads: the restart says what
+	// it needs, and the old key stays while its replicas heartbeat.
+	denied := env.ExpectDenials("deployments")
 	requestRotation(t, k, "1")
 	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
-	Eventually(t, waitLong, "the provider to restart the Deployment onto the new key", func() (bool, string) {
+	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	if !strings.Contains(c.Message, "rotation.restart") || !strings.Contains(c.Message, "get and patch on apps deployments in "+ns) {
+		t.Errorf("a forbidden restart says %q, want what RBAC it needs", c.Message)
+	}
+	grantRestart(t, ns)
+	Eventually(t, 2*waitLong, "the provider to restart the Deployment onto the new key", func() (bool, string) {
 		keys, ready, _ := kl.state()
 		return len(keys) == 2 && keys[1] == newRow.ID.String() && ready == 2, fmt.Sprintf("generations on %v, %d ready", keys, ready)
 	})
+	denied()
 	restarted := time.Now()
 	// The old replicas' last heartbeat is at most a period old: the old
 	// key goes only once two periods pass without one, far inside the

@@ -170,7 +170,6 @@ type AIGatewayKeyParameters struct {
 // AIGatewayKeyRotation says when a key is rotated and how long the old key
 // stays valid after the new one is published.
 // +kubebuilder:validation:XValidation:rule="!has(self.every) || !has(self.settleWindow) || duration(self.every) > duration(self.settleWindow)",message="rotation.every must be longer than rotation.settleWindow"
-// +kubebuilder:validation:XValidation:rule="!has(self.maxSettleWindow) || !has(self.settleWindow) || duration(self.maxSettleWindow) >= duration(self.settleWindow)",message="rotation.maxSettleWindow must be at least rotation.settleWindow"
 type AIGatewayKeyRotation struct {
 	// Every rotates the key when this much time has passed since the current
 	// key was created. Unset: rotate only on demand, through the annotation
@@ -194,7 +193,8 @@ type AIGatewayKeyRotation struct {
 	// Coder's clock); the provider then keeps it, sets the condition
 	// RetiringKeyInUse and says which key and what to do. At this maximum the
 	// key is deleted anyway, with the Warning event RetiringKeyRevokedInUse.
-	// Unset: 1h, or the settle window when that is longer.
+	// Unset: 1h. A maximum shorter than the settle window is the settle
+	// window: the window is never cut short.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[-+]?(0|(([0-9]+([.][0-9]*)?|[.][0-9]+)(ns|us|µs|μs|ms|s|m|h))+)$') && duration(self) >= duration('0s')",message="spec.forProvider.rotation.maxSettleWindow must be a duration of at least 0s such as 1h or 24h (units h, m, s, ms, us, ns; no d)"
 	MaxSettleWindow *metav1.Duration `json:"maxSettleWindow,omitempty"`
