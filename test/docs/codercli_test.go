@@ -241,7 +241,7 @@ func entrypointBinary(t *testing.T, path string) string {
 	}
 	m := entrypoint.FindSubmatch(b)
 	var words []string
-	if m == nil || json.Unmarshal(m[1], &words) != nil || len(words) == 0 {
+	if len(m) < 2 || json.Unmarshal(m[1], &words) != nil || len(words) == 0 {
 		t.Fatalf("%s has no ENTRYPOINT [...]", path)
 	}
 	return words[0]

@@ -163,7 +163,6 @@ func (kl *kubelet) state() (keys []string, ready int, failures []string) {
 	return append([]string(nil), kl.keys...), ready, append([]string(nil), kl.failures...)
 }
 
-
 // grantRestart applies the Role and RoleBinding that
 // docs/how-to/rotate-gateway-keys.md tells users to apply for
 // rotation.restart, in namespace ns.
@@ -171,7 +170,7 @@ func grantRestart(t *testing.T, ns string) {
 	t.Helper()
 	role := &rbacv1.Role{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "provider-coder-restart"},
-		Rules: []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets", "daemonsets"}, Verbs: []string{"get", "patch"}}},
+		Rules:      []rbacv1.PolicyRule{{APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets", "daemonsets"}, Verbs: []string{"get", "patch"}}},
 	}
 	env.Create(t, role)
 	env.Create(t, &rbacv1.RoleBinding{

@@ -71,9 +71,12 @@ func (s *Server) serveGateway(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	peerGone := make(chan struct{})
-	go func() {
+	go func() { //nolint:gosec // G118: the read below outlives the request by design (see there).
 		defer close(peerGone)
 		for {
+			// The read ends when the socket closes, which the handler
+			// does on its way out: a request-scoped context would not
+			// outlive the hijacked connection anyway.
 			if _, _, err := conn.Read(context.Background()); err != nil {
 				return
 			}

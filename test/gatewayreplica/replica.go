@@ -172,6 +172,10 @@ func (r *Replica) dial(ctx context.Context) (*websocket.Conn, error) {
 	if err == nil {
 		return conn, nil
 	}
+	if res != nil && res.Body != nil {
+		// ReadBodyAsError reads it; closed either way.
+		defer res.Body.Close()
+	}
 	if res == nil || !terminal(res.StatusCode) {
 		return nil, errors.New("gatewayreplica: dial failed")
 	}

@@ -54,11 +54,11 @@ func TestHoldsOnlyAPlaintextBesideItsOwnID(t *testing.T) {
 		data   map[string][]byte
 		want   string
 	}{
-		"Own":          {"the plaintext begins with the prefix of the key the id names", map[string][]byte{ConnectionID: []byte(id.String()), ConnectionKey: []byte("abcdefghijkREST")}, id.String()},
-		"NoPlaintext":  {"a Secret without its plaintext holds no key", map[string][]byte{ConnectionID: []byte(id.String())}, ""},
-		"OthersKey":    {"a plaintext of another key beside the id (an edit or a stale write) holds no key", map[string][]byte{ConnectionID: []byte(id.String()), ConnectionKey: []byte("zzzzzzzzzzzREST")}, ""},
-		"UnknownID":    {"an id that is none of the resource's keys holds no key", map[string][]byte{ConnectionID: []byte("other"), ConnectionKey: []byte("abcdefghijkREST")}, ""},
-		"EmptySecret":  {"an empty Secret holds no key", nil, ""},
+		"Own":         {"the plaintext begins with the prefix of the key the id names", map[string][]byte{ConnectionID: []byte(id.String()), ConnectionKey: []byte("abcdefghijkREST")}, id.String()},
+		"NoPlaintext": {"a Secret without its plaintext holds no key", map[string][]byte{ConnectionID: []byte(id.String())}, ""},
+		"OthersKey":   {"a plaintext of another key beside the id (an edit or a stale write) holds no key", map[string][]byte{ConnectionID: []byte(id.String()), ConnectionKey: []byte("zzzzzzzzzzzREST")}, ""},
+		"UnknownID":   {"an id that is none of the resource's keys holds no key", map[string][]byte{ConnectionID: []byte("other"), ConnectionKey: []byte("abcdefghijkREST")}, ""},
+		"EmptySecret": {"an empty Secret holds no key", nil, ""},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
