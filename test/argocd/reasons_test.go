@@ -57,6 +57,8 @@ var reasonFamilies = map[string]string{
 	"internal/cleanup": familyRecord,
 	// Coder's failure classes: why a bounded pass left a record Abandoned.
 	"internal/clients/coder": familyRecord,
+	// RetiringKeyInUse, on AI Gateway keys.
+	"internal/controller/aigatewaykey": familyManaged,
 }
 
 // crossplaneConditions is the package of Crossplane's managed-resource

@@ -42,6 +42,7 @@ import (
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	coder "github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
@@ -75,6 +76,8 @@ type (
 		set  func(resource.Managed)
 		bare bool
 		want health
+		// keys: a state only AI Gateway keys are in.
+		keys bool
 	}
 	configState struct {
 		set  func(providerconfig.Object, configKind)
@@ -166,6 +169,23 @@ var managedStates = map[string]managedState{
 		bare: true,
 		want: health{"Progressing", "Waiting for the provider to reconcile"},
 	},
+	// A rotation keeps the retiring key past its settle window while it
+	// heartbeats: the resource is healthy, and its condition and events
+	// say what to do; the scripts do not read it.
+	"retiring-key-in-use":     retiring(corev1.ConditionTrue, aigatewaykey.ReasonHeartbeating),
+	"retiring-key-not-in-use": retiring(corev1.ConditionFalse, aigatewaykey.ReasonNotInUse),
+}
+
+// retiring is a key in a rotation whose retiring key is, or is no longer,
+// in use.
+func retiring(status corev1.ConditionStatus, reason xpv2.ConditionReason) managedState {
+	return managedState{
+		set: func(mg resource.Managed) {
+			mg.SetConditions(at(xpv2.Available()), synced(), at(xpv2.Condition{Type: aigatewaykey.TypeRetiringKeyInUse, Status: status, Reason: reason}))
+		},
+		want: health{"Healthy", "Available in Coder"},
+		keys: true,
+	}
 }
 
 func upToDate(reason xpv2.ConditionReason) managedState {
@@ -524,6 +544,9 @@ func samples(s *runtime.Scheme) (map[string][]sample, error) {
 		for _, name := range sortedKeys(managedStates) {
 			st := managedStates[name]
 			mg := k.New()
+			if st.keys && !isKey(mg) {
+				continue
+			}
 			managedSpec(mg, name)
 			st.set(mg)
 			if err := add(mg, st.bare, st.want); err != nil {
@@ -570,6 +593,15 @@ func samples(s *runtime.Scheme) (map[string][]sample, error) {
 		}
 	}
 	return out, nil
+}
+
+// isKey says whether mg is an AI Gateway key, of either scope.
+func isKey(mg resource.Managed) bool {
+	switch mg.(type) {
+	case *namespacedaiv1alpha1.AIGatewayKey, *clusteraiv1alpha1.AIGatewayKey:
+		return true
+	}
+	return false
 }
 
 // managedSpec gives a managed resource sample its name and a usual spec.

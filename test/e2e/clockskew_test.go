@@ -24,6 +24,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -31,6 +32,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -182,14 +184,16 @@ func providersNamed(c Coder, name string) []fakecoder.ProviderRow {
 // With Coder's clock two minutes behind, both were measured against the
 // cluster's clock: the window was over at once, and a key whose replica
 // still beat looked abandoned. Here a replica keeps beating on the old key:
-// it must stay valid for the whole window, and go when the window ends,
-// not a poll later.
+// it must stay valid for the whole window and, still in use, on to
+// maxSettleWindow, both on Coder's clock; and go when that ends, not a poll
+// later.
 func TestClockSkewRotationKeepsTheOldKeyThroughItsWindow(t *testing.T) {
-	const settle = 20 * time.Second
+	const settle, maxSettle = 20 * time.Second, 40 * time.Second
 	onSkewedCoders(t, twoMinutes, func(t *testing.T, c Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		k := rotatingKey(ns, "skewed", 0, settle)
+		k.Spec.ForProvider.Rotation.MaxSettleWindow = &metav1.Duration{Duration: maxSettle}
 		env.Create(t, k)
 		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 		old := publishedOn(t, c, k, "")
@@ -201,19 +205,25 @@ func TestClockSkewRotationKeepsTheOldKeyThroughItsWindow(t *testing.T) {
 		stop := beating(t, c, old, cur)
 		defer stop()
 
-		windowEnd := cur.CreatedAt.Add(settle)
-		untilEnd := func() time.Duration { return windowEnd.Sub(c.Now()) }
-		Never(t, untilEnd()-time.Second, "the old key revoked before its settle window ended", func() (bool, string) {
-			return !liveKey(c, old.ID.String()), fmt.Sprintf("revoked %s before the window's end, on Coder's clock", untilEnd().Round(time.Millisecond))
+		windowEnd, revokeBy := cur.CreatedAt.Add(settle), cur.CreatedAt.Add(maxSettle)
+		until := func(end time.Time) time.Duration { return end.Sub(c.Now()) }
+		Never(t, until(windowEnd)-time.Second, "the old key revoked before its settle window ended", func() (bool, string) {
+			return !liveKey(c, old.ID.String()), fmt.Sprintf("revoked %s before the window's end, on Coder's clock", until(windowEnd).Round(time.Millisecond))
 		})
-		Eventually(t, waitLong, "the old key to be deleted when the window ends", func() (bool, string) {
+		// Past the window, the old key still beats: it is kept, and the
+		// resource says so.
+		env.WaitCondition(t, k, aigatewaykey.TypeRetiringKeyInUse, corev1.ConditionTrue, waitLong)
+		Never(t, until(revokeBy)-time.Second, "the old key, still in use, revoked before maxSettleWindow", func() (bool, string) {
+			return !liveKey(c, old.ID.String()), fmt.Sprintf("revoked %s before maxSettleWindow ended, on Coder's clock", until(revokeBy).Round(time.Millisecond))
+		})
+		Eventually(t, waitLong, "the old key to be deleted when maxSettleWindow ends", func() (bool, string) {
 			return !liveKey(c, old.ID.String()), "old key still in Coder"
 		})
-		late := -untilEnd()
-		t.Logf("old key deleted %s after its window ended, on Coder's clock (Coder %s from the cluster, settle %s)",
-			late.Round(time.Millisecond), time.Until(c.Now()).Round(time.Second), settle)
+		late := -until(revokeBy)
+		t.Logf("old key deleted %s after maxSettleWindow ended, on Coder's clock (Coder %s from the cluster, settle %s, max %s)",
+			late.Round(time.Millisecond), time.Until(c.Now()).Round(time.Second), settle, maxSettle)
 		if late > 3*env.opts.PollInterval+5*time.Second {
-			t.Errorf("the old key was deleted %s after its window ended: the window ran long", late.Round(time.Millisecond))
+			t.Errorf("the old key was deleted %s after maxSettleWindow ended: the window ran long", late.Round(time.Millisecond))
 		}
 	})
 }

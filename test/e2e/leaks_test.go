@@ -330,7 +330,10 @@ func TestKeyWithoutDeleteNeverDeletesALostCreatesKey(t *testing.T) {
 
 // TestKeyNeverReadyWithoutItsPlaintext: a key whose plaintext did not reach
 // the connection Secret is replaced, never reported Ready without it; and
-// no key is created while the Secret's name is held by another object.
+// no key is created while the Secret's name is held by another object. A
+// key whose plaintext was published once and then edited out of the Secret
+// may still be in use: its replacement is a rotation, and it retires
+// through the settle window (five minutes by default), not at once.
 func TestKeyNeverReadyWithoutItsPlaintext(t *testing.T) {
 	c := env.Cluster.SpareCoder(t)
 	ns := env.Namespace(t)
@@ -353,18 +356,29 @@ func TestKeyNeverReadyWithoutItsPlaintext(t *testing.T) {
 	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
 	first := published(t, c, k)
 
-	// The plaintext is lost from the Secret: the key is replaced.
+	// The plaintext is lost from the Secret: the key is replaced, and the
+	// first one retires through the window.
 	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gw-conn"}}
 	env.Get(t, sec)
 	if err := env.Update(t, sec, func() { delete(sec.Data, aigatewaykey.ConnectionKey) }); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, waitLong, "the key to be replaced by one whose plaintext is published", func() (bool, string) {
+	Eventually(t, waitLong, "the key to be replaced by one whose plaintext is published, the first retiring", func() (bool, string) {
 		env.Get(t, k)
 		id := meta.GetExternalName(k)
-		return id != first && !liveKey(c, first), "external name " + id
+		r := k.Status.AtProvider.Rotation
+		if r == nil {
+			return false, "external name " + id + ", no rotation"
+		}
+		return id != first && r.RetiringKeyID == first, fmt.Sprintf("external name %s, retiring %q", id, r.RetiringKeyID)
 	})
-	published(t, c, k)
+	if cur := publishedOn(t, c, k, first); cur.ID.String() != meta.GetExternalName(k) {
+		t.Errorf("the Secret holds key %s, the resource's external name is %s", cur.ID, meta.GetExternalName(k))
+	}
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	if !liveKey(c, first) {
+		t.Errorf("the key whose plaintext was edited out of the Secret was revoked at once, not retired through the settle window")
+	}
 }
 
 // syncedSays waits for k's Synced condition to say msg, and returns how

@@ -34,17 +34,16 @@ import (
 const verifyRetiredAfter = 5 * time.Second
 
 // NextPoll is when a key is reconciled next: the poll interval, or sooner
-// when its rotation has a deadline before that (the retiring key's
-// RetiresAt, the next periodic rotation), so a settle window ends on time
-// and not up to one poll late. The deadlines are Coder's times, so now is
-// Coder's time too.
+// when its rotation has a deadline before that (the retire, the next
+// periodic rotation), so a settle window ends on time and not up to one
+// poll late. The deadlines are Coder's times, so now is Coder's time too.
 func NextPoll(o *common.AIGatewayKeyObservation, now time.Time, poll time.Duration) time.Duration {
 	r := o.Rotation
 	if r == nil {
 		return poll
 	}
 	next := poll
-	if at := timeOf(r.RetiresAt); at != nil {
+	if at := retireAt(r); at != nil {
 		switch d := at.Sub(now); {
 		case d > 0:
 			// The deadline has second precision in status: one second
@@ -64,6 +63,29 @@ func NextPoll(o *common.AIGatewayKeyObservation, now time.Time, poll time.Durati
 		}
 	}
 	return next
+}
+
+// retireAt is when the retiring key goes, as the status shows it: at the
+// end of the settle window (retiresAt); a key that heartbeat too recently
+// for that is in use, and goes when its heartbeats are inUseFor old, or at
+// revokeBy, whichever is sooner (settle's rule). Nil without a retire.
+func retireAt(r *common.AIGatewayKeyRotationObservation) *time.Time {
+	at := timeOf(r.RetiresAt)
+	if at == nil {
+		return nil
+	}
+	beat := timeOf(r.RetiringKeyLastHeartbeatAt)
+	if beat == nil || !beat.Add(inUseFor).After(*at) {
+		return at
+	}
+	idle := beat.Add(inUseFor)
+	if by := timeOf(r.RevokeBy); by != nil && by.Before(idle) {
+		idle = *by
+	}
+	if idle.Before(*at) {
+		return at
+	}
+	return &idle
 }
 
 func timeOf(t *metav1.Time) *time.Time {

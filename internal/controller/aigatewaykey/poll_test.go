@@ -60,6 +60,34 @@ func TestNextPoll(t *testing.T) {
 			r:      &common.AIGatewayKeyRotationObservation{RetiresAt: at(-10 * time.Minute)},
 			want:   poll,
 		},
+		"InUseUntilItsBeatsAreOld": {
+			reason: "a retiring key that beat 100s ago is in use past the window: it goes when that beat is two periods old, not a poll later",
+			r: &common.AIGatewayKeyRotationObservation{
+				RetiresAt: at(-10 * time.Second), RevokeBy: at(10 * time.Minute), RetiringKeyLastHeartbeatAt: at(-100 * time.Second),
+			},
+			want: inUseFor - 100*time.Second + time.Second,
+		},
+		"InUseUntilRevokeBy": {
+			reason: "a key still in use goes at revokeBy, not a poll later",
+			r: &common.AIGatewayKeyRotationObservation{
+				RetiresAt: at(-10 * time.Minute), RevokeBy: at(15 * time.Second), RetiringKeyLastHeartbeatAt: at(-time.Second),
+			},
+			want: 16 * time.Second,
+		},
+		"InUseRevokedJustNow": {
+			reason: "the key in use was revoked at revokeBy: verify it is gone soon",
+			r: &common.AIGatewayKeyRotationObservation{
+				RetiresAt: at(-10 * time.Minute), RevokeBy: at(-2 * time.Second), RetiringKeyLastHeartbeatAt: at(-5 * time.Second),
+			},
+			want: verifyRetiredAfter,
+		},
+		"BeatsOldBeforeTheWindowEnds": {
+			reason: "heartbeats that stopped long before the window's end do not move the retire",
+			r: &common.AIGatewayKeyRotationObservation{
+				RetiresAt: at(20 * time.Second), RevokeBy: at(time.Hour), RetiringKeyLastHeartbeatAt: at(-5 * time.Minute),
+			},
+			want: 21 * time.Second,
+		},
 		"NextRotationBeforeThePoll": {
 			reason: "a periodic rotation starts on time",
 			r:      &common.AIGatewayKeyRotationObservation{NextRotationAt: at(30 * time.Second)},
