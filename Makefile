@@ -9,6 +9,14 @@ APIDOCS  := $(GO) run ./hack/apidocs -crds package/crds -out docs/reference/api.
 # Packages whose tests run with the race detector: everything with goroutines
 # of our own (controllers, clients, the fake Coder, the scenario suites).
 RACE_PKGS := ./internal/... ./test/...
+# The scenario suites test/e2e and test/interleave run as this many shards
+# (hack/shard), each a process with its own control plane, fake and real
+# Coder and provider; every e2e shard runs the secret scan's scenario, so
+# that each one's final scan has a key to look for.
+SHARD            := $(GO) run ./hack/shard
+E2E_SHARDS       ?= 3
+INTERLEAVE_SHARDS ?= 3
+E2E_EVERY_SHARD  := TestNoSecretAppearsInLogsEventsOrStatus
 
 .PHONY: help
 help: ## Show the targets.
@@ -113,27 +121,31 @@ REAL_CODER_LINE := real Coder: ran licensed from PROVIDER_CODER_LICENSE_FILE: AI
 endif
 
 .PHONY: test
-test: check-generate vet lint redis ## Everything CI runs: generated files, vet, lint, Argo CD's health checks and sync, unit and integration tests with -race.
-	@# Argo CD's module (its own toolchain, a long cold build) builds and
-	@# runs beside the test bed's builds, before any timed test starts;
-	@# then Argo CD's binary builds from it (test/argocdsync runs it).
+test: redis ## Everything CI runs: generated files, vet, lint, Argo CD's health checks and sync, unit and integration tests with -race.
+	@# The test bed's long builds start first. Argo CD's module (its own
+	@# toolchain) builds its health test, then its binary. Beside them run
+	@# the checks, and a race build of our packages and their dependencies,
+	@# so the test binaries below only compile what is their own.
 	@$(MAKE) --no-print-directory argocd-bed & ah=$$!; \
 	$(MAKE) --no-print-directory testbed & tb=$$!; \
 	hack/promtool.sh >/dev/null & pt=$$!; \
 	trap 'kill $$ah $$tb $$pt 2>/dev/null || true' EXIT; \
+	$(MAKE) --no-print-directory check-generate vet lint; \
+	$(GO) build -race ./...; \
 	wait $$ah; wait $$tb; wait $$pt
-	@# The interleavings (test/interleave) run beside the other packages
-	@# with -v, so that their line per run and their tally are printed.
+	@# The two long scenario suites run beside the other packages, each as
+	@# shards: processes with an environment of their own and a share of
+	@# the work (hack/shard). They wait on time far more than they compute.
 	@mkdir -p $(OUTPUT_DIR)
 	@export PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 PROVIDER_CODER_REQUIRE_ARGOCD=1 PROVIDER_CODER_REQUIRE_PROMTOOL=1; \
-	$(GO) test -race -timeout 75m -v ./test/interleave/ > $(OUTPUT_DIR)/interleave.log 2>&1 & il=$$!; \
-	trap 'kill $$il 2>/dev/null || true' EXIT; \
-	rc=0; $(GO) test -race -timeout 75m $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... ./cluster/... | grep -v /test/interleave$$) || rc=$$?; \
-	irc=0; wait $$il || irc=$$?; \
-	grep -E '^interleavings:|^(--- FAIL|ok|FAIL)' $(OUTPUT_DIR)/interleave.log || true; \
-	if [ $$irc -ne 0 ]; then echo "interleavings failed; the whole output is in $(OUTPUT_DIR)/interleave.log:"; tail -n 200 $(OUTPUT_DIR)/interleave.log; fi; \
+	$(SHARD) -n $(INTERLEAVE_SHARDS) -by env -timeout 75m -out $(OUTPUT_DIR) -print '^interleavings:' ./test/interleave > $(OUTPUT_DIR)/interleave.log 2>&1 & il=$$!; \
+	$(SHARD) -n $(E2E_SHARDS) -always $(E2E_EVERY_SHARD) -timeout 60m -out $(OUTPUT_DIR) ./test/e2e > $(OUTPUT_DIR)/e2e.log 2>&1 & e2=$$!; \
+	trap 'kill $$il $$e2 2>/dev/null || true' EXIT; \
+	rc=0; $(GO) test -race -timeout 75m $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... ./cluster/... | grep -v -e '/test/interleave$$' -e '/test/e2e$$') || rc=$$?; \
+	erc=0; wait $$e2 || erc=$$?; cat $(OUTPUT_DIR)/e2e.log; \
+	irc=0; wait $$il || irc=$$?; cat $(OUTPUT_DIR)/interleave.log; \
 	echo "$(REAL_CODER_LINE)"; \
-	[ $$rc -eq 0 ] && [ $$irc -eq 0 ]
+	[ $$rc -eq 0 ] && [ $$erc -eq 0 ] && [ $$irc -eq 0 ]
 	@# The kind path ran above up to its Docker check; say what it decided
 	@# (-race: the build above is reused).
 	@$(GO) test -race -count=1 -run '^TestMakeE2EWithoutDockerStopsBeforeDoingAnything$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true

@@ -13,8 +13,10 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-# Builds Argo CD's multi-call binary (github.com/argoproj/argo-cd/v3/cmd: the
-# application controller, the repo server, the CLI, ...) from the Go module
+# Builds the part of Argo CD's multi-call binary that test/argocdsync runs
+# (test/argocd/argocdrun/cmd/argocd: Argo CD's own application controller,
+# repo server and Git credential helper commands, not its API server, CLI,
+# ApplicationSet and notification controllers or Dex) from the Go module
 # proxy at the version pinned in versions.env, into a cache directory outside
 # the checkout named for that version and a hash of the build module, as
 # build-crossplane.sh does for Crossplane. test/argocdsync runs it as
@@ -23,7 +25,7 @@
 # progress goes to stderr.
 #
 # The build module is test/argocd/argocdrun, the module of the Argo CD health
-# test (`make argocd-health`), which lists the command as a `tool`: both
+# test (`make argocd-health`), which holds the command: both
 # select the same module versions and build with the same settings (its Go
 # toolchain, cgo as `go test` has it, no -trimpath), so the Go build cache
 # shares every package the health test has compiled.
@@ -46,12 +48,8 @@ if ! grep -qE -- "^\s*github.com/argoproj/argo-cd/v3 ${ARGOCD_VERSION}( |$)" "${
   log "test/argocd/argocdrun/go.mod does not require github.com/argoproj/argo-cd/v3 ${ARGOCD_VERSION}; update it to match versions.env"
   exit 1
 fi
-if ! grep -qE -- "^tool github.com/argoproj/argo-cd/v3/cmd$" "${mod}/go.mod"; then
-  log "test/argocd/argocdrun/go.mod has no 'tool github.com/argoproj/argo-cd/v3/cmd' line"
-  exit 1
-fi
 
-hash=$(cat "${mod}/go.mod" "${mod}/go.sum" "${here}/build-argocd.sh" | sha256sum | cut -c1-12)
+hash=$(cat "${mod}/go.mod" "${mod}/go.sum" "${mod}/cmd/argocd/main.go" "${here}/build-argocd.sh" | sha256sum | cut -c1-12)
 cache_root=${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/provider-coder}
 dir="${cache_root}/argocd/${ARGOCD_VERSION}-${hash}"
 bin="${dir}/argocd"
@@ -96,7 +94,7 @@ start=${SECONDS}
 tmp=$(mktemp "${dir}/.argocd.XXXXXX")
 go -C "${mod}" build \
   -ldflags "-s -w -X github.com/argoproj/argo-cd/v3/common.version=${ARGOCD_VERSION#v}" \
-  -o "${tmp}" github.com/argoproj/argo-cd/v3/cmd &
+  -o "${tmp}" ./cmd/argocd &
 child=$!
 wait "${child}"
 child=""

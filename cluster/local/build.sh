@@ -32,8 +32,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "${here}/versions.env"
 
 cache_root=${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/provider-coder}
-# test/controlplane computes the same path; keep the two in step.
-bin_dir="${cache_root}/kube/${KUBE_VERSION#v}-etcd${ETCD_VERSION#v}/bin"
+# The directory is named for the versions and a hash of the build module
+# and this script, so a change to either builds afresh. test/controlplane
+# computes the same path (the same files, in this order); keep the two in
+# step.
+hash=$(cat "${here}/kube/go.mod" "${here}/kube/go.sum" "${here}/build.sh" | sha256sum | cut -c1-12)
+bin_dir="${cache_root}/kube/${KUBE_VERSION#v}-etcd${ETCD_VERSION#v}-${hash}/bin"
 
 case "${1:-}" in
   --print-dir) echo "${bin_dir}"; exit 0 ;;
@@ -54,7 +58,7 @@ require_pin() {
 }
 require_pin kube/go.mod "k8s.io/kubernetes ${KUBE_VERSION}"
 require_pin kube/go.mod "k8s.io/api => k8s.io/api ${KUBE_STAGING_VERSION}"
-require_pin etcd/go.mod "go.etcd.io/etcd/server/v3 ${ETCD_VERSION}"
+require_pin kube/go.mod "go.etcd.io/etcd/server/v3 ${ETCD_VERSION}"
 
 mkdir -p "${bin_dir}"
 
@@ -118,7 +122,7 @@ for pkg in k8s.io/client-go/pkg/version k8s.io/component-base/version; do
   )
 done
 
-build etcd etcd go.etcd.io/etcd/server/v3
+build etcd kube go.etcd.io/etcd/server/v3
 build kube-apiserver kube k8s.io/kubernetes/cmd/kube-apiserver "${kube_ldflags[@]}"
 build kube-controller-manager kube k8s.io/kubernetes/cmd/kube-controller-manager "${kube_ldflags[@]}"
 build kubectl kube k8s.io/kubernetes/cmd/kubectl "${kube_ldflags[@]}"

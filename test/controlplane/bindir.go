@@ -18,6 +18,8 @@ package controlplane
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -82,6 +84,10 @@ func checkExecutable(path string) error {
 
 // cacheBinDir computes the same directory as cluster/local/build.sh.
 func cacheBinDir() (string, error) {
+	path, err := findVersionsFile()
+	if err != nil {
+		return "", err
+	}
 	v, err := readVersions()
 	if err != nil {
 		return "", err
@@ -94,8 +100,29 @@ func cacheBinDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	name := strings.TrimPrefix(kube, "v") + "-etcd" + strings.TrimPrefix(etcd, "v")
+	hash, err := buildHash(filepath.Dir(path))
+	if err != nil {
+		return "", err
+	}
+	name := strings.TrimPrefix(kube, "v") + "-etcd" + strings.TrimPrefix(etcd, "v") + "-" + hash
 	return filepath.Join(root, "kube", name, "bin"), nil
+}
+
+// buildFiles are what build.sh hashes into the cache directory's name, in
+// its order, relative to cluster/local: the build module and the script.
+var buildFiles = []string{"kube/go.mod", "kube/go.sum", "build.sh"}
+
+// buildHash is the 12 hex digits build.sh names the directory with.
+func buildHash(local string) (string, error) {
+	h := sha256.New()
+	for _, f := range buildFiles {
+		b, err := os.ReadFile(filepath.Join(local, f))
+		if err != nil {
+			return "", fmt.Errorf("cannot hash the control plane's build: %w", err)
+		}
+		h.Write(b)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:12], nil
 }
 
 // CacheRoot mirrors build.sh's ${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/provider-coder}.

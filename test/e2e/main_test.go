@@ -21,6 +21,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -81,8 +82,13 @@ func TestMain(m *testing.M) {
 	env = e
 	code := checkSecrets(e, checkRBAC(e, m.Run()))
 	if code != 0 || os.Getenv("PROVIDER_CODER_TEST_LOGS") != "" {
-		_ = os.WriteFile("provider.log", []byte(e.Logs.String()), 0o600)
-		fmt.Println("provider logs written to test/e2e/provider.log")
+		// A shard of make test (hack/shard) writes a log of its own.
+		name := "provider.log"
+		if s := os.Getenv("PROVIDER_CODER_SHARD"); s != "" {
+			name = "provider-shard-" + strings.ReplaceAll(s, "/", "-of-") + ".log"
+		}
+		_ = os.WriteFile(name, []byte(e.Logs.String()), 0o600)
+		fmt.Printf("provider logs written to test/e2e/%s\n", name)
 	}
 	e.Stop()
 	StopRealCoder()

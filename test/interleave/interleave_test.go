@@ -109,11 +109,38 @@ func runAll(m *testing.M, b *Bed, dir string) int {
 }
 
 func TestInterleavingsOnTheFakeCoderKeepTheDeletionContract(t *testing.T) {
-	runFlavour(t, Fake, fakeSeeds)
+	runFlavour(t, Fake, shareOf(fakeSeeds, 0))
 }
 
 func TestInterleavingsOnTheRealCoderKeepTheDeletionContract(t *testing.T) {
-	runFlavour(t, Real, realSeeds)
+	runFlavour(t, Real, shareOf(realSeeds, len(fakeSeeds)))
+}
+
+// EnvShard is set by hack/shard, which runs the package as n processes at
+// once (make test): PROVIDER_CODER_SHARD=i/n runs the i-th share of the
+// fixed seeds, dealt in turn over the fake seeds and then the real ones.
+const EnvShard = "PROVIDER_CODER_SHARD"
+
+// shareOf is this process's share of seeds, whose first is the offset-th
+// fixed seed: all of them unless EnvShard says otherwise.
+func shareOf(seeds []uint64, offset int) []uint64 {
+	v := os.Getenv(EnvShard)
+	if v == "" {
+		return seeds
+	}
+	is, ns, _ := strings.Cut(v, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		panic(fmt.Sprintf("%s=%q is not i/n", EnvShard, v))
+	}
+	var out []uint64
+	for j, s := range seeds {
+		if (offset+j)%n == i-1 {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // runFlavour runs the seeds on a Coder of flavour f, or only the seed
@@ -124,6 +151,9 @@ func runFlavour(t *testing.T, f Flavour, seeds []uint64) {
 			t.Skipf("replaying a seed of the %s Coder", only.flavour)
 		}
 		seeds = []uint64{only.seed}
+	}
+	if len(seeds) == 0 {
+		t.Skipf("no %s seeds in this shard (%s=%s)", f, EnvShard, os.Getenv(EnvShard))
 	}
 	runSeeds(t, f, seeds)
 }

@@ -17,6 +17,8 @@ limitations under the License.
 package interleave
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -189,5 +191,25 @@ func TestARepointedProviderConfigIsRepointedBack(t *testing.T) {
 	}
 	if repointed < 50 {
 		t.Errorf("200 fake plans repoint a ProviderConfig to the other Coder %d times, want at least 50", repointed)
+	}
+}
+
+func TestShardsRunEveryFixedSeedOnce(t *testing.T) {
+	all := append(slices.Clone(fakeSeeds), realSeeds...)
+	for _, n := range []int{1, 2, 3} {
+		var got []uint64
+		for i := 1; i <= n; i++ {
+			t.Setenv(EnvShard, fmt.Sprintf("%d/%d", i, n))
+			share := append(shareOf(fakeSeeds, 0), shareOf(realSeeds, len(fakeSeeds))...)
+			if len(share) < len(all)/n {
+				t.Errorf("shard %d/%d runs %d seeds of %d: the shares are uneven", i, n, len(share), len(all))
+			}
+			got = append(got, share...)
+		}
+		slices.Sort(got)
+		want := slices.Sorted(slices.Values(all))
+		if !slices.Equal(got, want) {
+			t.Errorf("%d shards run %v, want every fixed seed once: %v", n, got, want)
+		}
 	}
 }
