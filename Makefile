@@ -15,8 +15,10 @@ RACE_PKGS := ./internal/... ./test/...
 # that each one's final scan has a key to look for.
 SHARD            := $(GO) run ./hack/shard
 E2E_SHARDS       ?= 3
-INTERLEAVE_SHARDS ?= 3
+INTERLEAVE_SHARDS ?= 2
 E2E_EVERY_SHARD  := TestNoSecretAppearsInLogsEventsOrStatus
+# The longest of the other packages start first, so they do not start last.
+SLOW_PKGS        := ./test/crossplane ./test/docs ./test/argocdsync
 
 .PHONY: help
 help: ## Show the targets.
@@ -138,10 +140,10 @@ test: redis ## Everything CI runs: generated files, vet, lint, Argo CD's health 
 	@# the work (hack/shard). They wait on time far more than they compute.
 	@mkdir -p $(OUTPUT_DIR)
 	@export PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 PROVIDER_CODER_REQUIRE_ARGOCD=1 PROVIDER_CODER_REQUIRE_PROMTOOL=1; \
-	$(SHARD) -n $(INTERLEAVE_SHARDS) -by env -timeout 75m -out $(OUTPUT_DIR) -print '^interleavings:' ./test/interleave > $(OUTPUT_DIR)/interleave.log 2>&1 & il=$$!; \
+	PROVIDER_CODER_INTERLEAVE_SEEDS=cover $(SHARD) -n $(INTERLEAVE_SHARDS) -by env -timeout 75m -out $(OUTPUT_DIR) -print '^interleavings:' ./test/interleave > $(OUTPUT_DIR)/interleave.log 2>&1 & il=$$!; \
 	$(SHARD) -n $(E2E_SHARDS) -always $(E2E_EVERY_SHARD) -timeout 60m -out $(OUTPUT_DIR) ./test/e2e > $(OUTPUT_DIR)/e2e.log 2>&1 & e2=$$!; \
 	trap 'kill $$il $$e2 2>/dev/null || true' EXIT; \
-	rc=0; $(GO) test -race -timeout 75m $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... ./cluster/... | grep -v -e '/test/interleave$$' -e '/test/e2e$$') || rc=$$?; \
+	rc=0; $(GO) test -race -timeout 75m $(SLOW_PKGS) $$($(GO) list $(RACE_PKGS) ./apis/... ./cmd/... ./hack/... ./cluster/... | grep -v -e '/test/interleave$$' -e '/test/e2e$$' $(foreach p,$(SLOW_PKGS),-e '/$(patsubst ./%,%,$(p))$$')) || rc=$$?; \
 	erc=0; wait $$e2 || erc=$$?; cat $(OUTPUT_DIR)/e2e.log; \
 	irc=0; wait $$il || irc=$$?; cat $(OUTPUT_DIR)/interleave.log; \
 	echo "$(REAL_CODER_LINE)"; \
@@ -149,6 +151,13 @@ test: redis ## Everything CI runs: generated files, vet, lint, Argo CD's health 
 	@# The kind path ran above up to its Docker check; say what it decided
 	@# (-race: the build above is reused).
 	@$(GO) test -race -count=1 -run '^TestMakeE2EWithoutDockerStopsBeforeDoingAnything$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true
+
+# Every fixed interleaving seed (make test runs the fewest that exercise
+# everything they do: test/interleave's Cover).
+.PHONY: interleave
+interleave: testbed ## Run every fixed seed of test/interleave (make test runs the 16 of 28 that cover every feature they exercise), in 3 shards; logs in _output/interleave-shard-N.log.
+	PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 PROVIDER_CODER_REQUIRE_CODER=1 \
+		$(SHARD) -n 3 -by env -timeout 75m -out $(OUTPUT_DIR) -print '^interleavings:' ./test/interleave
 
 # Not part of `make test`: each mutant builds and runs its scenarios in a
 # copy of the tree (minutes each). ONLY=name runs one.

@@ -218,9 +218,7 @@ func TestKeyRotationRestartsTheReplicasAndRevokesTheOldKeyOnlyOnceTheirHeartbeat
 		return !ok, "old key still valid"
 	})
 	t.Logf("old key deleted %s after the restart (window 10m)", time.Since(restarted).Round(time.Second))
-	if !hasEvent(t, k, string(aigatewaykey.ReasonWorkloadsRestarted)) {
-		t.Errorf("no %s event", aigatewaykey.ReasonWorkloadsRestarted)
-	}
+	waitEvent(t, k, string(aigatewaykey.ReasonWorkloadsRestarted))
 	Never(t, 5*time.Second, "a replica on the new key to fail", func() (bool, string) {
 		_, ready, failures := kl.state()
 		return len(failures) > 0 || ready != 2, fmt.Sprintf("%d ready, failures %v", ready, failures)
@@ -252,9 +250,7 @@ func TestKeyRotationKeepsARetiringKeyInUseUntilMaxSettleWindowAndSaysSo(t *testi
 	if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
 		t.Fatalf("the retiring key was deleted at the end of the settle window while a replica used it")
 	}
-	if !hasEvent(t, k, string(aigatewaykey.ReasonRetiringKeyInUse)) {
-		t.Errorf("no %s event", aigatewaykey.ReasonRetiringKeyInUse)
-	}
+	waitEvent(t, k, string(aigatewaykey.ReasonRetiringKeyInUse))
 	Eventually(t, maxSettle+waitLong, "the old key to be deleted at maxSettleWindow", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key still valid"
@@ -283,9 +279,7 @@ func TestADeletedConnectionSecretStartsARotationNotARevoke(t *testing.T) {
 	if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
 		t.Fatalf("the key whose Secret was deleted was revoked at once")
 	}
-	if !hasEvent(t, k, string(aigatewaykey.ReasonConnectionSecretLost)) {
-		t.Errorf("no %s event", aigatewaykey.ReasonConnectionSecretLost)
-	}
+	waitEvent(t, k, string(aigatewaykey.ReasonConnectionSecretLost))
 	if hasEvent(t, k, string(aigatewaykey.ReasonUncertainCreateReplaced)) {
 		t.Errorf("a lost Secret was reported as %s", aigatewaykey.ReasonUncertainCreateReplaced)
 	}

@@ -113,6 +113,16 @@ func recordsOf(t *testing.T, k *aiv1alpha1.AIGatewayKey) []string {
 	return out
 }
 
+// waitEvent fails the test unless an event of the reason about k appears
+// within waitLong: events reach the API server through the provider's
+// event broadcaster, after the reconcile that wrote them.
+func waitEvent(t *testing.T, k *aiv1alpha1.AIGatewayKey, reason string) {
+	t.Helper()
+	Eventually(t, waitLong, "a "+reason+" event", func() (bool, string) {
+		return hasEvent(t, k, reason), "no event"
+	})
+}
+
 func hasEvent(t *testing.T, k *aiv1alpha1.AIGatewayKey, reason string) bool {
 	t.Helper()
 	for _, e := range env.Events(t) {
@@ -201,9 +211,7 @@ func TestKeyRotationOnDemandKeepsTheOldKeyThroughTheSettleWindow(t *testing.T) {
 		t.Errorf("at most %d keys existed at once, want exactly 2", peak)
 	}
 	for _, reason := range []string{string(aigatewaykey.ReasonKeyRotationStarted), string(aigatewaykey.ReasonKeyRotated)} {
-		if !hasEvent(t, k, reason) {
-			t.Errorf("no %s event", reason)
-		}
+		waitEvent(t, k, reason)
 	}
 	if strings.Contains(env.Logs.String(), newRow.Key) || strings.Contains(env.Logs.String(), oldRow.Key) {
 		t.Error("a key plaintext appears in the provider logs")

@@ -30,13 +30,16 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/e2e"
+	"github.com/crossplane-contrib/provider-coder/test/realcoder"
 )
 
 // bed is shared by every run of the package; runs take turns.
 var bed *Bed
 
-// The seeds make test runs, fixed so that a failure replays. Each one that
-// found a bug stays in the list (and became a named scenario in test/e2e).
+// The fixed seeds, so that a failure replays: make interleave runs them
+// all, make test the fewest that cover every feature they exercise
+// (EnvSeeds). Each one that found a bug stays in the list, and in make
+// test's (foundBugs), and became a named scenario in test/e2e.
 var (
 	// Seed 6: a rotation moved an imported key's external name to the new
 	// key, and the imported key outlived its resource
@@ -48,7 +51,34 @@ var (
 	// (TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete).
 	fakeSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 118707505893, 1068355073656}
 	realSeeds = []uint64{101, 102, 103, 104, 105}
+	foundBugs = []uint64{6, 118707505893, 1068355073656}
 )
+
+// EnvSeeds chooses the fixed seeds: "cover" (make test) runs Cover of
+// each list, the seeds that found bugs first; unset, every fixed seed runs
+// (make interleave).
+const EnvSeeds = "PROVIDER_CODER_INTERLEAVE_SEEDS"
+
+// fixed is the fixed seeds of flavour f that EnvSeeds selects.
+func fixed(seeds []uint64, f Flavour) []uint64 {
+	switch v := os.Getenv(EnvSeeds); v {
+	case "":
+		return seeds
+	case "cover":
+		return Cover(seeds, f, foundBugs)
+	default:
+		panic(fmt.Sprintf("%s=%q: want cover, or unset for every fixed seed", EnvSeeds, v))
+	}
+}
+
+// realFlavour is the flavour runSeeds finds the real Coder to be: it
+// serves keys only with a licence the user supplies.
+func realFlavour() Flavour {
+	if os.Getenv(realcoder.EnvLicenseFile) != "" {
+		return Real
+	}
+	return RealUnlicensed
+}
 
 // EnvSoak is the number of random seeds the soak runs (make soak SEEDS=N).
 const EnvSoak = "PROVIDER_CODER_SOAK_SEEDS"
@@ -109,11 +139,11 @@ func runAll(m *testing.M, b *Bed, dir string) int {
 }
 
 func TestInterleavingsOnTheFakeCoderKeepTheDeletionContract(t *testing.T) {
-	runFlavour(t, Fake, shareOf(fakeSeeds, 0))
+	runFlavour(t, Fake, shareOf(fixed(fakeSeeds, Fake), 0))
 }
 
 func TestInterleavingsOnTheRealCoderKeepTheDeletionContract(t *testing.T) {
-	runFlavour(t, Real, shareOf(realSeeds, len(fakeSeeds)))
+	runFlavour(t, Real, shareOf(fixed(realSeeds, realFlavour()), len(fixed(fakeSeeds, Fake))))
 }
 
 // EnvShard is set by hack/shard, which runs the package as n processes at

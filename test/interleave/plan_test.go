@@ -213,3 +213,54 @@ func TestShardsRunEveryFixedSeedOnce(t *testing.T) {
 		}
 	}
 }
+
+func TestCoverExercisesEverythingTheFixedSeedsDoWithFewer(t *testing.T) {
+	for _, c := range []struct {
+		f     Flavour
+		seeds []uint64
+	}{{Fake, fakeSeeds}, {RealUnlicensed, realSeeds}, {Real, realSeeds}} {
+		must := foundBugs
+		got := Cover(c.seeds, c.f, must)
+		for i, s := range must {
+			if slices.Contains(c.seeds, s) && (i >= len(got) || got[i] != s) {
+				t.Errorf("%s: Cover() = %v, want the seeds that found bugs %v first", c.f, got, must)
+			}
+		}
+		covered := map[string]bool{}
+		for _, s := range got {
+			for _, ft := range Features(Generate(s, c.f)) {
+				covered[ft] = true
+			}
+		}
+		for _, s := range c.seeds {
+			for _, ft := range Features(Generate(s, c.f)) {
+				if !covered[ft] {
+					t.Errorf("%s: seed %d exercises %q, which no seed of Cover() %v does", c.f, s, ft, got)
+				}
+			}
+		}
+		if c.f == Fake && len(got) >= len(c.seeds) {
+			t.Errorf("%s: Cover() runs %d of %d seeds: no fewer", c.f, len(got), len(c.seeds))
+		}
+		t.Logf("%s: %d of %d fixed seeds cover them all: %v", c.f, len(got), len(c.seeds), got)
+	}
+}
+
+func TestFeaturesSayWhatAPlanExercises(t *testing.T) {
+	p := Plan{
+		World: World{
+			PCs: []PC{{Kind: Cluster}, {Kind: Legacy, Short: true}},
+			MRs: []MR{{Kind: Key, PC: 0, Rotating: true}, {Kind: Provider, PC: 1, Import: true}},
+		},
+		Ops:         []Op{{Kind: OpStrip, Target: 1}, {Kind: OpCoderStatus, Arg: 503, Target: 2}, {Kind: OpKill}},
+		ClockOffset: -2 * time.Minute,
+	}
+	want := []string{
+		"coder clock behind", "coder-status 503", "kill-provider",
+		"mr 0 on pc 1", "mr 0 rotating", "mr 1 import", "mr 1 on pc 2",
+		"pc 1 short=false", "pc 2 short=true", "strip-finalizers mr 1 on pc 2",
+	}
+	if diff := cmp.Diff(want, Features(p)); diff != "" {
+		t.Errorf("Features() -want +got:\n%s", diff)
+	}
+}
