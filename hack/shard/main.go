@@ -27,7 +27,9 @@ limitations under the License.
 // Each shard has PROVIDER_CODER_SHARD=i/n in its environment (test/e2e
 // names its provider log by it). -by tests (the default) gives each shard a
 // share of the package's top-level tests, through -test.run; -always names
-// tests every shard runs as well. -by env runs every test in each shard:
+// tests every shard runs as well, -skip tests none runs (the caller runs
+// them on their own: make test runs a measurement of throughput when the
+// machine is quiet). -by env runs every test in each shard:
 // the package splits its own work by PROVIDER_CODER_SHARD (test/interleave
 // splits its seeds).
 package main
@@ -55,6 +57,7 @@ func main() {
 	n := flag.Int("n", 2, "number of shards")
 	by := flag.String("by", "tests", "how the work is split: tests (top-level tests, by -test.run) or env ("+EnvShard+"=i/n)")
 	always := flag.String("always", "", "comma-separated tests every shard runs (-by tests)")
+	skip := flag.String("skip", "", "comma-separated tests no shard runs (-by tests): the caller runs them alone")
 	race := flag.Bool("race", true, "build the test binary with the race detector")
 	timeout := flag.Duration("timeout", 60*time.Minute, "timeout of each shard")
 	out := flag.String("out", "_output", "directory of the test binary and the shards' logs")
@@ -68,7 +71,7 @@ func main() {
 	if *printRE != "" {
 		show = regexp.MustCompile(*printRE)
 	}
-	os.Exit(run(flag.Arg(0), *n, *by, splitList(*always), *race, *timeout, *out, show))
+	os.Exit(run(flag.Arg(0), *n, *by, splitList(*always), splitList(*skip), *race, *timeout, *out, show))
 }
 
 func splitList(s string) []string {
@@ -81,7 +84,7 @@ func splitList(s string) []string {
 	return out
 }
 
-func run(pkg string, n int, by string, always []string, race bool, timeout time.Duration, out string, show *regexp.Regexp) int {
+func run(pkg string, n int, by string, always, skip []string, race bool, timeout time.Duration, out string, show *regexp.Regexp) int {
 	dir, err := exec.Command("go", "list", "-f", "{{.Dir}}", pkg).Output()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "go list %s: %v\n", pkg, err)
@@ -117,6 +120,7 @@ func run(pkg string, n int, by string, always []string, race bool, timeout time.
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		tests = slices.DeleteFunc(tests, func(t string) bool { return slices.Contains(skip, t) })
 		for i, names := range Split(tests, n, always) {
 			shards = append(shards, shard{i: i + 1, args: []string{"-test.run", RunPattern(names)}, tests: len(names)})
 		}

@@ -133,6 +133,13 @@ func TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder(t *testing.T)
 	// The ProviderConfig holds for its live key and takes no new objects
 	// meanwhile.
 	env.Delete(t, pc)
+	// The provider has seen the deletion (its hold is in the status) before
+	// the key is made: a create it decides from a cache that has not is
+	// rightly sent.
+	Eventually(t, waitLong, "the ProviderConfig's hold", func() (bool, string) {
+		env.Get(t, pc)
+		return pc.Status.Hold != nil, "no status.hold"
+	})
 	k := newKey(ns, "refused")
 	env.Create(t, k)
 	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
