@@ -195,15 +195,37 @@ OUTPUT_DIR ?= $(CURDIR)/_output
 ARCH       ?= $(eval ARCH := $(shell $(GO) run ./cluster/images/arch))$(ARCH)
 CRANK      := $(GO) tool -modfile=$(CURDIR)/tools/crank/go.mod crank
 
+# The release's version: the package's, its image's labels' and the provider
+# binary's (internal/version). By default the nearest v* tag (with the commits
+# since it and -dirty, as git describe says), else v0.0.0-<commit>.
+VERSION    ?= $(eval VERSION := $(shell git describe --tags --match 'v[0-9]*' --dirty 2>/dev/null || echo v0.0.0-$$(git rev-parse --short=12 HEAD 2>/dev/null || echo unknown)))$(VERSION)
+# The architectures of `make xpkg` and `make publish`: ARCH alone when it is
+# given, else both.
+XPKG_ARCHS ?= $(if $(filter command line environment,$(origin ARCH)),$(ARCH),amd64 arm64)
+comma      := ,
+empty      :=
+space      := $(empty) $(empty)
+
 .PHONY: image
 image: ## Build the provider's OCI image (linux/ARCH, default: Docker's server architecture, else Go's) as a tarball into _output/, without Docker.
-	$(GO) run ./cluster/images/provider-coder/build -arch $(ARCH) -o $(OUTPUT_DIR)/image-$(ARCH).tar
+	$(GO) run ./cluster/images/provider-coder/build -arch $(ARCH) -version $(VERSION) -o $(OUTPUT_DIR)/image-$(ARCH).tar
 
 .PHONY: xpkg
-xpkg: image ## Build the Crossplane package (.xpkg) from package/ and examples/, image embedded, into _output/.
-	$(CRANK) xpkg build --package-root=package --examples-root=examples \
-		--embed-runtime-image-tarball=$(OUTPUT_DIR)/image-$(ARCH).tar \
-		--package-file=$(OUTPUT_DIR)/provider-coder-$(ARCH).xpkg
+xpkg: ## Build the Crossplane package for linux/amd64 and linux/arm64 (ARCH=...: that one) as VERSION, reproducibly, and their multi-arch index (an OCI layout) into _output/.
+	@set -e; for a in $(XPKG_ARCHS); do \
+		echo "xpkg $(VERSION) linux/$$a"; \
+		$(GO) run ./cluster/images/provider-coder/build -arch $$a -version $(VERSION) -o $(OUTPUT_DIR)/image-$$a.tar; \
+		$(CRANK) xpkg build --package-root=package --examples-root=examples \
+			--embed-runtime-image-tarball=$(OUTPUT_DIR)/image-$$a.tar \
+			--package-file=$(OUTPUT_DIR)/provider-coder-$$a.xpkg; \
+	done
+	$(GO) -C $(CURDIR)/tools/crank run ./xpkgindex -tag $(VERSION) -o $(abspath $(OUTPUT_DIR))/provider-coder.oci $(foreach a,$(XPKG_ARCHS),$(abspath $(OUTPUT_DIR))/provider-coder-$(a).xpkg)
+
+.PHONY: publish
+publish: xpkg ## Push the multi-arch package to REGISTRY (host/org) as REGISTRY/provider-coder:VERSION with the Crossplane CLI (credentials: ~/.docker/config.json).
+	@test -n "$(REGISTRY)" || { echo "make publish needs REGISTRY, the registry and organisation to push to: make publish REGISTRY=xpkg.crossplane.io/crossplane-contrib VERSION=v0.1.0"; exit 2; }
+	$(CRANK) xpkg push --package-files=$(subst $(space),$(comma),$(foreach a,$(XPKG_ARCHS),$(OUTPUT_DIR)/provider-coder-$(a).xpkg)) $(REGISTRY)/provider-coder:$(VERSION)
+	@echo "pushed $(REGISTRY)/provider-coder:$(VERSION) ($(XPKG_ARCHS))"
 
 .PHONY: e2e
 e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker; KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails).

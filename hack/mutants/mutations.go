@@ -837,8 +837,8 @@ var Mutations = []Mutation{
 		// does not have.
 		Name: "docs-name-crank-xpkg-login",
 		File: "docs/tutorial.md",
-		Old:  "helper); Crossplane v2.1's CLI has no login command of its own:",
-		New:  "helper), after `crank xpkg login`:",
+		Old:  "credential helper); Crossplane\nv2.1's CLI has no login command of its own.",
+		New:  "credential helper), after\n`crossplane xpkg login`.",
 		Pkgs: []string{"./test/docs/"},
 		Run:  "^TestTheCrossplaneCLICommandsOfTheDocsExist$",
 	},

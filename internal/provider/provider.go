@@ -51,6 +51,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
+	"github.com/crossplane-contrib/provider-coder/internal/version"
 )
 
 // Options are the provider's settings; the binary's flags fill them.
@@ -215,7 +216,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	}); err != nil {
 		return errors.Wrap(err, "cannot set up controllers")
 	}
-	log.Info("Starting provider-coder", "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate, "namespace", namespaceOf(o))
+	log.Info("Starting provider-coder", "version", version.Version, "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate, "namespace", namespaceOf(o))
 	return errors.Wrap(mgr.Start(ctx), "cannot run manager")
 }
 

@@ -23,6 +23,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +32,11 @@ import (
 
 	pkgv1 "github.com/crossplane/crossplane/apis/v2/pkg/v1"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-containerregistry/pkg/name"
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
+	"github.com/google/go-containerregistry/pkg/v1/remote"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
@@ -53,19 +59,32 @@ import (
 
 var update = flag.Bool("update", false, "rewrite test/packagerbac's recorded ClusterRole from what Crossplane grants")
 
-// pkgFile is the first `make xpkg` of this test binary, shared by the tests.
-var pkgFile struct {
-	once sync.Once
-	dir  string
-	path string
-	err  error
-}
+// Version is the release the tests publish and install, as the install
+// guide's package reference names it; nextVersion is the upgrade's.
+const (
+	version     = "v0.1.0"
+	nextVersion = "v0.1.1"
+)
+
+// reg is this test binary's registry, and first the first `make publish`
+// to it, shared by the tests.
+var (
+	reg   *crossplane.Registry
+	first struct {
+		once sync.Once
+		dir  string
+		rel  crossplane.Release
+		err  error
+	}
+)
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	reg = crossplane.StartRegistry()
 	code := m.Run()
-	if pkgFile.dir != "" {
-		_ = os.RemoveAll(pkgFile.dir)
+	reg.Close()
+	if first.dir != "" {
+		_ = os.RemoveAll(first.dir)
 	}
 	os.Exit(code)
 }
@@ -90,20 +109,33 @@ func requirements(t *testing.T) string {
 	return bin
 }
 
-func packageFile(t *testing.T) string {
+// release publishes version once, as a release does, and returns it.
+func release(t *testing.T) crossplane.Release {
 	t.Helper()
-	pkgFile.once.Do(func() {
-		if pkgFile.dir, pkgFile.err = os.MkdirTemp("", "provider-coder-xpkg-"); pkgFile.err != nil {
+	first.once.Do(func() {
+		if first.dir, first.err = os.MkdirTemp("", "provider-coder-xpkg-"); first.err != nil {
 			return
 		}
 		start := time.Now()
-		pkgFile.path, pkgFile.err = crossplane.BuildPackage(context.Background(), pkgFile.dir)
-		t.Logf("make xpkg took %s", time.Since(start).Round(time.Second))
+		first.rel, first.err = crossplane.Publish(context.Background(), reg.Host, version, first.dir)
+		t.Logf("make publish %s took %s", version, time.Since(start).Round(time.Second))
 	})
-	if pkgFile.err != nil {
-		t.Fatal(pkgFile.err)
+	if first.err != nil {
+		t.Fatal(first.err)
 	}
-	return pkgFile.path
+	return first.rel
+}
+
+// publish publishes v (another release than the first) and returns it.
+func publish(t *testing.T, v string) crossplane.Release {
+	t.Helper()
+	start := time.Now()
+	rel, err := crossplane.Publish(t.Context(), reg.Host, v, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("make publish %s took %s", v, time.Since(start).Round(time.Second))
+	return rel
 }
 
 // bed is a control plane with Crossplane and a registry on it.
@@ -111,7 +143,6 @@ type bed struct {
 	cp   *controlplane.ControlPlane
 	kube client.Client
 	xp   *crossplane.Crossplane
-	reg  *crossplane.Registry
 	dir  string
 }
 
@@ -141,36 +172,36 @@ func startBed(t *testing.T) *bed {
 	}
 	t.Cleanup(b.xp.Stop)
 	t.Logf("Crossplane up in %s", time.Since(start).Round(100*time.Millisecond))
-	b.reg = crossplane.StartRegistry()
-	t.Cleanup(b.reg.Close)
 	return b
 }
 
-// install pushes xpkg as repo:tag (with labels, as a rebuild) and installs
-// it, failing t with Crossplane's logs if Crossplane does not.
-func (b *bed) install(t *testing.T, xpkg, tag string, labels map[string]string) *pkgv1.ProviderRevision {
+// install installs the release rel by its tag, failing t with
+// Crossplane's logs if Crossplane does not.
+func (b *bed) install(t *testing.T, rel crossplane.Release) *pkgv1.ProviderRevision {
 	t.Helper()
-	ref, err := b.reg.Push(xpkg, "crossplane-contrib/provider-coder", tag, labels)
-	if err != nil {
-		t.Fatal(err)
-	}
 	start := time.Now()
-	rev, err := crossplane.Install(t.Context(), b.kube, ref)
+	rev, err := crossplane.Install(t.Context(), b.kube, rel.Ref)
 	if err != nil {
 		t.Fatalf("%v\nCrossplane's logs:\n%s", err, b.xp.Logs())
 	}
-	t.Logf("%s installed as revision %s in %s", ref, rev.Name, time.Since(start).Round(100*time.Millisecond))
+	t.Logf("%s installed as revision %s in %s", rel.Ref, rev.Name, time.Since(start).Round(100*time.Millisecond))
 	return rev
 }
 
-// TestCrossplaneInstallsTheProvider installs the package through
-// Crossplane from a registry, checks what Crossplane made of it, runs the
+// TestCrossplaneInstallsTheProvider publishes the release with `make
+// publish` to a registry, checks the multi-arch index there, installs it
+// through Crossplane by its tag, checks what Crossplane made of it, runs the
 // provider from the package's image as the identity Crossplane bound, and
-// upgrades it to a rebuilt package.
+// upgrades it to the next release.
 func TestCrossplaneInstallsTheProvider(t *testing.T) {
 	b := startBed(t)
-	xpkg := packageFile(t)
-	rev := b.install(t, xpkg, "v0.1.0", nil)
+	rel := release(t)
+
+	t.Run("the tag is the index make xpkg wrote, with every architecture's package", func(t *testing.T) {
+		checkIndex(t, rel)
+	})
+
+	rev := b.install(t, rel)
 
 	t.Run("the revision installed exactly the package's CRDs", func(t *testing.T) {
 		want := packageCRDs(t)
@@ -240,7 +271,7 @@ func TestCrossplaneInstallsTheProvider(t *testing.T) {
 	})
 
 	t.Run("an upgrade keeps every resource and every Coder object", func(t *testing.T) {
-		upgrade(t, b, rev, xpkg)
+		upgrade(t, b, rev, rel)
 	})
 }
 
@@ -248,14 +279,14 @@ func TestCrossplaneInstallsTheProvider(t *testing.T) {
 // installs a rebuilt package, moves the runtime to the new revision and
 // checks that nothing was deleted, in Kubernetes or in Coder, and that the
 // new provider manages what the old one created.
-func upgrade(t *testing.T, b *bed, old *pkgv1.ProviderRevision, xpkg string) {
+func upgrade(t *testing.T, b *bed, old *pkgv1.ProviderRevision, rel crossplane.Release) {
 	t.Helper()
 	coder := fakecoder.New(fakecoder.Options{})
 	if err := coder.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(coder.Close)
-	proc, err := crossplane.RunProvider(t.Context(), b.kube, b.cp, xpkg, b.dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
+	proc, err := crossplane.RunProvider(t.Context(), b.kube, b.cp, rel.Local(), b.dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,8 +322,9 @@ spec:
 		uids[name] = string(get(t, b.kube, ns, name).GetUID())
 	}
 
-	// N+1: the same provider, rebuilt with another version stamp.
-	next := b.install(t, xpkg, "v0.1.1", map[string]string{"org.opencontainers.image.version": "v0.1.1"})
+	// N+1: the next release, published as a release is.
+	nextRel := publish(t, nextVersion)
+	next := b.install(t, nextRel)
 	if next.Name == old.Name {
 		t.Fatalf("the rebuilt package has the old revision's name %s: its digest did not change", old.Name)
 	}
@@ -303,11 +335,19 @@ spec:
 	if prev.Spec.DesiredState != pkgv1.PackageRevisionInactive {
 		t.Errorf("the old revision %s is %s after the upgrade, want Inactive", prev.Name, prev.Spec.DesiredState)
 	}
-	// The runtime follows the active revision: the new binary, as the
-	// same ServiceAccount, bound now through the new revision's role.
-	proc.Kill()
-	if err := proc.Start(t.Context()); err != nil {
-		t.Fatalf("%v\n%s", err, proc.Logs())
+	// The runtime follows the active revision: the new release's binary,
+	// as the same ServiceAccount, bound now through the new revision's role.
+	if !logsVersion(proc.Logs(), version) {
+		t.Errorf("the first provider did not log its version %s:\n%s", version, tail(proc.Logs(), 20))
+	}
+	proc.Stop()
+	proc, err = crossplane.RunProvider(t.Context(), b.kube, b.cp, nextRel.Local(), t.TempDir(), append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	if !logsVersion(proc.Logs(), nextVersion) {
+		t.Errorf("the upgraded provider did not log the next release's version %s:\n%s", nextVersion, tail(proc.Logs(), 20))
 	}
 	apply(t, b.kube, key(ns, "after"))
 	waitReady(t, b.kube, proc, ns, "after")
@@ -448,7 +488,7 @@ func tail(s string, n int) string {
 // fails the run on any RBAC denial.
 func TestHoldAndRecordsScenariosUnderCrossplane(t *testing.T) {
 	requirements(t)
-	xpkg := packageFile(t)
+	xpkg := release(t).Local()
 	args := []string{"test", "-count=1", "-v", "-timeout=30m", "-run", kind.Scenarios}
 	if raceEnabled {
 		args = append(args, "-race")
@@ -468,4 +508,82 @@ func TestHoldAndRecordsScenariosUnderCrossplane(t *testing.T) {
 	if !strings.Contains(string(out), "--- PASS: TestHold") {
 		t.Fatalf("no hold scenario ran:\n%s", tail(string(out), 100))
 	}
+}
+
+// checkIndex checks what the registry serves at rel's tag: the index `make
+// xpkg` wrote locally (same digest, so what was tested is what is served),
+// with a package for linux/amd64 and one for linux/arm64, each the package
+// file of its architecture.
+func checkIndex(t *testing.T, rel crossplane.Release) {
+	t.Helper()
+	ref, err := name.ParseReference(rel.Ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := remote.Index(ref)
+	if err != nil {
+		t.Fatalf("%s is not an image index: %v", rel.Ref, err)
+	}
+	served, err := idx.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := layout.FromPath(filepath.Join(filepath.Dir(rel.Local()), "provider-coder.oci"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := top.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tm.Manifests) != 1 || tm.Manifests[0].Digest != served {
+		servedRaw, _ := idx.RawManifest()
+		var localRaw []byte
+		if len(tm.Manifests) == 1 {
+			if li, err := top.ImageIndex(tm.Manifests[0].Digest); err == nil {
+				localRaw, _ = li.RawManifest()
+			}
+		}
+		t.Errorf("the registry serves index %s at %s:\n%s\nmake xpkg wrote %+v:\n%s", served, rel.Ref, servedRaw, tm.Manifests, localRaw)
+	}
+	im, err := idx.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]v1.Hash{}
+	for _, m := range im.Manifests {
+		if m.Platform == nil {
+			t.Errorf("manifest %s has no platform", m.Digest)
+			continue
+		}
+		img, err := idx.Image(m.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[m.Platform.OS+"/"+m.Platform.Architecture], err = img.ConfigName(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]v1.Hash{}
+	for arch, f := range rel.Files {
+		img, err := tarball.ImageFromPath(f, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want["linux/"+arch], err = img.ConfigName(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("packages at %s by platform, as config digests (-package files +registry):\n%s", rel.Ref, diff)
+	}
+}
+
+// logsVersion reports whether a provider's logs say it started as version v.
+func logsVersion(logs, v string) bool {
+	return regexp.MustCompile(`Starting provider-coder.*"version": ?"` + regexp.QuoteMeta(v) + `"`).MatchString(logs)
 }

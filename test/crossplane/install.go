@@ -58,10 +58,24 @@ import (
 // ProviderName is the Provider object's name, as examples/install names it.
 const ProviderName = "provider-coder"
 
-// BuildPackage runs `make xpkg` for this machine's architecture with its
-// output in dir, and returns the package file's path.
-func BuildPackage(ctx context.Context, dir string) (string, error) {
-	cmd := exec.CommandContext(ctx, "make", "-C", crds.RepoRoot(), "xpkg", "OUTPUT_DIR="+dir, "ARCH="+runtime.GOARCH)
+// Org is the organisation the install guide's package reference names,
+// the path a release publishes under in its registry.
+const Org = "crossplane-contrib"
+
+// A Release is what `make publish` pushed: the package reference (the
+// registry's REGISTRY/provider-coder:VERSION) and the package files it
+// pushed, by architecture.
+type Release struct {
+	Ref   string
+	Files map[string]string
+}
+
+// Publish runs `make publish` as a release does, to registry host reg as
+// version, with its output in dir: both architectures' packages and their
+// index.
+func Publish(ctx context.Context, reg, version, dir string) (Release, error) {
+	cmd := exec.CommandContext(ctx, "make", "-C", crds.RepoRoot(), "publish",
+		"REGISTRY="+reg+"/"+Org, "VERSION="+version, "OUTPUT_DIR="+dir)
 	// This may itself run under make; the inner make is not part of the
 	// outer one's job server.
 	for _, kv := range os.Environ() {
@@ -70,10 +84,18 @@ func BuildPackage(ctx context.Context, dir string) (string, error) {
 		}
 	}
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("make xpkg: %w\n%s", err, out)
+		return Release{}, fmt.Errorf("make publish: %w\n%s", err, out)
 	}
-	return filepath.Join(dir, "provider-coder-"+runtime.GOARCH+".xpkg"), nil
+	r := Release{Ref: reg + "/" + Org + "/provider-coder:" + version, Files: map[string]string{}}
+	for _, arch := range []string{"amd64", "arm64"} {
+		r.Files[arch] = filepath.Join(dir, "provider-coder-"+arch+".xpkg")
+	}
+	return r, nil
 }
+
+// Local is this machine's architecture's package file of r: the one whose
+// provider binary runs here.
+func (r Release) Local() string { return r.Files[runtime.GOARCH] }
 
 // providerPath is the provider binary's path in the runtime image the
 // package embeds.

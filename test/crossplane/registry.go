@@ -25,7 +25,6 @@ import (
 
 	"github.com/google/go-containerregistry/pkg/name"
 	"github.com/google/go-containerregistry/pkg/registry"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 )
@@ -48,30 +47,13 @@ func StartRegistry() *Registry {
 // Close stops the registry.
 func (r *Registry) Close() { r.srv.Close() }
 
-// Push pushes the package file xpkg (as `make xpkg` writes it) as repo:tag
-// and returns its reference. Labels, when given, are added to the image's
-// config: the same provider rebuilt with another version stamp, so its
-// digest, and so its ProviderRevision, differ.
-func (r *Registry) Push(xpkg, repo, tag string, labels map[string]string) (string, error) {
+// Push pushes the package file xpkg (one architecture's, as `make xpkg`
+// writes it) as repo:tag, as `crossplane xpkg push` does with one file, and
+// returns its reference.
+func (r *Registry) Push(xpkg, repo, tag string) (string, error) {
 	img, err := tarball.ImageFromPath(xpkg, nil)
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %w", xpkg, err)
-	}
-	if len(labels) > 0 {
-		cf, err := img.ConfigFile()
-		if err != nil {
-			return "", err
-		}
-		cfg := cf.Config.DeepCopy()
-		if cfg.Labels == nil {
-			cfg.Labels = map[string]string{}
-		}
-		for k, v := range labels {
-			cfg.Labels[k] = v
-		}
-		if img, err = mutate.Config(img, *cfg); err != nil {
-			return "", err
-		}
 	}
 	ref, err := name.ParseReference(r.Host + "/" + repo + ":" + tag)
 	if err != nil {

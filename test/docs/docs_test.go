@@ -467,6 +467,6 @@ func TestTheCrossplaneCLICommandsOfTheDocsExist(t *testing.T) {
 		}
 	}
 	if checked == 0 {
-		t.Fatal("the pages name no Crossplane CLI command; the tutorial pushes with crank xpkg push")
+		t.Fatal("the pages name no Crossplane CLI command; the composition guide validates with crossplane beta validate")
 	}
 }

@@ -83,7 +83,7 @@ func StartCrossplane(ctx context.Context, xpkg string) (_ *Env, err error) {
 	e.teardown = append(e.teardown, xp.Stop)
 	reg := crossplane.StartRegistry()
 	e.teardown = append(e.teardown, reg.Close)
-	ref, err := reg.Push(xpkg, "provider-coder", "v0.1.0", nil)
+	ref, err := reg.Push(xpkg, "provider-coder", "v0.1.0")
 	if err != nil {
 		return nil, err
 	}

@@ -14,26 +14,36 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package xpkg builds the provider's image and Crossplane package with
+// Package xpkg builds the provider's images and Crossplane packages with
 // `make xpkg`, the command a release runs, and checks what a cluster would
-// install: the Provider metadata and every CRD of package/, and a runtime
-// image that runs the static provider binary as a non-root user with CA
-// certificates and nothing else.
+// install: the Provider metadata and every CRD of package/, a runtime image
+// per architecture that runs the static provider binary of that release as
+// a non-root user with Go's pinned CA roots and nothing else, a multi-arch
+// index of both, and the same bytes when another host builds them.
 package xpkg
 
 import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"debug/buildinfo"
 	"debug/elf"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"io"
+	"math/big"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -41,23 +51,29 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	"golang.org/x/crypto/x509roots/fallback/bundle"
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 )
 
-// The Makefile's defaults: the test builds what `make xpkg` builds.
+// What the tests build: `make xpkg` with its default architectures, as a
+// release.
 const (
+	version   = "v0.0.0-xpkgtest"
 	arch      = "amd64"
 	imageFile = "image-" + arch + ".tar"
 	xpkgFile  = "provider-coder-" + arch + ".xpkg"
-
-	// The CA bundle the image builder reads by default.
-	hostCerts = "/etc/ssl/certs/ca-certificates.crt"
+	indexDir  = "provider-coder.oci"
 )
+
+// arches are the architectures `make xpkg` builds by default, with the ELF
+// machine of each one's provider binary.
+var arches = map[string]elf.Machine{"amd64": elf.EM_X86_64, "arm64": elf.EM_AARCH64}
 
 // The files of the runtime image, and the two crank adds for the package.
 var (
@@ -80,10 +96,12 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// makeXpkg runs `make xpkg` with its output in dir and returns how long it took.
-func makeXpkg(root, dir string) (time.Duration, error) {
+// makeXpkg runs `make xpkg` of the tree root as VERSION version with its
+// output in dir, with env added to this process's environment, and returns
+// how long it took.
+func makeXpkg(root, dir string, env ...string) (time.Duration, error) {
 	start := time.Now()
-	cmd := exec.Command("make", "-C", root, "xpkg", "OUTPUT_DIR="+dir)
+	cmd := exec.Command("make", "-C", root, "xpkg", "OUTPUT_DIR="+dir, "VERSION="+version)
 	// This test may itself run under make; the inner make is not part of the
 	// outer one's job server.
 	for _, kv := range os.Environ() {
@@ -91,6 +109,7 @@ func makeXpkg(root, dir string) (time.Duration, error) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
+	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return 0, errors.New("make xpkg: " + err.Error() + "\n" + string(out))
@@ -145,8 +164,9 @@ func TestPackageCarriesCrossplaneYAMLAndEveryCRDOnce(t *testing.T) {
 				t.Errorf("package.yaml's Provider %s differs from crossplane.yaml (-file +package):\n%s", strings.Join(field, "."), diff)
 			}
 		}
-		if v, _ := lookup(got, "spec", "crossplane", "version").(string); !strings.HasPrefix(v, ">=v2.") {
-			t.Errorf("spec.crossplane.version = %q, want a constraint requiring Crossplane v2", v)
+		v, _ := lookup(got, "spec", "crossplane", "version").(string)
+		if want := testedRange(t, root); v != want {
+			t.Errorf("spec.crossplane.version = %q, want %q: the release the tests run, to its next minor", v, want)
 		}
 	})
 
@@ -193,8 +213,14 @@ func TestPackageCarriesCrossplaneYAMLAndEveryCRDOnce(t *testing.T) {
 
 func TestRuntimeImageRunsStaticProviderAsNonRootWithCACertificates(t *testing.T) {
 	dir := built(t)
-	image := readImage(t, filepath.Join(dir, imageFile))
-	pkg := readImage(t, filepath.Join(dir, xpkgFile))
+	for arch, machine := range arches {
+		t.Run(arch, func(t *testing.T) { runtimeImage(t, dir, arch, machine) })
+	}
+}
+
+func runtimeImage(t *testing.T, dir, arch string, machine elf.Machine) {
+	image := readImage(t, filepath.Join(dir, "image-"+arch+".tar"))
+	pkg := readImage(t, filepath.Join(dir, "provider-coder-"+arch+".xpkg"))
 
 	t.Run("the package embeds the image's layers", func(t *testing.T) {
 		il, pl := layerDigests(t, image), layerDigests(t, pkg)
@@ -257,8 +283,8 @@ func TestRuntimeImageRunsStaticProviderAsNonRootWithCACertificates(t *testing.T)
 		if err != nil {
 			t.Fatalf("entrypoint is not an ELF binary: %v", err)
 		}
-		if bin.Machine != elf.EM_X86_64 {
-			t.Errorf("entrypoint machine = %s, want %s", bin.Machine, elf.EM_X86_64)
+		if bin.Machine != machine {
+			t.Errorf("entrypoint machine = %s, want %s", bin.Machine, machine)
 		}
 		for _, p := range bin.Progs {
 			if p.Type == elf.PT_INTERP {
@@ -267,6 +293,38 @@ func TestRuntimeImageRunsStaticProviderAsNonRootWithCACertificates(t *testing.T)
 		}
 		if libs, err := bin.ImportedLibraries(); err != nil || len(libs) > 0 {
 			t.Errorf("entrypoint needs shared libraries %v (%v); want none", libs, err)
+		}
+	})
+
+	t.Run("the provider is this release's, built for any host of its architecture", func(t *testing.T) {
+		if got := cfg.Config.Labels["org.opencontainers.image.version"]; got != version {
+			t.Errorf("label org.opencontainers.image.version = %q, want %q", got, version)
+		}
+		bin := files["usr/local/bin/provider"].data
+		bi, err := buildinfo.Read(bytes.NewReader(bin))
+		if err != nil {
+			t.Fatal(err)
+		}
+		settings := map[string]string{}
+		for _, st := range bi.Settings {
+			settings[st.Key] = st.Value
+		}
+		// -trimpath leaves -ldflags out of the build settings; the string
+		// -X set is in the binary's data.
+		if !bytes.Contains(bin, []byte(version)) {
+			t.Errorf("the provider binary does not hold its version %q (internal/version.Version)", version)
+		}
+		want := map[string]string{"-trimpath": "true", "CGO_ENABLED": "0", "GOOS": "linux", "GOARCH": arch}
+		if arch == "amd64" {
+			want["GOAMD64"] = "v1"
+		}
+		for k, v := range want {
+			if settings[k] != v {
+				t.Errorf("build setting %s = %q, want %q", k, settings[k], v)
+			}
+		}
+		if _, ok := settings["vcs.revision"]; ok {
+			t.Error("the binary records the checkout's Git state (vcs.revision); a copy of the same sources must build the same bytes")
 		}
 	})
 
@@ -289,14 +347,16 @@ func TestRuntimeImageRunsStaticProviderAsNonRootWithCACertificates(t *testing.T)
 		}
 	})
 
-	t.Run("CA certificates are the build host's bundle", func(t *testing.T) {
-		want, err := os.ReadFile(hostCerts)
-		if err != nil {
-			t.Fatal(err)
-		}
+	t.Run("CA certificates are Go's fallback roots that go.sum pins", func(t *testing.T) {
 		got := files["etc/ssl/certs/ca-certificates.crt"].data
+		var want []byte
+		for r := range bundle.Roots() {
+			if r.Constraint == nil {
+				want = append(want, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.Certificate})...)
+			}
+		}
 		if !bytes.Equal(want, got) {
-			t.Fatalf("/etc/ssl/certs/ca-certificates.crt (%d bytes) is not %s (%d bytes)", len(got), hostCerts, len(want))
+			t.Fatalf("/etc/ssl/certs/ca-certificates.crt (%d bytes) is not the fallback roots without constraints (%d bytes)", len(got), len(want))
 		}
 		n := 0
 		for rest := got; ; n++ {
@@ -308,23 +368,73 @@ func TestRuntimeImageRunsStaticProviderAsNonRootWithCACertificates(t *testing.T)
 				t.Errorf("certificate %d: %v", n, err)
 			}
 		}
-		if n == 0 {
-			t.Error("no certificate in /etc/ssl/certs/ca-certificates.crt")
+		if n < 100 {
+			t.Errorf("%d certificates in /etc/ssl/certs/ca-certificates.crt, want Mozilla's (over 100)", n)
 		}
 		t.Logf("%d CA certificates", n)
 	})
 }
 
-func TestImageAndPackageBuildsAreReproducible(t *testing.T) {
-	dir1 := built(t)
-	dir2 := t.TempDir()
-	took, err := makeXpkg(crds.RepoRoot(), dir2)
+// TestTheIndexHoldsEveryArchitecturesPackage checks the multi-arch index
+// `make xpkg` writes: one manifest per architecture, each the package file
+// of that architecture (its config), in a layout any OCI tool can push.
+func TestTheIndexHoldsEveryArchitecturesPackage(t *testing.T) {
+	dir := built(t)
+	idx := index(t, dir)
+	im, err := idx.IndexManifest()
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("second make xpkg took %s", took.Round(time.Second))
+	got := map[string]v1.Hash{}
+	for _, m := range im.Manifests {
+		if m.Platform == nil || m.Platform.OS != "linux" {
+			t.Errorf("manifest %s has platform %v, want linux/<arch>", m.Digest, m.Platform)
+			continue
+		}
+		img, err := idx.Image(m.Digest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got[m.Platform.Architecture], err = img.ConfigName(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]v1.Hash{}
+	for arch := range arches {
+		var err error
+		if want[arch], err = readImage(t, filepath.Join(dir, "provider-coder-"+arch+".xpkg")).ConfigName(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("the index's packages by architecture, as config digests (-package files +index):\n%s", diff)
+	}
+}
 
-	for _, file := range []string{imageFile, xpkgFile} {
+// TestImageAndPackageBuildsAreReproducible builds the release a second time
+// as another host would: from a copy of the sources at another path, with
+// the host's CA bundle pointed elsewhere, a newer amd64 level and another
+// time zone. Every image, package and the index must have the same digest.
+func TestImageAndPackageBuildsAreReproducible(t *testing.T) {
+	dir1 := built(t)
+	src := copySources(t, crds.RepoRoot())
+	other := filepath.Join(t.TempDir(), "certs.pem")
+	if err := os.WriteFile(other, []byte(selfSignedPEM(t)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir2 := t.TempDir()
+	took, err := makeXpkg(src, dir2, "SSL_CERT_FILE="+other, "GOAMD64=v3", "TZ=Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("second make xpkg (another path, another host's settings) took %s", took.Round(time.Second))
+
+	var files []string
+	for arch := range arches {
+		files = append(files, "image-"+arch+".tar", "provider-coder-"+arch+".xpkg")
+	}
+	sort.Strings(files)
+	for _, file := range files {
 		a, b := readImage(t, filepath.Join(dir1, file)), readImage(t, filepath.Join(dir2, file))
 		da, db := digest(t, a), digest(t, b)
 		if da != db {
@@ -334,9 +444,95 @@ func TestImageAndPackageBuildsAreReproducible(t *testing.T) {
 		}
 		t.Logf("%s: %s in both builds", file, da)
 	}
+	da, err := index(t, dir1).Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := index(t, dir2).Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if da != db {
+		t.Errorf("index: first build %s, second build %s", da, db)
+	} else {
+		t.Logf("index: %s in both builds", da)
+	}
 	if fi, err := os.Stat(filepath.Join(dir2, xpkgFile)); err == nil {
 		t.Logf("%s: %d bytes", xpkgFile, fi.Size())
 	}
+}
+
+// index is the multi-arch index of the layout `make xpkg` wrote into dir:
+// the one image index its index.json names, as the release's tag.
+func index(t *testing.T, dir string) v1.ImageIndex {
+	t.Helper()
+	p, err := layout.FromPath(filepath.Join(dir, indexDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	top, err := p.ImageIndex()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := top.IndexManifest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(im.Manifests) != 1 || im.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != version {
+		t.Fatalf("index.json of %s: %+v, want one index named %s", indexDir, im.Manifests, version)
+	}
+	idx, err := top.ImageIndex(im.Manifests[0].Digest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// copySources copies the files Git tracks or would track (not ignored) of
+// root to a new directory and returns it: the same sources at another path,
+// without the checkout's Git state.
+func copySources(t *testing.T, root string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard").Output()
+	if err != nil {
+		t.Fatalf("git ls-files: %v", err)
+	}
+	dst := filepath.Join(t.TempDir(), "elsewhere", "provider-coder")
+	for _, name := range strings.Split(strings.TrimRight(string(out), "\x00"), "\x00") {
+		fi, err := os.Lstat(filepath.Join(root, name))
+		if err != nil || !fi.Mode().IsRegular() {
+			continue // deleted in the work tree, or a link
+		}
+		b, err := os.ReadFile(filepath.Join(root, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dst, name)), 0o750); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, name), b, fi.Mode().Perm()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+// selfSignedPEM is a CA certificate no image should carry.
+func selfSignedPEM(t *testing.T) string {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "another host's root"},
+		NotBefore: time.Now(), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
 }
 
 func readImage(t *testing.T, path string) v1.Image {
@@ -491,4 +687,24 @@ func lookup(m map[string]any, path ...string) any {
 		v = mm[p]
 	}
 	return v
+}
+
+// testedRange is the Crossplane version constraint the tests cover: from
+// the Crossplane release test/crossplane runs (versions.env) to the next
+// minor, pre-releases of which are not admitted.
+func testedRange(t *testing.T, root string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(root, "cluster", "local", "versions.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^CROSSPLANE_VERSION=(v(\d+)\.(\d+)\.\d+)$`).FindStringSubmatch(string(b))
+	if m == nil {
+		t.Fatal("no CROSSPLANE_VERSION=vX.Y.Z in versions.env")
+	}
+	minor, err := strconv.Atoi(m[3])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(">=%s, <v%s.%d.0-0", m[1], m[2], minor+1)
 }

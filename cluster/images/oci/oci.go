@@ -49,9 +49,12 @@ var epoch = time.Unix(0, 0).UTC()
 
 // GoBinary compiles pkg (for example "./cmd/provider") of the module in
 // moduleDir ("" for the working directory) as a static linux binary for arch.
-// -trimpath keeps the checkout's path out of it, so the binary depends on the
-// sources and toolchain only.
-func GoBinary(moduleDir, pkg, arch string) ([]byte, error) {
+// Each -X of ldX (name=value) sets a string variable, as -ldflags=-X does.
+// The binary depends on the sources, the module versions and the Go
+// toolchain only, not on the host: -trimpath keeps the checkout's path out
+// of it, -buildvcs=false its Git state, and the environment the host may
+// set (GOFLAGS, GOAMD64, GOARM64, CGO_ENABLED) is set here.
+func GoBinary(moduleDir, pkg, arch string, ldX ...string) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "oci-go-build-")
 	if err != nil {
 		return nil, err
@@ -59,13 +62,24 @@ func GoBinary(moduleDir, pkg, arch string) ([]byte, error) {
 	defer func() { _ = os.RemoveAll(dir) }()
 	bin := filepath.Join(dir, path.Base(pkg))
 
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-o", bin, pkg)
+	ldflags := "-s -w"
+	for _, x := range ldX {
+		ldflags += " -X " + x
+	}
+	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=false", "-ldflags="+ldflags, "-o", bin, pkg)
 	cmd.Dir = moduleDir
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+	cmd.Env = append(os.Environ(), BuildEnv(arch)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return nil, fmt.Errorf("cannot build %s for linux/%s: %w: %s", pkg, arch, err, out)
 	}
 	return os.ReadFile(bin)
+}
+
+// BuildEnv is the environment GoBinary adds to the host's for arch: what
+// the host could set differently, set to Go's defaults (the baseline
+// instruction sets, so the binary runs on every CPU of its architecture).
+func BuildEnv(arch string) []string {
+	return []string{"CGO_ENABLED=0", "GOOS=linux", "GOARCH=" + arch, "GOFLAGS=-mod=readonly", "GOAMD64=v1", "GOARM64=v8.0"}
 }
 
 // File is a regular file in a layer.
@@ -135,6 +149,9 @@ type Config struct {
 	User       string
 	Env        []string
 	WorkingDir string
+	// Labels go into the image config, for example the OCI annotations
+	// org.opencontainers.image.version and .source.
+	Labels map[string]string
 }
 
 // Layer is one layer of an image and the history line that says what it adds.
@@ -155,6 +172,7 @@ func Image(cfg Config, layers ...Layer) (v1.Image, error) {
 			User:       cfg.User,
 			Env:        cfg.Env,
 			WorkingDir: cfg.WorkingDir,
+			Labels:     cfg.Labels,
 		},
 	})
 	if err != nil {

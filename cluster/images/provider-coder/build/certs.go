@@ -20,28 +20,11 @@ import (
 	"bytes"
 	"crypto/x509"
 	"encoding/pem"
-	"errors"
 	"fmt"
-	"io/fs"
 	"runtime/debug"
 
 	"golang.org/x/crypto/x509roots/fallback/bundle"
 )
-
-// hostBundles are the PEM bundles Go's crypto/x509 looks for on Linux
-// (root_linux.go), then on the BSDs (root_bsd.go); macOS has /etc/ssl/cert.pem.
-// The first that holds a certificate goes into the image.
-var hostBundles = []string{
-	"/etc/ssl/certs/ca-certificates.crt",                // Debian, Ubuntu, Gentoo, Arch
-	"/etc/pki/tls/certs/ca-bundle.crt",                  // Fedora, RHEL
-	"/etc/ssl/ca-bundle.pem",                            // openSUSE
-	"/etc/pki/tls/cacert.pem",                           // OpenELEC
-	"/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", // CentOS, RHEL 7
-	"/etc/ssl/cert.pem",                                 // Alpine, macOS, OpenBSD
-	"/usr/local/etc/ssl/cert.pem",                       // FreeBSD
-	"/usr/local/share/certs/ca-root-nss.crt",            // DragonFly
-	"/etc/openssl/certs/ca-certificates.crt",            // NetBSD
-}
 
 const fallbackModule = "golang.org/x/crypto/x509roots/fallback"
 
@@ -51,38 +34,24 @@ type caCerts struct {
 	source string
 }
 
-// findCACerts picks the image's CA certificates: the -ca-certs file, else
-// SSL_CERT_FILE, else the first host bundle that holds a certificate, else
-// Go's fallback roots. A file named by the flag or the variable must hold
-// one: a typo must not quietly build an image with other certificates.
-func findCACerts(flagPath, envPath string, candidates []string, read func(string) ([]byte, error), fallback func() caCerts) (caCerts, error) {
-	for _, explicit := range []struct{ path, by string }{{flagPath, "-ca-certs"}, {envPath, "SSL_CERT_FILE"}} {
-		if explicit.path == "" {
-			continue
-		}
-		b, err := read(explicit.path)
-		if err != nil {
-			return caCerts{}, fmt.Errorf("cannot read CA certificates (%s): %w", explicit.by, err)
-		}
-		n := countCerts(b)
-		if n == 0 {
-			return caCerts{}, fmt.Errorf("%s (%s) holds no PEM certificate", explicit.path, explicit.by)
-		}
-		return caCerts{pem: b, source: fmt.Sprintf("%d from %s (%s)", n, explicit.path, explicit.by)}, nil
+// findCACerts picks the image's CA certificates: the -ca-certs file when one
+// is named, else Go's fallback roots, whose version go.sum pins. Never the
+// build host's bundle: two hosts must build the same bytes. A named file
+// must hold a certificate: a typo must not quietly build an image with other
+// certificates.
+func findCACerts(flagPath string, read func(string) ([]byte, error), fallback func() caCerts) (caCerts, error) {
+	if flagPath == "" {
+		return fallback(), nil
 	}
-	for _, p := range candidates {
-		b, err := read(p)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return caCerts{}, fmt.Errorf("cannot read CA certificates: %w", err)
-		}
-		if n := countCerts(b); n > 0 {
-			return caCerts{pem: b, source: fmt.Sprintf("%d from %s (the host's bundle)", n, p)}, nil
-		}
+	b, err := read(flagPath)
+	if err != nil {
+		return caCerts{}, fmt.Errorf("cannot read CA certificates (-ca-certs): %w", err)
 	}
-	return fallback(), nil
+	n := countCerts(b)
+	if n == 0 {
+		return caCerts{}, fmt.Errorf("%s (-ca-certs) holds no PEM certificate", flagPath)
+	}
+	return caCerts{pem: b, source: fmt.Sprintf("%d from %s (-ca-certs)", n, flagPath)}, nil
 }
 
 // countCerts counts the PEM blocks of b that parse as certificates.
@@ -119,7 +88,7 @@ func fallbackCACerts() caCerts {
 		n++
 	}
 	return caCerts{pem: buf.Bytes(), source: fmt.Sprintf(
-		"%d from Go's fallback roots, %s %s (no CA bundle on this host; left out: %d with a distrust-after date, which PEM cannot express)",
+		"%d from Go's fallback roots, %s %s (left out: %d with a distrust-after date, which PEM cannot express)",
 		n, fallbackModule, moduleVersion(fallbackModule), skipped)}
 }
 

@@ -32,14 +32,11 @@ import (
 	"time"
 )
 
-func TestImageCACertificatesComeFromTheFirstSourceThatHasThem(t *testing.T) {
+func TestImageCACertificatesAreTheNamedFileElseGosPinnedRoots(t *testing.T) {
 	cert := selfSigned(t)
 	files := map[string][]byte{
-		"/flag.pem":   cert,
-		"/env.pem":    cert,
-		"/empty.pem":  []byte("# no certificates here\n"),
-		"/fedora.crt": cert,
-		"/macos.pem":  cert,
+		"/flag.pem":  cert,
+		"/empty.pem": []byte("# no certificates here\n"),
 	}
 	read := func(p string) ([]byte, error) {
 		if b, ok := files[p]; ok {
@@ -49,22 +46,18 @@ func TestImageCACertificatesComeFromTheFirstSourceThatHasThem(t *testing.T) {
 	}
 	fallback := func() caCerts { return caCerts{pem: []byte("fallback"), source: "fallback"} }
 	cases := map[string]struct {
-		flag, env  string
-		candidates []string
-		want       string // substring of the source
-		wantErr    string
+		flag    string
+		want    string // substring of the source
+		wantErr string
 	}{
-		"FlagFirst":              {flag: "/flag.pem", env: "/env.pem", candidates: []string{"/fedora.crt"}, want: "/flag.pem (-ca-certs)"},
-		"SSLCertFileBeforeHost":  {env: "/env.pem", candidates: []string{"/fedora.crt"}, want: "/env.pem (SSL_CERT_FILE)"},
-		"FirstHostBundleThatIs":  {candidates: []string{"/debian.crt", "/fedora.crt", "/macos.pem"}, want: "/fedora.crt (the host's bundle)"},
-		"EmptyHostBundleSkipped": {candidates: []string{"/empty.pem", "/macos.pem"}, want: "/macos.pem"},
-		"NoHostBundle":           {candidates: []string{"/debian.crt", "/empty.pem"}, want: "fallback"},
-		"MissingFlagFile":        {flag: "/typo.pem", candidates: []string{"/fedora.crt"}, wantErr: "(-ca-certs)"},
-		"SSLCertFileWithoutCert": {env: "/empty.pem", candidates: []string{"/fedora.crt"}, wantErr: "holds no PEM certificate"},
+		"NamedFile":         {flag: "/flag.pem", want: "/flag.pem (-ca-certs)"},
+		"NoFileNamed":       {want: "fallback"},
+		"MissingNamedFile":  {flag: "/typo.pem", wantErr: "(-ca-certs)"},
+		"NamedFileWithNone": {flag: "/empty.pem", wantErr: "holds no PEM certificate"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := findCACerts(tc.flag, tc.env, tc.candidates, read, fallback)
+			got, err := findCACerts(tc.flag, read, fallback)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("findCACerts() = %q, %v; want an error with %q", got.source, err, tc.wantErr)
@@ -81,20 +74,8 @@ func TestImageCACertificatesComeFromTheFirstSourceThatHasThem(t *testing.T) {
 	}
 }
 
-func TestHostBundlesAreGosLinuxListThenBSDsAndMacOS(t *testing.T) {
-	for _, p := range []string{"/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem", "/usr/local/etc/ssl/cert.pem"} {
-		found := false
-		for _, c := range hostBundles {
-			found = found || c == p
-		}
-		if !found {
-			t.Errorf("hostBundles lacks %s", p)
-		}
-	}
-}
-
-// TestFallbackRootsAreParsablePEM checks what an image built on a host
-// without a bundle carries: Mozilla's roots, each a PEM certificate that Go
+// TestFallbackRootsAreParsablePEM checks what every image carries unless
+// -ca-certs names a bundle: Mozilla's roots, each a PEM certificate that Go
 // parses, without the ones PEM cannot constrain.
 func TestFallbackRootsAreParsablePEM(t *testing.T) {
 	got := fallbackCACerts()

@@ -20,16 +20,15 @@ limitations under the License.
 // is fixed, so the same sources, Go toolchain and certificates give the same
 // digest.
 //
-// The certificates are the -ca-certs file, else SSL_CERT_FILE, else the
-// host's bundle where Go's crypto/x509 looks for it on Linux, the BSDs and
-// macOS, else Go's fallback roots (golang.org/x/crypto/x509roots/fallback,
-// Mozilla's); the build says which.
+// The certificates are the -ca-certs file, else Go's fallback roots
+// (golang.org/x/crypto/x509roots/fallback, Mozilla's, at the version go.sum
+// pins): never the build host's, so that any two hosts build the same
+// bytes. -version is stamped into the binary (internal/version) and the
+// image's labels.
 //
 // `make image` runs it from the module root:
 //
-//	go run ./cluster/images/provider-coder/build -arch amd64 -o _output/image-amd64.tar
-//
-// ../Dockerfile builds the same file system where Docker exists.
+//	go run ./cluster/images/provider-coder/build -arch amd64 -version v0.1.0 -o _output/image-amd64.tar
 package main
 
 import (
@@ -43,6 +42,7 @@ import (
 	v1 "github.com/google/go-containerregistry/pkg/v1"
 
 	"github.com/crossplane-contrib/provider-coder/cluster/images/oci"
+	"github.com/crossplane-contrib/provider-coder/internal/version"
 )
 
 // Paths inside the image, without the leading slash as tar wants them.
@@ -57,7 +57,7 @@ const nonRootUser = "65532:65532"
 
 // rootfs holds the /etc files the image carries besides the certificates:
 // passwd and group with the non-root user, and nsswitch.conf so Go's resolver
-// reads /etc/hosts before DNS. The Dockerfile copies the same directory.
+// reads /etc/hosts before DNS.
 //
 //go:embed rootfs
 var rootfs embed.FS
@@ -67,13 +67,18 @@ type options struct {
 	arch    string
 	caCerts string
 	tag     string
+	version string
 }
+
+// source is where the image's source is, for its labels.
+const source = "https://github.com/crossplane-contrib/provider-coder"
 
 func main() {
 	o := options{}
 	flag.StringVar(&o.out, "o", "_output/image.tar", "Where to write the image (docker-archive tarball).")
 	flag.StringVar(&o.arch, "arch", "amd64", "GOARCH of the provider binary and the image (the OS is always linux).")
-	flag.StringVar(&o.caCerts, "ca-certs", "", "PEM bundle of CA certificates to put at /"+certsPath+" (default: SSL_CERT_FILE, else the host's bundle, else Go's fallback roots).")
+	flag.StringVar(&o.caCerts, "ca-certs", "", "PEM bundle of CA certificates to put at /"+certsPath+" (default: Go's fallback roots, Mozilla's, as go.sum pins them).")
+	flag.StringVar(&o.version, "version", version.Version, "Release version, stamped into the provider binary and the image's labels.")
 	flag.StringVar(&o.tag, "tag", "provider-coder:dev", "Image reference recorded in the tarball, used by 'docker load' and 'kind load image-archive'.")
 	flag.Parse()
 
@@ -86,12 +91,13 @@ func main() {
 }
 
 func run(o options) (v1.Hash, error) {
-	certs, err := findCACerts(o.caCerts, os.Getenv("SSL_CERT_FILE"), hostBundles, os.ReadFile, fallbackCACerts)
+	certs, err := findCACerts(o.caCerts, os.ReadFile, fallbackCACerts)
 	if err != nil {
 		return v1.Hash{}, err
 	}
 	fmt.Printf("CA certificates: %s\n", certs.source)
-	bin, err := oci.GoBinary("", "./cmd/provider", o.arch)
+	fmt.Printf("version: %s\n", o.version)
+	bin, err := oci.GoBinary("", "./cmd/provider", o.arch, version.Path+"="+o.version)
 	if err != nil {
 		return v1.Hash{}, err
 	}
@@ -99,7 +105,7 @@ func run(o options) (v1.Hash, error) {
 	if err != nil {
 		return v1.Hash{}, err
 	}
-	img, err := image(o.arch, base, []oci.File{{Name: providerPath, Mode: 0o755, Data: bin}})
+	img, err := image(o.arch, o.version, base, []oci.File{{Name: providerPath, Mode: 0o755, Data: bin}})
 	if err != nil {
 		return v1.Hash{}, err
 	}
@@ -133,8 +139,14 @@ func baseFiles(certs []byte) ([]oci.File, error) {
 // image assembles the image from a base layer and a provider layer. The base
 // layer changes only with the certificates, so registries and nodes keep it
 // across provider versions.
-func image(arch string, base, provider []oci.File) (v1.Image, error) {
+func image(arch, ver string, base, provider []oci.File) (v1.Image, error) {
 	return oci.Image(oci.Config{
+		Labels: map[string]string{
+			"org.opencontainers.image.title":    "provider-coder",
+			"org.opencontainers.image.version":  ver,
+			"org.opencontainers.image.source":   source,
+			"org.opencontainers.image.licenses": "Apache-2.0 AND AGPL-3.0-only",
+		},
 		Arch:       arch,
 		Entrypoint: []string{"/" + providerPath},
 		User:       nonRootUser,
