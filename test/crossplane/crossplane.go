@@ -121,7 +121,19 @@ type Crossplane struct {
 // Secrets and the default activation policy, "*", as the Helm chart's init
 // container does), then the core with --package-runtime=External and the RBAC
 // manager, in dir. Webhooks are off: the API server could not reach them.
-func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (_ *Crossplane, err error) {
+func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (*Crossplane, error) {
+	return startWith(ctx, cp, kube, dir, "External")
+}
+
+// StartDeploymentRuntime starts Crossplane as Start does, with its default
+// package runtime, Deployment: Crossplane makes each provider's Deployment
+// itself (the test bed has no kubelet to run it). Only one Crossplane runs
+// on a machine at a time: the RBAC manager's metrics port is fixed.
+func StartDeploymentRuntime(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (*Crossplane, error) {
+	return startWith(ctx, cp, kube, dir, "Deployment")
+}
+
+func startWith(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir, runtime string) (_ *Crossplane, err error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
@@ -189,7 +201,7 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Clien
 		return nil, err
 	}
 	if err := x.start(env, "core", fmt.Sprintf("http://127.0.0.1:%d/metrics", ps[0]), bin, "core", "start",
-		"--package-runtime=External",
+		"--package-runtime="+runtime,
 		"--enable-webhooks=false",
 		"--cache-dir="+filepath.Join(dir, "xpkg-cache"),
 		"--metrics-port="+strconv.Itoa(ps[0]),

@@ -148,6 +148,12 @@ type bed struct {
 
 func startBed(t *testing.T) *bed {
 	t.Helper()
+	return startBedWith(t, crossplane.Start)
+}
+
+// startBedWith starts a bed with Crossplane started by run.
+func startBedWith(t *testing.T, run func(context.Context, *controlplane.ControlPlane, client.Client, string) (*crossplane.Crossplane, error)) *bed {
+	t.Helper()
 	cp := controlplane.StartOrSkip(t, controlplane.Options{BinDir: requirements(t)})
 	s, err := provider.Scheme()
 	if err != nil {
@@ -167,7 +173,7 @@ func startBed(t *testing.T) *bed {
 	}
 	b := &bed{cp: cp, kube: kube, dir: t.TempDir()}
 	start := time.Now()
-	if b.xp, err = crossplane.Start(t.Context(), cp, kube, b.dir); err != nil {
+	if b.xp, err = run(t.Context(), cp, kube, b.dir); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(b.xp.Stop)

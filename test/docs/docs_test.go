@@ -23,9 +23,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,6 +66,14 @@ var pages = []string{
 	"docs/troubleshooting.md",
 }
 
+// elsewhere are the pages another package runs, block by block, on a test
+// bed this one does not have, by the test named.
+var elsewhere = map[string]struct{ pkg, test string }{
+	"docs/how-to/install.md":   {"test/crossplane", "TestTheInstallGuideMakesARestrictedDeployment"},
+	"docs/how-to/upgrade.md":   {"test/crossplane", "TestTheInstallGuideMakesARestrictedDeployment"},
+	"docs/how-to/uninstall.md": {"test/crossplane", "TestTheInstallGuideMakesARestrictedDeployment"},
+}
+
 // blockTimeout bounds one block; the provider polls every 15 s, as in
 // make run, and a block waits at most for a minute (kubectl wait).
 const blockTimeout = 2 * time.Minute
@@ -73,6 +83,22 @@ func TestEveryPageOfTheDocsIsListed(t *testing.T) {
 	listed := map[string]bool{}
 	for _, p := range pages {
 		listed[p] = true
+	}
+	for p, by := range elsewhere {
+		listed[p] = true
+		// The test that runs it exists and names the page.
+		files, _ := filepath.Glob(filepath.Join(root, by.pkg, "*_test.go"))
+		found := false
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = found || (bytes.Contains(b, []byte("func "+by.test+"(t *testing.T)")) && bytes.Contains(b, []byte(`"`+p+`"`)))
+		}
+		if !found {
+			t.Errorf("%s is run by %s in %s, which has no such test naming the page", p, by.test, by.pkg)
+		}
 	}
 	var missing []string
 	for _, glob := range []string{"docs/tutorial*.md", "docs/how-to/*.md"} {
@@ -453,7 +479,7 @@ func TestTheCrossplaneCLICommandsOfTheDocsExist(t *testing.T) {
 	}
 	crank := strings.TrimSpace(string(out))
 	checked := 0
-	for _, page := range pages {
+	for _, page := range append(slices.Clone(pages), slices.Sorted(maps.Keys(elsewhere))...) {
 		b, err := os.ReadFile(filepath.Join(root, page))
 		if err != nil {
 			t.Fatal(err)
