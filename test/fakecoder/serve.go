@@ -166,6 +166,16 @@ func (s *Server) trackSession(keyID uuid.UUID, delta int) {
 	if s.sessions[keyID] <= 0 {
 		delete(s.sessions, keyID)
 	}
+	close(s.sessionsChanged)
+	s.sessionsChanged = make(chan struct{})
+}
+
+// SessionsChanged is closed the next time OpenSessions' answer changes:
+// take it before reading OpenSessions, then wait on it.
+func (s *Server) SessionsChanged() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sessionsChanged
 }
 
 // OpenSessions returns how many gateway replicas hold a session on

@@ -137,7 +137,9 @@ type Server struct {
 	faults           map[string]*Fault
 	counts           map[string]int
 	// sessions counts open /serve sessions by key id (serve.go).
-	sessions          map[uuid.UUID]int
+	sessions map[uuid.UUID]int
+	// sessionsChanged is closed, and replaced, each time sessions changes.
+	sessionsChanged   chan struct{}
 	heartbeatInterval time.Duration
 	// clockOffset is how far the deployment's clock runs ahead of the
 	// host's (negative: behind), in nanoseconds: every timestamp the fake
@@ -170,6 +172,7 @@ func New(o Options) *Server {
 		faults:            map[string]*Fault{},
 		counts:            map[string]int{},
 		sessions:          map[uuid.UUID]int{},
+		sessionsChanged:   make(chan struct{}),
 		heartbeatInterval: cmp.Or(o.heartbeatInterval, HeartbeatInterval),
 	}
 	if s.deploymentID == "" {

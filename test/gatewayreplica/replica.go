@@ -52,6 +52,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -86,8 +87,11 @@ type Replica struct {
 	key      string
 	cancel   context.CancelFunc
 	ready    atomic.Bool
-	done     chan struct{}
-	err      error // set before done closes
+	// changed is closed, and replaced, each time ready flips.
+	mu      sync.Mutex
+	changed chan struct{}
+	done    chan struct{}
+	err     error // set before done closes
 }
 
 // Start runs a replica of coderURL (e.g. http://127.0.0.1:3000) that
@@ -95,7 +99,7 @@ type Replica struct {
 // it.
 func Start(ctx context.Context, coderURL string, key string) *Replica {
 	ctx, cancel := context.WithCancel(ctx)
-	r := &Replica{serveURL: serveURL(coderURL), key: key, cancel: cancel, done: make(chan struct{})}
+	r := &Replica{serveURL: serveURL(coderURL), key: key, cancel: cancel, changed: make(chan struct{}), done: make(chan struct{})}
 	go r.run(ctx)
 	return r
 }
@@ -109,6 +113,22 @@ func serveURL(coderURL string) string {
 
 // Ready reports whether the replica holds a session, as its /readyz does.
 func (r *Replica) Ready() bool { return r.ready.Load() }
+
+// Changed is closed the next time Ready's answer changes: take it before
+// reading Ready, then wait on it.
+func (r *Replica) Changed() <-chan struct{} {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.changed
+}
+
+func (r *Replica) setReady(v bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ready.Store(v)
+	close(r.changed)
+	r.changed = make(chan struct{})
+}
 
 // Done is closed when the replica has exited.
 func (r *Replica) Done() <-chan struct{} { return r.done }
@@ -203,8 +223,8 @@ func terminal(status int) bool {
 // go unanswered and it drops the session, so against a real Coder this
 // replica redials about every half minute.
 func (r *Replica) hold(ctx context.Context, conn *websocket.Conn) {
-	r.ready.Store(true)
-	defer r.ready.Store(false)
+	r.setReady(true)
+	defer r.setReady(false)
 	defer func() { _ = conn.CloseNow() }()
 	for {
 		if _, _, err := conn.Read(ctx); err != nil {

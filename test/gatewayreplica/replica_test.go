@@ -51,14 +51,22 @@ func fake(t *testing.T, o fakecoder.Options) (*fakecoder.Server, string) {
 	return s, k.Key
 }
 
-func eventually(t *testing.T, what string, cond func() bool) {
+// eventually waits up to 5 s for cond, checking it again each time the
+// replica's readiness or the fake's sessions change.
+func eventually(t *testing.T, what string, r *gatewayreplica.Replica, s *fakecoder.Server, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
+	deadline := time.After(5 * time.Second)
+	for {
+		replica, sessions := r.Changed(), s.SessionsChanged()
+		if cond() {
+			return
+		}
+		select {
+		case <-replica:
+		case <-sessions:
+		case <-deadline:
 			t.Fatalf("not within 5s: %s", what)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -67,17 +75,17 @@ func TestAReplicaIsReadyOnceConnectedAndRedialsWhenCoderClosesTheSession(t *test
 	s, key := fake(t, fakecoder.Options{})
 	r := gatewayreplica.Start(t.Context(), s.URL(), key)
 	defer r.Stop()
-	eventually(t, "ready", r.Ready)
+	eventually(t, "ready", r, s, r.Ready)
 
 	if err := s.SetDown(true); err != nil { // closes every session
 		t.Fatal(err)
 	}
-	eventually(t, "not ready while Coder is down", func() bool { return !r.Ready() })
+	eventually(t, "not ready while Coder is down", r, s, func() bool { return !r.Ready() })
 	if err := s.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "ready again", r.Ready)
-	eventually(t, "one session again", func() bool { return len(s.OpenSessions()) == 1 })
+	eventually(t, "ready again", r, s, r.Ready)
+	eventually(t, "one session again", r, s, func() bool { return len(s.OpenSessions()) == 1 })
 	if n := s.Requests(fakecoder.EndpointServe); n != 2 {
 		t.Errorf("serve dials = %d, want 2 (refused connections never reach it)", n)
 	}
@@ -91,7 +99,7 @@ func TestAReplicaRetriesADialAnswerThatIsNotTerminal(t *testing.T) {
 	}
 	r := gatewayreplica.Start(t.Context(), s.URL(), key)
 	defer r.Stop()
-	eventually(t, "ready after two 503s", r.Ready)
+	eventually(t, "ready after two 503s", r, s, r.Ready)
 	if n := s.Requests(fakecoder.EndpointServe); n != 3 {
 		t.Errorf("serve dials = %d, want 3", n)
 	}
@@ -143,7 +151,7 @@ func TestAStoppedReplicaClosesItsSessionAndReportsNoError(t *testing.T) {
 	t.Parallel()
 	s, key := fake(t, fakecoder.Options{})
 	r := gatewayreplica.Start(context.Background(), s.URL(), key)
-	eventually(t, "one session", func() bool { return r.Ready() && len(s.OpenSessions()) == 1 })
+	eventually(t, "one session", r, s, func() bool { return r.Ready() && len(s.OpenSessions()) == 1 })
 	stopped := make(chan struct{})
 	go func() { r.Stop(); close(stopped) }()
 	select {
@@ -154,7 +162,7 @@ func TestAStoppedReplicaClosesItsSessionAndReportsNoError(t *testing.T) {
 	if err := r.Wait(); err != nil {
 		t.Errorf("Wait() after Stop = %v", err)
 	}
-	eventually(t, "the fake sees the session close", func() bool { return len(s.OpenSessions()) == 0 })
+	eventually(t, "the fake sees the session close", r, s, func() bool { return len(s.OpenSessions()) == 0 })
 }
 
 func parseURL(t *testing.T, raw string) *url.URL {
