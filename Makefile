@@ -202,19 +202,21 @@ VERSION    ?= $(eval VERSION := $(shell git describe --tags --match 'v[0-9]*' --
 # The architectures of `make xpkg` and `make publish`: ARCH alone when it is
 # given, else both.
 XPKG_ARCHS ?= $(if $(filter command line environment,$(origin ARCH)),$(ARCH),amd64 arm64)
+# The image builder, for `make image` and each architecture of `make xpkg`.
+IMAGE_BUILD = $(GO) run ./cluster/images/provider-coder/build -version $(VERSION)
 comma      := ,
 empty      :=
 space      := $(empty) $(empty)
 
 .PHONY: image
 image: ## Build the provider's OCI image (linux/ARCH, default: Docker's server architecture, else Go's) as a tarball into _output/, without Docker.
-	$(GO) run ./cluster/images/provider-coder/build -arch $(ARCH) -version $(VERSION) -o $(OUTPUT_DIR)/image-$(ARCH).tar
+	$(IMAGE_BUILD) -arch $(ARCH) -o $(OUTPUT_DIR)/image-$(ARCH).tar
 
 .PHONY: xpkg
 xpkg: ## Build the Crossplane package for linux/amd64 and linux/arm64 (ARCH=...: that one) as VERSION, reproducibly, and their multi-arch index (an OCI layout) into _output/.
 	@set -e; for a in $(XPKG_ARCHS); do \
 		echo "xpkg $(VERSION) linux/$$a"; \
-		$(GO) run ./cluster/images/provider-coder/build -arch $$a -version $(VERSION) -o $(OUTPUT_DIR)/image-$$a.tar; \
+		$(IMAGE_BUILD) -arch $$a -o $(OUTPUT_DIR)/image-$$a.tar; \
 		$(CRANK) xpkg build --package-root=package --examples-root=examples \
 			--embed-runtime-image-tarball=$(OUTPUT_DIR)/image-$$a.tar \
 			--package-file=$(OUTPUT_DIR)/provider-coder-$$a.xpkg; \

@@ -30,7 +30,6 @@ import (
 	"io"
 	"math/big"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -74,15 +73,7 @@ type Release struct {
 // version, with its output in dir: both architectures' packages and their
 // index.
 func Publish(ctx context.Context, reg, version, dir string) (Release, error) {
-	cmd := exec.CommandContext(ctx, "make", "-C", crds.RepoRoot(), "publish",
-		"REGISTRY="+reg+"/"+Org, "VERSION="+version, "OUTPUT_DIR="+dir)
-	// This may itself run under make; the inner make is not part of the
-	// outer one's job server.
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MFLAGS" && k != "MAKELEVEL" {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
+	cmd := Make(ctx, crds.RepoRoot(), "publish", "REGISTRY="+reg+"/"+Org, "VERSION="+version, "OUTPUT_DIR="+dir)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return Release{}, fmt.Errorf("make publish: %w\n%s", err, out)
 	}

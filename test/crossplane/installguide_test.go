@@ -19,6 +19,7 @@ package crossplane_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -237,45 +238,43 @@ func runPage(t *testing.T, b *bed, page, path string) {
 // activeRevision is the Provider's active revision.
 func activeRevision(t *testing.T, kube client.Client) *pkgv1.ProviderRevision {
 	t.Helper()
-	revs := &pkgv1.ProviderRevisionList{}
-	if err := kube.List(t.Context(), revs, client.MatchingLabels{pkgv1.LabelParentPackage: crossplane.ProviderName}); err != nil {
+	r, err := active(t.Context(), kube)
+	if err != nil {
 		t.Fatal(err)
+	}
+	return r
+}
+
+func active(ctx context.Context, kube client.Client) (*pkgv1.ProviderRevision, error) {
+	revs := &pkgv1.ProviderRevisionList{}
+	if err := kube.List(ctx, revs, client.MatchingLabels{pkgv1.LabelParentPackage: crossplane.ProviderName}); err != nil {
+		return nil, err
 	}
 	for i := range revs.Items {
 		if revs.Items[i].Spec.DesiredState == pkgv1.PackageRevisionActive {
-			return &revs.Items[i]
+			return &revs.Items[i], nil
 		}
 	}
-	t.Fatal("the Provider has no active revision")
-	return nil
+	return nil, errors.New("the Provider has no active revision")
 }
 
 // providerDeployment waits for the Deployment Crossplane's runtime makes
 // for the active revision of the Provider.
 func providerDeployment(t *testing.T, kube client.Client) *appsv1.Deployment {
 	t.Helper()
-	var d *appsv1.Deployment
+	d := &appsv1.Deployment{}
 	var why string
 	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		revs := &pkgv1.ProviderRevisionList{}
-		if err := kube.List(ctx, revs, client.MatchingLabels{pkgv1.LabelParentPackage: crossplane.ProviderName}); err != nil {
-			return false, err
+		r, err := active(ctx, kube)
+		if err != nil {
+			why = err.Error()
+			return false, nil
 		}
-		for _, r := range revs.Items {
-			if r.Spec.DesiredState != pkgv1.PackageRevisionActive {
-				continue
-			}
-			got := &appsv1.Deployment{}
-			err := kube.Get(ctx, client.ObjectKey{Namespace: crossplane.Namespace, Name: r.Name}, got)
-			if err != nil {
-				why = err.Error()
-				return false, nil
-			}
-			d = got
-			return true, nil
+		if err := kube.Get(ctx, client.ObjectKey{Namespace: crossplane.Namespace, Name: r.Name}, d); err != nil {
+			why = err.Error()
+			return false, nil
 		}
-		why = "no active revision"
-		return false, nil
+		return true, nil
 	})
 	if err != nil {
 		t.Fatalf("no Deployment for the provider's active revision: %v (%s)", err, why)

@@ -26,6 +26,7 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -51,7 +52,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/layout"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
 	"golang.org/x/crypto/x509roots/fallback/bundle"
@@ -59,6 +59,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/crossplane"
 )
 
 // What the tests build: `make xpkg` with its default architectures, as a
@@ -68,7 +69,6 @@ const (
 	arch      = "amd64"
 	imageFile = "image-" + arch + ".tar"
 	xpkgFile  = "provider-coder-" + arch + ".xpkg"
-	indexDir  = "provider-coder.oci"
 )
 
 // arches are the architectures `make xpkg` builds by default, with the ELF
@@ -101,14 +101,7 @@ func TestMain(m *testing.M) {
 // how long it took.
 func makeXpkg(root, dir string, env ...string) (time.Duration, error) {
 	start := time.Now()
-	cmd := exec.Command("make", "-C", root, "xpkg", "OUTPUT_DIR="+dir, "VERSION="+version)
-	// This test may itself run under make; the inner make is not part of the
-	// outer one's job server.
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k != "MAKEFLAGS" && k != "MFLAGS" && k != "MAKELEVEL" {
-			cmd.Env = append(cmd.Env, kv)
-		}
-	}
+	cmd := crossplane.Make(context.Background(), root, "xpkg", "OUTPUT_DIR="+dir, "VERSION="+version)
 	cmd.Env = append(cmd.Env, env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -380,34 +373,18 @@ func runtimeImage(t *testing.T, dir, arch string, machine elf.Machine) {
 // of that architecture (its config), in a layout any OCI tool can push.
 func TestTheIndexHoldsEveryArchitecturesPackage(t *testing.T) {
 	dir := built(t)
-	idx := index(t, dir)
-	im, err := idx.IndexManifest()
+	got, err := crossplane.ConfigsByPlatform(index(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]v1.Hash{}
-	for _, m := range im.Manifests {
-		if m.Platform == nil || m.Platform.OS != "linux" {
-			t.Errorf("manifest %s has platform %v, want linux/<arch>", m.Digest, m.Platform)
-			continue
-		}
-		img, err := idx.Image(m.Digest)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got[m.Platform.Architecture], err = img.ConfigName(); err != nil {
-			t.Fatal(err)
-		}
-	}
 	want := map[string]v1.Hash{}
 	for arch := range arches {
-		var err error
-		if want[arch], err = readImage(t, filepath.Join(dir, "provider-coder-"+arch+".xpkg")).ConfigName(); err != nil {
+		if want["linux/"+arch], err = readImage(t, filepath.Join(dir, "provider-coder-"+arch+".xpkg")).ConfigName(); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("the index's packages by architecture, as config digests (-package files +index):\n%s", diff)
+		t.Errorf("the index's packages by platform, as config digests (-package files +index):\n%s", diff)
 	}
 }
 
@@ -462,26 +439,10 @@ func TestImageAndPackageBuildsAreReproducible(t *testing.T) {
 	}
 }
 
-// index is the multi-arch index of the layout `make xpkg` wrote into dir:
-// the one image index its index.json names, as the release's tag.
+// index is the multi-arch index `make xpkg` wrote into dir.
 func index(t *testing.T, dir string) v1.ImageIndex {
 	t.Helper()
-	p, err := layout.FromPath(filepath.Join(dir, indexDir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	top, err := p.ImageIndex()
-	if err != nil {
-		t.Fatal(err)
-	}
-	im, err := top.IndexManifest()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(im.Manifests) != 1 || im.Manifests[0].Annotations["org.opencontainers.image.ref.name"] != version {
-		t.Fatalf("index.json of %s: %+v, want one index named %s", indexDir, im.Manifests, version)
-	}
-	idx, err := top.ImageIndex(im.Manifests[0].Digest)
+	idx, err := crossplane.LocalIndex(dir, version)
 	if err != nil {
 		t.Fatal(err)
 	}
