@@ -52,7 +52,6 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/e2e"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	"github.com/crossplane-contrib/provider-coder/test/interleave"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 	"github.com/crossplane-contrib/provider-coder/test/ports"
 	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
@@ -158,7 +157,7 @@ func TestArgoCDSyncsAndDeletesExample(t *testing.T) {
 	}
 	providerBuilt := make(chan built, 1)
 	go func() {
-		bin, err := interleave.BuildProvider(ctx, dir)
+		bin, err := providerprocess.BuildProvider(ctx, dir)
 		providerBuilt <- built{bin, err}
 	}()
 	moduleDir, err := ModuleDir(ctx, version)

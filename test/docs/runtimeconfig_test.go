@@ -32,6 +32,7 @@ import (
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
 )
 
 // TestEveryRuntimeConfigOfTheDocsRunsTheProvider checks every
@@ -135,11 +136,9 @@ var flagLine = regexp.MustCompile(`(?m)^\s+-([a-z][a-z0-9-]*)`)
 // providerFlags are the flags the provider binary defines, from its usage.
 func providerFlags(t *testing.T) map[string]bool {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "provider")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/provider")
-	build.Dir = crds.RepoRoot()
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("cannot build the provider: %v\n%s", err, out)
+	bin, err := providerprocess.BuildProvider(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
 	}
 	out, _ := exec.Command(bin, "-h").CombinedOutput() // -h exits 0 (ExitOnError) after printing the usage.
 	flags := map[string]bool{}

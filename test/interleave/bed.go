@@ -67,7 +67,7 @@ func StartBed(ctx context.Context, dir string) (_ *Bed, err error) {
 	// The provider builds while the control plane starts.
 	go func() {
 		var err error
-		providerBin, err = BuildProvider(ctx, dir)
+		providerBin, err = providerprocess.BuildProvider(ctx, dir)
 		built <- err
 	}()
 	cp, err := controlplane.Start(ctx, o)

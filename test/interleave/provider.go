@@ -16,16 +16,7 @@ limitations under the License.
 
 package interleave
 
-import (
-	"context"
-	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"time"
-
-	"github.com/crossplane-contrib/provider-coder/test/crds"
-)
+import "time"
 
 // Flags is how the harness runs the provider binary: its production
 // defaults but for the three knobs the scenario suite compresses too
@@ -35,26 +26,3 @@ var Flags = []string{"--debug", "--poll=3s", "--coder-timeout=2s", "--key-list-t
 
 // PollInterval is the provider's poll under Flags.
 const PollInterval = 3 * time.Second
-
-// BuildProvider builds cmd/provider into dir, with the race detector when
-// this test binary has it (the build reuses the test's compiled packages).
-func BuildProvider(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "provider")
-	args := []string{"build", "-o", bin}
-	if raceEnabled {
-		args = append(args, "-race")
-	}
-	cmd := exec.CommandContext(ctx, goTool(), append(args, "./cmd/provider")...)
-	cmd.Dir = crds.RepoRoot()
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("cannot build the provider: %w\n%s", err, out)
-	}
-	return bin, nil
-}
-
-func goTool() string {
-	if p, err := exec.LookPath("go"); err == nil {
-		return p
-	}
-	return filepath.Join(os.Getenv("GOROOT"), "bin", "go")
-}

@@ -1,4 +1,4 @@
-//go:build race
+//go:build !race
 
 /*
 Copyright 2026 The provider-coder Authors.
@@ -16,6 +16,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package crossplane_test
+package providerprocess
 
-const raceEnabled = true
+// RaceEnabled says whether this binary was built with the race detector;
+// BuildProvider and the suites that run `go` build with it when so, which
+// reuses the packages this binary's build compiled.
+const RaceEnabled = false
