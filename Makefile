@@ -124,7 +124,10 @@ lint: ## golangci-lint (built from tools/go.mod).
 # run; nothing here reads it, and race reports and panics symbolize from the
 # binary's own tables. A build that gives -ldflags keeps its own (the
 # command line wins over GOFLAGS), and the release's sets GOFLAGS itself.
-test unit: export GOFLAGS := $(strip $(filter-out -ldflags=-w,$(GOFLAGS)) -ldflags=-w)
+test unit reviewable: export GOFLAGS := $(strip $(filter-out -ldflags=-w,$(GOFLAGS)) -ldflags=-w)
+
+.PHONY: reviewable
+reviewable: generate vet lint unit ## The edit loop, a few minutes warm: regenerate, vet, lint and the unit tests; `make test` is what CI runs.
 
 .PHONY: unit
 unit: ## Unit tests only (no control plane).

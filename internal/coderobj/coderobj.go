@@ -32,8 +32,9 @@ import (
 )
 
 // ErrStillPresent is the error of an object still in Coder after its delete
-// was accepted.
-const ErrStillPresent = "still present in Coder after delete"
+// was accepted; a caller that wraps it can still tell it apart
+// (IsStillPresent, errors.Is).
+var ErrStillPresent = errors.New("still present in Coder after delete")
 
 // ErrUndated is the error of a comparison of one of Coder's timestamps with
 // an instant of ours that no answer of Coder could place on its clock: its
@@ -97,12 +98,8 @@ type Managed func(id string) bool
 
 func (m Managed) has(id string) bool { return m != nil && m(id) }
 
-// errPresent is the one error value of ErrStillPresent, so that a caller
-// wrapping it can still tell it apart (IsStillPresent).
-var errPresent = errors.New(ErrStillPresent)
-
-func errStillPresent() error { return errPresent }
+func errStillPresent() error { return ErrStillPresent }
 
 // IsStillPresent reports whether err is, or wraps, an object still in
 // Coder after its delete.
-func IsStillPresent(err error) bool { return errors.Is(err, errPresent) }
+func IsStillPresent(err error) bool { return errors.Is(err, ErrStillPresent) }

@@ -290,8 +290,8 @@ func TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt(t *testing.T) {
 				t.Fatal(err)
 			}
 			errs := SweepKeys(ctx, cl, claims, nil)
-			if errs[0] == nil || errs[0].Error() != ErrStillPresent {
-				t.Errorf("the claim whose key Coder still lists: %v, want %q", errs[0], ErrStillPresent)
+			if !errors.Is(errs[0], ErrStillPresent) {
+				t.Errorf("the claim whose key Coder still lists: %v, want %v", errs[0], ErrStillPresent)
 			}
 			if errs[1] != nil {
 				t.Errorf("the claim whose key is gone: %v, want a verified absence", errs[1])
@@ -320,8 +320,8 @@ func TestSweepCountsAProviderGoneOnlyWhenAReadAfterItsDeleteLacksIt(t *testing.T
 			if err := s.SetFault(fakecoder.EndpointProviderDelete, fakecoder.Fault{Status: status}); err != nil {
 				t.Fatal(err)
 			}
-			if err := SweepProvider(ctx, cl, c, nil); err == nil || err.Error() != ErrStillPresent {
-				t.Errorf("SweepProvider of a provider Coder still serves: %v, want %q", err, ErrStillPresent)
+			if err := SweepProvider(ctx, cl, c, nil); !errors.Is(err, ErrStillPresent) {
+				t.Errorf("SweepProvider of a provider Coder still serves: %v, want %v", err, ErrStillPresent)
 			}
 			if len(s.Providers(false)) != 1 {
 				t.Fatal("the faulted delete removed the provider")

@@ -109,7 +109,7 @@ func TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete(t *testing
 					if !env.Get(t, rec) {
 						t.Fatalf("record %s was swept while Coder still lists its object: the sweep took the delete's answer for absence", rec.Name)
 					}
-					return rec.Status.Attempts >= 3 && strings.Contains(rec.Status.LastError, coderobj.ErrStillPresent),
+					return rec.Status.Attempts >= 3 && strings.Contains(rec.Status.LastError, coderobj.ErrStillPresent.Error()),
 						fmt.Sprintf("phase %s, attempts %d, last error %q", rec.Status.Phase, rec.Status.Attempts, rec.Status.LastError)
 				})
 				if rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {

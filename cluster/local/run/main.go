@@ -158,46 +158,68 @@ func startCoder(ctx context.Context) (url, token string, stop func(), err error)
 // applyQuickstart creates the token Secret and every object of
 // examples/quickstart, pointing the ProviderConfig at url.
 func applyQuickstart(ctx context.Context, kube client.Client, url, token string) error {
-	files, err := filepath.Glob(filepath.Join(crds.RepoRoot(), "examples", "quickstart", "*.yaml"))
+	objs, err := quickstartObjects()
 	if err != nil {
 		return err
 	}
+	for _, u := range objs {
+		if err := applyQuickstartObject(ctx, kube, u, url, token); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// quickstartObjects are the objects of examples/quickstart, file by file in
+// name order.
+func quickstartObjects() ([]*unstructured.Unstructured, error) {
+	files, err := filepath.Glob(filepath.Join(crds.RepoRoot(), "examples", "quickstart", "*.yaml"))
+	if err != nil {
+		return nil, err
+	}
 	sort.Strings(files)
+	var objs []*unstructured.Unstructured
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		d := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
 		for {
 			u := &unstructured.Unstructured{}
-			if err := d.Decode(u); err != nil {
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				return fmt.Errorf("cannot decode %s: %w", f, err)
+			if err := d.Decode(u); errors.Is(err, io.EOF) {
+				break
+			} else if err != nil {
+				return nil, fmt.Errorf("cannot decode %s: %w", f, err)
 			}
-			if u.Object == nil {
-				continue
-			}
-			if u.GetKind() == "ProviderConfig" {
-				if err := unstructured.SetNestedField(u.Object, url, "spec", "url"); err != nil {
-					return err
-				}
-			}
-			if err := kube.Create(ctx, u); err != nil && !kerrors.IsAlreadyExists(err) {
-				return fmt.Errorf("cannot create %s %s: %w", u.GetKind(), u.GetName(), err)
-			}
-			if u.GetKind() == "Namespace" && u.GetName() == quickstartNamespace {
-				secret := &corev1.Secret{
-					ObjectMeta: metav1.ObjectMeta{Namespace: quickstartNamespace, Name: "coder-token"},
-					Data:       map[string][]byte{"token": []byte(token)},
-				}
-				if err := kube.Create(ctx, secret); err != nil && !kerrors.IsAlreadyExists(err) {
-					return fmt.Errorf("cannot create the token Secret: %w", err)
-				}
+			if u.Object != nil {
+				objs = append(objs, u)
 			}
 		}
+	}
+	return objs, nil
+}
+
+// applyQuickstartObject creates u, a ProviderConfig pointed at url, and
+// after the quickstart's namespace the token Secret in it.
+func applyQuickstartObject(ctx context.Context, kube client.Client, u *unstructured.Unstructured, url, token string) error {
+	if u.GetKind() == "ProviderConfig" {
+		if err := unstructured.SetNestedField(u.Object, url, "spec", "url"); err != nil {
+			return err
+		}
+	}
+	if err := kube.Create(ctx, u); err != nil && !kerrors.IsAlreadyExists(err) {
+		return fmt.Errorf("cannot create %s %s: %w", u.GetKind(), u.GetName(), err)
+	}
+	if u.GetKind() != "Namespace" || u.GetName() != quickstartNamespace {
+		return nil
+	}
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Namespace: quickstartNamespace, Name: "coder-token"},
+		Data:       map[string][]byte{"token": []byte(token)},
+	}
+	if err := kube.Create(ctx, secret); err != nil && !kerrors.IsAlreadyExists(err) {
+		return fmt.Errorf("cannot create the token Secret: %w", err)
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"k8s.io/utils/ptr"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
@@ -236,7 +237,7 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(11*time.Minute + 30*time.Second),
 			},
 			want: RotationPlan{
-				Action: ActionRetire, Current: ptr(with(k1, beat(11*time.Minute))), Retiring: []Key{with(k0, beat(9*time.Minute+30*time.Second))},
+				Action: ActionRetire, Current: ptr.To(with(k1, beat(11*time.Minute))), Retiring: []Key{with(k0, beat(9*time.Minute+30*time.Second))},
 				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute), EarlyEnd: true,
 			},
 		},
@@ -247,7 +248,7 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(11*time.Minute + 59*time.Second),
 			},
 			want: RotationPlan{
-				Action: ActionNone, Current: ptr(with(k1, beat(11*time.Minute))), Retiring: []Key{with(k0, beat(10*time.Minute))},
+				Action: ActionNone, Current: ptr.To(with(k1, beat(11*time.Minute))), Retiring: []Key{with(k0, beat(10*time.Minute))},
 				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute),
 			},
 		},
@@ -258,7 +259,7 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 				ExternalName: "k1", Published: "k1", Records: []int{0, 1}, Settle: settle, Now: at(14 * time.Minute),
 			},
 			want: RotationPlan{
-				Action: ActionNone, Current: ptr(with(k1, beat(9*time.Minute))), Retiring: []Key{k0},
+				Action: ActionNone, Current: ptr.To(with(k1, beat(9*time.Minute))), Retiring: []Key{k0},
 				StartedAt: at(10 * time.Minute), RetiresAt: at(15 * time.Minute), RevokeBy: at(15 * time.Minute),
 			},
 		},
@@ -391,5 +392,3 @@ func TestDecideRotationWaitsOutNoTimeWithoutCodersClock(t *testing.T) {
 		})
 	}
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -32,6 +32,7 @@ import (
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -424,7 +425,7 @@ func observe(o *common.AIProviderObservation, p codersdk.AIProvider) {
 	o.Type = string(p.Type)
 	o.DisplayName = p.DisplayName
 	o.Icon = p.Icon
-	o.Enabled = ptr(p.Enabled)
+	o.Enabled = ptr.To(p.Enabled)
 	o.BaseURL = p.BaseURL
 	o.APIKeys = nil
 	for _, k := range p.APIKeys {

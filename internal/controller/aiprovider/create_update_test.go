@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -51,10 +52,10 @@ func liveProvider(name string) *aiv1alpha1.AIProvider {
 	}}
 	p.Spec.ForProvider.Type = "openai"
 	p.Spec.ForProvider.BaseURL = "https://api.openai.com/v1"
-	p.Spec.ForProvider.Enabled = ptr(true)
-	p.Spec.ForProvider.DisplayName = ptr("OpenAI")
+	p.Spec.ForProvider.Enabled = ptr.To(true)
+	p.Spec.ForProvider.DisplayName = ptr.To("OpenAI")
 	if name != "" {
-		p.Spec.ForProvider.Name = ptr(name)
+		p.Spec.ForProvider.Name = ptr.To(name)
 	}
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{{Name: "openai-key", Key: "key"}}
 	return p
@@ -239,7 +240,7 @@ func TestUpdateProviderSendsOnlyTheDiff(t *testing.T) {
 		"DisplayNameInSpec": {
 			reason: "A changed display name is sent; the unchanged keys are not.",
 			change: func(_ *testing.T, _ *fixture, p *aiv1alpha1.AIProvider) {
-				p.Spec.ForProvider.DisplayName = ptr("OpenAI 2")
+				p.Spec.ForProvider.DisplayName = ptr.To("OpenAI 2")
 			},
 			wantPatches: 1, wantDisplay: "OpenAI 2", wantKey: apiKey,
 		},
@@ -343,7 +344,7 @@ func TestUpdateProviderErrorIsClassified(t *testing.T) {
 			ctx := context.Background()
 			f := newFixture(t, liveProvider(""), keySecret(apiKey))
 			p := f.created(t)
-			p.Spec.ForProvider.DisplayName = ptr("OpenAI 2")
+			p.Spec.ForProvider.DisplayName = ptr.To("OpenAI 2")
 			if tc.observe {
 				if _, err := f.ext.Observe(ctx, p); err != nil {
 					t.Fatal(err)

@@ -30,6 +30,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
@@ -65,7 +66,7 @@ func TestCreateRequestFollowsTheSpec(t *testing.T) {
 				name: "claude",
 				f: common.AIProviderFields{
 					Type: "anthropic", BaseURL: "https://api.anthropic.com/",
-					DisplayName: ptr("Claude"), Icon: ptr("/icon/claude.svg"), Enabled: ptr(false),
+					DisplayName: ptr.To("Claude"), Icon: ptr.To("/icon/claude.svg"), Enabled: ptr.To(false),
 				},
 				c: Credentials{APIKeys: []string{"k"}},
 			},
@@ -80,13 +81,13 @@ func TestCreateRequestFollowsTheSpec(t *testing.T) {
 				name: "bedrock",
 				f:    common.AIProviderFields{Type: "bedrock", BaseURL: "https://bedrock-runtime.eu-west-1.amazonaws.com"},
 				b:    &common.BedrockFields{Model: "m", SmallFastModel: "s", RoleARN: "arn:aws:iam::1:role/r"},
-				c:    Credentials{AccessKeyID: ptr("AKIA"), SecretAccessKey: ptr("secret")},
+				c:    Credentials{AccessKeyID: ptr.To("AKIA"), SecretAccessKey: ptr.To("secret")},
 			},
 			want: codersdk.CreateAIProviderRequest{
 				Type: "bedrock", Name: "bedrock", Enabled: true, BaseURL: "https://bedrock-runtime.eu-west-1.amazonaws.com",
 				Settings: codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
 					Region: "eu-west-1", Model: "m", SmallFastModel: "s", RoleARN: "arn:aws:iam::1:role/r",
-					AccessKey: ptr("AKIA"), AccessKeySecret: ptr("secret"),
+					AccessKey: ptr.To("AKIA"), AccessKeySecret: ptr.To("secret"),
 				}},
 			},
 		},
@@ -189,7 +190,7 @@ func TestFingerprintChangesWithTheMaterialOnly(t *testing.T) {
 		},
 		"AccessKeyPairAdded": {
 			reason: "the Bedrock access key pair is part of the material",
-			salt:   uid, c: Credentials{APIKeys: base.APIKeys, AccessKeyID: ptr("AKIA"), SecretAccessKey: ptr("s")},
+			salt:   uid, c: Credentials{APIKeys: base.APIKeys, AccessKeyID: ptr.To("AKIA"), SecretAccessKey: ptr.To("s")},
 		},
 	}
 	for name, tc := range cases {
@@ -206,8 +207,8 @@ func TestFingerprintChangesWithTheMaterialOnly(t *testing.T) {
 	if Fingerprint(testKey, uid, Credentials{APIKeys: []string{"a", "bc"}}) == Fingerprint(testKey, uid, Credentials{APIKeys: []string{"ab", "c"}}) {
 		t.Errorf("API keys a,bc and ab,c share a fingerprint")
 	}
-	a := Fingerprint(testKey, uid, Credentials{AccessKeyID: ptr("ab"), SecretAccessKey: ptr("c")})
-	b := Fingerprint(testKey, uid, Credentials{AccessKeyID: ptr("a"), SecretAccessKey: ptr("bc")})
+	a := Fingerprint(testKey, uid, Credentials{AccessKeyID: ptr.To("ab"), SecretAccessKey: ptr.To("c")})
+	b := Fingerprint(testKey, uid, Credentials{AccessKeyID: ptr.To("a"), SecretAccessKey: ptr.To("bc")})
 	if a == b {
 		t.Errorf("access key pairs ab/c and a/bc share a fingerprint")
 	}
@@ -261,7 +262,7 @@ func hmacHex(key []byte, msg string) string {
 }
 
 func TestCredentialsNeverPrintTheirValues(t *testing.T) {
-	c := Credentials{APIKeys: []string{"sk-live-secret"}, AccessKeyID: ptr("AKIASECRET"), SecretAccessKey: ptr("aws-secret")}
+	c := Credentials{APIKeys: []string{"sk-live-secret"}, AccessKeyID: ptr.To("AKIASECRET"), SecretAccessKey: ptr.To("aws-secret")}
 	d := Desired{Request: CreateRequest("p", common.AIProviderFields{Type: "openai"}, nil, c)}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		for _, s := range []string{fmt.Sprintf(verb, c), fmt.Sprintf(verb, d), fmt.Sprintf(verb, &c)} {
@@ -305,7 +306,7 @@ func TestReadCredentialsFromSecrets(t *testing.T) {
 		"AccessKeyPair": {
 			reason: "the Bedrock pair is read from its Secret",
 			refs:   common.AIProviderSecretRefs{AccessKeyID: refPtr("aws", "id"), SecretAccessKey: refPtr("aws", "secret")},
-			want:   Credentials{AccessKeyID: ptr("AKIAEXAMPLE"), SecretAccessKey: ptr("aws-secret-value")},
+			want:   Credentials{AccessKeyID: ptr.To("AKIAEXAMPLE"), SecretAccessKey: ptr.To("aws-secret-value")},
 		},
 		"MissingSecret": {
 			reason:  "the error names the field and the Secret",

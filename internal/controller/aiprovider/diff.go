@@ -22,6 +22,7 @@ import (
 	"slices"
 
 	"github.com/coder/coder/v2/codersdk"
+	"k8s.io/utils/ptr"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 )
@@ -115,19 +116,19 @@ func Diff(want Desired, got codersdk.AIProvider, applied Applied) Drift {
 	// while the name itself differs (unfixably), so that no PATCH repeats.
 	if got.DisplayName != cmp.Or(req.DisplayName, got.Name) {
 		d.add(DriftDisplayName)
-		d.Patch.DisplayName = ptr(req.DisplayName)
+		d.Patch.DisplayName = ptr.To(req.DisplayName)
 	}
 	if got.Icon != req.Icon {
 		d.add(DriftIcon)
-		d.Patch.Icon = ptr(req.Icon)
+		d.Patch.Icon = ptr.To(req.Icon)
 	}
 	if got.Enabled != req.Enabled {
 		d.add(DriftEnabled)
-		d.Patch.Enabled = ptr(req.Enabled)
+		d.Patch.Enabled = ptr.To(req.Enabled)
 	}
 	if got.BaseURL != req.BaseURL {
 		d.add(DriftBaseURL)
-		d.Patch.BaseURL = ptr(req.BaseURL)
+		d.Patch.BaseURL = ptr.To(req.BaseURL)
 	}
 
 	credentialsChanged := want.Fingerprint != applied.Fingerprint
@@ -153,8 +154,8 @@ func Diff(want Desired, got codersdk.AIProvider, applied Applied) Drift {
 				d.add(DriftBedrockCredentials)
 				// Without references the pair is cleared, so Coder falls
 				// back to its own AWS identity as the spec says.
-				s.AccessKey = cmp.Or(wb.AccessKey, ptr(""))
-				s.AccessKeySecret = cmp.Or(wb.AccessKeySecret, ptr(""))
+				s.AccessKey = cmp.Or(wb.AccessKey, ptr.To(""))
+				s.AccessKeySecret = cmp.Or(wb.AccessKeySecret, ptr.To(""))
 				d.SendsCredentials = true
 			}
 			d.Patch.Settings = &codersdk.AIProviderSettings{Bedrock: &s}
@@ -167,7 +168,7 @@ func Diff(want Desired, got codersdk.AIProvider, applied Applied) Drift {
 		if keysMoved || credentialsChanged {
 			muts := make([]codersdk.AIProviderKeyMutation, 0, len(req.APIKeys))
 			for _, k := range req.APIKeys {
-				muts = append(muts, codersdk.AIProviderKeyMutation{APIKey: ptr(k)})
+				muts = append(muts, codersdk.AIProviderKeyMutation{APIKey: ptr.To(k)})
 			}
 			d.add(DriftAPIKeys)
 			d.Patch.APIKeys = &muts
@@ -211,5 +212,3 @@ func keyIDs(keys []codersdk.AIProviderKey) []string {
 func sameSet(a, b []string) bool {
 	return slices.Equal(slices.Sorted(slices.Values(a)), slices.Sorted(slices.Values(b)))
 }
-
-func ptr[T any](v T) *T { return &v }

@@ -26,6 +26,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"k8s.io/utils/ptr"
 )
 
 var (
@@ -60,7 +61,7 @@ func bedrock() (Desired, codersdk.AIProvider, Applied) {
 			Type: "bedrock", Name: "bedrock", Enabled: true, BaseURL: "https://bedrock-runtime.us-east-1.amazonaws.com",
 			Settings: codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
 				Region: "us-east-1", Model: "claude", SmallFastModel: "haiku", RoleARN: "arn:aws:iam::1:role/r",
-				AccessKey: ptr("AKIA"), AccessKeySecret: ptr("secret"),
+				AccessKey: ptr.To("AKIA"), AccessKeySecret: ptr.To("secret"),
 			}},
 		},
 		Fingerprint: "sha256:pair",
@@ -79,7 +80,7 @@ func bedrock() (Desired, codersdk.AIProvider, Applied) {
 func keyMutations(keys ...string) *[]codersdk.AIProviderKeyMutation {
 	out := []codersdk.AIProviderKeyMutation{}
 	for _, k := range keys {
-		out = append(out, codersdk.AIProviderKeyMutation{APIKey: ptr(k)})
+		out = append(out, codersdk.AIProviderKeyMutation{APIKey: ptr.To(k)})
 	}
 	return &out
 }
@@ -121,14 +122,14 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				w.Request.DisplayName, g.DisplayName = "", "Renamed by hand"
 			}),
-			want: want{fields: []string{DriftDisplayName}, patch: codersdk.UpdateAIProviderRequest{DisplayName: ptr("")}},
+			want: want{fields: []string{DriftDisplayName}, patch: codersdk.UpdateAIProviderRequest{DisplayName: ptr.To("")}},
 		},
 		"DisplayNameEdited": {
 			reason: "only the display name is sent",
 			setup: edit(openAI, func(w *Desired, g *codersdk.AIProvider, _ *Applied) {
 				g.DisplayName = "Renamed by hand"
 			}),
-			want: want{fields: []string{DriftDisplayName}, patch: codersdk.UpdateAIProviderRequest{DisplayName: ptr("OpenAI")}},
+			want: want{fields: []string{DriftDisplayName}, patch: codersdk.UpdateAIProviderRequest{DisplayName: ptr.To("OpenAI")}},
 		},
 		"DisabledAndMovedInCoder": {
 			reason: "two drifts, one PATCH with both fields",
@@ -137,7 +138,7 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 			}),
 			want: want{
 				fields: []string{DriftIcon, DriftEnabled, DriftBaseURL},
-				patch:  codersdk.UpdateAIProviderRequest{Icon: ptr("/icon/openai.svg"), Enabled: ptr(true), BaseURL: ptr("https://api.openai.com/v1")},
+				patch:  codersdk.UpdateAIProviderRequest{Icon: ptr.To("/icon/openai.svg"), Enabled: ptr.To(true), BaseURL: ptr.To("https://api.openai.com/v1")},
 			},
 		},
 		"KeyRemovedInCoder": {
@@ -215,7 +216,7 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 				fields: []string{DriftBedrockCredentials},
 				patch: codersdk.UpdateAIProviderRequest{Settings: &codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
 					Region: "us-east-1", Model: "claude", SmallFastModel: "haiku", RoleARN: "arn:aws:iam::1:role/r",
-					AccessKey: ptr("AKIA"), AccessKeySecret: ptr("secret"),
+					AccessKey: ptr.To("AKIA"), AccessKeySecret: ptr.To("secret"),
 				}}},
 				sendsCredentials: true,
 			},
@@ -230,7 +231,7 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 				fields: []string{DriftBedrockCredentials},
 				patch: codersdk.UpdateAIProviderRequest{Settings: &codersdk.AIProviderSettings{Bedrock: &codersdk.AIProviderBedrockSettings{
 					Region: "us-east-1", Model: "claude", SmallFastModel: "haiku", RoleARN: "arn:aws:iam::1:role/r",
-					AccessKey: ptr(""), AccessKeySecret: ptr(""),
+					AccessKey: ptr.To(""), AccessKeySecret: ptr.To(""),
 				}}},
 				sendsCredentials: true,
 			},

@@ -26,6 +26,7 @@ import (
 
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
+	"k8s.io/utils/ptr"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 )
@@ -54,7 +55,7 @@ func (s fuzzSpec) desired() (Desired, Credentials) {
 		f.Icon = &s.icon
 	}
 	if s.enabled > 0 {
-		f.Enabled = ptr(s.enabled%2 == 1)
+		f.Enabled = ptr.To(s.enabled%2 == 1)
 	}
 	var b *common.BedrockFields
 	if s.bedrock {
@@ -65,7 +66,7 @@ func (s fuzzSpec) desired() (Desired, Credentials) {
 		c.APIKeys = strings.Split(s.keys, "\x00")
 	}
 	if s.pair {
-		c.AccessKeyID, c.SecretAccessKey = ptr(s.accessKeyID), ptr(s.secretAccessKey)
+		c.AccessKeyID, c.SecretAccessKey = ptr.To(s.accessKeyID), ptr.To(s.secretAccessKey)
 	}
 	return Desired{Request: CreateRequest(s.name, f, b, c), Fingerprint: Fingerprint(testKey, s.salt, c), LegacyFingerprint: LegacyFingerprint(s.salt, c)}, c
 }

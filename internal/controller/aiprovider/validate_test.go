@@ -22,6 +22,7 @@ import (
 
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
+	"k8s.io/utils/ptr"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 )
@@ -145,7 +146,7 @@ func TestCoderValidationNamesTheSpecField(t *testing.T) {
 func TestUpdateValidationNamesTheKeyReference(t *testing.T) {
 	id := uuid.New()
 	patch := codersdk.UpdateAIProviderRequest{APIKeys: &[]codersdk.AIProviderKeyMutation{
-		{APIKey: ptr("sk-1")}, {APIKey: ptr(" padded ")}, {ID: &id, APIKey: ptr("sk-3")},
+		{APIKey: ptr.To("sk-1")}, {APIKey: ptr.To(" padded ")}, {ID: &id, APIKey: ptr.To("sk-3")},
 	}}
 	msg := InvalidSpec(patch.Validate(), false).Error()
 	for _, w := range []string{
