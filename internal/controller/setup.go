@@ -45,6 +45,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/index"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/writes"
 )
 
 // Options configure every controller.
@@ -67,7 +68,7 @@ type Options struct {
 	Limiter *fairlimit.Limiter
 	// Writes, if set, are the manager client's writes: a managed
 	// resource's reconcile waits until the cache holds the last of them.
-	Writes *managedkind.Writes
+	Writes *writes.Writes
 	// Namespace is the provider's own namespace, where the Secret of its
 	// fingerprint key lives.
 	Namespace string

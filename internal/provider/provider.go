@@ -49,9 +49,9 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/controller"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/version"
+	"github.com/crossplane-contrib/provider-coder/internal/writes"
 )
 
 // Options are the provider's settings; the binary's flags fill them.
@@ -164,14 +164,14 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	}
 	// Every write of the manager's client is noted, so that a managed
 	// resource is never reconciled from a cached copy older than it.
-	writes := managedkind.NewWrites()
+	own := writes.NewWrites()
 	mgr, err := ctrl.NewManager(cfg, ctrl.Options{
 		NewClient: func(cfg *rest.Config, o client.Options) (client.Client, error) {
 			c, err := client.New(cfg, o)
 			if err != nil {
 				return nil, err
 			}
-			return writes.Client(c), nil
+			return own.Client(c), nil
 		},
 		Scheme:                     s,
 		Logger:                     zl,
@@ -211,7 +211,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		SweepInterval:      sweepInterval(o),
 		SweepGrace:         o.SweepGrace,
 		Limiter:            fairlimit.New(rate),
-		Writes:             writes,
+		Writes:             own,
 		Namespace:          namespaceOf(o),
 	}); err != nil {
 		return errors.Wrap(err, "cannot set up controllers")

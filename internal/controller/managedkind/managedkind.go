@@ -46,6 +46,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/writes"
 )
 
 const (
@@ -73,7 +74,7 @@ type Options struct {
 	// Writes, if set, holds a reconcile back until the cache has the
 	// provider's own last write of its object. The manager's client must
 	// note its writes in it (Writes.Client).
-	Writes *Writes
+	Writes *writes.Writes
 }
 
 // A Kind is what one managed kind, whose resources are R, gives the shared
@@ -161,8 +162,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	rec = fairlimit.NewReconciler(name, rec, o.Limiter)
 	metrics.DeferrableController(name)
 	if o.Writes != nil {
-		o.Writes.track(obj.(client.Object))
-		rec = &freshReconciler{name: name, inner: rec, cache: mgr.GetCache(), newObj: newObj, w: o.Writes}
+		rec = o.Writes.Reconciler(name, rec, mgr.GetCache(), newObj)
 	}
 	return errors.Wrap(b.Complete(rec), errSetup)
 }

@@ -14,7 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package managedkind
+// Package writes remembers the provider's own writes of the objects it
+// reconciles, so that a reconcile never starts from a cached copy older than
+// them: Writes.Client notes each write, Writes.Reconciler holds a reconcile
+// back while the cache is behind. It must not decide anything about the
+// objects themselves.
+package writes
 
 import (
 	"context"
@@ -48,8 +53,8 @@ type Writes struct {
 // NewWrites returns an empty record of writes.
 func NewWrites() *Writes { return &Writes{tracked: map[string]bool{}, last: map[string]uint64{}} }
 
-// track notes the writes of objects of o's Go type, and only those.
-func (w *Writes) track(o client.Object) {
+// Track notes the writes of objects of o's Go type, and only those.
+func (w *Writes) Track(o client.Object) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.tracked[fmt.Sprintf("%T", o)] = true
@@ -198,6 +203,14 @@ func (s *writingStatus) Patch(ctx context.Context, o client.Object, p client.Pat
 // behindRetry is how soon a reconcile that found the cache behind tries
 // again: the cache usually catches up within milliseconds.
 const behindRetry = 100 * time.Millisecond
+
+// Reconciler runs inner, the reconciler named name of the objects newObj
+// makes, only once cache holds the provider's own last write of the object;
+// it tracks that type's writes (Track).
+func (w *Writes) Reconciler(name string, inner reconcile.Reconciler, cache client.Reader, newObj func() client.Object) reconcile.Reconciler {
+	w.Track(newObj())
+	return &freshReconciler{name: name, inner: inner, cache: cache, newObj: newObj, w: w}
+}
 
 // freshReconciler runs inner only once the cache holds the provider's own
 // last write of the object.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package managedkind
+package writes
 
 import (
 	"context"
@@ -52,7 +52,7 @@ func TestWritesBehind(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			w := NewWrites()
 			if tc.tracked {
-				w.track(&corev1.ConfigMap{})
+				w.Track(&corev1.ConfigMap{})
 			}
 			for _, rv := range tc.wrote {
 				w.wrote(cm(rv))
@@ -66,7 +66,7 @@ func TestWritesBehind(t *testing.T) {
 
 func TestWritesForgetsAWriteTheCacheHolds(t *testing.T) {
 	w := NewWrites()
-	w.track(&corev1.ConfigMap{})
+	w.Track(&corev1.ConfigMap{})
 	w.wrote(cm("10"))
 	if w.Behind(cm("10")) || len(w.last) != 0 {
 		t.Errorf("a write the cache holds is still remembered: %v", w.last)
@@ -77,7 +77,7 @@ func TestWritesForgetsAWriteTheCacheHolds(t *testing.T) {
 // reconcile waits until the cache holds it.
 func TestAReconcileWaitsForTheCacheToHoldOurWrite(t *testing.T) {
 	w := NewWrites()
-	w.track(&corev1.ConfigMap{})
+	w.Track(&corev1.ConfigMap{})
 	api := fake.NewClientBuilder().WithObjects(cm("")).Build()
 	c := w.Client(api)
 	o := &corev1.ConfigMap{}
@@ -143,7 +143,7 @@ func TestAStatusUpdateThatChangesNothingIsNotSent(t *testing.T) {
 			}).Build()
 			w := NewWrites()
 			if tc.tracked {
-				w.track(&corev1.Pod{})
+				w.Track(&corev1.Pod{})
 			}
 			c := w.Client(api)
 			got := &corev1.Pod{}
