@@ -153,11 +153,11 @@ test: redis ## Everything CI runs: generated files, vet, lint, Argo CD's health 
 	@$(MAKE) --no-print-directory argocd-bed & ah=$$!; \
 	$(MAKE) --no-print-directory testbed & tb=$$!; \
 	hack/promtool.sh >/dev/null & pt=$$!; \
-	trap 'kill $$ah $$tb $$pt 2>/dev/null || true' EXIT; \
+	$(MAKE) --no-print-directory xpkg OUTPUT_DIR=$(abspath $(OUTPUT_DIR))/xpkg >/dev/null & xk=$$!; \
+	trap 'kill $$ah $$tb $$pt $$xk 2>/dev/null || true' EXIT; \
 	$(MAKE) --no-print-directory check-generate vet lint; \
 	$(GO) build -race ./...; \
-	$(MAKE) --no-print-directory xpkg OUTPUT_DIR=$(abspath $(OUTPUT_DIR))/xpkg >/dev/null; \
-	wait $$ah; wait $$tb; wait $$pt
+	wait $$ah; wait $$tb; wait $$pt; wait $$xk
 	@# The two long scenario suites run beside the other packages, each as
 	@# shards: processes with an environment of their own and a share of
 	@# the work (hack/shard). They wait on time far more than they compute.

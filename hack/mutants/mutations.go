@@ -572,8 +572,8 @@ var Mutations = []Mutation{
 		// delete.
 		Name: "sweep-provider-trusts-the-delete",
 		File: "internal/coderobj/providers.go",
-		Old:  "\t\tif err == nil {\n\t\t\treturn errStillPresent()\n",
-		New:  "\t\tif err == nil && false {\n\t\t\treturn errStillPresent()\n",
+		Old:  "\t\tif err == nil {\n\t\t\treturn ErrStillPresent\n",
+		New:  "\t\tif err == nil && false {\n\t\t\treturn ErrStillPresent\n",
 		Pkgs: []string{"./internal/coderobj/", "./test/e2e/"},
 		Run:  "^(TestSweepCountsAProviderGoneOnlyWhenAReadAfterItsDeleteLacksIt|TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete)$",
 	},

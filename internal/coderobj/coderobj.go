@@ -98,8 +98,6 @@ type Managed func(id string) bool
 
 func (m Managed) has(id string) bool { return m != nil && m(id) }
 
-func errStillPresent() error { return ErrStillPresent }
-
 // IsStillPresent reports whether err is, or wraps, an object still in
 // Coder after its delete.
 func IsStillPresent(err error) bool { return errors.Is(err, ErrStillPresent) }

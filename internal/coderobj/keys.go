@@ -133,7 +133,7 @@ func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Manag
 	}
 	for i, c := range claims {
 		if errs[i] == nil && len(OwnedKeys(list, c, m)) > 0 {
-			errs[i] = errStillPresent()
+			errs[i] = ErrStillPresent
 		}
 	}
 	return errs

@@ -110,7 +110,7 @@ func SweepProvider(ctx context.Context, cl *coder.Client, c ProviderClaim, m Man
 	for _, p := range found {
 		_, err := cl.GetProvider(ctx, p.ID.String())
 		if err == nil {
-			return errStillPresent()
+			return ErrStillPresent
 		}
 		if !coder.IsNotFound(err) {
 			return err

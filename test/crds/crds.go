@@ -15,16 +15,23 @@ limitations under the License.
 */
 
 // Package crds installs provider-coder's generated CRDs (package/crds) into
-// a cluster, for the scenario tests and `make run`.
+// a cluster, for the scenario tests and `make run`, and reads the
+// checkout's manifests (DecodeFile).
 package crds
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path/filepath"
 	goruntime "runtime"
 	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
@@ -56,4 +63,28 @@ func Install(ctx context.Context, cfg *rest.Config) error {
 func RepoRoot() string {
 	_, file, _, _ := goruntime.Caller(0)
 	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+}
+
+// DecodeFile returns the objects of the YAML (or JSON) documents of the
+// file at path, in order; empty documents are skipped.
+func DecodeFile(path string) ([]*unstructured.Unstructured, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+	var out []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		err := d.Decode(&u.Object)
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("cannot decode %s: %w", path, err)
+		}
+		if len(u.Object) > 0 {
+			out = append(out, u)
+		}
+	}
 }

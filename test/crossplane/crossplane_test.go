@@ -495,7 +495,7 @@ func TestHoldAndRecordsScenariosUnderCrossplane(t *testing.T) {
 	requirements(t)
 	xpkg := release(t).Local()
 	args := []string{"test", "-count=1", "-v", "-timeout=30m", "-run", kind.Scenarios}
-	if providerprocess.RaceEnabled {
+	if providerprocess.RaceEnabled() {
 		args = append(args, "-race")
 	}
 	cmd := exec.CommandContext(t.Context(), "go", append(args, "./test/e2e")...)

@@ -17,11 +17,7 @@ limitations under the License.
 package kind
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -31,10 +27,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 )
 
@@ -52,29 +48,15 @@ const (
 
 // CrossplaneManifest reads the pinned, rendered Crossplane installation.
 func CrossplaneManifest(root string) ([]client.Object, error) {
-	return decodeAll(filepath.Join(root, "cluster", "kind", "crossplane-v2.1.3.yaml"))
-}
-
-func decodeAll(path string) ([]client.Object, error) {
-	b, err := os.ReadFile(path)
+	objs, err := crds.DecodeFile(filepath.Join(root, "cluster", "kind", "crossplane-v2.1.3.yaml"))
 	if err != nil {
 		return nil, err
 	}
-	d := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
-	var out []client.Object
-	for {
-		u := &unstructured.Unstructured{}
-		err := d.Decode(&u.Object)
-		if errors.Is(err, io.EOF) {
-			return out, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("cannot decode %s: %w", path, err)
-		}
-		if len(u.Object) > 0 {
-			out = append(out, u)
-		}
+	out := make([]client.Object, len(objs))
+	for i, u := range objs {
+		out[i] = u
 	}
+	return out, nil
 }
 
 // PackageCache is the volume Crossplane reads packages from: a directory of

@@ -22,16 +22,34 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 )
+
+// RaceEnabled says whether this binary was built with the race detector, as
+// its build information records; BuildProvider and the suites that run `go`
+// build with it when so, which reuses the packages this binary's build
+// compiled.
+func RaceEnabled() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
 
 // BuildProvider builds cmd/provider into dir, with the race detector when
 // this test binary has it (the build reuses the test's compiled packages).
 func BuildProvider(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "provider")
 	args := []string{"build", "-o", bin}
-	if RaceEnabled {
+	if RaceEnabled() {
 		args = append(args, "-race")
 	}
 	cmd := exec.CommandContext(ctx, goTool(), append(args, "./cmd/provider")...)

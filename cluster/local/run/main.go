@@ -22,11 +22,9 @@ limitations under the License.
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -38,7 +36,6 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
@@ -180,22 +177,11 @@ func quickstartObjects() ([]*unstructured.Unstructured, error) {
 	sort.Strings(files)
 	var objs []*unstructured.Unstructured
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		fo, err := crds.DecodeFile(f)
 		if err != nil {
 			return nil, err
 		}
-		d := yaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
-		for {
-			u := &unstructured.Unstructured{}
-			if err := d.Decode(u); errors.Is(err, io.EOF) {
-				break
-			} else if err != nil {
-				return nil, fmt.Errorf("cannot decode %s: %w", f, err)
-			}
-			if u.Object != nil {
-				objs = append(objs, u)
-			}
-		}
+		objs = append(objs, fo...)
 	}
 	return objs, nil
 }
