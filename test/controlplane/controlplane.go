@@ -146,9 +146,10 @@ func Start(ctx context.Context, o Options) (_ *ControlPlane, err error) {
 		}
 	}()
 
-	// Another process may take a port before its component binds it, but
-	// on loopback in a test that is rare; the component then exits and
-	// Start reports its output.
+	// The ports lie below the ephemeral range, so no outgoing connection
+	// can take one before its component binds it (package ports says why);
+	// should another listener take one, the component exits and Start
+	// reports its output.
 	ps, err := ports.Free(3)
 	if err != nil {
 		return nil, err

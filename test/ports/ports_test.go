@@ -46,3 +46,44 @@ func TestFreePortsAreDistinctAndListenable(t *testing.T) {
 		_ = l.Close()
 	}
 }
+
+// TestFreePortsLieBelowTheEphemeralRange holds the reason the package
+// exists: a port from the ephemeral range can be taken by any outgoing
+// connection between the pick and the bind.
+func TestFreePortsLieBelowTheEphemeralRange(t *testing.T) {
+	low, ok := ephemeralLow()
+	if !ok {
+		t.Skipf("%s cannot be read or leaves no room below it; Free uses the kernel's choice here", ephemeralRange)
+	}
+	got, err := Free(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range got {
+		if p < lowest || p >= low {
+			t.Fatalf("port %d is outside [%d, %d)", p, lowest, low)
+		}
+	}
+}
+
+func TestParseLowReadsTheRangesFirstPort(t *testing.T) {
+	cases := map[string]struct {
+		in     string
+		want   int
+		wantOK bool
+	}{
+		"Linux's default":             {in: "32768\t60999\n", want: 32768, wantOK: true},
+		"a widened range leaves room": {in: "15000 65000", want: 15000, wantOK: true},
+		"no room below the range":     {in: "10500 65000"},
+		"garbage":                     {in: "not a range"},
+		"empty":                       {in: ""},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, ok := parseLow(tc.in)
+			if got != tc.want || ok != tc.wantOK {
+				t.Fatalf("parseLow(%q) = %d, %t; want %d, %t", tc.in, got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
