@@ -93,7 +93,7 @@ func One() (int, error) {
 func listenBelow(below int) (net.Listener, error) {
 	var err error
 	for range attempts {
-		p := lowest + rand.IntN(below-lowest) //nolint:gosec // a port, not a secret
+		p := lowest + rand.IntN(below-lowest)
 		var l net.Listener
 		if l, err = net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(p))); err == nil {
 			return l, nil
