@@ -92,7 +92,7 @@ func DecidePass(r PassResult) PassOutcome {
 	case r.ObserveErr != nil:
 		why = string(coder.ClassOf(r.ObserveErr))
 	case r.RecordsErr != nil:
-		why = recordsClass(r.RecordsErr)
+		why = failureClass(r.RecordsErr)
 	case !r.Existed:
 		return PassOutcome{}
 	case r.DeleteErr != nil:
@@ -111,9 +111,9 @@ func DecidePass(r PassResult) PassOutcome {
 	return o
 }
 
-// recordsClass is the failure class of a verification of the records: an
-// object still there after its delete, or the class of the call that failed.
-func recordsClass(err error) string {
+// failureClass is the failure class of a delete or a look: an object
+// still there after its delete, or the class of the call that failed.
+func failureClass(err error) string {
 	if coderobj.IsStillPresent(err) {
 		return reasonStillPresent
 	}

@@ -17,11 +17,9 @@ limitations under the License.
 package cleanup
 
 import (
+	"cmp"
 	"context"
-	"sync"
 	"time"
-
-	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -30,6 +28,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
@@ -39,6 +38,7 @@ const (
 	errCreateRefused           = "refusing to create in Coder"
 	errDeleting                = "the managed resource is being deleted"
 	errVerifyDeployment        = "cannot ask Coder which deployment it is"
+	errDeleteAgain             = "Coder accepted this resource's last delete of the object but still shows it; deleted again"
 
 	// ReasonCredentialsUnavailable is the failure reason when no Coder
 	// client could be built (ProviderConfig or its Secret gone).
@@ -57,49 +57,6 @@ func DeleteFailureReasons() []string {
 		r = append(r, string(c))
 	}
 	return r
-}
-
-// Releases remembers the managed resources that are letting go of their
-// object in Coder without a verified delete, until the removal of their
-// finalizer is persisted: only then is the release counted, so a retry that
-// then deletes is not.
-type Releases struct {
-	mu sync.Mutex
-	m  map[types.UID]string
-}
-
-// NewReleases returns an empty registry.
-func NewReleases() *Releases { return &Releases{m: map[types.UID]string{}} }
-
-// mark notes that uid releases without a delete, and why.
-func (r *Releases) mark(uid types.UID, why string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.m[uid] = why
-}
-
-// peek returns why uid releases without a delete, if it does.
-func (r *Releases) peek(uid types.UID) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	why, ok := r.m[uid]
-	return why, ok
-}
-
-// take returns and forgets why uid released without a delete.
-func (r *Releases) take(uid types.UID) (string, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	why, ok := r.m[uid]
-	delete(r.m, uid)
-	return why, ok
-}
-
-// forget drops a mark: the resource deleted after all.
-func (r *Releases) forget(uid types.UID) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.m, uid)
 }
 
 // A Pass is how a managed resource reaches Coder on this reconcile: its
@@ -179,24 +136,54 @@ func (e *OtherDeploymentError) Error() string {
 		"; a deleting resource is released without delete once the hold's bounds pass, counted, and its record stays for the sweep of that Coder"
 }
 
-// Wrap returns the external client the managed reconciler uses. inner may be
-// nil in a bounded pass when no Coder client could be built: the resource
-// then releases without a delete.
-func (p Pass) Wrap(inner managed.ExternalClient) managed.ExternalClient {
+// Wrap returns the external client the managed reconciler uses for a
+// resource of type R. inner may be nil in a bounded pass when no Coder
+// client could be built: the resource then releases without a delete.
+//
+// Observe only reads Coder and Delete only deletes, as crossplane-runtime's
+// contract asks: a deleting resource's Observe reports its object as
+// existing while anything it or its records name is left in Coder, the
+// reconciler calls Delete, and the next reconcile's Observe verifies. The
+// reconciler calls neither for a deleting resource whose policies exclude
+// Delete (it lets go at once), so the pass does not ask again.
+func Wrap[R resource.Managed](p Pass, inner managed.TypedExternalClient[R]) managed.TypedExternalClient[R] {
+	n := &normal[R]{inner: inner, pass: p}
 	if p.Mode == hold.ModeBoundedPass {
-		return &boundedPass{inner: inner, pass: p}
+		return &boundedPass[R]{n: n}
 	}
-	return &normal{inner: inner, pass: p}
+	return n
 }
 
 // normal is the usual path: failures are errors, so the reconciler keeps the
 // finalizer and retries while the ProviderConfig holds.
-type normal struct {
-	inner managed.ExternalClient
+type normal[R resource.Managed] struct {
+	inner managed.TypedExternalClient[R]
 	pass  Pass
+	// found is what a deleting resource's Observe found for Delete.
+	found finding
 }
 
-func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
+// A finding is what a deleting resource's Observe found left in Coder.
+type finding struct {
+	// obs is the resource's own look.
+	obs managed.ExternalObservation
+	// left is what its records name that its own look did not find.
+	left Leftovers
+}
+
+func (f finding) exists() bool { return f.obs.ResourceExists || !f.left.empty() }
+
+// ids are the Coder ids of what f found: the resource's own object by its
+// external name, and what its records name.
+func (f finding) ids(mg resource.Managed) []string {
+	ids := f.left.ids()
+	if f.obs.ResourceExists {
+		ids = append(ids, meta.GetExternalName(mg))
+	}
+	return ids
+}
+
+func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
 	if !meta.WasDeleted(mg) {
 		return n.observe(ctx, mg)
 	}
@@ -206,21 +193,44 @@ func (n *normal) Observe(ctx context.Context, mg resource.Managed) (managed.Exte
 	if gone, err := n.neverCreated(ctx, mg); gone || err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	recs, now, err := n.pass.otherDeployment(ctx, mg)
-	if err != nil {
+	f, observeErr, recordsErr := n.seek(ctx, mg, false)
+	if err := cmp.Or(observeErr, recordsErr); err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	o, err := n.observe(ctx, mg)
-	if err != nil || o.ResourceExists {
-		return o, err
+	n.found = f
+	if !f.exists() {
+		n.pass.Releases.verified(mg.GetUID())
 	}
-	// The resource's own look found nothing; its external name and
-	// annotations, which anyone editing it may have set, decided where it
-	// looked. Its records decide whether it is gone.
-	return o, n.pass.recordsGone(ctx, mg, recs, now)
+	o := f.obs
+	o.ResourceExists = f.exists()
+	return o, nil
 }
 
-func (n *normal) observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
+// seek is a deleting resource's look: its own, then, when that finds
+// nothing or all is set, what its records name. The first error is of the
+// own look (or of finding which Coder made the object), the second of the
+// records' look.
+func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, error) {
+	recs, now, err := n.pass.otherDeployment(ctx, mg)
+	if err != nil {
+		return finding{}, err, nil
+	}
+	o, err := n.observe(ctx, mg)
+	if err != nil {
+		return finding{}, err, nil
+	}
+	f := finding{obs: o}
+	if o.ResourceExists && !all {
+		return f, nil, nil
+	}
+	// The resource's own look found nothing, or is not all: its external
+	// name and annotations, which anyone editing it may have set, decided
+	// where it looked. Its records decide whether it is gone.
+	f.left, err = n.pass.recordsLeft(ctx, mg, recs, now)
+	return f, nil, err
+}
+
+func (n *normal[R]) observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
 	before := meta.GetExternalName(mg)
 	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
 		// Another resource owns the object this one names: nothing is
@@ -262,7 +272,7 @@ func (n *normal) observe(ctx context.Context, mg resource.Managed) (managed.Exte
 // protection of managed objects go by. A resource whose records already
 // hold the id costs one cache read and no write; one with rotation records
 // is left alone, since its external name is a rotation's key.
-func (n *normal) recordID(ctx context.Context, mg resource.Managed) error {
+func (n *normal[R]) recordID(ctx context.Context, mg resource.Managed) error {
 	id := meta.GetExternalName(mg)
 	if id == "" || n.pass.Records == nil {
 		return nil
@@ -281,7 +291,7 @@ func (n *normal) recordID(ctx context.Context, mg resource.Managed) error {
 // resource goes at once and holds nothing, and nothing is counted, since
 // nothing was left behind. A tenant can strip the external name but not
 // our records, so a resource that created anything never takes this path.
-func (n *normal) neverCreated(ctx context.Context, mg resource.Managed) (bool, error) {
+func (n *normal[R]) neverCreated(ctx context.Context, mg resource.Managed) (bool, error) {
 	if meta.GetExternalName(mg) != "" {
 		return false, nil
 	}
@@ -292,7 +302,7 @@ func (n *normal) neverCreated(ctx context.Context, mg resource.Managed) (bool, e
 // ownedByAnother reports whether another managed resource owns the Coder
 // object id, with the error that names it; false for no id. A resource
 // that is not deleting says so in its Ready condition.
-func (n *normal) ownedByAnother(ctx context.Context, mg resource.Managed, id string) (bool, error) {
+func (n *normal[R]) ownedByAnother(ctx context.Context, mg resource.Managed, id string) (bool, error) {
 	if id == "" {
 		return false, nil
 	}
@@ -310,7 +320,7 @@ func (n *normal) ownedByAnother(ctx context.Context, mg resource.Managed, id str
 	return true, owned
 }
 
-func (n *normal) Create(ctx context.Context, mg resource.Managed) (managed.ExternalCreation, error) {
+func (n *normal[R]) Create(ctx context.Context, mg R) (managed.ExternalCreation, error) {
 	if n.pass.CreateRefused != "" {
 		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateRefused+": "+n.pass.CreateRefused))
 	}
@@ -345,115 +355,56 @@ func attemptOf(mg resource.Managed) time.Time {
 	return time.Now()
 }
 
-func (n *normal) refuse(mg resource.Managed, err error) error {
+func (n *normal[R]) refuse(mg resource.Managed, err error) error {
 	if n.pass.Refused != nil {
 		n.pass.Refused(mg)
 	}
 	return err
 }
 
-func (n *normal) Update(ctx context.Context, mg resource.Managed) (managed.ExternalUpdate, error) {
+func (n *normal[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate, error) {
 	return n.inner.Update(ctx, mg)
 }
 
-func (n *normal) Delete(ctx context.Context, mg resource.Managed) (managed.ExternalDelete, error) {
-	d, err := n.inner.Delete(ctx, mg)
+// Delete deletes what Observe found: the resource's own object, through
+// the kind's client, and what its records name. A delete of an object Coder
+// accepted before, in this resource's last delete, is an error the
+// resource's condition shows: Coder keeps what it said it deleted.
+func (n *normal[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
+	uid, ids := mg.GetUID(), n.found.ids(mg)
+	again := n.pass.Releases.acceptedBefore(uid, ids)
+	d, err := n.remove(ctx, mg)
+	n.pass.Releases.deleted(uid, ids, err)
+	if err == nil && again {
+		err = errors.Wrap(coderobj.ErrStillPresent, errDeleteAgain)
+	}
 	if err != nil {
-		metrics.ExternalDeleteFailed(n.pass.Kind, string(coder.ClassOf(err)))
+		metrics.ExternalDeleteFailed(n.pass.Kind, failureClass(err))
 	}
 	return d, err
 }
 
-func (n *normal) Disconnect(ctx context.Context) error { return n.inner.Disconnect(ctx) }
-
-// boundedPass makes one attempt to delete, within one Observe: a success
-// is a normal release; a failure is a release without delete. Either way it
-// reports the object as gone so the reconciler lets the finalizer go.
-type boundedPass struct {
-	inner managed.ExternalClient
-	pass  Pass
-}
-
-func (b *boundedPass) Observe(ctx context.Context, mg resource.Managed) (managed.ExternalObservation, error) {
-	if !meta.WasDeleted(mg) {
-		// Only deleting resources take a bounded pass; a live one waits.
-		return managed.ExternalObservation{}, errors.New(errCreateThroughDeletingPC)
+// remove deletes what Observe found. Called without an Observe that found
+// anything, it deletes the resource's own object, as the kind's client
+// does.
+func (n *normal[R]) remove(ctx context.Context, mg R) (managed.ExternalDelete, error) {
+	f := n.found
+	if !f.exists() {
+		f.obs.ResourceExists = true
 	}
-	// Each pass decides afresh: an earlier pass that gave up, then failed
-	// to remove the finalizer, must not count if this one deletes.
-	b.pass.Releases.forget(mg.GetUID())
-	r := b.attempt(ctx, mg)
-	r.MayHaveCreated = meta.GetExternalName(mg) != "" || b.pass.Records.CreateBegun(ctx, mg, b.pass.Kind)
-	r.Orphan = !MayDelete(mg)
-	o := DecidePass(r)
-	if o.DeleteFailed != "" {
-		metrics.ExternalDeleteFailed(b.pass.Kind, o.DeleteFailed)
-	}
-	if o.WithoutDelete {
-		b.pass.Releases.mark(mg.GetUID(), o.Reason)
-	}
-	return managed.ExternalObservation{ResourceExists: false}, nil
-}
-
-// attempt observes, deletes and observes again, stopping at the first
-// failure, and says what it saw. It deletes only what the resource's
-// management policies let it delete.
-func (b *boundedPass) attempt(ctx context.Context, mg resource.Managed) PassResult {
-	if b.inner == nil {
-		return PassResult{NoClient: true}
-	}
-	recs, now, err := b.pass.otherDeployment(ctx, mg)
-	if err != nil {
-		return PassResult{ObserveErr: err}
-	}
-	r := b.look(ctx, mg)
-	if r.ObserveErr == nil && r.DeleteErr == nil && r.AfterErr == nil && !r.StillThere {
-		// Gone by the resource's own look, which its external name and
-		// annotations steered: gone only if its records agree.
-		r.RecordsErr = b.pass.recordsGone(ctx, mg, recs, now)
-	}
-	return r
-}
-
-// look observes, deletes and observes again what the resource names,
-// stopping at the first failure.
-func (b *boundedPass) look(ctx context.Context, mg resource.Managed) PassResult {
-	if id := meta.GetExternalName(mg); id != "" {
-		owned, err := b.pass.Records.OwnedByAnother(ctx, mg, id)
-		if err != nil || owned != nil {
-			// Not this resource's to delete: nothing of its own exists.
-			return PassResult{ObserveErr: err}
+	var d managed.ExternalDelete
+	if f.obs.ResourceExists && n.inner != nil {
+		var err error
+		if d, err = n.inner.Delete(ctx, mg); err != nil {
+			return d, err
 		}
 	}
-	obs, err := b.inner.Observe(ctx, mg)
-	if err != nil || !obs.ResourceExists || !MayDelete(mg) {
-		return PassResult{ObserveErr: err, Existed: obs.ResourceExists}
-	}
-	r := PassResult{Existed: true}
-	if _, r.DeleteErr = b.inner.Delete(ctx, mg); r.DeleteErr != nil {
-		return r
-	}
-	after, err := b.inner.Observe(ctx, mg)
-	r.AfterErr, r.StillThere = err, after.ResourceExists
-	return r
+	return d, n.pass.deleteLeft(ctx, f.left)
 }
 
-func (b *boundedPass) Create(context.Context, resource.Managed) (managed.ExternalCreation, error) {
-	return managed.ExternalCreation{}, errors.New(errDeleting)
-}
-
-func (b *boundedPass) Update(context.Context, resource.Managed) (managed.ExternalUpdate, error) {
-	return managed.ExternalUpdate{}, errors.New(errDeleting)
-}
-
-// Delete is not reached: Observe reports the object gone.
-func (b *boundedPass) Delete(context.Context, resource.Managed) (managed.ExternalDelete, error) {
-	return managed.ExternalDelete{}, nil
-}
-
-func (b *boundedPass) Disconnect(ctx context.Context) error {
-	if b.inner == nil {
+func (n *normal[R]) Disconnect(ctx context.Context) error {
+	if n.inner == nil {
 		return nil
 	}
-	return b.inner.Disconnect(ctx)
+	return n.inner.Disconnect(ctx)
 }

@@ -17,7 +17,11 @@ limitations under the License.
 package cleanup
 
 import (
+	"cmp"
 	"context"
+	"slices"
+
+	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -27,8 +31,9 @@ import (
 )
 
 const (
-	errFmtRecordedLeft = "the cleanup record %s names an object still in Coder, which this resource's external name and annotations did not lead it to: it is deleted and verified gone before the resource goes"
-	errNoClientVerify  = "no Coder client to verify that what the cleanup records name is gone"
+	errFmtRecordedUnread  = "cannot read whether what the cleanup record %s names is gone from Coder; the resource goes only once it is"
+	errDeleteRecordedLeft = "cannot delete what this resource's cleanup records name and its external name and annotations did not lead it to; the resource goes only once it is gone from Coder"
+	errNoClientVerify     = "no Coder client to verify that what the cleanup records name is gone"
 )
 
 // RecordClaims is what the records of a deleting resource name in Coder, as
@@ -74,40 +79,81 @@ func ClaimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (RecordClaims, e
 	return c, nil
 }
 
-// recordsGone verifies that nothing the records of the deleting mg name is
-// left in the Coder the resource reaches now (now, with the deployment
-// asked), by the records read at the start of the reconcile (recs): what
-// is left, it deletes and reads again, as the sweep does. The resource's
-// external name and annotations steer its own look, and anyone editing
-// the resource can set them (to a sibling's id, an unknown one, a
-// forged refusal); the records are the provider's. Only objects another
-// live resource holds by a record of its own are left alone. An orphaning
-// resource keeps its objects on purpose.
-func (p Pass) recordsGone(ctx context.Context, mg resource.Managed, recs RecordSet, now Origin) error {
-	if p.Records == nil || !MayDelete(mg) {
-		return nil
+// Leftovers are the objects in Coder a deleting resource's records name
+// and its own look did not find: a read finds them, Delete deletes them,
+// and the next reconcile's read verifies.
+type Leftovers struct {
+	Keys      []uuid.UUID
+	Providers []string
+}
+
+func (l Leftovers) empty() bool { return len(l.Keys)+len(l.Providers) == 0 }
+
+// ids are the Coder ids of l.
+func (l Leftovers) ids() []string {
+	ids := slices.Clone(l.Providers)
+	for _, k := range l.Keys {
+		ids = append(ids, k.String())
+	}
+	return ids
+}
+
+// recordsLeft reads what the records of the deleting mg name and is still
+// in the Coder the resource reaches now (now, with the deployment asked),
+// by the records read at the start of the reconcile (recs). The resource's
+// external name and annotations steer its own look, and anyone editing the
+// resource can set them (to a sibling's id, an unknown one, a forged
+// refusal); the records are the provider's. Objects another live resource
+// holds by a record of its own are left to it. It only reads.
+func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs RecordSet, now Origin) (Leftovers, error) {
+	if p.Records == nil {
+		return Leftovers{}, nil
 	}
 	c, err := ClaimsOf(recs.recs, now)
 	if err != nil || len(c.Keys)+len(c.Providers) == 0 {
-		return err
+		return Leftovers{}, err
+	}
+	if p.Coder == nil {
+		return Leftovers{}, errors.New(errNoClientVerify)
+	}
+	held, lookup := p.Records.heldByAnother(ctx, mg)
+	var left Leftovers
+	for i, pc := range c.Providers {
+		found, err := coderobj.FindProviders(ctx, p.Coder, pc, held)
+		if err != nil {
+			return Leftovers{}, errors.Wrapf(err, errFmtRecordedUnread, c.ProviderOf[i])
+		}
+		for _, f := range found {
+			left.Providers = append(left.Providers, f.ID.String())
+		}
+	}
+	if len(c.Keys) > 0 {
+		ids, errs := coderobj.FindKeys(ctx, p.Coder, c.Keys, held)
+		for i, err := range errs {
+			if err != nil {
+				return Leftovers{}, errors.Wrapf(err, errFmtRecordedUnread, c.KeyOf[i])
+			}
+			left.Keys = append(left.Keys, ids[i]...)
+		}
+	}
+	return left, lookup()
+}
+
+// deleteLeft deletes what recordsLeft found, all of it, and returns the
+// first failure.
+func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
+	if l.empty() {
+		return nil
 	}
 	if p.Coder == nil {
 		return errors.New(errNoClientVerify)
 	}
-	held, lookup := p.Records.heldByAnother(ctx, mg)
-	for i, pc := range c.Providers {
-		if err := coderobj.SweepProvider(ctx, p.Coder, pc, held); err != nil {
-			return errors.Wrapf(err, errFmtRecordedLeft, c.ProviderOf[i])
-		}
+	var first error
+	for _, id := range l.Providers {
+		first = cmp.Or(first, coderobj.DeleteProvider(ctx, p.Coder, id))
 	}
-	if len(c.Keys) > 0 {
-		for i, err := range coderobj.SweepKeys(ctx, p.Coder, c.Keys, held) {
-			if err != nil {
-				return errors.Wrapf(err, errFmtRecordedLeft, c.KeyOf[i])
-			}
-		}
-	}
-	return lookup()
+	first = cmp.Or(first, coderobj.DeleteKeys(ctx, p.Coder, l.Keys...))
+	return errors.Wrap(first, errDeleteRecordedLeft)
 }
 
 // heldByAnother reports the Coder objects another live managed resource

@@ -30,7 +30,6 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
@@ -146,7 +145,6 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 		// recordNamesSibling: the record's id is a key the sibling now
 		// holds by a record of its own (it imported it).
 		recordNamesSibling bool
-		orphan             bool
 		mode               hold.Mode
 		// deleteKeeps: Coder answers the delete and keeps the object.
 		deleteKeeps bool
@@ -189,10 +187,6 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 		"RecordNamingAKeyASiblingHolds": {
 			reason:       "a key another live resource holds by its own record is left to it; the resource's own goes by name",
 			externalName: "sibling", recordNamesSibling: true, mode: hold.ModeNormal, wantGone: true,
-		},
-		"Orphan": {
-			reason:       "an orphaning resource keeps its object on purpose",
-			externalName: "sibling", recordID: true, orphan: true, mode: hold.ModeNormal,
 		},
 	}
 	for name, tc := range cases {
@@ -262,9 +256,6 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 			case "unknown":
 				meta.SetExternalName(mg, uuid.NewString())
 			}
-			if tc.orphan {
-				mg.SetManagementPolicies(xpv2.ManagementPolicies{xpv2.ManagementActionObserve, xpv2.ManagementActionCreate, xpv2.ManagementActionUpdate})
-			}
 			b, s := testKube(t)
 			kube := b.WithObjects(sib, sibRec, own).Build()
 			if tc.deleteKeeps {
@@ -279,14 +270,22 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 				Deployment: func(ctx context.Context) (string, error) { return bi.DeploymentID, nil },
 				Coder:      cl,
 			}
+			// Observe only reads: whatever it finds, the deletes are
+			// Delete's.
+			if _, err := Wrap(pass, coderAnswers(&calls)).Observe(ctx, mg); err != nil && !tc.wantErr {
+				t.Fatalf("%s: Observe: %v", tc.reason, err)
+			}
+			if n := srv.Requests(fakecoder.EndpointKeysDelete) + srv.Requests(fakecoder.EndpointProviderDelete); n != 0 {
+				t.Errorf("%s: Observe sent %d deletes to Coder, want none", tc.reason, n)
+			}
 			// The resource's own look, steered by its external name, finds
 			// nothing.
-			obs, err := pass.Wrap(coderAnswers(&calls)).Observe(ctx, mg)
-			if obs.ResourceExists {
-				t.Errorf("%s: Observe says the object exists", tc.reason)
+			gone, n, err := reconcileDeleting(ctx, pass, coderAnswers(&calls), mg, 3)
+			if gone == tc.wantErr {
+				t.Errorf("%s: after %d reconciles the reconciler would let the finalizer go: %t, want %t", tc.reason, n, gone, !tc.wantErr)
 			}
 			if (err != nil) != tc.wantErr {
-				t.Errorf("%s: Observe error = %v, want an error: %t", tc.reason, err, tc.wantErr)
+				t.Errorf("%s: the last reconcile's error = %v, want an error: %t", tc.reason, err, tc.wantErr)
 			}
 			if err != nil && (strings.Contains(err.Error(), srv.Token()) || strings.Contains(err.Error(), sibKey.Key)) {
 				t.Errorf("%s: the error carries a secret: %v", tc.reason, err)

@@ -86,53 +86,62 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 	return first
 }
 
-// SweepKeys deletes the keys of every claim and verifies their absence with
-// one list before and one after all the deletes, however many claims there
-// are (the first alone when it shows none to delete). It returns an error per claim, nil for a verified absence. Keys a
-// live managed resource manages are left alone and not the claim's anymore.
-// A key the claim names that Coder dated before the claim's NotBefore is
-// not deleted, and not absent either: its claim fails.
-func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Managed) []error {
-	errs := make([]error, len(claims))
-	fail := func(err error) []error {
-		for i := range errs {
-			if errs[i] == nil {
-				errs[i] = err
-			}
-		}
-		return errs
-	}
+// FindKeys lists the keys once and returns, per claim, the ids of the keys
+// it names that may be deleted, and per claim its failure: the list's, or
+// a key the claim names that Coder dated before the claim's NotBefore,
+// which is not the claim's to delete and not absent either. Keys a live
+// managed resource manages are not the claim's anymore. It only reads.
+func FindKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Managed) ([][]uuid.UUID, []error) {
+	ids, errs := make([][]uuid.UUID, len(claims)), make([]error, len(claims))
 	list, err := cl.ListKeys(ctx)
 	if err != nil {
-		return fail(err)
+		for i := range errs {
+			errs[i] = err
+		}
+		return ids, errs
 	}
-	// The list's answer, or a later one, dates Coder's clock.
+	// The list's answer dates Coder's clock.
 	clock := cl.Clock()
-	deleted := false
 	for i, c := range claims {
-		var ids []uuid.UUID
 		for _, k := range OwnedKeys(list, c, m) {
 			if err := notBefore("key "+k.ID.String(), k.CreatedAt, c.NotBefore, clock); err != nil {
 				errs[i] = cmp.Or(errs[i], err)
 				continue
 			}
-			ids = append(ids, k.ID)
+			ids[i] = append(ids[i], k.ID)
 		}
-		if err := DeleteKeys(ctx, cl, ids...); err != nil {
+	}
+	return ids, errs
+}
+
+// SweepKeys deletes the keys of every claim and verifies their absence with
+// one list before and one after all the deletes, however many claims there
+// are (the first alone when it shows none to delete). It returns an error
+// per claim, nil for a verified absence. Keys a live managed resource
+// manages are left alone and not the claim's anymore. A key the claim names
+// that Coder dated before the claim's NotBefore is not deleted, and not
+// absent either: its claim fails.
+func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Managed) []error {
+	ids, errs := FindKeys(ctx, cl, claims, m)
+	deleted := false
+	for i := range claims {
+		if err := DeleteKeys(ctx, cl, ids[i]...); err != nil {
 			errs[i] = cmp.Or(errs[i], err)
 		}
-		deleted = deleted || len(ids) > 0
+		deleted = deleted || len(ids[i]) > 0
 	}
 	if !deleted {
 		// Nothing was asked of Coder since the list, which verified the
 		// absence of every key it lacks.
 		return errs
 	}
-	if list, err = cl.ListKeys(ctx); err != nil {
-		return fail(err)
-	}
-	for i, c := range claims {
-		if errs[i] == nil && len(OwnedKeys(list, c, m)) > 0 {
+	left, after := FindKeys(ctx, cl, claims, m)
+	for i := range claims {
+		switch {
+		case errs[i] != nil:
+		case after[i] != nil:
+			errs[i] = after[i]
+		case len(left[i]) > 0:
 			errs[i] = ErrStillPresent
 		}
 	}

@@ -159,6 +159,9 @@ type external struct {
 	plan *RotationPlan
 	// deleting are the keys a Delete removes: every key of the resource.
 	deleting []codersdk.AIGatewayKey
+	// discards are the keys Create deletes first: their plaintext is
+	// lost, and they hold the names a new key takes.
+	discards []Key
 }
 
 func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObservation, error) {
@@ -188,7 +191,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	adopted := false
 	if id == "" {
 		if id = e.publishedAmong(ctx, k, keys); id == "" {
-			return e.observeUncreated(ctx, k, keys)
+			return e.observeUncreated(k, keys)
 		}
 		// The Secret holds this key's plaintext: the key is not lost.
 		// This copy of k was read before its create was persisted (the
@@ -211,11 +214,9 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	e.plan = &plan
 	if plan.Current == nil {
 		// None of the resource's keys serves: it is created anew, after
-		// the keys nobody holds are gone so their names are free.
+		// Create deletes the keys nobody holds, so their names are free.
 		if plan.Action == ActionDiscard && cleanup.MayDelete(k) {
-			if err := e.discard(ctx, k, plan.Discard); err != nil {
-				return managed.ExternalObservation{}, err
-			}
+			e.discards = plan.Discard
 		}
 		return managed.ExternalObservation{ResourceExists: false}, nil
 	}
@@ -330,19 +331,16 @@ func rotationSettings(p *common.AIGatewayKeyParameters) settings {
 // observeUncreated handles a key without an external name. A key with one
 // of the derived names can only come from an earlier create of this very
 // object whose response was lost: Coder returned its plaintext to nobody,
-// so it can never be published. Delete it and let Create make a new one.
-func (e *external) observeUncreated(ctx context.Context, k Resource, keys []ownKey) (managed.ExternalObservation, error) {
+// so it can never be published. Create deletes it and makes a new one.
+func (e *external) observeUncreated(k Resource, keys []ownKey) (managed.ExternalObservation, error) {
 	if len(keys) > 0 && !cleanup.MayDelete(k) {
 		// Policies that exclude Delete never delete a key in Coder, and a
 		// key whose plaintext is lost can never be published: say so.
 		return managed.ExternalObservation{}, errors.Errorf(errFmtLostKeyKept, keys[0].KeyPrefix)
 	}
-	discard := make([]Key, 0, len(keys))
+	e.discards = make([]Key, 0, len(keys))
 	for _, c := range keys {
-		discard = append(discard, Key{Counter: c.counter, ID: c.ID.String(), Prefix: c.KeyPrefix})
-	}
-	if err := e.discard(ctx, k, discard); err != nil {
-		return managed.ExternalObservation{}, err
+		e.discards = append(e.discards, Key{Counter: c.counter, ID: c.ID.String(), Prefix: c.KeyPrefix})
 	}
 	return managed.ExternalObservation{ResourceExists: false}, nil
 }
@@ -361,7 +359,12 @@ func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
 	return nil
 }
 
+// Create deletes the keys Observe found whose plaintext nobody holds, so
+// their names are free, then creates the key.
 func (e *external) Create(ctx context.Context, k Resource) (managed.ExternalCreation, error) {
+	if err := e.discard(ctx, k, e.discards); err != nil {
+		return managed.ExternalCreation{}, err
+	}
 	resp, err := e.createKey(ctx, DerivedName(k))
 	if err != nil {
 		return managed.ExternalCreation{}, errors.Wrap(err, errCreateKey)

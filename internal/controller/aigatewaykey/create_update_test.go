@@ -432,3 +432,32 @@ func TestACreateAnswerWithAnotherKeysIDIsNotTakenForIt(t *testing.T) {
 		t.Errorf("the error carries a plaintext: %v", err)
 	}
 }
+
+// TestALostCreatesKeyIsDeletedByCreateNotObserve holds crossplane-runtime's
+// contract: Observe does not change Coder. A key of the resource's derived
+// name whose create answer was lost has a plaintext nobody holds; Observe
+// finds it and reports the key absent, and Create deletes it before it
+// makes the new one under the same name.
+func TestALostCreatesKeyIsDeletedByCreateNotObserve(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	k := liveKey(nil)
+	lost := f.createKey(t, DerivedName(k))
+	o, err := f.ext.Observe(ctx, k)
+	if err != nil || o.ResourceExists {
+		t.Fatalf("Observe = %+v, %v; want the key absent, so the reconciler creates it", o, err)
+	}
+	if n := f.srv.Requests(fakecoder.EndpointKeysDelete); n != 0 {
+		t.Fatalf("Observe sent %d deletes to Coder; want none: Observe only reads", n)
+	}
+	if !slices.Contains(f.liveIDs(), lost) {
+		t.Fatal("the lost create's key is gone before Create ran")
+	}
+	if _, err := f.ext.Create(ctx, k); err != nil {
+		t.Fatalf("Create: %v", err)
+	}
+	live := f.liveIDs()
+	if slices.Contains(live, lost) || len(live) != 1 || meta.GetExternalName(k) != live[0].String() {
+		t.Errorf("after Create Coder holds %v and the external name is %q; want only the new key, not the lost %s", live, meta.GetExternalName(k), lost)
+	}
+}

@@ -184,8 +184,11 @@ func addStateMetrics(mgr ctrl.Manager, gvk schema.GroupVersionKind, log logging.
 	return errors.Wrap(mgr.Add(statemetrics.NewMRStateRecorder(mgr.GetClient(), log, m.MRStateMetrics, list, m.PollStateMetricInterval)), errSetup)
 }
 
-// errConnect wraps a failure to reach Coder through the ProviderConfig.
-const errConnect = "cannot connect to Coder"
+const (
+	// errConnect wraps a failure to reach Coder through the ProviderConfig.
+	errConnect    = "cannot connect to Coder"
+	errFmtNotKind = "managed resource is a %T, not of this controller's kind"
+)
 
 // A connector connects the managed resources of one kind, R, to Coder
 // through their ProviderConfig and wraps the kind's external client in the
@@ -222,12 +225,12 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 		CoderName: func(resource.Managed) string { return c.CoderName(mg) },
 	}
 	if s.Client == nil {
-		return typed[R]{pass.Wrap(nil)}, nil
+		return cleanup.Wrap[R](pass, nil), nil
 	}
 	pass.Deployment = func(ctx context.Context) (string, error) {
 		bi, err := s.Client.BuildInfo(ctx)
 		return bi.DeploymentID, err
 	}
 	pass.Coder = s.Client
-	return typed[R]{pass.Wrap(untyped[R]{c.External(s)})}, nil
+	return cleanup.Wrap(pass, c.External(s)), nil
 }
