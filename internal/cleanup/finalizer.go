@@ -16,8 +16,11 @@ limitations under the License.
 
 // Package cleanup owns what happens when a managed resource lets go of its
 // object in Coder, and what is left when it could not delete it:
-//   - the pass (pass.go, decide.go): how a managed resource's external
-//     client deletes, normally or in one bounded pass;
+//   - the pass (pass.go, bounded.go, releases.go, decide.go, verify.go):
+//     how a managed resource's external client deletes, normally or in one
+//     bounded pass. Its Observe only reads Coder and its Delete only
+//     deletes, as crossplane-runtime's contract asks; a delete is verified
+//     by the next reconcile's Observe;
 //   - the finalizer (finalizer.go): its removal, the connection Secret that
 //     held a key's plaintext, and the count of releases without a verified
 //     delete;
@@ -26,8 +29,9 @@ limitations under the License.
 //   - the sweep (sweep.go, vanished.go): deleting, later, what a release
 //     without delete left in Coder.
 //
-// Only the sweep calls Coder itself, through internal/coderobj; the pass
-// calls the kinds' external clients. The package never decides how long a
+// The pass reaches the object a resource names through the kinds' external
+// clients, and what its records name through internal/coderobj, as the
+// sweep does. The package never decides how long a
 // ProviderConfig holds (internal/hold does).
 package cleanup
 
