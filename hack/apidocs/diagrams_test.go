@@ -33,9 +33,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/internal/sweep"
 )
 
 const (
@@ -170,7 +170,7 @@ func TestRecordDiagramShowsEveryPhase(t *testing.T) {
 		set[p] = true
 	}
 	want := strings.Join(sorted(set), " ")
-	if got := strings.Join(states(diagram(t, "cleanup.Records and Sweeper.Sweep")), " "); got != want {
+	if got := strings.Join(states(diagram(t, "records.Store and Sweeper.Sweep")), " "); got != want {
 		t.Errorf("the record diagram's states are %s, want %s", got, want)
 	}
 }
@@ -200,8 +200,8 @@ func TestDiagramBoundsAreTheDefaults(t *testing.T) {
 			t.Errorf("no diagram names %s with its default", name)
 		}
 	}
-	first, _ := cleanup.NextSweep(time.Hour, 0, true, 0)
-	longest, _ := cleanup.NextSweep(time.Hour, 64, true, 0)
+	first, _ := sweep.NextSweep(time.Hour, 0, true, 0)
+	longest, _ := sweep.NextSweep(time.Hour, 64, true, 0)
 	for _, s := range []string{
 		"min(" + shortDuration(b.GraceMax) + ", " + shortDuration(b.GraceBase) + " + " + shortDuration(b.GracePerDependent) + " x N)",
 		"within " + shortDuration(hold.Recheck),

@@ -60,30 +60,30 @@ var Mutations = []Mutation{
 		// tenant's server claiming the platform's id gets the platform's
 		// ProviderConfig to delete the id it answered a create with.
 		Name: "sweep-trusts-a-claimed-deployment-id",
-		File: "internal/cleanup/sweep.go",
+		File: "internal/sweep/sweep.go",
 		Old:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.SameCoder(c.Origin) && cluster < 0:",
 		New:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.DeploymentID == c.Origin.DeploymentID && cluster < 0:",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/sweep/", "./test/e2e/"},
 		Run:  "^(TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
 	},
 	{
 		// Issue 26, item 2: the platform's ProviderConfig finds a tenant's
 		// provider by the name the tenant chose.
 		Name: "sweep-by-name-through-any-providerconfig",
-		File: "internal/cleanup/sweep.go",
+		File: "internal/sweep/sweep.go",
 		Old:  "\treturn SweepPick{Index: cluster}, cluster >= 0\n",
 		New:  "\treturn SweepPick{Index: cluster, ByName: true}, cluster >= 0\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/sweep/", "./test/e2e/"},
 		Run:  "^(TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
 	},
 	{
 		// Issue 26, item 2: a server at another URL claiming the record's
 		// deployment id verifies a delete.
 		Name: "absence-at-any-url",
-		File: "internal/cleanup/origin.go",
-		Old:  "(o.legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)",
-		New:  "(o.legacy() || true)",
-		Pkgs: []string{"./internal/cleanup/"},
+		File: "internal/records/origin.go",
+		Old:  "(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)",
+		New:  "(o.Legacy() || true)",
+		Pkgs: []string{"./internal/cleanup/", "./internal/records/"},
 		Run:  "^(TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject|TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord)$",
 	},
 	{
@@ -131,30 +131,30 @@ var Mutations = []Mutation{
 		// worker however long its Coder takes, so one tenant's slow Coder
 		// delays everyone's records again.
 		Name: "sweep-waits-for-every-coder",
-		File: "internal/cleanup/budget.go",
+		File: "internal/sweep/budget.go",
 		Old:  "\twait := time.NewTimer(s.waitFor())\n",
 		New:  "\twait := time.NewTimer(time.Hour)\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/sweep/", "./test/e2e/"},
 		Run:  "^(TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep|TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep)$",
 	},
 	{
 		// Issue 26, item 9: a worker calls its Coder without a budget, as
 		// long as the Coder keeps answering.
 		Name: "no-sweep-budget",
-		File: "internal/cleanup/budget.go",
+		File: "internal/sweep/budget.go",
 		Old:  "\tt := time.AfterFunc(w.per, func() { cancel(errBudgetSpent(w.per)) })\n",
 		New:  "\tt := time.AfterFunc(time.Hour, func() { cancel(errBudgetSpent(w.per)) })\n",
-		Pkgs: []string{"./internal/cleanup/"},
+		Pkgs: []string{"./internal/sweep/"},
 		Run:  "^TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep$",
 	},
 	{
 		// Issue 26, item 9: a client whose worker of an earlier sweep
 		// still runs gets more work, so a slow Coder piles up workers.
 		Name: "sweep-worker-per-sweep-not-per-client",
-		File: "internal/cleanup/budget.go",
+		File: "internal/sweep/budget.go",
 		Old:  "\tif b.running[cl] {\n",
 		New:  "\tif false && b.running[cl] {\n",
-		Pkgs: []string{"./internal/cleanup/"},
+		Pkgs: []string{"./internal/sweep/"},
 		Run:  "^(TestBudgetGivesEachClientOneWorkerAtATime|TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep)$",
 	},
 	{
@@ -317,7 +317,7 @@ var Mutations = []Mutation{
 		// Issue 26, item 7: a ProviderConfig whose Secret is being deleted
 		// stays Ready, and creates through credentials about to go.
 		Name: "ready-while-the-secret-is-deleted",
-		File: "internal/controller/providerconfig/hold.go",
+		File: "internal/controller/config/hold.go",
 		Old:  "\tcase sec.DeletionTimestamp != nil && protected:\n\t\treturn errors.Errorf(\"%s: %s\", errSecretDeleting, nn)\n",
 		New:  "\tcase sec.DeletionTimestamp != nil && protected:\n\t\treturn nil\n",
 		Pkgs: []string{"./test/e2e/"},
@@ -429,7 +429,7 @@ var Mutations = []Mutation{
 		// holds a Coder-down namespace for dependentTimeout instead of
 		// releasing it after unreachableTimeout.
 		Name: "no-namespace-check-in-the-hold",
-		File: "internal/controller/providerconfig/hold.go",
+		File: "internal/controller/config/hold.go",
 		Old:  "if in.NamespaceDeleting = nsDeleting; nsDeleting {",
 		New:  "if in.NamespaceDeleting = nsDeleting && false; in.NamespaceDeleting {",
 		Pkgs: []string{"./test/e2e/"},
@@ -439,7 +439,7 @@ var Mutations = []Mutation{
 		// Every managed resource in the cluster counts as a dependent of
 		// every ProviderConfig.
 		Name: "dependents-not-filtered-by-providerconfigref",
-		File: "internal/controller/providerconfig/dependents.go",
+		File: "internal/controller/config/dependents.go",
 		Old:  "r.List(ctx, l, client.MatchingFields{index.ManagedProviderConfig: ref.IndexValue()})",
 		New:  "r.List(ctx, l)",
 		Pkgs: []string{"./test/e2e/"},
@@ -448,7 +448,7 @@ var Mutations = []Mutation{
 	{
 		// A ProviderConfig being deleted releases at once, whatever uses it.
 		Name: "no-hold-at-all",
-		File: "internal/controller/providerconfig/hold.go",
+		File: "internal/controller/config/hold.go",
 		Old:  "d := hold.Decide(in)",
 		New:  "d := hold.Decision{Phase: hold.PhaseReleased, Why: hold.WhyNoDependents}",
 		Pkgs: []string{"./test/e2e/"},
@@ -477,7 +477,7 @@ var Mutations = []Mutation{
 		// The token Secret is never protected: a namespace deletion can
 		// take the credentials before the dependents have deleted.
 		Name: "credentials-finalizer-never-placed",
-		File: "internal/controller/providerconfig/hold.go",
+		File: "internal/controller/config/hold.go",
 		Old:  "\tcontrollerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)\n",
 		New:  "",
 		Pkgs: []string{"./test/e2e/"},
@@ -520,7 +520,7 @@ var Mutations = []Mutation{
 		// The sweep deletes an Abandoned record's object through a Ready
 		// ProviderConfig of whatever deployment it finds.
 		Name: "sweep-through-another-deployment",
-		File: "internal/cleanup/sweep.go",
+		File: "internal/sweep/sweep.go",
 		Old:  "\t\tcase id == \"\" || c.Origin.DeploymentID != id || c.Unusable:\n",
 		New:  "\t\tcase id == \"\" || c.Unusable:\n",
 		Pkgs: []string{"./test/e2e/"},
@@ -562,8 +562,8 @@ var Mutations = []Mutation{
 		// key Coder still lists.
 		Name: "sweep-keys-trusts-the-delete",
 		File: "internal/coderobj/keys.go",
-		Old:  "\t\tif errs[i] == nil && len(OwnedKeys(list, c, m)) > 0 {\n",
-		New:  "\t\tif errs[i] == nil && len(OwnedKeys(list, c, m)) > 0 && false {\n",
+		Old:  "\t\tcase len(left[i]) > 0:\n",
+		New:  "\t\tcase len(left[i]) > 0 && false:\n",
 		Pkgs: []string{"./internal/coderobj/", "./test/e2e/"},
 		Run:  "^(TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt|TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete)$",
 	},
@@ -604,9 +604,9 @@ var Mutations = []Mutation{
 		// absence: a release it cannot verify is neither counted nor
 		// evented, and the record goes instead of staying Abandoned.
 		Name: "bounded-pass-trusts-the-delete",
-		File: "internal/cleanup/pass.go",
-		Old:  "\tr.AfterErr, r.StillThere = err, after.ResourceExists\n",
-		New:  "\tr.AfterErr, r.StillThere = err, after.ResourceExists && false\n",
+		File: "internal/cleanup/bounded.go",
+		Old:  "\tr.AfterErr, r.RecordsErr, r.StillThere = observeErr, recordsErr, f.exists()\n",
+		New:  "\tr.AfterErr, r.RecordsErr, r.StillThere = observeErr, recordsErr, f.exists() && false\n",
 		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
 		Run:  "^(TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete|TestBoundedPassCountsADeleteCoderDidNotCarryOutAsAReleaseWithoutDelete)$",
 	},
@@ -627,17 +627,29 @@ var Mutations = []Mutation{
 		// Coder and its record is deleted.
 		Name: "deleting-resource-trusts-its-own-look",
 		File: "internal/cleanup/verify.go",
-		Old:  "\tif p.Records == nil || !MayDelete(mg) {\n",
-		New:  "\tif true || p.Records == nil || !MayDelete(mg) {\n",
+		Old:  "\tif p.Records == nil {\n\t\treturn Leftovers{}, nil\n",
+		New:  "\tif true || p.Records == nil {\n\t\treturn Leftovers{}, nil\n",
 		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
 		Run:  "^(TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs|TestADeletingKeyNamingASiblingsKeyDeletesItsOwn|TestADeletingProviderNamingAnUnknownIDDeletesItsOwn|TestADeletingProviderWithAForgedRefusalDeletesWhatItsAttemptWrote)$",
+	},
+	{
+		// Issue 31: a deleting resource's Observe deletes what its records
+		// name, as it did before Observe became a read
+		// (crossplane-runtime's contract: Observe must not change the
+		// external resource).
+		Name: "observe-deletes-what-records-name",
+		File: "internal/cleanup/verify.go",
+		Old:  "\treturn left, lookup()\n",
+		New:  "\treturn left, cmp.Or(p.deleteLeft(ctx, left), lookup())\n",
+		Pkgs: []string{"./internal/cleanup/"},
+		Run:  "^TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs$",
 	},
 	{
 		// Issue 26, item 4: the verification of a deleting resource's
 		// records deletes a key another live resource holds by a record of
 		// its own.
 		Name: "records-verification-ignores-other-holders",
-		File: "internal/cleanup/verify.go",
+		File: "internal/records/claims.go",
 		Old:  "\t\t\tif live[uid] {\n",
 		New:  "\t\t\tif live[uid] && false {\n",
 		Pkgs: []string{"./internal/cleanup/"},
@@ -768,17 +780,17 @@ var Mutations = []Mutation{
 	{
 		// Issue 27: a hold in its grace is not counted as near its bound.
 		Name: "grace-not-counted",
-		File: "internal/controller/providerconfig/state.go",
+		File: "internal/controller/config/state.go",
 		Old:  "r.holding, r.grace = holding, holding && grace",
 		New:  "r.holding, r.grace = holding, false",
-		Pkgs: []string{"./internal/controller/providerconfig/"},
+		Pkgs: []string{"./internal/controller/config/"},
 		Run:  "^TestMemoryReusesFreshChecksKeepsTheUnreachableClockAndCountsHolds$",
 	},
 	{
 		// Issue 27: the Token condition never set, so nothing warns before
 		// the token lapses.
 		Name: "token-expiry-not-read",
-		File: "internal/controller/providerconfig/reconciler.go",
+		File: "internal/controller/config/reconciler.go",
 		Old:  "\tc.token = tokenExpiry(ctx, cl)\n",
 		New:  "\t_ = tokenExpiry\n",
 		Pkgs: []string{"./test/e2e/"},

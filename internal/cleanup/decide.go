@@ -26,6 +26,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // A PassResult is what one bounded pass saw of a resource's object in
@@ -87,7 +88,7 @@ func DecidePass(r PassResult) PassOutcome {
 		return PassOutcome{WithoutDelete: true, Reason: r.Stalled}
 	case r.NoClient:
 		why = ReasonCredentialsUnavailable
-	case errors.As(r.ObserveErr, new(*OtherDeploymentError)):
+	case errors.As(r.ObserveErr, new(*records.OtherDeploymentError)):
 		why = ReasonOtherDeployment
 	case r.ObserveErr != nil:
 		why = string(coder.ClassOf(r.ObserveErr))

@@ -15,24 +15,21 @@ limitations under the License.
 */
 
 // Package cleanup owns what happens when a managed resource lets go of its
-// object in Coder, and what is left when it could not delete it:
+// object in Coder:
 //   - the pass (pass.go, bounded.go, releases.go, decide.go, verify.go):
 //     how a managed resource's external client deletes, normally or in one
 //     bounded pass. Its Observe only reads Coder and its Delete only
 //     deletes, as crossplane-runtime's contract asks; a delete is verified
 //     by the next reconcile's Observe;
 //   - the finalizer (finalizer.go): its removal, the connection Secret that
-//     held a key's plaintext, and the count of releases without a verified
-//     delete;
-//   - the cleanup records (records.go, owner.go): what may exist in Coder,
-//     written before it is created, and who owns it;
-//   - the sweep (sweep.go, vanished.go): deleting, later, what a release
-//     without delete left in Coder.
+//     held a key's plaintext, the settling of its cleanup records
+//     (internal/records) and the count of releases without a verified
+//     delete, whose leftovers internal/sweep deletes later.
 //
 // The pass reaches the object a resource names through the kinds' external
 // clients, and what its records name through internal/coderobj, as the
-// sweep does. The package never decides how long a
-// ProviderConfig holds (internal/hold does).
+// sweep does. The package never decides how long a ProviderConfig holds
+// (internal/hold does).
 package cleanup
 
 import (
@@ -51,6 +48,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 const (
@@ -76,14 +74,14 @@ type Finalizer struct {
 	finalizer string
 	kind      string
 	releases  *Releases
-	records   *Records
+	records   *records.Store
 	record    event.Recorder
 }
 
 // NewFinalizer returns a Finalizer for the named finalizer key of managed
 // resources of the given kind. After the finalizer's removal is persisted it
 // counts a release without delete noted in releases, with a Warning event.
-func NewFinalizer(kube client.Client, finalizer, kind string, releases *Releases, records *Records, record event.Recorder) *Finalizer {
+func NewFinalizer(kube client.Client, finalizer, kind string, releases *Releases, records *records.Store, record event.Recorder) *Finalizer {
 	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer), finalizer: finalizer, kind: kind, releases: releases, records: records, record: record}
 }
 
@@ -221,7 +219,7 @@ func (f *Finalizer) persisted(ctx context.Context, obj resource.Object) bool {
 	if !ok {
 		return false
 	}
-	err := f.records.reader.Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}, got)
+	err := f.records.Reader().Get(ctx, types.NamespacedName{Namespace: obj.GetNamespace(), Name: obj.GetName()}, got)
 	if kerrors.IsNotFound(err) {
 		return true
 	}

@@ -36,6 +36,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // warnings records the reasons of the Warning events it is given.
@@ -52,7 +53,7 @@ func (w *warnings) WithAnnotations(...string) event.Recorder { return w }
 // activeRecord is the first cleanup record of uid, Active.
 func activeRecord(uid types.UID) *clusterv1alpha1.CleanupRecord {
 	return &clusterv1alpha1.CleanupRecord{
-		ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", uid), Labels: map[string]string{ManagedResourceUIDLabel: string(uid)}},
+		ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", uid), Labels: map[string]string{records.ManagedResourceUIDLabel: string(uid)}},
 		Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey"},
 		Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, CoderName: "gw-aaaaaaaa"},
 	}
@@ -80,7 +81,7 @@ func outcomeOf(t *testing.T, kube client.Client, k *aiv1alpha1.AIGatewayKey, err
 	}
 	o.FinalizerOff = !meta.FinalizerExists(got, testFinalizer)
 	rec := &clusterv1alpha1.CleanupRecord{}
-	switch gerr := kube.Get(ctx, types.NamespacedName{Name: RecordName("AIGatewayKey", k.UID)}, rec); {
+	switch gerr := kube.Get(ctx, types.NamespacedName{Name: records.Name("AIGatewayKey", k.UID)}, rec); {
 	case kerrors.IsNotFound(gerr):
 	case gerr != nil:
 		t.Fatal(gerr)
@@ -152,7 +153,7 @@ func TestARecordDeleteTheProviderMayNotMakeDoesNotHoldAResource(t *testing.T) {
 			}
 			kube := b.Build()
 			w := &warnings{}
-			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), NewRecords(kube, s, nil), w)
+			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), records.NewStore(kube, s, nil), w)
 			before := released(t, "AIGatewayKey")
 			err := f.RemoveFinalizer(context.Background(), k.DeepCopy())
 			got := outcomeOf(t, kube, k, err, released(t, "AIGatewayKey")-before, w)
@@ -214,7 +215,7 @@ func TestAStalledResourceIsReleasedWithoutAskingCoder(t *testing.T) {
 			}
 			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
 			w := &warnings{}
-			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), NewRecords(kube, s, nil), w)
+			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), records.NewStore(kube, s, nil), w)
 			before := released(t, "AIGatewayKey")
 			err := f.ReleaseStalled(context.Background(), k.DeepCopy(), ReasonPaused)
 			got := outcomeOf(t, kube, k, err, released(t, "AIGatewayKey")-before, w)

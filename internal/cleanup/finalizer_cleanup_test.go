@@ -33,6 +33,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // finalizerScheme has Secrets, cleanup records and the namespaced AI kinds.
@@ -84,7 +85,7 @@ func TestRemovingTheFinalizerDeletesOnlyAConnectionSecretTheResourceControls(t *
 				meta.AddOwnerReference(sec, meta.AsController(meta.TypedReferenceTo(k, aiv1alpha1.AIGatewayKeyGroupVersionKind)))
 			}
 			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(k, sec).Build()
-			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), NewRecords(kube, s, nil), event.NewNopRecorder())
+			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), records.NewStore(kube, s, nil), event.NewNopRecorder())
 			if err := f.RemoveFinalizer(ctx, k); err != nil {
 				t.Fatalf("%s\nRemoveFinalizer: %v", tc.reason, err)
 			}
@@ -122,8 +123,8 @@ func TestAVerifiedDeleteRemovesTheRecordsAndAReleaseAbandonsThem(t *testing.T) {
 			for _, n := range []int{0, 1} {
 				recs = append(recs, &clusterv1alpha1.CleanupRecord{
 					ObjectMeta: metav1.ObjectMeta{
-						Name:   RotatedRecordName("AIGatewayKey", k.UID, n),
-						Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)},
+						Name:   records.RotatedName("AIGatewayKey", k.UID, n),
+						Labels: map[string]string{records.ManagedResourceUIDLabel: string(k.UID)},
 					},
 					Spec:   clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey"},
 					Status: clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive},
@@ -135,7 +136,7 @@ func TestAVerifiedDeleteRemovesTheRecordsAndAReleaseAbandonsThem(t *testing.T) {
 			if tc.release != "" {
 				rel.mark(k.UID, tc.release)
 			}
-			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", rel, NewRecords(kube, s, nil), event.NewNopRecorder())
+			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", rel, records.NewStore(kube, s, nil), event.NewNopRecorder())
 			if err := f.RemoveFinalizer(ctx, k); err != nil {
 				t.Fatalf("%s\nRemoveFinalizer: %v", tc.reason, err)
 			}

@@ -35,6 +35,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 const testFinalizer = "ai.coder.crossplane.io/external-cleanup"
@@ -144,7 +145,7 @@ func TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists(t *testing.T) {
 			if tc.release {
 				rel.mark(mg.UID, "Unavailable")
 			}
-			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", rel, NewRecords(kube, s, nil), event.NewNopRecorder())
+			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", rel, records.NewStore(kube, s, nil), event.NewNopRecorder())
 			kind := "AIGatewayKey"
 			before := released(t, kind)
 			err := f.RemoveFinalizer(context.Background(), mg)

@@ -31,6 +31,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 const (
@@ -70,10 +71,10 @@ type Pass struct {
 	// are refused (providerconfig.CreateRefused).
 	CreateRefused string
 	// Records writes the cleanup record before anything is created.
-	Records *Records
+	Records *records.Store
 	// Origin is where a create goes now: the ProviderConfig, its canonical
 	// URL and the deployment it last reported. Records name it.
-	Origin Origin
+	Origin records.Origin
 	// CoderName is the name the object will have in Coder.
 	CoderName func(resource.Managed) string
 	// Refused, if set, notes on the resource that a create attempt was
@@ -100,10 +101,10 @@ type Pass struct {
 // It returns mg's records, read once for the whole reconcile, and where
 // the client reaches now, with the deployment asked when a record names
 // one.
-func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (RecordSet, Origin, error) {
+func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (records.Set, records.Origin, error) {
 	now := p.Origin
 	if p.Records == nil {
-		return RecordSet{}, now, nil
+		return records.Set{}, now, nil
 	}
 	recs, err := p.Records.Of(ctx, mg)
 	if err != nil || p.Deployment == nil {
@@ -118,22 +119,10 @@ func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (RecordS
 	}
 	for _, o := range named {
 		if !o.SameCoder(now) {
-			return recs, now, &OtherDeploymentError{Recorded: o, Now: now}
+			return recs, now, &records.OtherDeploymentError{Recorded: o, Now: now}
 		}
 	}
 	return recs, now, nil
-}
-
-// An OtherDeploymentError says that a resource's object lives in another
-// Coder (deployment or URL) or was made through another ProviderConfig
-// than the resource reaches now.
-type OtherDeploymentError struct{ Recorded, Now Origin }
-
-func (e *OtherDeploymentError) Error() string {
-	return "the cleanup record names " + e.Recorded.String() +
-		", which made the object, but the resource now reaches " + e.Now.String() +
-		": nothing is created or deleted for this resource until its ProviderConfig (or providerConfigRef) reaches the Coder of the record again" +
-		"; a deleting resource is released without delete once the hold's bounds pass, counted, and its record stays for the sweep of that Coder"
 }
 
 // Wrap returns the external client the managed reconciler uses for a

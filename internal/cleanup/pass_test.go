@@ -32,8 +32,9 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 // deletingKey is a key being deleted; mut may give it an external name or
@@ -68,6 +69,11 @@ func reconcileDeleting(ctx context.Context, pass Pass, inner managed.ExternalCli
 		_, err = c.Delete(ctx, mg)
 	}
 	return false, maxReconciles, err
+}
+
+// origin is where a create through a ProviderConfig goes.
+func origin(dep, kind, ns, name, url string) records.Origin {
+	return records.Origin{DeploymentID: dep, ProviderConfig: fixture.RecordedProviderConfig(kind, ns, name, url)}
 }
 
 // coderDown is an external client whose every call fails as a timeout does.
@@ -119,17 +125,17 @@ func pending(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalCreatePending(k, time
 
 // recordsWith is a Records holding k's first record with the attempt, or
 // none.
-func recordsWith(t *testing.T, k *aiv1alpha1.AIGatewayKey, none bool, attempt *metav1.Time) *Records {
+func recordsWith(t *testing.T, k *aiv1alpha1.AIGatewayKey, none bool, attempt *metav1.Time) *records.Store {
 	t.Helper()
-	b, s := testKube(t)
+	b, s := fixture.Kube(t)
 	if !none {
 		b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
-			ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},
+			ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", k.UID), Labels: map[string]string{records.ManagedResourceUIDLabel: string(k.UID)}},
 			Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: string(k.UID)}},
 			Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, CreateAttemptedAt: attempt},
 		})
 	}
-	return NewRecords(b.Build(), s, nil)
+	return records.NewStore(b.Build(), s, nil)
 }
 
 func TestBoundedPassThatDeletesForgetsAnEarlierPassesMark(t *testing.T) {
@@ -188,11 +194,11 @@ func TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete(t
 
 func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: "u-1"}}
-	b, s := testKube(t)
+	b, s := fixture.Kube(t)
 	kube := b.Build()
 	refused := false
 	pass := Pass{
-		Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: NewRecords(kube, s, nil),
+		Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: records.NewStore(kube, s, nil),
 		CreateRefused: "ProviderConfig team-a/coder is not Ready (MissingPermissions)",
 		CoderName:     func(resource.Managed) string { return "ns-k" },
 		Refused:       func(resource.Managed) { refused = true },
@@ -343,14 +349,14 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
-			b, s := testKube(t)
+			b, s := fixture.Kube(t)
 			made := origin("A", "ProviderConfig", "ns", "coder", "https://a.example")
 			spec := clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", DeploymentID: "A", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: string(k.UID)}}
 			if tc.url != "" {
-				spec.ProviderConfig = made.spec()
+				spec.ProviderConfig = made.Spec()
 			}
 			b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
-				ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},
+				ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", k.UID), Labels: map[string]string{records.ManagedResourceUIDLabel: string(k.UID)}},
 				Spec:       spec,
 				Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: "id"},
 			})
@@ -358,19 +364,15 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 			calls := 0
 			// A Coder that holds nothing: what the record names is gone
 			// there too.
-			srv := startFake(t)
-			cl, err := coder.New(coder.Config{URL: srv.URL(), Token: srv.Token(), Timeout: 5 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, cl := fixture.Coder(t)
 			pass := Pass{
-				Kind: "AIGatewayKey", Mode: tc.mode, Releases: rel, Records: NewRecords(b.Build(), s, nil),
+				Kind: "AIGatewayKey", Mode: tc.mode, Releases: rel, Records: records.NewStore(b.Build(), s, nil),
 				Origin:     origin("stale", "ProviderConfig", "ns", "coder", tc.url),
 				Deployment: func(context.Context) (string, error) { return tc.now, nil },
 				Coder:      cl,
 			}
 			obs, err := Wrap(pass, coderAnswers(&calls)).Observe(context.Background(), k)
-			var other *OtherDeploymentError
+			var other *records.OtherDeploymentError
 			if got := errors.As(err, &other); got != tc.wantErr || (!tc.wantErr && err != nil) {
 				t.Fatalf("%s: Observe error = %v, want an OtherDeploymentError: %t", tc.reason, err, tc.wantErr)
 			}
@@ -395,13 +397,13 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 func TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt(t *testing.T) {
 	base := func(id string) clusterv1alpha1.CleanupRecord {
 		return clusterv1alpha1.CleanupRecord{
-			ObjectMeta: metav1.ObjectMeta{Name: RecordName("AIGatewayKey", "u-1"), Labels: map[string]string{ManagedResourceUIDLabel: "u-1"}},
+			ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", "u-1"), Labels: map[string]string{records.ManagedResourceUIDLabel: "u-1"}},
 			Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: "u-1"}},
 			Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, CoderName: "gw-u-1", ExternalID: id},
 		}
 	}
 	rotation := base("rotated-id")
-	rotation.Name = RotatedRecordName("AIGatewayKey", "u-1", 1)
+	rotation.Name = records.RotatedName("AIGatewayKey", "u-1", 1)
 	cases := map[string]struct {
 		reason  string
 		records []clusterv1alpha1.CleanupRecord
@@ -431,7 +433,7 @@ func TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			b, s := testKube(t)
+			b, s := fixture.Kube(t)
 			for i := range tc.records {
 				b = b.WithObjects(&tc.records[i])
 			}
@@ -444,7 +446,7 @@ func TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt(t *testing.T) {
 				},
 				DisconnectFn: func(context.Context) error { return nil },
 			}
-			pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: NewRecords(kube, s, nil)}
+			pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: records.NewStore(kube, s, nil)}
 			if _, err := Wrap(pass, adopts).Observe(context.Background(), k); err != nil {
 				t.Fatalf("%s: Observe: %v", tc.reason, err)
 			}

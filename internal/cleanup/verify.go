@@ -26,8 +26,8 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
-	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 const (
@@ -35,49 +35,6 @@ const (
 	errDeleteRecordedLeft = "cannot delete what this resource's cleanup records name and its external name and annotations did not lead it to; the resource goes only once it is gone from Coder"
 	errNoClientVerify     = "no Coder client to verify that what the cleanup records name is gone"
 )
-
-// RecordClaims is what the records of a deleting resource name in Coder, as
-// the sweep would look for it through the ProviderConfig the resource
-// reaches now, with the name of the record each claim comes from.
-type RecordClaims struct {
-	Keys      []coderobj.KeyClaim
-	KeyOf     []string
-	Providers []coderobj.ProviderClaim
-	// ProviderOf names the record of each provider claim.
-	ProviderOf []string
-}
-
-// ClaimsOf decides what a deleting resource's records name, through a
-// client that reaches now (which otherDeployment found to be the Coder
-// every record names). A record the provider never wrote a status to names
-// nothing. A key is named by its recorded id and UID-derived name; a
-// provider by its recorded id and, through the ProviderConfig that made it,
-// by the name its last create attempt may have written. A provider known
-// by that name only, through another ProviderConfig, cannot be verified
-// gone: the error says so, and the record waits for its creator's sweep.
-func ClaimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (RecordClaims, error) {
-	var c RecordClaims
-	for i := range recs {
-		rec := &recs[i]
-		if rec.Status.Phase == "" {
-			continue
-		}
-		if rec.Spec.Kind == kindKey {
-			c.Keys = append(c.Keys, keyClaim(rec))
-			c.KeyOf = append(c.KeyOf, rec.Name)
-			continue
-		}
-		o := OriginOf(rec)
-		byName := o.MadeBy(now) || (o.legacy() && o.SameCoder(now))
-		pc := providerClaim(rec, byName)
-		if pc.ID == "" && !byName && rec.Status.CreateAttemptedAt != nil {
-			return RecordClaims{}, errors.Errorf(errFmtOnlyCreatorFinds, o)
-		}
-		c.Providers = append(c.Providers, pc)
-		c.ProviderOf = append(c.ProviderOf, rec.Name)
-	}
-	return c, nil
-}
 
 // Leftovers are the objects in Coder a deleting resource's records name
 // and its own look did not find: a read finds them, Delete deletes them,
@@ -105,18 +62,18 @@ func (l Leftovers) ids() []string {
 // resource can set them (to a sibling's id, an unknown one, a forged
 // refusal); the records are the provider's. Objects another live resource
 // holds by a record of its own are left to it. It only reads.
-func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs RecordSet, now Origin) (Leftovers, error) {
+func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records.Set, now records.Origin) (Leftovers, error) {
 	if p.Records == nil {
 		return Leftovers{}, nil
 	}
-	c, err := ClaimsOf(recs.recs, now)
+	c, err := recs.Claims(now)
 	if err != nil || len(c.Keys)+len(c.Providers) == 0 {
 		return Leftovers{}, err
 	}
 	if p.Coder == nil {
 		return Leftovers{}, errors.New(errNoClientVerify)
 	}
-	held, lookup := p.Records.heldByAnother(ctx, mg)
+	held, lookup := p.Records.HeldByAnother(ctx, mg)
 	var left Leftovers
 	for i, pc := range c.Providers {
 		found, err := coderobj.FindProviders(ctx, p.Coder, pc, held)
@@ -154,42 +111,4 @@ func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
 	}
 	first = cmp.Or(first, coderobj.DeleteKeys(ctx, p.Coder, l.Keys...))
 	return errors.Wrap(first, errDeleteRecordedLeft)
-}
-
-// heldByAnother reports the Coder objects another live managed resource
-// holds: its external name is the id, and a record of its own names it,
-// as the sweep's managers go. An external name alone is anyone's to write.
-// The second result is the first failure to find out; an object whose
-// holders could not be read counts as held meanwhile, so nothing is
-// deleted on a guess, and the failure fails the verification.
-func (r *Records) heldByAnother(ctx context.Context, mg resource.Managed) (coderobj.Managed, func() error) {
-	var first error
-	self := string(mg.GetUID())
-	held := func(id string) bool {
-		cs, err := r.Claimants(ctx, id)
-		if err != nil {
-			if first == nil {
-				first = err
-			}
-			return true
-		}
-		recorded, live := map[string]bool{}, map[string]bool{}
-		for _, c := range cs {
-			if c.UID == self {
-				continue
-			}
-			if c.Record {
-				recorded[c.UID] = true
-			} else {
-				live[c.UID] = true
-			}
-		}
-		for uid := range recorded {
-			if live[uid] {
-				return true
-			}
-		}
-		return false
-	}
-	return held, func() error { return first }
 }

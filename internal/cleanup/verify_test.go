@@ -35,92 +35,10 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
-
-func TestClaimsOfADeletingResourceAreWhatItsRecordsName(t *testing.T) {
-	const url = "https://coder.example"
-	made := origin("A", "ProviderConfig", "ns", "coder", url)
-	sibling := origin("A", "ProviderConfig", "ns", "other", url)
-	attempt := metav1.Now()
-	rec := func(kind, name, id, coderName string, o Origin, phase string, at *metav1.Time) clusterv1alpha1.CleanupRecord {
-		return clusterv1alpha1.CleanupRecord{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: kind, DeploymentID: o.DeploymentID, ProviderConfig: o.spec()},
-			Status:     clusterv1alpha1.CleanupRecordStatus{Phase: phase, ExternalID: id, CoderName: coderName, CreateAttemptedAt: at},
-		}
-	}
-	active := clusterv1alpha1.CleanupPhaseActive
-	cases := map[string]struct {
-		reason string
-		recs   []clusterv1alpha1.CleanupRecord
-		now    Origin
-		// keys and providers name the records each claim comes from.
-		keys, providers []string
-		// byName: the provider claims may find by name (their attempt).
-		byName  bool
-		wantErr string
-	}{
-		"KeyAndItsRotation": {
-			reason: "every key record names its key, by id and UID-derived name, through any ProviderConfig of its Coder",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(kindKey, "k", "id-1", "gw-1", made, active, nil), rec(kindKey, "k-r1", "", "gw-2", made, active, nil)},
-			now:    sibling, keys: []string{"k", "k-r1"},
-		},
-		"UnwrittenRecord": {
-			reason: "a record the provider never wrote a status to names nothing",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(kindKey, "k", "", "gw-1", made, "", nil)},
-			now:    made,
-		},
-		"ProviderThroughItsCreator": {
-			reason: "the ProviderConfig that made a provider may find it by the name its last attempt wrote",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(kindProvider, "p", "", "openai", made, active, &attempt)},
-			now:    made, providers: []string{"p"}, byName: true,
-		},
-		"ProviderWithIDThroughAnother": {
-			reason: "another ProviderConfig of the same Coder finds a provider by its recorded id only",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(kindProvider, "p", "id-p", "openai", made, active, &attempt)},
-			now:    sibling, providers: []string{"p"},
-		},
-		"ProviderByNameOnlyThroughAnother": {
-			reason: "a provider known by its name only cannot be verified gone through credentials that did not make it",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(kindProvider, "p", "", "openai", made, active, &attempt)},
-			now:    sibling, wantErr: "only the ProviderConfig that made it",
-		},
-		"LegacyProvider": {
-			reason: "a record of an earlier release names no ProviderConfig: its resource's own, at the same deployment, looks by name",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(kindProvider, "p", "", "openai", Origin{DeploymentID: "A"}, active, &attempt)},
-			now:    made, providers: []string{"p"}, byName: true,
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			c, err := ClaimsOf(tc.recs, tc.now)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("%s: error %v, want one saying %q", tc.reason, err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", tc.reason, err)
-			}
-			if !slices.Equal(c.KeyOf, tc.keys) || !slices.Equal(c.ProviderOf, tc.providers) {
-				t.Errorf("%s: claims from keys %v, providers %v; want %v, %v", tc.reason, c.KeyOf, c.ProviderOf, tc.keys, tc.providers)
-			}
-			for i, pc := range c.Providers {
-				if got := !pc.Attempt.IsZero(); got != tc.byName {
-					t.Errorf("%s: provider claim %d looks by name: %t, want %t", tc.reason, i, got, tc.byName)
-				}
-			}
-			for i, kc := range c.Keys {
-				r := tc.recs[i]
-				if !kc.Name(r.Status.CoderName) || (r.Status.ExternalID != "" && !slices.Contains(kc.IDs, r.Status.ExternalID)) {
-					t.Errorf("%s: key claim %d does not name %q / %q", tc.reason, i, r.Status.CoderName, r.Status.ExternalID)
-				}
-			}
-		})
-	}
-}
 
 // TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs: the resource's
 // external name and annotations are anyone's to write. Pointed at a
@@ -192,11 +110,7 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			srv := startFake(t)
-			cl, err := coder.New(coder.Config{URL: srv.URL(), Token: srv.Token(), Timeout: 5 * time.Second})
-			if err != nil {
-				t.Fatal(err)
-			}
+			srv, cl := fixture.Coder(t)
 			bi, err := cl.BuildInfo(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -206,9 +120,9 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 			if tc.otherPC {
 				now = origin(bi.DeploymentID, "ProviderConfig", "ns", "other", url)
 			}
-			kind := kindKey
+			kind := records.KindKey
 			if tc.provider {
-				kind = kindProvider
+				kind = records.KindProvider
 			}
 			const uid = "u-1"
 			// The sibling: a live key resource whose record and external
@@ -219,7 +133,7 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 			}
 			sib := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sibling", UID: "u-sib"}}
 			meta.SetExternalName(sib, sibKey.ID.String())
-			sibRec := ownRecord(kindKey, "u-sib", sibKey.ID.String(), "sibling-key", made, nil)
+			sibRec := ownRecord(records.KindKey, "u-sib", sibKey.ID.String(), "sibling-key", made, nil)
 
 			var id, coderName string
 			attempt := metav1.NewTime(time.Now().Add(-time.Second))
@@ -256,7 +170,7 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 			case "unknown":
 				meta.SetExternalName(mg, uuid.NewString())
 			}
-			b, s := testKube(t)
+			b, s := fixture.Kube(t)
 			kube := b.WithObjects(sib, sibRec, own).Build()
 			if tc.deleteKeeps {
 				if err := srv.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 204}); err != nil {
@@ -266,7 +180,7 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 			rel := NewReleases()
 			calls := 0
 			pass := Pass{
-				Kind: kind, Mode: tc.mode, Releases: rel, Records: NewRecords(kube, s, nil), Origin: now,
+				Kind: kind, Mode: tc.mode, Releases: rel, Records: records.NewStore(kube, s, nil), Origin: now,
 				Deployment: func(ctx context.Context) (string, error) { return bi.DeploymentID, nil },
 				Coder:      cl,
 			}
@@ -307,14 +221,14 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 
 // ownRecord is an Active record of the resource uid, written before its
 // create at o, that names the object id (once known) and coderName.
-func ownRecord(kind, uid, id, coderName string, o Origin, attempt *metav1.Time) *clusterv1alpha1.CleanupRecord {
+func ownRecord(kind, uid, id, coderName string, o records.Origin, attempt *metav1.Time) *clusterv1alpha1.CleanupRecord {
 	return &clusterv1alpha1.CleanupRecord{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: RecordName(kind, types.UID(uid)), Labels: map[string]string{ManagedResourceUIDLabel: uid},
+			Name: records.Name(kind, types.UID(uid)), Labels: map[string]string{records.ManagedResourceUIDLabel: uid},
 			CreationTimestamp: metav1.NewTime(time.Now().Add(-time.Minute)),
 		},
 		Spec: clusterv1alpha1.CleanupRecordSpec{
-			Kind: kind, DeploymentID: o.DeploymentID, ProviderConfig: o.spec(),
+			Kind: kind, DeploymentID: o.DeploymentID, ProviderConfig: o.Spec(),
 			ManagedResource: clusterv1alpha1.ManagedResourceReference{Kind: kind, Namespace: "ns", UID: uid},
 		},
 		Status: clusterv1alpha1.CleanupRecordStatus{

@@ -37,14 +37,16 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/credentials"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/fingerprintkey"
 	"github.com/crossplane-contrib/provider-coder/internal/index"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/sweep"
 	"github.com/crossplane-contrib/provider-coder/internal/writes"
 )
 
@@ -90,7 +92,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	// would otherwise wait for the next interval.
 	var sweepNow func()
 	if o.SweepInterval > 0 {
-		sw := cleanup.NewSweeper()
+		sw := sweep.NewSweeper()
 		sw.Kube, sw.Reader, sw.Clients, sw.Log = mgr.GetClient(), mgr.GetAPIReader(), clients, o.Logger.WithValues("controller", "cleanup-sweep")
 		sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
 		if err := mgr.Add(sw); err != nil {
@@ -101,7 +103,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}
 		sweepNow = sw.Trigger
 	}
-	if err := pccontroller.Setup(mgr, pccontroller.Options{
+	if err := config.Setup(mgr, config.Options{
 		Logger:                  o.Logger,
 		Clients:                 clients,
 		Poll:                    o.PollInterval,
@@ -117,7 +119,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
 	keys := coder.NewKeyLister(o.KeyListTTL)
 	releases := cleanup.NewReleases()
-	records := cleanup.NewRecords(mgr.GetClient(), mgr.GetScheme(), sweepNow).WithReader(mgr.GetAPIReader())
+	records := records.NewStore(mgr.GetClient(), mgr.GetScheme(), sweepNow).WithReader(mgr.GetAPIReader())
 	kinds := managedkind.Options{
 		Options:            o.Options,
 		Limiter:            o.Limiter,
@@ -152,7 +154,7 @@ func knownMetrics() metrics.Known {
 		Settles:              []string{aigatewaykey.SettleEarly, aigatewaykey.SettleFull},
 		RecordPhases:         []string{clusterv1alpha1.CleanupPhaseActive, clusterv1alpha1.CleanupPhaseAbandoned},
 	}
-	for _, r := range pccontroller.ReadyReasons() {
+	for _, r := range config.ReadyReasons() {
 		k.Readiness = append(k.Readiness, metrics.Readiness{Ready: string(r.Status), Reason: string(r.Reason)})
 	}
 	return k

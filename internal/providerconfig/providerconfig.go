@@ -19,7 +19,7 @@ limitations under the License.
 // one a managed resource uses, its connection settings and credentials, the
 // provider's finalizers, and the Session through which a managed resource
 // reaches Coder (connect.go). It must not call Coder, and it owns no
-// controller: the ProviderConfig controller is internal/controller/providerconfig.
+// controller: the ProviderConfig controller is internal/controller/config.
 package providerconfig
 
 import (

@@ -50,7 +50,7 @@ var reasonFamilies = map[string]string{
 	// Ready and AIGateway reasons.
 	"internal/providerconfig": familyConfig,
 	// InsecureTransport reasons.
-	"internal/controller/providerconfig": familyConfig,
+	"internal/controller/config": familyConfig,
 	// The hold's decisions are the Ready reasons while it holds.
 	"internal/hold": familyConfig,
 	// Why a record turned Abandoned.

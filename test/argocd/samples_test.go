@@ -43,9 +43,10 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	coder "github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/sweep"
 )
 
 // The samples are built from the API types and the provider's own
@@ -253,7 +254,7 @@ func holding(pc providerconfig.Object, deps []hold.Dependent, now time.Time) {
 	}
 	st := providerconfig.StatusOf(pc)
 	st.Hold = h
-	c := xpv2.Unavailable().WithMessage(pccontroller.WaitingMessage + " (" + h.Phase + " until " + h.Until.UTC().Format(time.RFC3339) + "): " + strings.Join(listed, ", "))
+	c := xpv2.Unavailable().WithMessage(config.WaitingMessage + " (" + h.Phase + " until " + h.Until.UTC().Format(time.RFC3339) + "): " + strings.Join(listed, ", "))
 	c.Reason = xpv2.ConditionReason(d.Why)
 	pc.SetConditions(at(c))
 }
@@ -266,7 +267,7 @@ func connected(pc providerconfig.Object, users int64) {
 	pc.SetUsers(users)
 	c := xpv2.Available()
 	c.Reason = providerconfig.ReasonConnected
-	pc.SetConditions(at(c), at(aiGateway(true, codersdk.EntitlementEntitled)), at(transport(corev1.ConditionFalse, pccontroller.ReasonTLS, "")))
+	pc.SetConditions(at(c), at(aiGateway(true, codersdk.EntitlementEntitled)), at(transport(corev1.ConditionFalse, config.ReasonTLS, "")))
 }
 
 func aiGateway(enabled bool, e codersdk.Entitlement) xpv2.Condition {
@@ -284,7 +285,7 @@ func tokenCond(status corev1.ConditionStatus, reason xpv2.ConditionReason, msg s
 }
 
 func transport(status corev1.ConditionStatus, reason xpv2.ConditionReason, msg string) xpv2.Condition {
-	return xpv2.Condition{Type: pccontroller.TypeInsecureTransport, Status: status, Reason: reason, Message: msg}
+	return xpv2.Condition{Type: config.TypeInsecureTransport, Status: status, Reason: reason, Message: msg}
 }
 
 // connectedWith is connected, then cs as the provider writes them.
@@ -342,8 +343,8 @@ var configStates = map[string]configState{
 		want: health{"Degraded", "CredentialsUnavailable: cannot get credentials Secret team-a/coder-token: secrets \"coder-token\" not found"},
 	},
 	"missing-permissions": {
-		set:  notReady(providerconfig.ReasonMissingPermissions, pccontroller.MissingPermissionsMessage(pccontroller.Needed[:1])),
-		want: health{"Degraded", "MissingPermissions: " + pccontroller.MissingPermissionsMessage(pccontroller.Needed[:1])},
+		set:  notReady(providerconfig.ReasonMissingPermissions, config.MissingPermissionsMessage(config.Needed[:1])),
+		want: health{"Degraded", "MissingPermissions: " + config.MissingPermissionsMessage(config.Needed[:1])},
 	},
 	"unlicensed": {
 		set:  connectedWith(aiGateway(false, codersdk.EntitlementNotEntitled)),
@@ -359,7 +360,7 @@ var configStates = map[string]configState{
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
 	},
 	"plaintext-http": {
-		set:  connectedWith(transport(corev1.ConditionTrue, pccontroller.ReasonPlaintextHTTP, msgPlaintextHTTP)),
+		set:  connectedWith(transport(corev1.ConditionTrue, config.ReasonPlaintextHTTP, msgPlaintextHTTP)),
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: PlaintextHTTP: " + msgPlaintextHTTP},
 	},
 	// The session token's lifetime: a warning before it lapses, nothing
@@ -386,7 +387,7 @@ var configStates = map[string]configState{
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: Expired: " + msgTokenExpired},
 	},
 	"loopback": {
-		set:  connectedWith(transport(corev1.ConditionFalse, pccontroller.ReasonLoopback, "")),
+		set:  connectedWith(transport(corev1.ConditionFalse, config.ReasonLoopback, "")),
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
 	},
 	"released-no-dependents":          released(hold.WhyNoDependents),
@@ -490,7 +491,7 @@ var recordStates = map[string]recordState{
 				APIVersion: clusteraiv1alpha1.SchemeGroupVersion.String(), Kind: "AIProvider",
 				Name: "openai", UID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
 			}
-			abandon(r, cleanup.ReasonManagedResourceGone)
+			abandon(r, sweep.ReasonManagedResourceGone)
 			r.Status.Attempts = 3
 			r.Status.LastError = "Coder is unavailable: 503 Service Unavailable"
 		},

@@ -45,7 +45,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	sigsyaml "sigs.k8s.io/yaml"
 
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
@@ -371,8 +371,8 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
-	if missing, err := pccontroller.MissingPermissions(t.Context(), as, pccontroller.Needed); err != nil || len(missing) > 0 {
-		t.Errorf("the provider's ServiceAccount lacks %s (%v)", pccontroller.MissingPermissionsMessage(missing), err)
+	if missing, err := config.MissingPermissions(t.Context(), as, config.Needed); err != nil || len(missing) > 0 {
+		t.Errorf("the provider's ServiceAccount lacks %s (%v)", config.MissingPermissionsMessage(missing), err)
 	}
 	var live []string
 	for _, k := range coder.Keys() {

@@ -35,6 +35,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -142,7 +143,7 @@ func TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatform
 	record := func(pc *clusterv1alpha1.RecordedProviderConfig, id string) *clusterv1alpha1.CleanupRecord {
 		uid := types.UID(uuid.NewString())
 		return &clusterv1alpha1.CleanupRecord{
-			ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIProvider", uid)},
+			ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIProvider", uid)},
 			Spec: clusterv1alpha1.CleanupRecordSpec{
 				Kind: "AIProvider",
 				ManagedResource: clusterv1alpha1.ManagedResourceReference{

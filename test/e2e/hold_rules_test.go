@@ -37,9 +37,9 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -94,7 +94,7 @@ func TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout(t *testi
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIGatewayKey", k.UID)}}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", k.UID)}}
 	if !env.Get(t, rec) || rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 		t.Fatalf("cleanup record = %+v, want Abandoned", rec.Spec)
 	}
@@ -137,7 +137,7 @@ func TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig(t *testing.T) {
 	Eventually(t, waitLong, "ProviderConfig b to hold for its key", func() (bool, string) {
 		env.Get(t, b)
 		c := b.GetCondition(xpv2.TypeReady)
-		return strings.Contains(c.Message, pccontroller.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+ns+"/"+k.Name), c.Message
+		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+ns+"/"+k.Name), c.Message
 	})
 	before := releasedWithoutDelete(t, "AIGatewayKey")
 	id := meta.GetExternalName(k)
@@ -184,7 +184,7 @@ func TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 		kept()
 		env.Get(t, pc)
 		c := pc.GetCondition(xpv2.TypeReady)
-		return strings.Contains(c.Message, pccontroller.WaitingMessage) && strings.Contains(c.Message, "AIProvider/"+ns+"/"+p.Name), c.Message
+		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIProvider/"+ns+"/"+p.Name), c.Message
 	})
 	// A failed delete under the hold is retried: wait for a second one.
 	Eventually(t, waitLong, "Coder to fail a second delete", func() (bool, string) {

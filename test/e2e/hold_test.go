@@ -35,10 +35,10 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -196,15 +196,15 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 		env.Get(t, s.pc)
 		c := s.pc.GetCondition(xpv2.TypeReady)
 		h := s.pc.Status.Hold
-		return strings.Contains(c.Message, pccontroller.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+s.ns+"/gateway") &&
+		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+s.ns+"/gateway") &&
 				h != nil && h.Phase == "Holding" && h.Remaining == 1,
 			fmt.Sprintf("%s; status.hold = %+v, want phase Holding with 1 remaining", c.Message, h)
 	})
 	if !env.Get(t, s.key) || !s.keyInCoder() {
 		t.Fatalf("the key let go while Coder failed its delete")
 	}
-	if !strings.Contains(env.Cluster.ProviderLogs(t), pccontroller.WaitingMessage) {
-		t.Errorf("the provider never logged %q", pccontroller.WaitingMessage)
+	if !strings.Contains(env.Cluster.ProviderLogs(t), config.WaitingMessage) {
+		t.Errorf("the provider never logged %q", config.WaitingMessage)
 	}
 
 	s.coder.ClearFault(fakecoder.EndpointKeysDelete)
@@ -387,7 +387,7 @@ func TestOrphanLeavesNoRecord(t *testing.T) {
 // record returns the cleanup record of a managed resource, nil if none.
 func (s holdSetup) record(t *testing.T, kind string, uid types.UID) *clusterv1alpha1.CleanupRecord {
 	t.Helper()
-	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName(kind, uid)}}
+	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: records.Name(kind, uid)}}
 	if !env.Get(t, r) {
 		return nil
 	}

@@ -30,24 +30,24 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 )
 
 func TestPlainHTTPToAnotherHostWarnsOnTheProviderConfig(t *testing.T) {
 	ns := env.Namespace(t)
 	// The fake Coder listens on 127.0.0.1: loopback, no warning.
 	local := env.ProviderConfig(t, ns)
-	c := env.WaitCondition(t, local, pccontroller.TypeInsecureTransport, corev1.ConditionFalse, waitLong)
-	if c.Reason != pccontroller.ReasonLoopback {
-		t.Errorf("a ProviderConfig of %s: InsecureTransport reason %q, want %q", local.Spec.URL, c.Reason, pccontroller.ReasonLoopback)
+	c := env.WaitCondition(t, local, config.TypeInsecureTransport, corev1.ConditionFalse, waitLong)
+	if c.Reason != config.ReasonLoopback {
+		t.Errorf("a ProviderConfig of %s: InsecureTransport reason %q, want %q", local.Spec.URL, c.Reason, config.ReasonLoopback)
 	}
 
 	// Nothing answers there; the warning comes from the URL alone.
 	remote := providerConfigOf(ns, "remote", "http://coder.example.invalid", "coder-token")
 	env.Create(t, remote)
-	c = env.WaitCondition(t, remote, pccontroller.TypeInsecureTransport, corev1.ConditionTrue, waitLong)
-	if c.Reason != pccontroller.ReasonPlaintextHTTP || c.Message == "" {
-		t.Errorf("a ProviderConfig of %s: InsecureTransport %s/%q, want %s with a message", remote.Spec.URL, c.Reason, c.Message, pccontroller.ReasonPlaintextHTTP)
+	c = env.WaitCondition(t, remote, config.TypeInsecureTransport, corev1.ConditionTrue, waitLong)
+	if c.Reason != config.ReasonPlaintextHTTP || c.Message == "" {
+		t.Errorf("a ProviderConfig of %s: InsecureTransport %s/%q, want %s with a message", remote.Spec.URL, c.Reason, c.Message, config.ReasonPlaintextHTTP)
 	}
 }
 

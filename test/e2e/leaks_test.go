@@ -38,6 +38,7 @@ import (
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -51,7 +52,7 @@ import (
 // there is none.
 func recordOf(t *testing.T, kind string, uid types.UID) *clusterv1alpha1.CleanupRecord {
 	t.Helper()
-	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName(kind, uid)}}
+	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: records.Name(kind, uid)}}
 	if !env.Get(t, r) {
 		return nil
 	}
@@ -284,7 +285,7 @@ func TestSweepLeavesAProviderSomeoneElseCreatedLater(t *testing.T) {
 	}
 	uid := types.UID(uuid.NewString())
 	rec := &clusterv1alpha1.CleanupRecord{
-		ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIProvider", uid)},
+		ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIProvider", uid)},
 		Spec: clusterv1alpha1.CleanupRecordSpec{
 			Kind: "AIProvider",
 			ManagedResource: clusterv1alpha1.ManagedResourceReference{

@@ -28,8 +28,8 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -122,7 +122,7 @@ func claimedBy(t *testing.T, id string) []string {
 	}
 	for _, rec := range l.Items {
 		if rec.Status.ExternalID == id {
-			out = append(out, rec.GetLabels()[cleanup.ManagedResourceUIDLabel])
+			out = append(out, rec.GetLabels()[records.ManagedResourceUIDLabel])
 		}
 	}
 	return out

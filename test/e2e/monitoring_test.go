@@ -34,7 +34,7 @@ import (
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
@@ -239,7 +239,7 @@ func alertTests(t *testing.T, scraped map[string][]map[string]string, rules []al
 	tokens := pick("provider_coder_token_expiry_timestamp_seconds", map[string]string{"scope": "Namespaced"})
 	var notReady []series
 	var notReadyAlerts []map[string]string
-	for _, r := range pccontroller.ReadyReasons() {
+	for _, r := range config.ReadyReasons() {
 		if r.Status == corev1.ConditionTrue {
 			continue
 		}

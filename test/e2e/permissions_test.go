@@ -24,7 +24,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
 )
@@ -51,7 +51,7 @@ func TestPermissionReviewFindsWhatCrossplaneDoesNotGrant(t *testing.T) {
 	}
 
 	// The provider's identity: Crossplane's role and the extra one.
-	missing, err := pccontroller.MissingPermissions(ctx, as(packagerbac.User()), pccontroller.Needed)
+	missing, err := config.MissingPermissions(ctx, as(packagerbac.User()), config.Needed)
 	if err != nil || len(missing) != 0 {
 		t.Errorf("with examples/install/rbac.yaml bound: missing %v (%v), want none", missing, err)
 	}
@@ -66,10 +66,10 @@ func TestPermissionReviewFindsWhatCrossplaneDoesNotGrant(t *testing.T) {
 	env.Create(t, b)
 	t.Cleanup(func() { _ = env.Kube.Delete(ctx, b) })
 	Eventually(t, waitLong, "the review to find all of Needed missing", func() (bool, string) {
-		missing, err := pccontroller.MissingPermissions(ctx, as(user), pccontroller.Needed)
+		missing, err := config.MissingPermissions(ctx, as(user), config.Needed)
 		if err != nil {
 			return false, err.Error()
 		}
-		return len(missing) == len(pccontroller.Needed), pccontroller.MissingPermissionsMessage(missing)
+		return len(missing) == len(config.Needed), config.MissingPermissionsMessage(missing)
 	})
 }

@@ -35,7 +35,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
@@ -245,9 +245,9 @@ func waitRecordDelete(t *testing.T, allowed bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	del := []pccontroller.Permission{{Group: "coder.crossplane.io", Resource: "cleanuprecords", Verb: "delete"}}
+	del := []config.Permission{{Group: "coder.crossplane.io", Resource: "cleanuprecords", Verb: "delete"}}
 	Eventually(t, waitLong, fmt.Sprintf("the provider's delete of cleanup records to be allowed: %v", allowed), func() (bool, string) {
-		missing, err := pccontroller.MissingPermissions(context.Background(), as, del)
+		missing, err := config.MissingPermissions(context.Background(), as, del)
 		if err != nil {
 			return false, err.Error()
 		}

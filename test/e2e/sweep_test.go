@@ -32,9 +32,9 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -137,7 +137,7 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 	})
 	// The record came first: whatever the crash interrupts, the key is
 	// already in the inventory a namespace deletion cannot reach.
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: cleanup.RecordName("AIGatewayKey", k.UID)}}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", k.UID)}}
 	if !env.Get(t, rec) || rec.Status.CoderName != name {
 		t.Fatalf("Coder holds key %s while no cleanup record names it (record %+v)", name, rec.Spec)
 	}

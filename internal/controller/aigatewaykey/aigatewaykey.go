@@ -46,6 +46,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // Connection detail keys written to writeConnectionSecretToRef.
@@ -113,7 +114,7 @@ type connection struct {
 	kube    client.Client
 	reader  client.Reader
 	scheme  *runtime.Scheme
-	records *cleanup.Records
+	records *records.Store
 	kind    string
 	// clocks is Coder's clock per key, for the poll hook.
 	clocks *clocks
@@ -145,10 +146,10 @@ type external struct {
 	reader client.Reader
 	scheme *runtime.Scheme
 	// records writes the cleanup record of each key a rotation creates.
-	records *cleanup.Records
+	records *records.Store
 	kind    string
 	// origin is where a rotation's create goes, as its record names it.
-	origin        cleanup.Origin
+	origin        records.Origin
 	createRefused string
 	// now is our clock; Coder's times meet it only on Coder's clock
 	// (coder.Client.Clock).
@@ -267,7 +268,7 @@ func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed
 
 // gather builds the rotation state from Coder's keys, the connection
 // Secret, the cleanup records and the resource.
-func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, recorded cleanup.RecordSet, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
+func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, recorded records.Set, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
 	rs := rotationSettings(k.KeyParameters())
 	a := k.GetAnnotations()
 	st := RotationState{

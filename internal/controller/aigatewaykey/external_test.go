@@ -35,8 +35,8 @@ import (
 	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -78,7 +78,7 @@ func newFixture(t *testing.T) *fixture {
 		coder: cl, keys: keys, scope: "test", url: srv.URL(),
 		record: event.NewNopRecorder(), log: logging.NewNopLogger(),
 		kube: kube, reader: kube, scheme: s,
-		records: cleanup.NewRecords(kube, s, nil), kind: "AIGatewayKey", now: time.Now,
+		records: records.NewStore(kube, s, nil), kind: "AIGatewayKey", now: time.Now,
 	}}
 }
 

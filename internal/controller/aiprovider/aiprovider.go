@@ -51,6 +51,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // AnnotationRefusedCreate holds the external-create-pending time of the last
@@ -192,7 +193,7 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	// The annotation only says an attempt may be pending; anyone who may
 	// edit the resource can set it. The proof is our own record, written
 	// before the create, with the time of the attempt.
-	attempt, err := cleanup.RecordedAttempt(ctx, e.reader, p, e.kind)
+	attempt, err := records.CreateAttempt(ctx, e.reader, p, e.kind)
 	if err != nil || attempt.IsZero() {
 		return managed.ExternalObservation{ResourceExists: false}, err
 	}

@@ -43,7 +43,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
-	pccontroller "github.com/crossplane-contrib/provider-coder/internal/controller/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -222,11 +222,11 @@ func (r *Reconciler) configs(ctx context.Context, s Secret) ([]Config, error) {
 		for _, pc := range providerconfig.Items(l) {
 			c := ConfigOf(pc)
 			if !s.DeletedAt.IsZero() && !c.Deleting && c.reads(s.Name) {
-				deps, err := pccontroller.ListDependents(ctx, r.kube, c.Ref)
+				deps, err := config.ListDependents(ctx, r.kube, c.Ref)
 				if err != nil {
 					return nil, err
 				}
-				c.Dependents = pccontroller.HoldDependents(deps)
+				c.Dependents = config.HoldDependents(deps)
 			}
 			out = append(out, c)
 		}

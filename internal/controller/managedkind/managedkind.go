@@ -46,6 +46,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/internal/writes"
 )
 
@@ -64,7 +65,7 @@ type Options struct {
 	// Releases counts releases without a verified delete.
 	Releases *cleanup.Releases
 	// Records writes the cleanup records.
-	Records *cleanup.Records
+	Records *records.Store
 	// PollHook, if set, says when a resource is reconciled next instead of
 	// after PollInterval.
 	PollHook managed.PollIntervalHook
@@ -206,8 +207,8 @@ type connector[R resource.Managed] struct {
 }
 
 // OriginOf is where a create through session s goes, as records name it.
-func OriginOf(s providerconfig.Session) cleanup.Origin {
-	return cleanup.Origin{DeploymentID: s.DeploymentID, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
+func OriginOf(s providerconfig.Session) records.Origin {
+	return records.Origin{DeploymentID: s.DeploymentID, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
 		Group: s.Ref.Group, Kind: s.Ref.Kind, Namespace: s.Ref.Namespace, Name: s.Ref.Name, URL: coder.CanonicalURL(s.URL),
 	}}
 }

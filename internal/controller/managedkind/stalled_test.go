@@ -44,6 +44,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 func TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds(t *testing.T) {
@@ -153,7 +154,7 @@ func TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds(t
 			r := &stalledReconciler{
 				inner: inner, cache: kube, newObj: func() resource.Managed { return &aiv1alpha1.AIGatewayKey{} }, policies: true,
 				connector: &providerconfig.Connector{Kube: kube},
-				finalizer: cleanup.NewFinalizer(kube, providerconfig.ManagedFinalizer, "AIGatewayKey", cleanup.NewReleases(), cleanup.NewRecords(kube, s, nil), event.NewNopRecorder()),
+				finalizer: cleanup.NewFinalizer(kube, providerconfig.ManagedFinalizer, "AIGatewayKey", cleanup.NewReleases(), records.NewStore(kube, s, nil), event.NewNopRecorder()),
 				log:       logging.NewNopLogger(),
 			}
 			res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: key})

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+package sweep
 
 import (
 	"context"
@@ -28,6 +28,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // SweepWhenResourcesVanish makes the sweeper sweep soon after a managed
@@ -61,7 +62,7 @@ func (s *Sweeper) vanished(ctx context.Context, obj any) {
 	}
 	// Uncached: the cache may not show yet that the finalizer deleted them.
 	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := s.Reader.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(o.GetUID())}); err != nil {
+	if err := s.Reader.List(ctx, l, client.MatchingLabels{records.ManagedResourceUIDLabel: string(o.GetUID())}); err != nil {
 		s.Log.Debug("Cannot list the cleanup records of a deleted managed resource", "error", err)
 		return
 	}

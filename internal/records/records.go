@@ -14,7 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+// Package records owns the cleanup records: what may exist in Coder for a
+// managed resource, written before it is created (records.go); where it was
+// made (origin.go); who owns a Coder object (owner.go); and what a record
+// names in Coder, as claims internal/coderobj looks for (claims.go). The
+// pass, the finalizer and the sweep all read records through it, so what a
+// record proves is decided in one place. It never calls Coder.
+package records
 
 import (
 	"context"
@@ -42,11 +48,12 @@ const (
 	errDeleteRecord  = "cannot delete cleanup record"
 	errAbandonRecord = "cannot mark cleanup record Abandoned"
 	errReadRecord    = "cannot read cleanup record"
+	errListRecords   = "cannot list cleanup records"
 )
 
-// RecordName is the cleanup record of a managed resource: derived from the
+// Name is the cleanup record of a managed resource: derived from the
 // kind and the UID, so a retry never writes two.
-func RecordName(kind string, uid types.UID) string {
+func Name(kind string, uid types.UID) string {
 	return strings.ToLower(kind) + "-" + string(uid)
 }
 
@@ -54,20 +61,20 @@ func RecordName(kind string, uid types.UID) string {
 // its cleanup records, so all of them are found (and deleted) together.
 const ManagedResourceUIDLabel = "coder.crossplane.io/managed-resource-uid"
 
-// RotatedRecordName is the cleanup record of the key of rotation counter n:
-// RecordName for the first key, with a -r<n> suffix for the keys of later
+// RotatedName is the cleanup record of the key of rotation counter n:
+// Name for the first key, with a -r<n> suffix for the keys of later
 // rotations. Each key in Coder has its own record.
-func RotatedRecordName(kind string, uid types.UID, n int) string {
+func RotatedName(kind string, uid types.UID, n int) string {
 	if n == 0 {
-		return RecordName(kind, uid)
+		return Name(kind, uid)
 	}
-	return RecordName(kind, uid) + "-r" + strconv.Itoa(n)
+	return Name(kind, uid) + "-r" + strconv.Itoa(n)
 }
 
-// RotationOfRecord returns the rotation counter of a record name of the
+// RotationOf returns the rotation counter of a record name of the
 // managed resource, and whether the name is one of its records at all.
-func RotationOfRecord(kind string, uid types.UID, name string) (int, bool) {
-	base := RecordName(kind, uid)
+func RotationOf(kind string, uid types.UID, name string) (int, bool) {
+	base := Name(kind, uid)
 	if name == base {
 		return 0, true
 	}
@@ -76,14 +83,14 @@ func RotationOfRecord(kind string, uid types.UID, name string) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(rest)
-	if err != nil || n <= 0 || RotatedRecordName(kind, uid, n) != name {
+	if err != nil || n <= 0 || RotatedName(kind, uid, n) != name {
 		return 0, false
 	}
 	return n, true
 }
 
-// Records writes the cleanup records of managed resources.
-type Records struct {
+// Store writes the cleanup records of managed resources.
+type Store struct {
 	kube client.Client
 	// reader reads around the cache where a record written a moment ago
 	// must not be missed (see Begun).
@@ -94,25 +101,28 @@ type Records struct {
 	abandoned func()
 }
 
-// NewRecords returns a record writer. abandoned, if not nil, is called
+// NewStore returns a record writer. abandoned, if not nil, is called
 // after a record turned Abandoned.
-func NewRecords(kube client.Client, scheme *runtime.Scheme, abandoned func()) *Records {
-	return &Records{kube: kube, reader: kube, scheme: scheme, abandoned: abandoned}
+func NewStore(kube client.Client, scheme *runtime.Scheme, abandoned func()) *Store {
+	return &Store{kube: kube, reader: kube, scheme: scheme, abandoned: abandoned}
 }
 
 // WithReader makes Begun read records through reader, the manager's API
 // reader, instead of the cache.
-func (r *Records) WithReader(reader client.Reader) *Records {
+func (r *Store) WithReader(reader client.Reader) *Store {
 	r.reader = reader
 	return r
 }
+
+// Reader is the reader WithReader set: past the cache, where one is set.
+func (r *Store) Reader() client.Reader { return r.reader }
 
 // Begun reports whether a create was ever sent for mg, read through the API
 // server: a resource without a record never had anything created in Coder,
 // since Ensure writes the record before every create (and EnsureAdopted
 // before a deleting import may delete). Unlike CreateBegun it answers only
 // what it read, so a failed read is an error, not a guess.
-func (r *Records) Begun(ctx context.Context, mg resource.Managed) (bool, error) {
+func (r *Store) Begun(ctx context.Context, mg resource.Managed) (bool, error) {
 	recs, err := list(ctx, r.reader, mg)
 	return len(recs) > 0 || err != nil, err
 }
@@ -120,8 +130,8 @@ func (r *Records) Begun(ctx context.Context, mg resource.Managed) (bool, error) 
 // Ensure writes an Active record for mg before anything is created in Coder,
 // and notes on it when this create attempt is sent (attempt): what the
 // sweep matches an object found by name against.
-func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind string, o Origin, coderName string, attempt time.Time) error {
-	return r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), o, map[string]any{
+func (r *Store) Ensure(ctx context.Context, mg resource.Managed, kind string, o Origin, coderName string, attempt time.Time) error {
+	return r.ensure(ctx, mg, kind, Name(kind, mg.GetUID()), o, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.NewTime(attempt),
 	})
 }
@@ -129,16 +139,16 @@ func (r *Records) Ensure(ctx context.Context, mg resource.Managed, kind string, 
 // NothingWritten notes that mg's last create attempt certainly wrote
 // nothing (Coder answered with an error), so no object found by name is
 // taken for its result.
-func (r *Records) NothingWritten(ctx context.Context, mg resource.Managed, kind string) error {
-	return resource.IgnoreNotFound(r.patchStatus(ctx, RecordName(kind, mg.GetUID()), map[string]any{"createAttemptedAt": nil}))
+func (r *Store) NothingWritten(ctx context.Context, mg resource.Managed, kind string) error {
+	return resource.IgnoreNotFound(r.patchStatus(ctx, Name(kind, mg.GetUID()), map[string]any{"createAttemptedAt": nil}))
 }
 
 // EnsureRotated writes an Active record for the key of rotation counter n
 // before it is created in Coder. A record left by an earlier attempt whose
 // key was discarded loses its stale external id, so a sweep finds the new
 // key by name.
-func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, o Origin, coderName string) error {
-	return r.ensure(ctx, mg, kind, RotatedRecordName(kind, mg.GetUID(), n), o, map[string]any{
+func (r *Store) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, o Origin, coderName string) error {
+	return r.ensure(ctx, mg, kind, RotatedName(kind, mg.GetUID(), n), o, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.Now(), "externalID": nil,
 	})
 }
@@ -149,7 +159,7 @@ func (r *Records) EnsureRotated(ctx context.Context, mg resource.Managed, kind s
 // without one names nothing there. A record of that name whose spec is not
 // mg's (written by someone else) is refused: mg would make it name an
 // object in Coder that the record's own resource does not own.
-func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name string, o Origin, status map[string]any) error {
+func (r *Store) ensure(ctx context.Context, mg resource.Managed, kind, name string, o Origin, status map[string]any) error {
 	rec, err := r.newRecord(mg, kind, name, o)
 	if err != nil {
 		return err
@@ -167,7 +177,7 @@ func (r *Records) ensure(ctx context.Context, mg resource.Managed, kind, name st
 // verify checks that the existing record of want's name is want: the same
 // spec and the same managed resource label. A record written before
 // records named their ProviderConfig matches on the rest.
-func (r *Records) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecord) error {
+func (r *Store) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecord) error {
 	got := &clusterv1alpha1.CleanupRecord{}
 	if err := r.kube.Get(ctx, types.NamespacedName{Name: want.Name}, got); err != nil {
 		return err
@@ -179,7 +189,7 @@ func (r *Records) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecor
 			want.Name, got.Spec.ManagedResource.Kind, objectName(got.Spec.ManagedResource.Namespace, got.Spec.ManagedResource.Name), got.Spec.DeploymentID)
 	}
 	recorded, now := OriginOf(got), OriginOf(want)
-	if recorded.legacy() && recorded.DeploymentID == now.DeploymentID || recorded == now {
+	if recorded.Legacy() && recorded.DeploymentID == now.DeploymentID || recorded == now {
 		return nil
 	}
 	// This resource's own record, of another Coder or ProviderConfig:
@@ -195,7 +205,7 @@ func objectName(ns, name string) string {
 }
 
 // patchStatus merges status into the status of the named record.
-func (r *Records) patchStatus(ctx context.Context, name string, status map[string]any) error {
+func (r *Store) patchStatus(ctx context.Context, name string, status map[string]any) error {
 	body, err := json.Marshal(map[string]any{"status": status})
 	if err != nil {
 		return errors.Wrap(err, errWriteRecord)
@@ -205,7 +215,7 @@ func (r *Records) patchStatus(ctx context.Context, name string, status map[strin
 }
 
 // newRecord is a record of mg, named name, made at o, without a status.
-func (r *Records) newRecord(mg resource.Managed, kind, name string, o Origin) (*clusterv1alpha1.CleanupRecord, error) {
+func (r *Store) newRecord(mg resource.Managed, kind, name string, o Origin) (*clusterv1alpha1.CleanupRecord, error) {
 	gvk, err := apiutil.GVKForObject(mg, r.scheme)
 	if err != nil {
 		return nil, errors.Wrap(err, errWriteRecord)
@@ -219,7 +229,7 @@ func (r *Records) newRecord(mg resource.Managed, kind, name string, o Origin) (*
 				Namespace: mg.GetNamespace(), Name: mg.GetName(), UID: string(mg.GetUID()),
 			},
 			DeploymentID:   o.DeploymentID,
-			ProviderConfig: o.spec(),
+			ProviderConfig: o.Spec(),
 		},
 	}, nil
 }
@@ -232,19 +242,19 @@ func (r *Records) newRecord(mg resource.Managed, kind, name string, o Origin) (*
 // this provider may refuse unsent, and anyone can write it. On a failed
 // read it says yes: a release counted for nothing costs a sweep, a missed
 // one leaks.
-func (r *Records) CreateBegun(ctx context.Context, mg resource.Managed, kind string) bool {
+func (r *Store) CreateBegun(ctx context.Context, mg resource.Managed, kind string) bool {
 	has, err := r.hasRecord(ctx, mg, kind)
 	return has || err != nil
 }
 
 // hasRecord reports whether mg has any record: one the cache lists by its
 // UID label, or the first one by name, which the cache may not list yet.
-func (r *Records) hasRecord(ctx context.Context, mg resource.Managed, kind string) (bool, error) {
+func (r *Store) hasRecord(ctx context.Context, mg resource.Managed, kind string) (bool, error) {
 	recs, err := r.of(ctx, mg)
 	if err != nil || len(recs) > 0 {
 		return len(recs) > 0, err
 	}
-	err = r.reader.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, &clusterv1alpha1.CleanupRecord{})
+	err = r.reader.Get(ctx, types.NamespacedName{Name: Name(kind, mg.GetUID())}, &clusterv1alpha1.CleanupRecord{})
 	if kerrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -262,50 +272,54 @@ func (r *Records) hasRecord(ctx context.Context, mg resource.Managed, kind strin
 // over, the first key's record is gone on purpose and the key in use has
 // the record of its rotation; a second record for it would outlive the
 // rotation that deletes that key.
-func (r *Records) EnsureAdopted(ctx context.Context, mg resource.Managed, kind string, o Origin, id string) error {
+func (r *Store) EnsureAdopted(ctx context.Context, mg resource.Managed, kind string, o Origin, id string) error {
 	if has, err := r.hasRecord(ctx, mg, kind); has || err != nil {
 		return err
 	}
-	return r.ensure(ctx, mg, kind, RecordName(kind, mg.GetUID()), o, map[string]any{"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id})
+	return r.ensure(ctx, mg, kind, Name(kind, mg.GetUID()), o, map[string]any{"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id})
 }
 
 // SetExternalID records the Coder id once a create returned it. It patches
 // instead of reading first: the cache may not have the record just created.
 // A record without the id is still swept, by name.
-func (r *Records) SetExternalID(ctx context.Context, mg resource.Managed, kind, id string) error {
+func (r *Store) SetExternalID(ctx context.Context, mg resource.Managed, kind, id string) error {
 	return r.SetRotatedExternalID(ctx, mg, kind, 0, id)
 }
 
 // SetRotatedExternalID records the Coder id of the key of rotation counter n.
-func (r *Records) SetRotatedExternalID(ctx context.Context, mg resource.Managed, kind string, n int, id string) error {
-	return resource.IgnoreNotFound(r.patchStatus(ctx, RotatedRecordName(kind, mg.GetUID(), n), map[string]any{"externalID": id}))
+func (r *Store) SetRotatedExternalID(ctx context.Context, mg resource.Managed, kind string, n int, id string) error {
+	return resource.IgnoreNotFound(r.patchStatus(ctx, RotatedName(kind, mg.GetUID(), n), map[string]any{"externalID": id}))
 }
 
 // DeleteRotated removes the record of the key of rotation counter n, once
 // that key is verified gone from Coder.
-func (r *Records) DeleteRotated(ctx context.Context, mg resource.Managed, kind string, n int) error {
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RotatedRecordName(kind, mg.GetUID(), n)}}
+func (r *Store) DeleteRotated(ctx context.Context, mg resource.Managed, kind string, n int) error {
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RotatedName(kind, mg.GetUID(), n)}}
 	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)
 }
 
-// A RecordSet is the cleanup records of one managed resource, as the cache
+// A Set is the cleanup records of one managed resource, as the cache
 // showed them: a record written a moment ago may be missing.
-type RecordSet struct {
+type Set struct {
 	uid  types.UID
 	recs []clusterv1alpha1.CleanupRecord
 }
 
+// Claims is what the records of s name, through a client that reaches now
+// (see ClaimsOf).
+func (s Set) Claims(now Origin) (Claims, error) { return ClaimsOf(s.recs, now) }
+
 // Of returns the records of mg, in one list of the cache.
-func (r *Records) Of(ctx context.Context, mg resource.Managed) (RecordSet, error) {
+func (r *Store) Of(ctx context.Context, mg resource.Managed) (Set, error) {
 	recs, err := r.of(ctx, mg)
-	return RecordSet{uid: mg.GetUID(), recs: recs}, err
+	return Set{uid: mg.GetUID(), recs: recs}, err
 }
 
 // Rotations returns the rotation counters of the set's records of kind.
-func (s RecordSet) Rotations(kind string) []int {
+func (s Set) Rotations(kind string) []int {
 	out := make([]int, 0, len(s.recs))
 	for i := range s.recs {
-		if n, ok := RotationOfRecord(kind, s.uid, s.recs[i].Name); ok {
+		if n, ok := RotationOf(kind, s.uid, s.recs[i].Name); ok {
 			out = append(out, n)
 		}
 	}
@@ -314,7 +328,7 @@ func (s RecordSet) Rotations(kind string) []int {
 
 // Origins returns where the set's records say their objects were made,
 // each once, in record order.
-func (s RecordSet) Origins() []Origin {
+func (s Set) Origins() []Origin {
 	var out []Origin
 	for i := range s.recs {
 		if o := OriginOf(&s.recs[i]); o.DeploymentID != "" && !slices.Contains(out, o) {
@@ -327,19 +341,19 @@ func (s RecordSet) Origins() []Origin {
 // LacksID reports whether the set is one create's record of kind, written
 // with the status the sweep acts on, that holds no id, and no record holds
 // id: the id of the object its resource adopted is missing from it.
-func (s RecordSet) LacksID(kind, id string) bool {
+func (s Set) LacksID(kind, id string) bool {
 	if len(s.recs) != 1 || slices.Contains(s.ExternalIDs(), id) {
 		return false
 	}
 	r := &s.recs[0]
-	return r.Name == RecordName(kind, s.uid) && r.Status.Phase != "" && r.Status.ExternalID == ""
+	return r.Name == Name(kind, s.uid) && r.Status.Phase != "" && r.Status.ExternalID == ""
 }
 
 // ExternalIDs returns the Coder ids the set's records hold. They prove
 // which objects the resource owns when nothing else does: an imported key
 // keeps the id it was adopted under after a rotation moves the external
 // name to the new key.
-func (s RecordSet) ExternalIDs() []string {
+func (s Set) ExternalIDs() []string {
 	out := make([]string, 0, len(s.recs))
 	for i := range s.recs {
 		if id := s.recs[i].Status.ExternalID; id != "" {
@@ -355,10 +369,10 @@ func (s RecordSet) ExternalIDs() []string {
 // deletecollection. A record the cache does not show yet turns Abandoned in
 // the sweep once mg is gone, and the sweep removes it after verifying its
 // key is absent.
-func (r *Records) Delete(ctx context.Context, mg resource.Managed, kind string) error {
+func (r *Store) Delete(ctx context.Context, mg resource.Managed, kind string) error {
 	// The first key's record by name too: the cache may not show a record
 	// written a moment ago.
-	names := []string{RecordName(kind, mg.GetUID())}
+	names := []string{Name(kind, mg.GetUID())}
 	recs, err := r.of(ctx, mg)
 	if err != nil {
 		return err
@@ -381,12 +395,12 @@ func (r *Records) Delete(ctx context.Context, mg resource.Managed, kind string) 
 // delete, so a sweep must delete its objects in Coder. The first record is
 // marked by name as well: the cache may not show a record written a moment
 // ago, and a record left Active would be deleted with the resource.
-func (r *Records) Abandon(ctx context.Context, mg resource.Managed, kind, reason string) error {
+func (r *Store) Abandon(ctx context.Context, mg resource.Managed, kind, reason string) error {
 	recs, err := r.of(ctx, mg)
 	if err != nil {
 		return errors.Wrap(err, errAbandonRecord)
 	}
-	base := RecordName(kind, mg.GetUID())
+	base := Name(kind, mg.GetUID())
 	seen := false
 	for i := range recs {
 		seen = seen || recs[i].Name == base
@@ -403,7 +417,7 @@ func (r *Records) Abandon(ctx context.Context, mg resource.Managed, kind, reason
 // of returns the records of mg, found by its UID label, as the cache shows
 // them. A record the cache does not show yet turns Abandoned in the sweep
 // once mg is gone.
-func (r *Records) of(ctx context.Context, mg resource.Managed) ([]clusterv1alpha1.CleanupRecord, error) {
+func (r *Store) of(ctx context.Context, mg resource.Managed) ([]clusterv1alpha1.CleanupRecord, error) {
 	return list(ctx, r.kube, mg)
 }
 
@@ -416,7 +430,7 @@ func list(ctx context.Context, reader client.Reader, mg resource.Managed) ([]clu
 	return l.Items, nil
 }
 
-func (r *Records) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, reason string) error {
+func (r *Store) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, reason string) error {
 	if rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned {
 		return nil
 	}
@@ -438,16 +452,16 @@ func (r *Records) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecor
 	return nil
 }
 
-// RecordedAttempt is when mg's last create attempt whose outcome is unknown
+// CreateAttempt is when mg's last create attempt whose outcome is unknown
 // was sent, as its cleanup record says: the provider writes the record
 // before every create and clears the time when Coder answered. Zero without
 // a record or an attempt. It reads past the cache (reader), since a record
 // written a moment ago must count: this is the only proof an object found
 // by name is mg's, and annotations, which anyone editing mg can set, are
 // not.
-func RecordedAttempt(ctx context.Context, reader client.Reader, mg resource.Managed, kind string) (time.Time, error) {
+func CreateAttempt(ctx context.Context, reader client.Reader, mg resource.Managed, kind string) (time.Time, error) {
 	rec := &clusterv1alpha1.CleanupRecord{}
-	err := reader.Get(ctx, types.NamespacedName{Name: RecordName(kind, mg.GetUID())}, rec)
+	err := reader.Get(ctx, types.NamespacedName{Name: Name(kind, mg.GetUID())}, rec)
 	if kerrors.IsNotFound(err) {
 		return time.Time{}, nil
 	}

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+package sweep
 
 import (
 	"context"
@@ -23,19 +23,15 @@ import (
 	"time"
 
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/runtime"
 	kwait "k8s.io/apimachinery/pkg/util/wait"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
-	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 func TestBudgetGivesEachClientOneWorkerAtATime(t *testing.T) {
@@ -145,11 +141,7 @@ func TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep(t *testing.T) {
 // startFake is a started fake Coder, closed with the test.
 func startFake(t *testing.T) *fakecoder.Server {
 	t.Helper()
-	srv := fakecoder.New(fakecoder.Options{})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
+	srv, _ := fixture.Coder(t)
 	return srv
 }
 
@@ -177,15 +169,8 @@ func abandonedKeyOf(t *testing.T, srv *fakecoder.Server, ns, uid string) *cluste
 // fakeKube is a fake API server holding objs.
 func fakeKube(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := apis.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	return fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
-		WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}, &namespacedv1alpha1.ProviderConfig{}).Build()
+	b, _ := fixture.Kube(t, objs...)
+	return b.Build()
 }
 
 // recordOf reads rec again; nil once it is gone.

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+package sweep
 
 import (
 	"context"
@@ -40,6 +40,7 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
 )
 
@@ -63,13 +64,13 @@ func readyConfig(srv *fakecoder.Server, ns, deployment string) []client.Object {
 func keyRecord(uid, deployment, id, phase string, created time.Time) *clusterv1alpha1.CleanupRecord {
 	return &clusterv1alpha1.CleanupRecord{
 		ObjectMeta: metav1.ObjectMeta{
-			Name: RecordName(kindKey, types.UID(uid)), CreationTimestamp: metav1.NewTime(created),
-			Labels: map[string]string{ManagedResourceUIDLabel: uid},
+			Name: records.Name(records.KindKey, types.UID(uid)), CreationTimestamp: metav1.NewTime(created),
+			Labels: map[string]string{records.ManagedResourceUIDLabel: uid},
 		},
 		Spec: clusterv1alpha1.CleanupRecordSpec{
-			Kind: kindKey,
+			Kind: records.KindKey,
 			ManagedResource: clusterv1alpha1.ManagedResourceReference{
-				APIVersion: aiv1alpha1.SchemeGroupVersion.String(), Kind: kindKey, Namespace: "team-a", Name: "gw", UID: uid,
+				APIVersion: aiv1alpha1.SchemeGroupVersion.String(), Kind: records.KindKey, Namespace: "team-a", Name: "gw", UID: uid,
 			},
 			DeploymentID: deployment,
 		},

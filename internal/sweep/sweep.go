@@ -14,7 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+// Package sweep deletes, later, what a release without delete left in
+// Coder: it reads the Abandoned cleanup records (and those of resources
+// that vanished), picks for each a ProviderConfig trusted to reach the
+// Coder that made its object (SweeperFor), deletes and verifies through
+// internal/coderobj, and removes a record only once what it names is
+// verified gone (sweep.go). vanished.go wakes it when a resource goes
+// without its finalizer; budget.go bounds each Coder's share of a sweep.
+package sweep
 
 import (
 	"context"
@@ -40,6 +47,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // Reasons a record turns Abandoned outside a bounded pass.
@@ -249,7 +257,7 @@ type SweepConfig struct {
 	// Origin is the ProviderConfig, its canonical URL and the deployment
 	// id its Coder reported. Any server can report any id, so it says
 	// which records the ProviderConfig could serve, never which it may.
-	Origin Origin
+	Origin records.Origin
 	// Client is built the first time the sweep picks the ProviderConfig:
 	// a sweep reads the token Secrets of only the ProviderConfigs it uses.
 	Client *coder.Client
@@ -286,8 +294,8 @@ type SweepPick struct {
 // A record written before records named their ProviderConfig is swept by
 // deployment, through a cluster-scoped ProviderConfig or one in the
 // resource's own namespace, cluster-scoped first.
-func SweeperFor(configs []SweepConfig, rec Origin, ns string) (SweepPick, bool) {
-	if rec.legacy() {
+func SweeperFor(configs []SweepConfig, rec records.Origin, ns string) (SweepPick, bool) {
+	if rec.Legacy() {
 		return legacySweeperFor(configs, rec.DeploymentID, ns)
 	}
 	cluster := -1
@@ -323,7 +331,7 @@ func legacySweeperFor(configs []SweepConfig, id, ns string) (SweepPick, bool) {
 // by name; nil when none is entitled.
 func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) (*coder.Client, bool) {
 	for {
-		sw, ok := SweeperFor(configs, OriginOf(rec), rec.Spec.ManagedResource.Namespace)
+		sw, ok := SweeperFor(configs, records.OriginOf(rec), rec.Spec.ManagedResource.Namespace)
 		if !ok {
 			return nil, false
 		}
@@ -359,7 +367,7 @@ func (s *Sweeper) readyConfigs(ctx context.Context) ([]SweepConfig, error) {
 				continue
 			}
 			if conn := providerconfig.ConnectionOf(pc); conn.Sweep {
-				out = append(out, SweepConfig{conn: conn, Origin: Origin{DeploymentID: id, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
+				out = append(out, SweepConfig{conn: conn, Origin: records.Origin{DeploymentID: id, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
 					Group: gk.Group, Kind: gk.Kind, Namespace: pc.GetNamespace(), Name: pc.GetName(), URL: coder.CanonicalURL(conn.URL),
 				}}})
 			}
@@ -389,17 +397,11 @@ func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.Cleanup
 	return gone, nil
 }
 
-// Kinds a record can name.
-const (
-	kindKey      = "AIGatewayKey"
-	kindProvider = "AIProvider"
-)
-
 // claim counts a sweep attempt on an Abandoned record. The update claims
 // it: a second sweeper holding an older version gets a conflict and leaves
 // it alone.
 func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord) bool {
-	if rec.Spec.Kind != kindKey && rec.Spec.Kind != kindProvider {
+	if rec.Spec.Kind != records.KindKey && rec.Spec.Kind != records.KindProvider {
 		s.Log.Info("Cannot sweep cleanup record of an unknown kind", "record", rec.Name, "kind", rec.Spec.Kind)
 		return false
 	}
@@ -442,59 +444,16 @@ func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.Clea
 	s.Log.Debug("Removed a cleanup record the provider never completed; it names nothing in Coder", "record", rec.Name)
 }
 
-// RecordClockSkew is how far the API server's clock, which dates a
-// record, may run ahead of the provider's, whose instants coderobj places
-// on Coder's clock through the answer's Date before they meet Coder's
-// timestamps. Coder's own clock may be anywhere: it is never compared with
-// ours.
-const RecordClockSkew = time.Minute
-
-// notBefore is the earliest time, by our clock, Coder can have created
-// what rec names: a record of a create (it names the Coder name) was
-// written before the create, and the API server set its creation time,
-// which nobody editing the record can change. A record edited to name an
-// older object, or written by hand, deletes nothing made before it, and is
-// not settled by it either. An import's record (no Coder name) was written
-// after its object existed: zero.
-func notBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
-	if rec.Status.CoderName == "" {
-		return time.Time{}
-	}
-	return rec.CreationTimestamp.Add(-RecordClockSkew)
-}
-
-// keyClaim is what a key record names: the key's id once known, and its
-// UID-derived name, which finds the key even when the id went stale.
-func keyClaim(rec *clusterv1alpha1.CleanupRecord) coderobj.KeyClaim {
-	return coderobj.KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: coderobj.NameIs(rec.Status.CoderName), NotBefore: notBefore(rec)}
-}
-
 // sweepProvider deletes what a provider record names, and verifies its
 // absence. A sweeper that may not look by name (not the creator) cannot
 // verify the absence of a provider the record knows by name only: the
 // record stays, for its creator to sweep.
 func (s *Sweeper) sweepProvider(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, byName bool, m coderobj.Managed) error {
-	c := providerClaim(rec, byName)
-	if c.ID == "" && !byName && rec.Status.CreateAttemptedAt != nil {
-		return errors.Errorf(errFmtOnlyCreatorFinds, OriginOf(rec))
+	c, err := records.ProviderClaimOf(rec, byName)
+	if err != nil {
+		return err
 	}
 	return coderobj.SweepProvider(ctx, cl, c, m)
-}
-
-// errFmtOnlyCreatorFinds is the error of a provider record without an id,
-// swept by a ProviderConfig other than its creator.
-const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again"
-
-// providerClaim is what a provider record names: its id once known, and its
-// name, which counts only for a provider Coder created within the window of
-// the record's last create attempt, and only through the ProviderConfig
-// that made it (byName).
-func providerClaim(rec *clusterv1alpha1.CleanupRecord, byName bool) coderobj.ProviderClaim {
-	c := coderobj.ProviderClaim{ID: rec.Status.ExternalID, Name: rec.Status.CoderName, NotBefore: notBefore(rec)}
-	if t := rec.Status.CreateAttemptedAt; t != nil && byName {
-		c.Attempt = t.Time
-	}
-	return c
 }
 
 // managers maps the external name of every live managed resource to its
@@ -512,7 +471,7 @@ func (s *Sweeper) managing(ctx context.Context, recs []clusterv1alpha1.CleanupRe
 	recorded := make(map[[2]string]bool, len(recs))
 	for i := range recs {
 		if id := recs[i].Status.ExternalID; id != "" {
-			recorded[[2]string{recs[i].GetLabels()[ManagedResourceUIDLabel], id}] = true
+			recorded[[2]string{recs[i].GetLabels()[records.ManagedResourceUIDLabel], id}] = true
 		}
 	}
 	out := managers{}

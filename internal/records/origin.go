@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+package records
 
 import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
@@ -42,13 +42,13 @@ func OriginOf(rec *clusterv1alpha1.CleanupRecord) Origin {
 	return o
 }
 
-// legacy reports whether o is a record's origin that names no
+// Legacy reports whether o is a record's origin that names no
 // ProviderConfig (written by an earlier release).
-func (o Origin) legacy() bool { return o.ProviderConfig == clusterv1alpha1.RecordedProviderConfig{} }
+func (o Origin) Legacy() bool { return o.ProviderConfig == clusterv1alpha1.RecordedProviderConfig{} }
 
-// spec is o's ProviderConfig as a record's spec holds it.
-func (o Origin) spec() *clusterv1alpha1.RecordedProviderConfig {
-	if o.legacy() {
+// Spec is o's ProviderConfig as a record's spec holds it.
+func (o Origin) Spec() *clusterv1alpha1.RecordedProviderConfig {
+	if o.Legacy() {
 		return nil
 	}
 	pc := o.ProviderConfig
@@ -60,7 +60,7 @@ func (o Origin) spec() *clusterv1alpha1.RecordedProviderConfig {
 // Only then does its "gone" count, and only then may it delete by id.
 func (o Origin) SameCoder(now Origin) bool {
 	return o.DeploymentID != "" && o.DeploymentID == now.DeploymentID &&
-		(o.legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)
+		(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)
 }
 
 // MadeBy reports whether now is the ProviderConfig that made o, still
@@ -68,12 +68,12 @@ func (o Origin) SameCoder(now Origin) bool {
 // by a name that its owner does not derive from its UID.
 func (o Origin) MadeBy(now Origin) bool {
 	a, b := o.ProviderConfig, now.ProviderConfig
-	return !o.legacy() && o.SameCoder(now) && a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
+	return !o.Legacy() && o.SameCoder(now) && a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
 }
 
 // String is o as the messages of conditions and events name it.
 func (o Origin) String() string {
-	if o.legacy() {
+	if o.Legacy() {
 		return "deployment " + o.DeploymentID
 	}
 	pc := o.ProviderConfig
@@ -82,4 +82,16 @@ func (o Origin) String() string {
 		name = pc.Namespace + "/" + name
 	}
 	return "deployment " + o.DeploymentID + " at " + pc.URL + " (" + pc.Kind + " " + name + ")"
+}
+
+// An OtherDeploymentError says that a resource's object lives in another
+// Coder (deployment or URL) or was made through another ProviderConfig
+// than the resource reaches now.
+type OtherDeploymentError struct{ Recorded, Now Origin }
+
+func (e *OtherDeploymentError) Error() string {
+	return "the cleanup record names " + e.Recorded.String() +
+		", which made the object, but the resource now reaches " + e.Now.String() +
+		": nothing is created or deleted for this resource until its ProviderConfig (or providerConfigRef) reaches the Coder of the record again" +
+		"; a deleting resource is released without delete once the hold's bounds pass, counted, and its record stays for the sweep of that Coder"
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+package sweep
 
 import (
 	"cmp"
@@ -27,6 +27,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // DefaultSweepBudget is how long one ProviderConfig's Coder may work on a
@@ -88,7 +89,7 @@ type clientWork struct {
 }
 
 func (w *clientWork) add(rec *clusterv1alpha1.CleanupRecord, byName bool) {
-	if rec.Spec.Kind == kindKey {
+	if rec.Spec.Kind == records.KindKey {
 		w.keys = append(w.keys, rec)
 		return
 	}
@@ -193,7 +194,7 @@ func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWo
 	}
 	claims := make([]coderobj.KeyClaim, len(w.keys))
 	for i, rec := range w.keys {
-		claims[i] = keyClaim(rec)
+		claims[i] = records.KeyClaimOf(rec)
 	}
 	// A key a live resource manages is left to it.
 	errs := coderobj.SweepKeys(cctx, cl, claims, managing.anyExcept(w.keys))

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+package records
 
 import (
 	"context"
@@ -31,6 +31,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 func TestRotatedRecordNamesParseBack(t *testing.T) {
@@ -49,24 +50,24 @@ func TestRotatedRecordNamesParseBack(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			n, ok := RotationOfRecord("AIGatewayKey", uid, tc.name)
+			n, ok := RotationOf("AIGatewayKey", uid, tc.name)
 			if n != tc.want || ok != tc.wantOK {
-				t.Errorf("RotationOfRecord(%q) = %d, %v; want %d, %v", tc.name, n, ok, tc.want, tc.wantOK)
+				t.Errorf("RotationOf(%q) = %d, %v; want %d, %v", tc.name, n, ok, tc.want, tc.wantOK)
 			}
 		})
 	}
-	if got := RotatedRecordName("AIGatewayKey", uid, 0); got != RecordName("AIGatewayKey", uid) {
+	if got := RotatedName("AIGatewayKey", uid, 0); got != Name("AIGatewayKey", uid) {
 		t.Errorf("counter 0 record = %q, want the record name keys always had", got)
 	}
 }
 
 func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	ctx := context.Background()
-	b, s := testKube(t)
+	b, s := fixture.Kube(t)
 	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
 	other := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "bbbbbbbb-0000-0000-0000-000000000002"}}
 	kube := b.Build()
-	r := NewRecords(kube, s, nil)
+	r := NewStore(kube, s, nil)
 
 	if err := r.Ensure(ctx, mg, "AIGatewayKey", dep, "gw-aaaaaaaa", time.Now()); err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &clusterv1alpha1.CleanupRecord{}
-	if err := kube.Get(ctx, types.NamespacedName{Name: RotatedRecordName("AIGatewayKey", mg.UID, 1)}, rec); err != nil {
+	if err := kube.Get(ctx, types.NamespacedName{Name: RotatedName("AIGatewayKey", mg.UID, 1)}, rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Status.ExternalID != "" || rec.Status.CoderName != "gw-aaaaaaaa-r1" || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {
@@ -117,9 +118,9 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 		phases[x.Name] = x.Status.Phase
 	}
 	want := map[string]string{
-		RecordName("AIGatewayKey", mg.UID):           clusterv1alpha1.CleanupPhaseAbandoned,
-		RotatedRecordName("AIGatewayKey", mg.UID, 1): clusterv1alpha1.CleanupPhaseAbandoned,
-		RecordName("AIGatewayKey", other.UID):        clusterv1alpha1.CleanupPhaseActive,
+		Name("AIGatewayKey", mg.UID):           clusterv1alpha1.CleanupPhaseAbandoned,
+		RotatedName("AIGatewayKey", mg.UID, 1): clusterv1alpha1.CleanupPhaseAbandoned,
+		Name("AIGatewayKey", other.UID):        clusterv1alpha1.CleanupPhaseActive,
 	}
 	if diff := cmp.Diff(want, phases); diff != "" {
 		t.Errorf("phases after Abandon: -want, +got:\n%s", diff)
@@ -134,7 +135,7 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	if len(l.Items) != 0 {
 		t.Errorf("records of the object left after Delete: %d", len(l.Items))
 	}
-	if err := kube.Get(ctx, types.NamespacedName{Name: RecordName("AIGatewayKey", other.UID)}, rec); err != nil {
+	if err := kube.Get(ctx, types.NamespacedName{Name: Name("AIGatewayKey", other.UID)}, rec); err != nil {
 		t.Errorf("Delete removed another object's record: %v", err)
 	}
 }
@@ -144,41 +145,41 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
 	cases := map[string]struct {
 		// before writes the records mg has when it is observed.
-		before func(ctx context.Context, r *Records) error
+		before func(ctx context.Context, r *Store) error
 		// want maps each record of mg afterwards to its external id.
 		want map[string]string
 	}{
 		"Imported": {
-			before: func(context.Context, *Records) error { return nil },
-			want:   map[string]string{RecordName(kind, mg.UID): "imported-id"},
+			before: func(context.Context, *Store) error { return nil },
+			want:   map[string]string{Name(kind, mg.UID): "imported-id"},
 		},
 		"Created": {
-			before: func(ctx context.Context, r *Records) error {
+			before: func(ctx context.Context, r *Store) error {
 				if err := r.Ensure(ctx, mg, kind, dep, "gw-aaaaaaaa", time.Now()); err != nil {
 					return err
 				}
 				return r.SetExternalID(ctx, mg, kind, "created-id")
 			},
-			want: map[string]string{RecordName(kind, mg.UID): "created-id"},
+			want: map[string]string{Name(kind, mg.UID): "created-id"},
 		},
 		"RotationOver": {
 			// The first key's record went with the first key; the key in
 			// use has its rotation's record.
-			before: func(ctx context.Context, r *Records) error {
+			before: func(ctx context.Context, r *Store) error {
 				if err := r.EnsureRotated(ctx, mg, kind, 1, dep, "gw-aaaaaaaa-r1"); err != nil {
 					return err
 				}
 				return r.SetRotatedExternalID(ctx, mg, kind, 1, "imported-id")
 			},
-			want: map[string]string{RotatedRecordName(kind, mg.UID, 1): "imported-id"},
+			want: map[string]string{RotatedName(kind, mg.UID, 1): "imported-id"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			b, s := testKube(t)
+			b, s := fixture.Kube(t)
 			kube := b.Build()
-			r := NewRecords(kube, s, nil)
+			r := NewStore(kube, s, nil)
 			if err := tc.before(ctx, r); err != nil {
 				t.Fatal(err)
 			}
@@ -208,13 +209,13 @@ var dep = Origin{DeploymentID: "dep", ProviderConfig: clusterv1alpha1.RecordedPr
 func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 	ctx := context.Background()
 	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
-	name := RecordName("AIGatewayKey", mg.UID)
+	name := Name("AIGatewayKey", mg.UID)
 	// ours is the record Ensure writes for mg, changed by edit.
 	ours := func(edit ...func(*clusterv1alpha1.CleanupRecord)) *clusterv1alpha1.CleanupRecord {
 		r := &clusterv1alpha1.CleanupRecord{
 			ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{ManagedResourceUIDLabel: string(mg.UID)}},
 			Spec: clusterv1alpha1.CleanupRecordSpec{
-				Kind: "AIGatewayKey", DeploymentID: "dep", ProviderConfig: dep.spec(),
+				Kind: "AIGatewayKey", DeploymentID: "dep", ProviderConfig: dep.Spec(),
 				ManagedResource: clusterv1alpha1.ManagedResourceReference{
 					APIVersion: aiv1alpha1.SchemeGroupVersion.String(), Kind: "AIGatewayKey", Namespace: "ns", Name: "gw", UID: string(mg.UID),
 				},
@@ -274,12 +275,12 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 	}
 	for n, tc := range cases {
 		t.Run(n, func(t *testing.T) {
-			b, s := testKube(t)
+			b, s := fixture.Kube(t)
 			if tc.existing != nil {
 				b = b.WithObjects(tc.existing)
 			}
 			kube := b.Build()
-			err := NewRecords(kube, s, nil).Ensure(ctx, mg, "AIGatewayKey", dep, "ns-gw-aaaaaaaa", time.Now())
+			err := NewStore(kube, s, nil).Ensure(ctx, mg, "AIGatewayKey", dep, "ns-gw-aaaaaaaa", time.Now())
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("%s\nEnsure() = %v, want error %v", tc.reason, err, tc.wantErr)
 			}

@@ -14,16 +14,17 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+package sweep
 
 import (
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 func TestNextSweepRetriesUndoneWorkWithBackoff(t *testing.T) {
@@ -106,7 +107,7 @@ func TestNextSweepRetriesUndoneWorkWithBackoff(t *testing.T) {
 // legacyConfig is a Ready ProviderConfig as SweeperFor sees it, for the
 // records that name no ProviderConfig.
 func legacyConfig(dep, ns string) SweepConfig {
-	return SweepConfig{Origin: Origin{DeploymentID: dep, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{Namespace: ns, Name: "pc", Kind: "ProviderConfig", URL: "https://x"}}}
+	return SweepConfig{Origin: records.Origin{DeploymentID: dep, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{Namespace: ns, Name: "pc", Kind: "ProviderConfig", URL: "https://x"}}}
 }
 
 func TestSweeperForPicksOnlyAnEntitledProviderConfigForARecordWithoutOne(t *testing.T) {
@@ -162,7 +163,7 @@ func TestSweeperForPicksOnlyAnEntitledProviderConfigForARecordWithoutOne(t *test
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, ok := SweeperFor(tc.configs, Origin{DeploymentID: tc.id}, tc.ns)
+			got, ok := SweeperFor(tc.configs, records.Origin{DeploymentID: tc.id}, tc.ns)
 			if ok != tc.wantOK || (ok && (got.Index != tc.want || !got.ByName)) {
 				t.Errorf("%s\nSweeperFor(...) = %+v, %v; want index %d by name, %v", tc.reason, got, ok, tc.want, tc.wantOK)
 			}
@@ -171,20 +172,18 @@ func TestSweeperForPicksOnlyAnEntitledProviderConfigForARecordWithoutOne(t *test
 }
 
 // origin is where a create through a ProviderConfig goes.
-func origin(dep, kind, ns, name, url string) Origin {
-	return Origin{DeploymentID: dep, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
-		Group: "coder.m.crossplane.io", Kind: kind, Namespace: ns, Name: name, URL: url,
-	}}
+func origin(dep, kind, ns, name, url string) records.Origin {
+	return records.Origin{DeploymentID: dep, ProviderConfig: fixture.RecordedProviderConfig(kind, ns, name, url)}
 }
 
 func TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL(t *testing.T) {
 	const platform, tenant = "https://coder.platform.example", "https://coder.tenant.example"
 	made := origin("prod", "ProviderConfig", "tenant-a", "coder", tenant)
-	config := func(o Origin) SweepConfig { return SweepConfig{Origin: o} }
+	config := func(o records.Origin) SweepConfig { return SweepConfig{Origin: o} }
 	creator := config(made)
 	cases := map[string]struct {
 		reason  string
-		rec     Origin
+		rec     records.Origin
 		configs []SweepConfig
 		want    SweepPick
 		wantOK  bool
@@ -240,36 +239,5 @@ func TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtIts
 				t.Errorf("%s\nSweeperFor(...) = %+v, %v; want %+v, %v", tc.reason, got, ok, tc.want, tc.wantOK)
 			}
 		})
-	}
-}
-
-func TestAProviderRecordClaimsByNameOnlyThroughItsCreator(t *testing.T) {
-	rec := &clusterv1alpha1.CleanupRecord{}
-	rec.Status.CoderName, rec.Status.ExternalID = "team-openai", "id"
-	rec.Status.CreateAttemptedAt = &metav1.Time{Time: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	if c := providerClaim(rec, true); c.Attempt.IsZero() || c.ID != "id" {
-		t.Errorf("through its creator a provider record claims %+v, want its id and its create attempt", c)
-	}
-	if c := providerClaim(rec, false); !c.Attempt.IsZero() || c.ID != "id" {
-		t.Errorf("through another ProviderConfig a provider record claims %+v, want its id only: a name found there may be anyone's", c)
-	}
-}
-
-func TestARecordClaimsNothingCoderMadeBeforeIt(t *testing.T) {
-	written := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	rec := func(coderName string) *clusterv1alpha1.CleanupRecord {
-		r := &clusterv1alpha1.CleanupRecord{}
-		r.CreationTimestamp = metav1.NewTime(written)
-		r.Status.CoderName, r.Status.ExternalID = coderName, "id"
-		return r
-	}
-	if got, want := keyClaim(rec("gw-ns-name-5f0c7b1e")).NotBefore, written.Add(-RecordClockSkew); !got.Equal(want) {
-		t.Errorf("a create's key record claims keys from %s, want %s (its creation less the skew)", got, want)
-	}
-	if got, want := providerClaim(rec("team-openai"), true).NotBefore, written.Add(-RecordClockSkew); !got.Equal(want) {
-		t.Errorf("a create's provider record claims providers from %s, want %s", got, want)
-	}
-	if got := keyClaim(rec("")).NotBefore; !got.IsZero() {
-		t.Errorf("an import's record claims keys from %s, want no bound: its key existed before it", got)
 	}
 }

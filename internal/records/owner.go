@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package cleanup
+package records
 
 import (
 	"context"
@@ -101,7 +101,7 @@ func ErrOwned(id string, owner Claimant) error {
 // Claimants gathers every managed resource that claims the Coder object id:
 // the owners of the cleanup records naming it, and the live resources whose
 // external name is it. It reads the cache.
-func (r *Records) Claimants(ctx context.Context, id string) ([]Claimant, error) {
+func (r *Store) Claimants(ctx context.Context, id string) ([]Claimant, error) {
 	var out []Claimant
 	recs := &clusterv1alpha1.CleanupRecordList{}
 	if err := r.kube.List(ctx, recs, client.MatchingFields{index.RecordExternalID: id}); err != nil {
@@ -137,7 +137,7 @@ func (r *Records) Claimants(ctx context.Context, id string) ([]Claimant, error) 
 // OwnedByAnother returns the error naming the resource that owns the Coder
 // object id, when it is not mg (owned); err is a failure to find out. No
 // records (nil) know no owners.
-func (r *Records) OwnedByAnother(ctx context.Context, mg resource.Managed, id string) (owned, err error) {
+func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id string) (owned, err error) {
 	if r == nil {
 		return nil, nil
 	}

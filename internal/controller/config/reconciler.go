@@ -14,13 +14,13 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package providerconfig is the controller of the three ProviderConfig
+// Package config is the controller of the three ProviderConfig
 // kinds: it reports whether Coder answers and accepts the session token,
 // records the Coder deployment, counts the managed resources that use each
 // ProviderConfig, and holds a ProviderConfig's deletion for them. It must not
 // create anything in Coder. What a ProviderConfig is, and how a managed
 // resource reaches Coder through one, is internal/providerconfig.
-package providerconfig
+package config
 
 import (
 	"context"

@@ -1,0 +1,163 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package records
+
+import (
+	"context"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+)
+
+// Kinds a record can name.
+const (
+	KindKey      = "AIGatewayKey"
+	KindProvider = "AIProvider"
+)
+
+// ClockSkew is how far the API server's clock, which dates a
+// record, may run ahead of the provider's, whose instants coderobj places
+// on Coder's clock through the answer's Date before they meet Coder's
+// timestamps. Coder's own clock may be anywhere: it is never compared with
+// ours.
+const ClockSkew = time.Minute
+
+// NotBefore is the earliest time, by our clock, Coder can have created
+// what rec names: a record of a create (it names the Coder name) was
+// written before the create, and the API server set its creation time,
+// which nobody editing the record can change. A record edited to name an
+// older object, or written by hand, deletes nothing made before it, and is
+// not settled by it either. An import's record (no Coder name) was written
+// after its object existed: zero.
+func NotBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
+	if rec.Status.CoderName == "" {
+		return time.Time{}
+	}
+	return rec.CreationTimestamp.Add(-ClockSkew)
+}
+
+// KeyClaimOf is what a key record names: the key's id once known, and its
+// UID-derived name, which finds the key even when the id went stale.
+func KeyClaimOf(rec *clusterv1alpha1.CleanupRecord) coderobj.KeyClaim {
+	return coderobj.KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: coderobj.NameIs(rec.Status.CoderName), NotBefore: NotBefore(rec)}
+}
+
+// errFmtOnlyCreatorFinds is the error of a provider record without an id,
+// swept by a ProviderConfig other than its creator.
+const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again"
+
+// ProviderClaimOf is what a provider record names: its id once known, and its
+// name, which counts only for a provider Coder created within the window of
+// the record's last create attempt, and only through the ProviderConfig
+// that made it (byName). A provider the record knows by that name only
+// cannot be found through another ProviderConfig, so its absence cannot be
+// verified there: the error says so, and the record waits for its creator.
+func ProviderClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (coderobj.ProviderClaim, error) {
+	c := coderobj.ProviderClaim{ID: rec.Status.ExternalID, Name: rec.Status.CoderName, NotBefore: NotBefore(rec)}
+	if t := rec.Status.CreateAttemptedAt; t != nil && byName {
+		c.Attempt = t.Time
+	}
+	if c.ID == "" && !byName && rec.Status.CreateAttemptedAt != nil {
+		return c, errors.Errorf(errFmtOnlyCreatorFinds, OriginOf(rec))
+	}
+	return c, nil
+}
+
+// Claims is what the records of a deleting resource name in Coder, as
+// the sweep would look for it through the ProviderConfig the resource
+// reaches now, with the name of the record each claim comes from.
+type Claims struct {
+	Keys      []coderobj.KeyClaim
+	KeyOf     []string
+	Providers []coderobj.ProviderClaim
+	// ProviderOf names the record of each provider claim.
+	ProviderOf []string
+}
+
+// ClaimsOf decides what a deleting resource's records name, through a
+// client that reaches now (which otherDeployment found to be the Coder
+// every record names). A record the provider never wrote a status to names
+// nothing. A key is named by its recorded id and UID-derived name; a
+// provider by its recorded id and, through the ProviderConfig that made it,
+// by the name its last create attempt may have written. A provider known
+// by that name only, through another ProviderConfig, cannot be verified
+// gone: the error says so, and the record waits for its creator's sweep.
+func ClaimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) {
+	var c Claims
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Status.Phase == "" {
+			continue
+		}
+		if rec.Spec.Kind == KindKey {
+			c.Keys = append(c.Keys, KeyClaimOf(rec))
+			c.KeyOf = append(c.KeyOf, rec.Name)
+			continue
+		}
+		o := OriginOf(rec)
+		byName := o.MadeBy(now) || (o.Legacy() && o.SameCoder(now))
+		pc, err := ProviderClaimOf(rec, byName)
+		if err != nil {
+			return Claims{}, err
+		}
+		c.Providers = append(c.Providers, pc)
+		c.ProviderOf = append(c.ProviderOf, rec.Name)
+	}
+	return c, nil
+}
+
+// HeldByAnother reports the Coder objects another live managed resource
+// holds: its external name is the id, and a record of its own names it,
+// as the sweep's managers go. An external name alone is anyone's to write.
+// The second result is the first failure to find out; an object whose
+// holders could not be read counts as held meanwhile, so nothing is
+// deleted on a guess, and the failure fails the verification.
+func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed) (coderobj.Managed, func() error) {
+	var first error
+	self := string(mg.GetUID())
+	held := func(id string) bool {
+		cs, err := r.Claimants(ctx, id)
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			return true
+		}
+		recorded, live := map[string]bool{}, map[string]bool{}
+		for _, c := range cs {
+			if c.UID == self {
+				continue
+			}
+			if c.Record {
+				recorded[c.UID] = true
+			} else {
+				live[c.UID] = true
+			}
+		}
+		for uid := range recorded {
+			if live[uid] {
+				return true
+			}
+		}
+		return false
+	}
+	return held, func() error { return first }
+}
