@@ -60,7 +60,7 @@ var Mutations = []Mutation{
 		// tenant's server claiming the platform's id gets the platform's
 		// ProviderConfig to delete the id it answered a create with.
 		Name: "sweep-trusts-a-claimed-deployment-id",
-		File: "internal/sweep/sweep.go",
+		File: "internal/sweep/pick.go",
 		Old:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.SameCoder(c.Origin) && cluster < 0:",
 		New:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.DeploymentID == c.Origin.DeploymentID && cluster < 0:",
 		Pkgs: []string{"./internal/sweep/", "./test/e2e/"},
@@ -70,7 +70,7 @@ var Mutations = []Mutation{
 		// Issue 26, item 2: the platform's ProviderConfig finds a tenant's
 		// provider by the name the tenant chose.
 		Name: "sweep-by-name-through-any-providerconfig",
-		File: "internal/sweep/sweep.go",
+		File: "internal/sweep/pick.go",
 		Old:  "\treturn SweepPick{Index: cluster}, cluster >= 0\n",
 		New:  "\treturn SweepPick{Index: cluster, ByName: true}, cluster >= 0\n",
 		Pkgs: []string{"./internal/sweep/", "./test/e2e/"},
@@ -520,7 +520,7 @@ var Mutations = []Mutation{
 		// The sweep deletes an Abandoned record's object through a Ready
 		// ProviderConfig of whatever deployment it finds.
 		Name: "sweep-through-another-deployment",
-		File: "internal/sweep/sweep.go",
+		File: "internal/sweep/pick.go",
 		Old:  "\t\tcase id == \"\" || c.Origin.DeploymentID != id || c.Unusable:\n",
 		New:  "\t\tcase id == \"\" || c.Unusable:\n",
 		Pkgs: []string{"./test/e2e/"},

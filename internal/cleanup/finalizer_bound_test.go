@@ -27,7 +27,6 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -37,6 +36,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 // warnings records the reasons of the Warning events it is given.
@@ -135,7 +135,7 @@ func TestARecordDeleteTheProviderMayNotMakeDoesNotHoldAResource(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			s := finalizerScheme(t)
+			s := fixture.Scheme(t)
 			k := deletingKeyWithSecret()
 			k.Spec.WriteConnectionSecretToReference = nil
 			// Another finalizer keeps it readable once ours is gone.
@@ -147,7 +147,7 @@ func TestARecordDeleteTheProviderMayNotMakeDoesNotHoldAResource(t *testing.T) {
 			if !tc.noRecord {
 				objs = append(objs, activeRecord(k.UID))
 			}
-			b := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{})
+			b := fixture.Kube(t, objs...).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{})
 			if tc.delete != nil {
 				b = b.WithInterceptorFuncs(interceptor.Funcs{Delete: tc.delete})
 			}
@@ -197,7 +197,7 @@ func TestAStalledResourceIsReleasedWithoutAskingCoder(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			s := finalizerScheme(t)
+			s := fixture.Scheme(t)
 			k := deletingKeyWithSecret()
 			k.Spec.WriteConnectionSecretToReference = nil
 			// Another finalizer keeps it readable once ours is gone.
@@ -213,7 +213,7 @@ func TestAStalledResourceIsReleasedWithoutAskingCoder(t *testing.T) {
 			if !tc.noRecord {
 				objs = append(objs, activeRecord(k.UID))
 			}
-			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
+			kube := fixture.Kube(t, objs...).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
 			w := &warnings{}
 			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), records.NewStore(kube, s, nil), w)
 			before := released(t, "AIGatewayKey")

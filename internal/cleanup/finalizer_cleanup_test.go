@@ -23,9 +23,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -34,19 +32,8 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
-
-// finalizerScheme has Secrets, cleanup records and the namespaced AI kinds.
-func finalizerScheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, clusterv1alpha1.SchemeBuilder.AddToScheme, aiv1alpha1.SchemeBuilder.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s
-}
 
 // deletingKeyWithSecret is a key resource being deleted that writes its
 // connection details to the Secret "gw-conn".
@@ -78,13 +65,13 @@ func TestRemovingTheFinalizerDeletesOnlyAConnectionSecretTheResourceControls(t *
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s := finalizerScheme(t)
+			s := fixture.Scheme(t)
 			k := deletingKeyWithSecret()
 			sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw-conn"}}
 			if tc.controlled {
 				meta.AddOwnerReference(sec, meta.AsController(meta.TypedReferenceTo(k, aiv1alpha1.AIGatewayKeyGroupVersionKind)))
 			}
-			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(k, sec).Build()
+			kube := fixture.Kube(t, k, sec).Build()
 			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), records.NewStore(kube, s, nil), event.NewNopRecorder())
 			if err := f.RemoveFinalizer(ctx, k); err != nil {
 				t.Fatalf("%s\nRemoveFinalizer: %v", tc.reason, err)
@@ -117,7 +104,7 @@ func TestAVerifiedDeleteRemovesTheRecordsAndAReleaseAbandonsThem(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s := finalizerScheme(t)
+			s := fixture.Scheme(t)
 			k := deletingKeyWithSecret()
 			var recs []client.Object
 			for _, n := range []int{0, 1} {
@@ -130,7 +117,7 @@ func TestAVerifiedDeleteRemovesTheRecordsAndAReleaseAbandonsThem(t *testing.T) {
 					Status: clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive},
 				})
 			}
-			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(append(recs, k)...).
+			kube := fixture.Kube(t, append(recs, k)...).
 				WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
 			rel := NewReleases()
 			if tc.release != "" {

@@ -24,18 +24,16 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 
-	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 const testFinalizer = "ai.coder.crossplane.io/external-cleanup"
@@ -70,12 +68,7 @@ func hasLabel(m *dto.Metric, name, value string) bool {
 }
 
 func TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists(t *testing.T) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clusterv1alpha1.SchemeBuilder.AddToScheme, aiv1alpha1.SchemeBuilder.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := fixture.Scheme(t)
 	gone := func(context.Context, client.WithWatch, client.Object, ...client.UpdateOption) error {
 		return kerrors.NewNotFound(schema.GroupResource{Resource: "aigatewaykeys"}, "gw")
 	}
@@ -136,7 +129,7 @@ func TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists(t *testing.T) {
 				Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001",
 				Finalizers: []string{testFinalizer, "someone.else/keep"}, DeletionTimestamp: &now,
 			}}
-			b := fake.NewClientBuilder().WithScheme(s).WithObjects(mg)
+			b := fixture.Kube(t, mg)
 			if tc.update != nil {
 				b = b.WithInterceptorFuncs(interceptor.Funcs{Update: tc.update})
 			}

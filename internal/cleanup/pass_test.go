@@ -127,7 +127,7 @@ func pending(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalCreatePending(k, time
 // none.
 func recordsWith(t *testing.T, k *aiv1alpha1.AIGatewayKey, none bool, attempt *metav1.Time) *records.Store {
 	t.Helper()
-	b, s := fixture.Kube(t)
+	b, s := fixture.Kube(t), fixture.Scheme(t)
 	if !none {
 		b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
 			ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", k.UID), Labels: map[string]string{records.ManagedResourceUIDLabel: string(k.UID)}},
@@ -194,7 +194,7 @@ func TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete(t
 
 func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: "u-1"}}
-	b, s := fixture.Kube(t)
+	b, s := fixture.Kube(t), fixture.Scheme(t)
 	kube := b.Build()
 	refused := false
 	pass := Pass{
@@ -349,7 +349,7 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
-			b, s := fixture.Kube(t)
+			b, s := fixture.Kube(t), fixture.Scheme(t)
 			made := origin("A", "ProviderConfig", "ns", "coder", "https://a.example")
 			spec := clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", DeploymentID: "A", ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: string(k.UID)}}
 			if tc.url != "" {
@@ -433,7 +433,7 @@ func TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			b, s := fixture.Kube(t)
+			b, s := fixture.Kube(t), fixture.Scheme(t)
 			for i := range tc.records {
 				b = b.WithObjects(&tc.records[i])
 			}

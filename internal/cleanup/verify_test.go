@@ -170,7 +170,7 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 			case "unknown":
 				meta.SetExternalName(mg, uuid.NewString())
 			}
-			b, s := fixture.Kube(t)
+			b, s := fixture.Kube(t), fixture.Scheme(t)
 			kube := b.WithObjects(sib, sibRec, own).Build()
 			if tc.deleteKeeps {
 				if err := srv.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 204}); err != nil {

@@ -17,9 +17,11 @@ limitations under the License.
 package coderobj
 
 import (
-	"errors"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
@@ -105,8 +107,8 @@ func TestUncertainCreateAdoptsOnlyWhatTheAttemptCreated(t *testing.T) {
 				clock = coder.Clock{}
 			}
 			got, err := CreatedByAttempt(tc.createdAt, tc.attempt, 30*time.Second, clock)
-			if !errors.Is(err, tc.wantErr) {
-				t.Fatalf("%s\nCreatedByAttempt error = %v, want %v", tc.reason, err, tc.wantErr)
+			if diff := cmp.Diff(tc.wantErr, err, cmpopts.EquateErrors()); diff != "" {
+				t.Fatalf("%s\nCreatedByAttempt error: -want, +got:\n%s", tc.reason, diff)
 			}
 			if got != tc.want {
 				t.Errorf("%s\nCreatedByAttempt = %t, want %t", tc.reason, got, tc.want)
@@ -157,8 +159,9 @@ func TestAnObjectOlderThanItsRecordIsNeitherOursNorAbsent(t *testing.T) {
 			if tc.undated {
 				clock = coder.Clock{}
 			}
-			if err := notBefore("key k", tc.createdAt, tc.notBefore, clock); !errors.Is(err, tc.wantErr) {
-				t.Errorf("%s\nnotBefore = %v, want %v", tc.reason, err, tc.wantErr)
+			err := notBefore("key k", tc.createdAt, tc.notBefore, clock)
+			if diff := cmp.Diff(tc.wantErr, err, cmpopts.EquateErrors()); diff != "" {
+				t.Errorf("%s\nnotBefore: -want, +got:\n%s", tc.reason, diff)
 			}
 		})
 	}

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
@@ -206,12 +208,11 @@ func TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock(t *testing.T) {
 				// A record written five seconds after its key existed.
 				{IDs: []string{older.ID.String()}, Name: NameIs(older.Name), NotBefore: time.Now().Add(5 * time.Second)},
 			}
+			// The record's own key: a verified delete; the key older than
+			// its record: not the claim's, and not absent.
 			errs := SweepKeys(ctx, cl, claims, nil)
-			if errs[0] != nil {
-				t.Errorf("sweep of the record's own key: %v, want a verified delete", errs[0])
-			}
-			if !errors.Is(errs[1], ErrPredates) {
-				t.Errorf("sweep of a key older than its record: %v, want %v", errs[1], ErrPredates)
+			if diff := cmp.Diff([]error{nil, ErrPredates}, errs, cmpopts.EquateErrors()); diff != "" {
+				t.Errorf("sweep of the record's own key and of one older than its record: -want, +got:\n%s", diff)
 			}
 			left := s.Keys()
 			if len(left) != 1 || left[0].ID != older.ID {
@@ -289,12 +290,11 @@ func TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt(t *testing.T) {
 			if err := s.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: status}); err != nil {
 				t.Fatal(err)
 			}
+			// The claim whose key Coder still lists, and the claim whose
+			// key is gone: a verified absence.
 			errs := SweepKeys(ctx, cl, claims, nil)
-			if !errors.Is(errs[0], ErrStillPresent) {
-				t.Errorf("the claim whose key Coder still lists: %v, want %v", errs[0], ErrStillPresent)
-			}
-			if errs[1] != nil {
-				t.Errorf("the claim whose key is gone: %v, want a verified absence", errs[1])
+			if diff := cmp.Diff([]error{ErrStillPresent, nil}, errs, cmpopts.EquateErrors()); diff != "" {
+				t.Errorf("-want, +got:\n%s", diff)
 			}
 			if len(s.Keys()) != 1 {
 				t.Fatalf("%d keys in Coder, want the one its delete kept", len(s.Keys()))

@@ -63,7 +63,7 @@ func TestRotatedRecordNamesParseBack(t *testing.T) {
 
 func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	ctx := context.Background()
-	b, s := fixture.Kube(t)
+	b, s := fixture.Kube(t), fixture.Scheme(t)
 	mg := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "aaaaaaaa-0000-0000-0000-000000000001"}}
 	other := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "other", UID: "bbbbbbbb-0000-0000-0000-000000000002"}}
 	kube := b.Build()
@@ -177,7 +177,7 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			b, s := fixture.Kube(t)
+			b, s := fixture.Kube(t), fixture.Scheme(t)
 			kube := b.Build()
 			r := NewStore(kube, s, nil)
 			if err := tc.before(ctx, r); err != nil {
@@ -275,7 +275,7 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 	}
 	for n, tc := range cases {
 		t.Run(n, func(t *testing.T) {
-			b, s := fixture.Kube(t)
+			b, s := fixture.Kube(t), fixture.Scheme(t)
 			if tc.existing != nil {
 				b = b.WithObjects(tc.existing)
 			}

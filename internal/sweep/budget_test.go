@@ -169,8 +169,7 @@ func abandonedKeyOf(t *testing.T, srv *fakecoder.Server, ns, uid string) *cluste
 // fakeKube is a fake API server holding objs.
 func fakeKube(t *testing.T, objs ...client.Object) client.Client {
 	t.Helper()
-	b, _ := fixture.Kube(t, objs...)
-	return b.Build()
+	return fixture.Kube(t, objs...).Build()
 }
 
 // recordOf reads rec again; nil once it is gone.

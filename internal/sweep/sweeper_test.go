@@ -25,16 +25,12 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
@@ -42,6 +38,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 // readyConfig is a Ready namespaced ProviderConfig of the fake Coder srv in
@@ -173,19 +170,12 @@ func TestASweepDeletesInCoderOnlyWhatItMayAndRemovesOnlyVerifiedRecords(t *testi
 			if err != nil {
 				t.Fatal(err)
 			}
-			s := runtime.NewScheme()
-			if err := clientgoscheme.AddToScheme(s); err != nil {
-				t.Fatal(err)
-			}
-			if err := apis.AddToScheme(s); err != nil {
-				t.Fatal(err)
-			}
 			rec := keyRecord(uid, bi.DeploymentID, key.ID.String(), tc.phase, tc.created)
 			objs := append(readyConfig(srv, tc.configNS, bi.DeploymentID), rec)
 			if tc.resourceLive {
 				objs = append(objs, liveKey())
 			}
-			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).
+			kube := fixture.Kube(t, objs...).
 				WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}, &namespacedv1alpha1.ProviderConfig{}).Build()
 			sw := NewSweeper()
 			sw.Kube, sw.Reader, sw.Log = kube, kube, logging.NewNopLogger()

@@ -24,20 +24,17 @@ import (
 
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	testfixture "github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 // testUID is the UID of the key resource the tests observe.
@@ -65,14 +62,8 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := apis.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	kube := fake.NewClientBuilder().WithScheme(s).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
+	s := testfixture.Scheme(t)
+	kube := testfixture.Kube(t).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
 	keys := coder.NewKeyLister(time.Hour)
 	return &fixture{srv: srv, cl: cl, keys: keys, ext: &external{
 		coder: cl, keys: keys, scope: "test", url: srv.URL(),

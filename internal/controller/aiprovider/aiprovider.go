@@ -24,7 +24,6 @@ package aiprovider
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -51,7 +50,6 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // AnnotationRefusedCreate holds the external-create-pending time of the last
@@ -177,60 +175,6 @@ func (e *external) Observe(ctx context.Context, p Resource) (managed.ExternalObs
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
 	}
-	return e.observeExisting(ctx, p, got)
-}
-
-// observeUncreated handles a resource without an external name. Only a
-// create attempt whose outcome is unknown can have left a provider of ours
-// in Coder; it is found by name and adopted when Coder created it after the
-// attempt. Any other provider of that name belongs to someone else.
-func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.ExternalObservation, error) {
-	if UncertainAttempt(p.GetAnnotations()).IsZero() {
-		// No attempt, or only one that certainly wrote nothing: there is
-		// nothing of ours to look for.
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	}
-	// The annotation only says an attempt may be pending; anyone who may
-	// edit the resource can set it. The proof is our own record, written
-	// before the create, with the time of the attempt.
-	attempt, err := records.CreateAttempt(ctx, e.reader, p, e.kind)
-	if err != nil || attempt.IsZero() {
-		return managed.ExternalObservation{ResourceExists: false}, err
-	}
-	name := ProviderName(p)
-	got, err := e.coder.GetProvider(ctx, name)
-	if coder.IsNotFound(err) {
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	}
-	if err != nil {
-		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
-	}
-	// The attempt is ours, by our clock; Coder dated the provider by its
-	// own, which the answer just read places the attempt on.
-	ours, err := coderobj.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout(), e.coder.Clock())
-	if err != nil {
-		// Neither adopted nor someone else's: a deleting resource must not
-		// take the provider for absent.
-		return managed.ExternalObservation{}, errors.Wrapf(err, errFmtCannotDate, name, got.ID)
-	}
-	if !ours {
-		if meta.WasDeleted(p) {
-			// Never delete someone else's provider.
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		}
-		return managed.ExternalObservation{}, errors.Errorf(errFmtNameTaken, name, got.ID, got.CreatedAt.UTC().Format(time.RFC3339))
-	}
-	meta.SetExternalName(p, got.ID.String())
-	if !meta.WasDeleted(p) {
-		// Record the id now rather than return ResourceLateInitialized:
-		// the reconciler persists that only when the management policies
-		// include LateInitialize, and an id not persisted would be looked
-		// for by name, and adopted, again on every reconcile.
-		if err := e.kube.Update(ctx, p); err != nil {
-			return managed.ExternalObservation{}, errors.Wrap(err, errRecordAdoption)
-		}
-	}
-	e.record.Event(p, event.Normal(ReasonAdoptedUncertainCreate, fmt.Sprintf(msgFmtAdopted, got.ID)))
 	return e.observeExisting(ctx, p, got)
 }
 

@@ -24,23 +24,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/index"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 // dependentKey is a key of team-a that uses the ProviderConfig "default";
@@ -85,13 +81,6 @@ func TestADeletingProviderConfigHoldsOnlyForDependentsThatMayStillNeedIt(t *test
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			s := runtime.NewScheme()
-			if err := clientgoscheme.AddToScheme(s); err != nil {
-				t.Fatal(err)
-			}
-			if err := apis.AddToScheme(s); err != nil {
-				t.Fatal(err)
-			}
 			now := metav1.Now()
 			pc := &namespacedv1alpha1.ProviderConfig{
 				ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "default", Finalizers: []string{providerconfig.HoldFinalizer}, DeletionTimestamp: &now},
@@ -103,11 +92,7 @@ func TestADeletingProviderConfigHoldsOnlyForDependentsThatMayStillNeedIt(t *test
 			if tc.dependent != nil {
 				objs = append(objs, tc.dependent)
 			}
-			b := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(pc)
-			for _, i := range index.All() {
-				b = b.WithIndex(i.Object, i.Field, i.Extract)
-			}
-			kube := b.Build()
+			kube := fixture.Kube(t, objs...).Build()
 			r := &Reconciler{
 				kube: kube, kind: namespacedv1alpha1.ProviderConfigGroupVersionKind.GroupKind(),
 				log: logging.NewNopLogger(), poll: time.Minute, timeout: time.Second,

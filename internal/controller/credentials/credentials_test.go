@@ -22,15 +22,14 @@ import (
 	"time"
 
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -39,11 +38,9 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/index"
 )
 
 const foreign = "someone.else/finalizer"
@@ -66,13 +63,6 @@ func namespacedConfig(ns, secret string) *namespacedv1alpha1.ProviderConfig {
 }
 
 func TestASecretLosesOnlyOurFinalizerOnceNoProviderConfigNeedsIt(t *testing.T) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := apis.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
 	type want struct {
 		result     reconcile.Result
 		err        bool
@@ -120,7 +110,7 @@ func TestASecretLosesOnlyOurFinalizerOnceNoProviderConfigNeedsIt(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(tc.objs...).WithInterceptorFuncs(tc.funcs).Build()
+			kube := fixture.Kube(t, tc.objs...).WithInterceptorFuncs(tc.funcs).Build()
 			r := &Reconciler{kube: kube, reader: kube, log: logging.NewNopLogger(), record: event.NewNopRecorder()}
 			res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: token})
 			sec := &corev1.Secret{}
@@ -135,7 +125,7 @@ func TestASecretLosesOnlyOurFinalizerOnceNoProviderConfigNeedsIt(t *testing.T) {
 	}
 
 	t.Run("SecretGone", func(t *testing.T) {
-		kube := fake.NewClientBuilder().WithScheme(s).Build()
+		kube := fixture.Kube(t).Build()
 		r := &Reconciler{kube: kube, reader: kube, log: logging.NewNopLogger(), record: event.NewNopRecorder()}
 		if _, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: token}); err != nil {
 			t.Errorf("a Secret already gone: %v", err)
@@ -167,13 +157,6 @@ func (e *events) Event(o runtime.Object, ev event.Event) {
 func (e *events) WithAnnotations(...string) event.Recorder { return e }
 
 func TestASecretBeingDeletedIsReleasedOnceTheStandingClusterProviderConfigThatReadsItPassedItsBounds(t *testing.T) {
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := apis.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
 	deleting := func() *corev1.Secret {
 		sec := protectedSecret()
 		sec.DeletionTimestamp = &metav1.Time{Time: time.Now().Add(-time.Second)}
@@ -209,11 +192,7 @@ func TestASecretBeingDeletedIsReleasedOnceTheStandingClusterProviderConfigThatRe
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			b := fake.NewClientBuilder().WithScheme(s).WithObjects(tc.objs...)
-			for _, i := range index.All() {
-				b = b.WithIndex(i.Object, i.Field, i.Extract)
-			}
-			kube := b.Build()
+			kube := fixture.Kube(t, tc.objs...).Build()
 			ev := &events{got: map[types.UID][]string{}}
 			r := &Reconciler{kube: kube, reader: kube, log: logging.NewNopLogger(), record: ev}
 			res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: token})

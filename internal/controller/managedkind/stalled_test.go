@@ -24,10 +24,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
@@ -36,7 +34,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
@@ -45,15 +42,11 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/test/fixture"
 )
 
 func TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds(t *testing.T) {
-	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{corev1.AddToScheme, apis.AddToScheme} {
-		if err := add(s); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := fixture.Scheme(t)
 	const dependentTimeout = time.Minute
 	key := types.NamespacedName{Namespace: "team-a", Name: "gw"}
 	newKey := func(deleting, paused bool) *aiv1alpha1.AIGatewayKey {
@@ -145,7 +138,7 @@ func TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds(t
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			kube := fake.NewClientBuilder().WithScheme(s).WithObjects(tc.objs...).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
+			kube := fixture.Kube(t, tc.objs...).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
 			ran := false
 			inner := reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
 				ran = true
