@@ -29,7 +29,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
-	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
@@ -53,17 +52,9 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	srv := fakecoder.New(fakecoder.Options{})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	cl, err := coder.New(coder.Config{URL: srv.URL(), Token: srv.Token(), Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cl := testfixture.Coder(t)
 	s := testfixture.Scheme(t)
-	kube := testfixture.Kube(t).WithStatusSubresource(&clusterv1alpha1.CleanupRecord{}).Build()
+	kube := testfixture.Kube(t).Build()
 	keys := coder.NewKeyLister(time.Hour)
 	return &fixture{srv: srv, cl: cl, keys: keys, ext: &external{
 		coder: cl, keys: keys, scope: "test", url: srv.URL(),

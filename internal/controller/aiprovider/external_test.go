@@ -63,15 +63,7 @@ type fixture struct {
 
 func newFixture(t *testing.T, objs ...client.Object) *fixture {
 	t.Helper()
-	srv := fakecoder.New(fakecoder.Options{})
-	if err := srv.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(srv.Close)
-	cl, err := coder.New(coder.Config{URL: srv.URL(), Token: srv.Token(), Timeout: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
+	srv, cl := testfixture.Coder(t)
 	f := &fixture{srv: srv, cl: cl}
 	kube := testfixture.Kube(t, objs...).WithStatusSubresource(objs...).
 		WithInterceptorFuncs(interceptor.Funcs{Update: func(ctx context.Context, c client.WithWatch, o client.Object, opts ...client.UpdateOption) error {
