@@ -647,13 +647,13 @@ var Mutations = []Mutation{
 	{
 		// Issue 26, item 4: the verification of a deleting resource's
 		// records deletes a key another live resource holds by a record of
-		// its own.
+		// its own. Since issue 31 the sweep goes by the same rule.
 		Name: "records-verification-ignores-other-holders",
-		File: "internal/records/claims.go",
-		Old:  "\t\t\tif live[uid] {\n",
-		New:  "\t\t\tif live[uid] && false {\n",
-		Pkgs: []string{"./internal/cleanup/"},
-		Run:  "^TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs$",
+		File: "internal/records/holders.go",
+		Old:  "\t\treturn slices.ContainsFunc(h[id], ",
+		New:  "\t\treturn false && slices.ContainsFunc(h[id], ",
+		Pkgs: []string{"./internal/records/", "./internal/cleanup/"},
+		Run:  "^(TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn|TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs)$",
 	},
 	{
 		// Issue 26, item 3: a key create's answered id is taken without a

@@ -125,39 +125,22 @@ func ClaimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) 
 }
 
 // HeldByAnother reports the Coder objects another live managed resource
-// holds: its external name is the id, and a record of its own names it,
-// as the sweep's managers go. An external name alone is anyone's to write.
-// The second result is the first failure to find out; an object whose
-// holders could not be read counts as held meanwhile, so nothing is
-// deleted on a guess, and the failure fails the verification.
+// holds (see Holders), read through the cache one id at a time. The
+// second result is the first failure to find out; an object whose holders
+// could not be read counts as held meanwhile, so nothing is deleted on a
+// guess, and the failure fails the verification.
 func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed) (coderobj.Managed, func() error) {
 	var first error
 	self := string(mg.GetUID())
 	held := func(id string) bool {
-		cs, err := r.Claimants(ctx, id)
+		recs, live, _, err := r.naming(ctx, id)
 		if err != nil {
 			if first == nil {
 				first = err
 			}
 			return true
 		}
-		recorded, live := map[string]bool{}, map[string]bool{}
-		for _, c := range cs {
-			if c.UID == self {
-				continue
-			}
-			if c.Record {
-				recorded[c.UID] = true
-			} else {
-				live[c.UID] = true
-			}
-		}
-		for uid := range recorded {
-			if live[uid] {
-				return true
-			}
-		}
-		return false
+		return HoldersOf(recs, live).Except(self)(id)
 	}
 	return held, func() error { return first }
 }

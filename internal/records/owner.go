@@ -102,36 +102,52 @@ func ErrOwned(id string, owner Claimant) error {
 // the owners of the cleanup records naming it, and the live resources whose
 // external name is it. It reads the cache.
 func (r *Store) Claimants(ctx context.Context, id string) ([]Claimant, error) {
+	recs, live, kinds, err := r.naming(ctx, id)
+	if err != nil {
+		return nil, err
+	}
 	var out []Claimant
-	recs := &clusterv1alpha1.CleanupRecordList{}
-	if err := r.kube.List(ctx, recs, client.MatchingFields{index.RecordExternalID: id}); err != nil {
-		return nil, errors.Wrap(err, errListRecords)
+	for i := range recs {
+		m := recs[i].Spec.ManagedResource
+		out = append(out, Claimant{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
 	}
-	for i := range recs.Items {
-		rec := &recs.Items[i]
-		uid := rec.GetLabels()[ManagedResourceUIDLabel]
-		if rec.Status.ExternalID != id || uid == "" {
-			continue
-		}
-		m := rec.Spec.ManagedResource
-		out = append(out, Claimant{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
-	}
-	for _, k := range apis.ManagedKinds() {
-		l := k.NewList()
-		if err := r.kube.List(ctx, l, client.MatchingFields{index.ManagedExternalName: id}); err != nil {
-			return nil, errors.Wrap(err, errListManaged)
-		}
-		for _, mg := range l.GetItems() {
-			if meta.GetExternalName(mg) != id {
-				continue
-			}
-			out = append(out, Claimant{
-				UID: string(mg.GetUID()), Kind: k.Kind, Namespace: mg.GetNamespace(), Name: mg.GetName(),
-				Created: mg.GetCreationTimestamp().Time,
-			})
-		}
+	for i, mg := range live {
+		out = append(out, Claimant{
+			UID: string(mg.GetUID()), Kind: kinds[i], Namespace: mg.GetNamespace(), Name: mg.GetName(),
+			Created: mg.GetCreationTimestamp().Time,
+		})
 	}
 	return out, nil
+}
+
+// naming reads, through the cache's indexes, the cleanup records that name
+// the Coder object id (with the UID of their resource) and the live
+// managed resources whose external name is id, with the kind of each.
+func (r *Store) naming(ctx context.Context, id string) ([]clusterv1alpha1.CleanupRecord, []resource.Managed, []string, error) {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l, client.MatchingFields{index.RecordExternalID: id}); err != nil {
+		return nil, nil, nil, errors.Wrap(err, errListRecords)
+	}
+	var recs []clusterv1alpha1.CleanupRecord
+	for i := range l.Items {
+		if l.Items[i].Status.ExternalID == id && l.Items[i].GetLabels()[ManagedResourceUIDLabel] != "" {
+			recs = append(recs, l.Items[i])
+		}
+	}
+	var live []resource.Managed
+	var kinds []string
+	for _, k := range apis.ManagedKinds() {
+		ml := k.NewList()
+		if err := r.kube.List(ctx, ml, client.MatchingFields{index.ManagedExternalName: id}); err != nil {
+			return nil, nil, nil, errors.Wrap(err, errListManaged)
+		}
+		for _, mg := range ml.GetItems() {
+			if meta.GetExternalName(mg) == id {
+				live, kinds = append(live, mg), append(kinds, k.Kind)
+			}
+		}
+	}
+	return recs, live, kinds, nil
 }
 
 // OwnedByAnother returns the error naming the resource that owns the Coder

@@ -127,7 +127,7 @@ func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client) 
 // sweepAll runs each client's work on a worker of its own and waits for
 // them for at most the sweep's wait. Records a worker has not settled by
 // then count as left.
-func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWork, managing managers) Result {
+func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWork, managing records.Holders) Result {
 	type done struct{ swept, left int }
 	results := make(chan done, len(work))
 	out := Result{}
@@ -170,7 +170,7 @@ func (s *Sweeper) release(cl *coder.Client) {
 // providers one by one and its keys together (one list before and one
 // after serve them all), calling Coder only until the budget ends; the
 // records are settled on ctx, which the budget does not end.
-func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWork, managing managers) (swept, left int) {
+func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWork, managing records.Holders) (swept, left int) {
 	// A cancellation, not a deadline: a cut request says nothing about
 	// Coder, so the client's breaker does not open on it.
 	// The budget bounds real time, not the grace's clock (s.now), which
@@ -187,7 +187,7 @@ func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWo
 		left++
 	}
 	for _, rec := range w.providers {
-		count(s.settle(ctx, rec, spent(cctx, s.sweepProvider(cctx, cl, rec, w.byName[rec], managing.except(rec)))))
+		count(s.settle(ctx, rec, spent(cctx, s.sweepProvider(cctx, cl, rec, w.byName[rec], managing.Except(rec.Spec.ManagedResource.UID)))))
 	}
 	if len(w.keys) == 0 {
 		return swept, left
@@ -197,7 +197,7 @@ func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWo
 		claims[i] = records.KeyClaimOf(rec)
 	}
 	// A key a live resource manages is left to it.
-	errs := coderobj.SweepKeys(cctx, cl, claims, managing.anyExcept(w.keys))
+	errs := coderobj.SweepKeys(cctx, cl, claims, managing.Except(ownersOf(w.keys)...))
 	for i, rec := range w.keys {
 		count(s.settle(ctx, rec, spent(cctx, errs[i])))
 	}
@@ -226,4 +226,13 @@ func (s *Sweeper) waitFor() time.Duration {
 		return s.wait
 	}
 	return sweepWait
+}
+
+// ownersOf are the UIDs of the resources of recs.
+func ownersOf(recs []*clusterv1alpha1.CleanupRecord) []string {
+	out := make([]string, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.Spec.ManagedResource.UID)
+	}
+	return out
 }

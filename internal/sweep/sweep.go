@@ -37,7 +37,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
@@ -190,7 +190,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	// are swept by a worker of its own, within its budget.
 	work := map[*coder.Client]*clientWork{}
 	var sweepers []SweepConfig
-	var managing managers
+	var managing records.Holders
 	var err error
 	loaded := false
 	// Whether a managed resource exists, by UID: a rotated key's records
@@ -329,52 +329,18 @@ func (s *Sweeper) sweepProvider(ctx context.Context, cl *coder.Client, rec *clus
 	return coderobj.SweepProvider(ctx, cl, c, m)
 }
 
-// managers maps the external name of every live managed resource to its
-// UID: an object one of them manages is theirs, even if a record of an
-// earlier owner still names it (it was imported after that owner's
-// finalizer was stripped).
-type managers map[string]string
-
-// managing reads the external names of every managed resource, past the
-// cache: a stale read could miss the resource that imported an object. A
-// resource counts only where a record of its own names the object too (its
-// create, or its adoption of an import): an external name alone is
-// anyone's to write, and would keep another resource's released key alive.
-func (s *Sweeper) managing(ctx context.Context, recs []clusterv1alpha1.CleanupRecord) (managers, error) {
-	recorded := make(map[[2]string]bool, len(recs))
-	for i := range recs {
-		if id := recs[i].Status.ExternalID; id != "" {
-			recorded[[2]string{recs[i].GetLabels()[records.ManagedResourceUIDLabel], id}] = true
-		}
-	}
-	out := managers{}
+// managing reads every managed resource past the cache, since a stale read
+// could miss the resource that imported an object, and decides from them
+// and the records which Coder objects live resources hold
+// (records.HoldersOf).
+func (s *Sweeper) managing(ctx context.Context, recs []clusterv1alpha1.CleanupRecord) (records.Holders, error) {
+	var live []resource.Managed
 	for _, k := range apis.ManagedKinds() {
 		l := k.NewList()
 		if err := s.Reader.List(ctx, l); err != nil {
 			return nil, errors.Wrapf(err, "cannot list %s", k.Kind)
 		}
-		for _, mg := range l.GetItems() {
-			if id := meta.GetExternalName(mg); id != "" && recorded[[2]string{string(mg.GetUID()), id}] {
-				out[id] = string(mg.GetUID())
-			}
-		}
+		live = append(live, l.GetItems()...)
 	}
-	return out, nil
-}
-
-// except is what resources other than the record's own manage.
-func (m managers) except(rec *clusterv1alpha1.CleanupRecord) coderobj.Managed {
-	return m.anyExcept([]*clusterv1alpha1.CleanupRecord{rec})
-}
-
-// anyExcept is what resources other than the records' owners manage.
-func (m managers) anyExcept(recs []*clusterv1alpha1.CleanupRecord) coderobj.Managed {
-	owners := make(map[string]bool, len(recs))
-	for _, r := range recs {
-		owners[r.Spec.ManagedResource.UID] = true
-	}
-	return func(id string) bool {
-		uid, ok := m[id]
-		return ok && !owners[uid]
-	}
+	return records.HoldersOf(recs, live), nil
 }
