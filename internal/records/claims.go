@@ -92,7 +92,7 @@ type Claims struct {
 	ProviderOf []string
 }
 
-// ClaimsOf decides what a deleting resource's records name, through a
+// claimsOf decides what a deleting resource's records name, through a
 // client that reaches now (which otherDeployment found to be the Coder
 // every record names). A record the provider never wrote a status to names
 // nothing. A key is named by its recorded id and UID-derived name; a
@@ -100,7 +100,7 @@ type Claims struct {
 // by the name its last create attempt may have written. A provider known
 // by that name only, through another ProviderConfig, cannot be verified
 // gone: the error says so, and the record waits for its creator's sweep.
-func ClaimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) {
+func claimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) {
 	var c Claims
 	for i := range recs {
 		rec := &recs[i]

@@ -90,7 +90,7 @@ func TestClaimsOfADeletingResourceAreWhatItsRecordsName(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := ClaimsOf(tc.recs, tc.now)
+			c, err := claimsOf(tc.recs, tc.now)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("%s: error %v, want one saying %q", tc.reason, err, tc.wantErr)

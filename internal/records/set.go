@@ -35,8 +35,8 @@ type Set struct {
 }
 
 // Claims is what the records of s name, through a client that reaches now
-// (see ClaimsOf).
-func (s Set) Claims(now Origin) (Claims, error) { return ClaimsOf(s.recs, now) }
+// (see claimsOf).
+func (s Set) Claims(now Origin) (Claims, error) { return claimsOf(s.recs, now) }
 
 // Of returns the records of mg, in one list of the cache.
 func (r *Store) Of(ctx context.Context, mg resource.Managed) (Set, error) {

@@ -86,13 +86,14 @@ func TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep(t *testing.T) {
 	const budget, wait, latency = time.Second, 300 * time.Millisecond, 4 * time.Second
 	ctx := context.Background()
 	// Tenant A's Coder answers every key list late, tenant B's at once.
-	slow, healthy := startFake(t), startFake(t)
+	slow, _ := fixture.Coder(t)
+	healthy, _ := fixture.Coder(t)
 	if err := slow.SetFault(fakecoder.EndpointKeysList, fakecoder.Fault{Latency: latency}); err != nil {
 		t.Fatal(err)
 	}
 	recA, recB := abandonedKeyOf(t, slow, "team-a", "0b1c2d3e-0000-4000-8000-00000000000a"), abandonedKeyOf(t, healthy, "team-b", "0b1c2d3e-0000-4000-8000-00000000000b")
 	objs := append(readyConfig(slow, "team-a", recA.Spec.DeploymentID), readyConfig(healthy, "team-b", recB.Spec.DeploymentID)...)
-	kube := fakeKube(t, append(objs, recA, recB)...)
+	kube := fixture.Kube(t, append(objs, recA, recB)...).Build()
 	sw := NewSweeper()
 	sw.Kube, sw.Reader, sw.Log = kube, kube, logging.NewNopLogger()
 	sw.Clients, sw.Timeout, sw.Budget, sw.wait = coder.NewCache(4, time.Hour), 10*time.Second, budget, wait
@@ -138,13 +139,6 @@ func TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep(t *testing.T) {
 	}
 }
 
-// startFake is a started fake Coder, closed with the test.
-func startFake(t *testing.T) *fakecoder.Server {
-	t.Helper()
-	srv, _ := fixture.Coder(t)
-	return srv
-}
-
 // abandonedKeyOf is an Abandoned record of a key resource in ns of UID
 // uid, naming a key made in srv.
 func abandonedKeyOf(t *testing.T, srv *fakecoder.Server, ns, uid string) *clusterv1alpha1.CleanupRecord {
@@ -164,12 +158,6 @@ func abandonedKeyOf(t *testing.T, srv *fakecoder.Server, ns, uid string) *cluste
 	rec := keyRecord(uid, bi.DeploymentID, key.ID.String(), clusterv1alpha1.CleanupPhaseAbandoned, time.Now().Add(-time.Hour))
 	rec.Spec.ManagedResource.Namespace = ns
 	return rec
-}
-
-// fakeKube is a fake API server holding objs.
-func fakeKube(t *testing.T, objs ...client.Object) client.Client {
-	t.Helper()
-	return fixture.Kube(t, objs...).Build()
 }
 
 // recordOf reads rec again; nil once it is gone.
