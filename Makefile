@@ -136,7 +136,7 @@ unit: ## Unit tests only (no control plane).
 # What ran on the real Coder, which runs as Coder ships it: AI Gateway keys
 # are premium, so their scenarios need a licence the user supplies.
 ifeq ($(PROVIDER_CODER_LICENSE_FILE),)
-REAL_CODER_LINE := real Coder: ran unlicensed (AI providers, the hold, namespace deletion, sweeps, provider contract and interleavings; keys get Coder's 403); skipped AI Gateway key scenarios and the key contract on it: set PROVIDER_CODER_LICENSE_FILE to a Coder licence file to run them (test/realcoder/README.md)
+REAL_CODER_LINE := real Coder: ran unlicensed (AI providers, the hold, namespace deletion, sweeps, provider contract and interleavings; keys get Coder's 403); skipped AI Gateway key scenarios and the key contract on it: set PROVIDER_CODER_LICENSE_FILE to a Coder licence file to run them (test/framework/realcoder/README.md)
 else
 REAL_CODER_LINE := real Coder: ran licensed from PROVIDER_CODER_LICENSE_FILE: AI providers and AI Gateway keys, the key contract included
 endif
@@ -176,7 +176,7 @@ test: redis ## Everything CI runs: generated files, vet, lint, Argo CD's health 
 	[ $$rc -eq 0 ] && [ $$erc -eq 0 ] && [ $$irc -eq 0 ] && [ $$arc -eq 0 ]
 	@# The kind path ran above up to its Docker check; say what it decided
 	@# (-race: the build above is reused).
-	@$(GO) test -race -count=1 -run '^TestMakeE2EWithoutDockerStopsBeforeDoingAnything$$' -v ./test/kind | grep -E 'kind_test.go|^--- ' || true
+	@$(GO) test -race -count=1 -run '^TestMakeE2EWithoutDockerStopsBeforeDoingAnything$$' -v ./test/framework/kind | grep -E 'kind_test.go|^--- ' || true
 
 # Every fixed interleaving seed (make test runs the fewest that exercise
 # everything they do: test/interleave's Cover).
@@ -250,7 +250,7 @@ publish: xpkg ## Push the multi-arch package to REGISTRY (host/org) as REGISTRY/
 
 .PHONY: e2e
 e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker; KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails).
-	$(GO) run ./test/kind/e2e -arch $(ARCH)
+	$(GO) run ./test/kind -arch $(ARCH)
 
 # CODER=real runs the real Coder server (built by `make coder`) instead of the fake.
 CODER ?= fake

@@ -14,7 +14,7 @@
 # limitations under the License.
 
 # Makes sure PostgreSQL's server binaries are installed, for the real Coder
-# the tests run (test/realcoder starts its own server with its own data
+# the tests run (test/framework/realcoder starts its own server with its own data
 # directory and port; it never uses a cluster the package may have set up).
 # Installs Debian's postgresql package when /usr/lib/postgresql/*/bin holds
 # no initdb and postgres, which needs root (or sudo). Prints the bin directory.
@@ -31,7 +31,7 @@ find_bin() {
     return
   fi
   local d
-  # Newest major version first, as test/realcoder picks it.
+  # Newest major version first, as test/framework/realcoder picks it.
   for d in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k5 -n -r); do
     if [[ -x "${d}/initdb" && -x "${d}/postgres" ]]; then echo "${d}"; return; fi
   done

@@ -19,7 +19,7 @@
 # pinned in versions.env, into a cache directory outside the checkout named
 # for that version and a hash of the build module, so any change to the
 # build module builds afresh and an unchanged one is reused. It runs
-# unlicensed unless the user supplies a licence (test/realcoder). The binary's path
+# unlicensed unless the user supplies a licence (test/framework/realcoder). The binary's path
 # is printed as the last line of stdout; progress goes to stderr.
 #
 # Usage: cluster/local/build-coder.sh [--print-path]
@@ -40,7 +40,7 @@ if ! grep -qF -- "require github.com/coder/coder/v2 ${CODER_VERSION}" "${here}/c
   exit 1
 fi
 
-# test/realcoder computes the same path (hash of go.mod, go.sum and this
+# test/framework/realcoder computes the same path (hash of go.mod, go.sum and this
 # script, whose flags shape the binary too, in this order); keep the two in
 # step.
 hash=$(cat "${here}/coder/go.mod" "${here}/coder/go.sum" "${here}/build-coder.sh" | sha256sum | cut -c1-12)

@@ -33,7 +33,7 @@ source "${here}/versions.env"
 
 cache_root=${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/provider-coder}
 # The directory is named for the versions and a hash of the build module
-# and this script, so a change to either builds afresh. test/controlplane
+# and this script, so a change to either builds afresh. test/framework/controlplane
 # computes the same path (the same files, in this order); keep the two in
 # step.
 hash=$(cat "${here}/kube/go.mod" "${here}/kube/go.sum" "${here}/build.sh" | sha256sum | cut -c1-12)

@@ -39,11 +39,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/controlplane"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/e2e"
-	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
-	"github.com/crossplane-contrib/provider-coder/test/ports"
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/framework/ports"
 )
 
 // auditPolicy logs every write of the provider's identity, and nothing

@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane-contrib/provider-coder/test/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 )
 
 // The benchmark runs end to end on a few keys, and the counts it reports

@@ -32,7 +32,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/test/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
 // deletingKeyWithSecret is a key resource being deleted that writes its

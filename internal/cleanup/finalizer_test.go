@@ -33,7 +33,7 @@ import (
 
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/test/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
 const testFinalizer = "ai.coder.crossplane.io/external-cleanup"

@@ -34,7 +34,7 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/test/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
 // deletingKey is a key being deleted; mut may give it an external name or

@@ -29,7 +29,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // fakeCoder starts a fake Coder and a client of it.

@@ -24,7 +24,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/test/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
 func TestNextSweepRetriesUndoneWorkWithBackoff(t *testing.T) {

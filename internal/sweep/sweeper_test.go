@@ -37,8 +37,8 @@ import (
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	"github.com/crossplane-contrib/provider-coder/test/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // readyConfig is a Ready namespaced ProviderConfig of the fake Coder srv in

@@ -48,13 +48,13 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/controlplane"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
 	"github.com/crossplane-contrib/provider-coder/test/e2e"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
-	"github.com/crossplane-contrib/provider-coder/test/ports"
-	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/framework/ports"
+	"github.com/crossplane-contrib/provider-coder/test/framework/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 const (

@@ -47,16 +47,16 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/controlplane"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
-	"github.com/crossplane-contrib/provider-coder/test/crossplane"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	"github.com/crossplane-contrib/provider-coder/test/kind"
-	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
-	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/kind"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/framework/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
-var update = flag.Bool("update", false, "rewrite test/packagerbac's recorded ClusterRole from what Crossplane grants")
+var update = flag.Bool("update", false, "rewrite test/framework/packagerbac's recorded ClusterRole from what Crossplane grants")
 
 // Version is the release the tests publish and install, as the install
 // guide's package reference names it; nextVersion is the upgrade's.

@@ -40,9 +40,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/crossplane-contrib/provider-coder/test/crds"
-	"github.com/crossplane-contrib/provider-coder/test/crossplane"
 	"github.com/crossplane-contrib/provider-coder/test/docs"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
 )
 
 // installGuide is the page TestTheInstallGuideMakesARestrictedDeployment

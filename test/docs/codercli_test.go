@@ -29,7 +29,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/crossplane-contrib/provider-coder/test/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 )
 
 // A coderCLI is what `coder ai-gateway start` of the Coder module in

@@ -31,8 +31,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/crossplane-contrib/provider-coder/test/crds"
-	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/providerprocess"
 )
 
 // TestEveryRuntimeConfigOfTheDocsRunsTheProvider checks every

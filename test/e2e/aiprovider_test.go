@@ -47,8 +47,8 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
 	"github.com/crossplane-contrib/provider-coder/internal/fingerprintkey"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // pollInterval is the provider's poll in these scenarios (see TestMain).

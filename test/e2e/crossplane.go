@@ -28,11 +28,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/controlplane"
-	"github.com/crossplane-contrib/provider-coder/test/crossplane"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	"github.com/crossplane-contrib/provider-coder/test/kind"
-	"github.com/crossplane-contrib/provider-coder/test/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/kind"
+	"github.com/crossplane-contrib/provider-coder/test/framework/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // StartCrossplane starts a control plane and the real Crossplane on it,

@@ -40,12 +40,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	"github.com/crossplane-contrib/provider-coder/test/kind"
-	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/framework/kind"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
-// StartKind connects to a cluster `make e2e` set up (test/kind): the
+// StartKind connects to a cluster `make e2e` set up (test/framework/kind): the
 // provider installed as a Crossplane package and the fake Coders deployed.
 // Env.Coder is nil there: only the scenarios that use Env.Cluster run.
 func StartKind(ctx context.Context, kubeconfig string) (*Env, error) {
@@ -101,7 +101,7 @@ func (c *kindCluster) SpareCoder(t *testing.T) Coder {
 	t.Helper()
 	i := int(c.spares.Add(1))
 	if i > kind.SpareCoders {
-		t.Fatalf("all %d spare fake Coders are in use; deploy more (test/kind.SpareCoders)", kind.SpareCoders)
+		t.Fatalf("all %d spare fake Coders are in use; deploy more (test/framework/kind.SpareCoders)", kind.SpareCoders)
 	}
 	rc := c.coder(t, kind.SpareCoderName(i))
 	if err := rc.admin.Reset(t.Context()); err != nil {

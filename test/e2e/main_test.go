@@ -26,9 +26,9 @@ import (
 	"time"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/controlplane"
-	"github.com/crossplane-contrib/provider-coder/test/crossplane"
-	"github.com/crossplane-contrib/provider-coder/test/kind"
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/kind"
 )
 
 // env is the cluster every scenario in this package shares; each scenario
@@ -95,7 +95,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// runOnKind runs the hold and records scenarios against the cluster test/kind
+// runOnKind runs the hold and records scenarios against the cluster test/framework/kind
 // set up; without -run, only those (kind.Scenarios), since the others drive
 // an in-process fake Coder.
 func runOnKind(m *testing.M, kubeconfig string) int {

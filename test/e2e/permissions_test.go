@@ -26,7 +26,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
 // Crossplane v2 grants a provider less than provider-coder needs, and an

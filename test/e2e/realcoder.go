@@ -28,8 +28,8 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	"github.com/crossplane-contrib/provider-coder/test/realcoder"
+	"github.com/crossplane-contrib/provider-coder/test/framework/realcoder"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // errNoFaults is what the real Coder answers to fault injection: faults

@@ -35,8 +35,8 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
-	"github.com/crossplane-contrib/provider-coder/test/gatewayreplica"
-	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/gatewayreplica"
 )
 
 // The scenarios of gateway replicas on a rotating key: replicas that read

@@ -37,8 +37,8 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
-	"github.com/crossplane-contrib/provider-coder/test/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
 // The scenarios of this file are issue 26, item 8: waits outside the hold.

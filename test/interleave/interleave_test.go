@@ -28,9 +28,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane-contrib/provider-coder/test/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/e2e"
-	"github.com/crossplane-contrib/provider-coder/test/realcoder"
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/realcoder"
 )
 
 // bed is shared by every run of the package; runs take turns.

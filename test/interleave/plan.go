@@ -42,7 +42,7 @@ import (
 type Flavour int
 
 const (
-	// Fake is test/fakecoder: every fault.
+	// Fake is test/infrastructure/fakecoder: every fault.
 	Fake Flavour = iota
 	// Real is the Coder server: it can only be stopped and started.
 	Real
@@ -274,7 +274,7 @@ func pcName(pc PC) string {
 var secretNames = []string{"token", "token-b", "token-missing"}
 
 // FaultEndpoints are the fake Coder's endpoints a status fault hits, as
-// test/fakecoder names them; CreateEndpoints are those that create.
+// test/infrastructure/fakecoder names them; CreateEndpoints are those that create.
 var (
 	FaultEndpoints = []string{
 		"GET /api/v2/ai-gateway/keys", "POST /api/v2/ai-gateway/keys", "DELETE /api/v2/ai-gateway/keys/{key}",

@@ -58,8 +58,8 @@ import (
 	extv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/util/yaml"
 
-	"github.com/crossplane-contrib/provider-coder/test/crds"
-	"github.com/crossplane-contrib/provider-coder/test/crossplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
 )
 
 // What the tests build: `make xpkg` with its default architectures, as a

@@ -39,10 +39,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/controlplane"
-	"github.com/crossplane-contrib/provider-coder/test/crds"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	"github.com/crossplane-contrib/provider-coder/test/realcoder"
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/realcoder"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // quickstartNamespace is where examples/quickstart puts its objects.

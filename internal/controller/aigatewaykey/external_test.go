@@ -32,8 +32,8 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	testfixture "github.com/crossplane-contrib/provider-coder/test/fixture"
+	testfixture "github.com/crossplane-contrib/provider-coder/test/framework/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // testUID is the UID of the key resource the tests observe.

@@ -38,8 +38,8 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/test/fakecoder"
-	testfixture "github.com/crossplane-contrib/provider-coder/test/fixture"
+	testfixture "github.com/crossplane-contrib/provider-coder/test/framework/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 const testUID = "0b1c2d3e-0000-4000-8000-00000000beef"

@@ -42,7 +42,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/test/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
 func TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds(t *testing.T) {

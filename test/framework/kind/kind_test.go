@@ -1,0 +1,253 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kind
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	v1 "github.com/google/go-containerregistry/pkg/v1"
+	"github.com/google/go-containerregistry/pkg/v1/empty"
+	"github.com/google/go-containerregistry/pkg/v1/mutate"
+	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
+)
+
+func TestDockerIsUsableOnlyWhenItsEngineAnswers(t *testing.T) {
+	cases := map[string]struct {
+		output []byte
+		err    error
+		want   string // substring of the reason; empty means Docker is usable
+	}{
+		"EngineRunning": {
+			output: []byte("Client:\n Version: 27.3.1\nServer:\n Containers: 0\n Server Version: 27.3.1\n"),
+		},
+		"NoBinary": {
+			err:  &exec.Error{Name: "docker", Err: exec.ErrNotFound},
+			want: "executable file not found in $PATH (is Docker installed?)",
+		},
+		"NoEngine": {
+			output: []byte("Client:\n Version: 27.3.1\n\nCannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"),
+			err:    errors.New("exit status 1"),
+			want:   "exit status 1: Cannot connect to the Docker daemon",
+		},
+		"ClientSectionOnly": {
+			output: []byte("Client:\n Version: 27.3.1\n"),
+			want:   "no server section",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := DockerDecision(tc.output, tc.err)
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("DockerDecision() = %v, want Docker usable", err)
+				}
+				return
+			}
+			var nd *NoDockerError
+			if !errors.As(err, &nd) || !strings.Contains(nd.Reason, tc.want) {
+				t.Fatalf("DockerDecision() = %v, want a NoDockerError with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestMakeE2EWithoutDockerStopsBeforeDoingAnything runs the `make e2e` path
+// as far as this machine allows: with no Docker engine it must stop at once,
+// having done nothing.
+func TestMakeE2EWithoutDockerStopsBeforeDoingAnything(t *testing.T) {
+	if err := CheckDocker(t.Context()); err == nil {
+		t.Skip("Docker is available: `make e2e` runs the kind path; make test does not create clusters")
+	}
+	root := t.TempDir() // nothing to build here: any step past the check would fail
+	var out bytes.Buffer
+	err := Run(t.Context(), Options{Root: root, Arch: "amd64", Out: &out})
+	var nd *NoDockerError
+	if !errors.As(err, &nd) {
+		t.Fatalf("Run() = %v, want a NoDockerError", err)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 0 || out.Len() != 0 {
+		t.Fatalf("Run() did something without Docker: %d entries in the root, output %q", len(entries), out.String())
+	}
+	t.Skip(err.Error())
+}
+
+func TestPackageCachePathDropsWhatCrossplaneTakesForAnExtension(t *testing.T) {
+	cases := map[string]struct{ id, want string }{
+		"TagWithoutDot": {"xpkg.example.org/org/provider:e2e", "/cache/xpkg.example.org/org/provider:e2e.gz"},
+		// Crossplane strips what looks like an extension: a dotted tag
+		// loses its last part, which is why PackageRef has none.
+		"DottedTag": {"xpkg.example.org/org/provider:v1.2", "/cache/xpkg.example.org/org/provider:v1.gz"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := CachePath("/cache", tc.id); got != tc.want {
+				t.Errorf("CachePath(%q) = %q, want %q", tc.id, got, tc.want)
+			}
+		})
+	}
+	if got := CachePath("/cache", PackageRef); !strings.HasSuffix(got, ":e2e.gz") {
+		t.Errorf("PackageRef lands at %s, which Crossplane would not find", got)
+	}
+}
+
+func TestUnpackXpkgFillsTheCacheAndRetagsTheImage(t *testing.T) {
+	dir := t.TempDir()
+	pkg := []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\n")
+	var layer bytes.Buffer
+	tw := tar.NewWriter(&layer)
+	if err := tw.WriteHeader(&tar.Header{Name: "package.yaml", Mode: 0o644, Size: int64(len(pkg)), Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = tw.Write(pkg)
+	_ = tw.Close()
+	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(layer.Bytes())), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := mutate.AppendLayers(empty.Image, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xpkg := filepath.Join(dir, "p.xpkg")
+	if err := tarball.WriteToFile(xpkg, nil, img); err != nil {
+		t.Fatal(err)
+	}
+	if err := UnpackXpkg(xpkg, filepath.Join(dir, "image.tar"), filepath.Join(dir, "cache")); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(CachePath(filepath.Join(dir, "cache"), PackageRef))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := io.ReadAll(zr); !bytes.Equal(got, pkg) {
+		t.Errorf("cached package = %q, want %q", got, pkg)
+	}
+	m, err := tarball.LoadManifest(func() (io.ReadCloser, error) { return os.Open(filepath.Join(dir, "image.tar")) })
+	if err != nil || len(m) != 1 || len(m[0].RepoTags) != 1 || m[0].RepoTags[0] != PackageRef {
+		t.Errorf("image tarball manifest = %+v, %v; want one image tagged %s", m, err, PackageRef)
+	}
+}
+
+func TestFakeCoderImageRunsItsBinaryAsNonRootOnLinux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a binary")
+	}
+	out := filepath.Join(t.TempDir(), "fakecoder.tar")
+	if err := BuildCoderImage(crds.RepoRoot(), "amd64", out); err != nil {
+		t.Fatal(err)
+	}
+	img, err := tarball.ImageFromPath(out, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := img.ConfigFile()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Config.Entrypoint[0] != coderBinary || cfg.Config.User != "65532:65532" || cfg.OS != "linux" {
+		t.Errorf("config = %+v, want entrypoint %s as 65532 on linux", cfg.Config, coderBinary)
+	}
+	if size := fileSize(t, img, coderBinary[1:]); size < 1<<20 {
+		t.Errorf("%s is %d bytes, want a Go binary", coderBinary, size)
+	}
+}
+
+func fileSize(t *testing.T, img v1.Image, name string) int64 {
+	t.Helper()
+	rc := mutate.Extract(img)
+	defer rc.Close()
+	tr := tar.NewReader(rc)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			t.Fatalf("no %s in the image: %v", name, err)
+		}
+		if h.Name == name {
+			return h.Size
+		}
+	}
+}
+
+// TestManifestsAreAcceptedByKubernetes applies everything `make e2e` creates
+// in the cluster, except what needs Crossplane's CRDs, to a real API server:
+// Crossplane's rendered installation, the package cache volume, the fake
+// Coders and the extra RBAC.
+func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
+	cp := controlplane.StartOrSkip(t, controlplane.Options{})
+	s := kruntime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	kube, err := client.New(cp.Config, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	xp, err := CrossplaneManifest(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := packagerbac.Load(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var crossplaneKinds []client.Object
+	for _, o := range ProviderPackage(pkg) {
+		if o.GetObjectKind().GroupVersionKind().Group == "pkg.crossplane.io" {
+			crossplaneKinds = append(crossplaneKinds, o)
+		}
+	}
+	if len(crossplaneKinds) != 2 {
+		t.Errorf("the provider package has %d Crossplane objects, want a DeploymentRuntimeConfig and a Provider", len(crossplaneKinds))
+	}
+	objs := append(PackageCache(), xp...)
+	objs = append(objs, FakeCoders()...)
+	for _, o := range ProviderPackage(pkg) {
+		if o.GetObjectKind().GroupVersionKind().Group != "pkg.crossplane.io" {
+			objs = append(objs, o)
+		}
+	}
+	r := &runner{kube: kube}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	if err := r.apply(ctx, objs); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("applied %d objects (%d from the Crossplane manifest)", len(objs), len(xp))
+}

@@ -1,0 +1,380 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	kwait "k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/kubernetes"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
+)
+
+// Options configure Run.
+type Options struct {
+	// Root is the provider-coder checkout.
+	Root string
+	// Arch is the GOARCH of the images (ARCH of `make image`).
+	Arch string
+	// Keep says when the cluster stays afterwards (KEEP).
+	Keep Keep
+	// Out receives progress and the scenarios' output.
+	Out io.Writer
+}
+
+// Keep says when `make e2e` leaves its cluster running.
+type Keep int
+
+// Keep's values, from KEEP.
+const (
+	KeepNever     Keep = iota // KEEP unset, "" or 0
+	KeepAlways                // KEEP=1
+	KeepOnFailure             // KEEP=on-failure
+)
+
+// ParseKeep reads KEEP. Anything else is an error, so that a typo does not
+// delete a cluster the user meant to keep.
+func ParseKeep(s string) (Keep, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "", "0", "false", "never":
+		return KeepNever, nil
+	case "1", "true", "always":
+		return KeepAlways, nil
+	case "on-failure":
+		return KeepOnFailure, nil
+	}
+	return KeepNever, fmt.Errorf("KEEP=%s: want 1 (keep the cluster), on-failure (keep it when the run fails) or 0", s)
+}
+
+// keeps says whether the cluster stays after a run that failed or not.
+func (k Keep) keeps(failed bool) bool {
+	return k == KeepAlways || k == KeepOnFailure && failed
+}
+
+// Run is `make e2e`: it checks for Docker before anything else, then creates
+// the kind cluster, installs Crossplane, the provider package and the fake
+// Coders, and runs the hold and records scenarios against it. When a step
+// fails once the cluster exists, it prints what the cluster says (see
+// diagnose). Then it deletes the cluster, unless Keep says otherwise.
+func Run(ctx context.Context, o Options) (err error) {
+	if err := CheckDocker(ctx); err != nil {
+		return err
+	}
+	r := &runner{o: o, out: filepath.Join(o.Root, "_output", "kind")}
+	if err := os.RemoveAll(r.out); err != nil {
+		return err
+	}
+	steps := []struct {
+		what string
+		do   func(context.Context) error
+	}{
+		{"build kind (tools/kind)", r.buildKind},
+		{"build the provider image and package (make xpkg)", r.makeXpkg},
+		{"build the fake Coder image", r.buildCoderImage},
+		{"unpack the package for the cluster's package cache", r.unpackXpkg},
+	}
+	for _, s := range steps {
+		if err := r.step(ctx, s.what, s.do); err != nil {
+			return err
+		}
+	}
+	// From here a cluster may exist, even when creating it fails halfway.
+	defer func() { err = errors.Join(err, r.finish(ctx, err)) }()
+	for _, s := range []struct {
+		what string
+		do   func(context.Context) error
+	}{
+		{"create the kind cluster " + ClusterName, r.createCluster},
+		{"load the images into the cluster", r.loadImages},
+		{"install Crossplane v2.1.3", r.installCrossplane},
+		{"deploy the fake Coders", r.deployCoders},
+		{"install the provider package", r.installProvider},
+		{"run the hold and records scenarios", r.runScenarios},
+	} {
+		if err := r.step(ctx, s.what, s.do); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type runner struct {
+	o    Options
+	out  string // _output/kind
+	kube client.Client
+	cs   kubernetes.Interface // for pods' logs
+}
+
+func (r *runner) step(ctx context.Context, what string, do func(context.Context) error) error {
+	start := time.Now()
+	fmt.Fprintf(r.o.Out, "==> %s\n", what)
+	if err := do(ctx); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
+	}
+	fmt.Fprintf(r.o.Out, "    done in %s\n", time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+func (r *runner) path(elem ...string) string {
+	return filepath.Join(append([]string{r.out}, elem...)...)
+}
+
+func (r *runner) run(ctx context.Context, dir string, env []string, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = dir, r.o.Out, r.o.Out
+	cmd.Env = append(os.Environ(), env...)
+	return cmd.Run()
+}
+
+func (r *runner) kind(ctx context.Context, args ...string) error {
+	return r.run(ctx, r.o.Root, nil, r.path("bin", "kind"), args...)
+}
+
+func (r *runner) buildKind(ctx context.Context) error {
+	return r.run(ctx, filepath.Join(r.o.Root, "tools", "kind"), nil, "go", "build", "-o", r.path("bin", "kind"), "sigs.k8s.io/kind")
+}
+
+func (r *runner) xpkg() string {
+	return filepath.Join(r.o.Root, "_output", "provider-coder-"+r.o.Arch+".xpkg")
+}
+
+func (r *runner) makeXpkg(ctx context.Context) error {
+	return r.run(ctx, r.o.Root, nil, "make", "xpkg", "ARCH="+r.o.Arch)
+}
+
+func (r *runner) buildCoderImage(context.Context) error {
+	return BuildCoderImage(r.o.Root, r.o.Arch, r.path("fakecoder.tar"))
+}
+
+func (r *runner) unpackXpkg(context.Context) error {
+	return UnpackXpkg(r.xpkg(), r.path("provider.tar"), r.path("package-cache"))
+}
+
+func (r *runner) createCluster(ctx context.Context) error {
+	cfg, err := os.ReadFile(filepath.Join(r.o.Root, "cluster", "kind", "config.yaml"))
+	if err != nil {
+		return err
+	}
+	cfg = []byte(strings.ReplaceAll(string(cfg), "PACKAGE_CACHE_DIR", r.path("package-cache")))
+	if err := os.WriteFile(r.path("config.yaml"), cfg, 0o600); err != nil {
+		return err
+	}
+	_ = r.kind(ctx, "delete", "cluster", "--name", ClusterName) // a cluster KEEP=1 left behind
+	if err := r.kind(ctx, "create", "cluster", "--name", ClusterName, "--config", r.path("config.yaml"),
+		"--kubeconfig", r.path("kubeconfig"), "--wait", "3m"); err != nil {
+		return err
+	}
+	rc, err := clientcmd.BuildConfigFromFlags("", r.path("kubeconfig"))
+	if err != nil {
+		return err
+	}
+	s := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(s); err != nil {
+		return err
+	}
+	if r.cs, err = kubernetes.NewForConfig(rc); err != nil {
+		return err
+	}
+	r.kube, err = client.New(rc, client.Options{Scheme: s})
+	return err
+}
+
+// finish ends a run that got as far as creating the cluster: on failure it
+// prints what the cluster says, unless the user interrupted the run; then
+// it deletes the cluster or says how to reach it.
+func (r *runner) finish(ctx context.Context, runErr error) error {
+	failed := runErr != nil
+	if failed && r.kube != nil && ctx.Err() == nil {
+		dctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		r.diagnose(dctx)
+		cancel()
+	}
+	if r.o.Keep.keeps(failed) {
+		fmt.Fprintf(r.o.Out, "the cluster stays (KEEP=%s): export KUBECONFIG=%s; delete it with %s delete cluster --name %s\n",
+			map[Keep]string{KeepAlways: "1", KeepOnFailure: "on-failure"}[r.o.Keep], r.path("kubeconfig"), r.path("bin", "kind"), ClusterName)
+		return nil
+	}
+	if failed {
+		fmt.Fprintln(r.o.Out, "deleting the cluster; KEEP=on-failure keeps it when a run fails")
+	}
+	return r.kind(context.Background(), "delete", "cluster", "--name", ClusterName)
+}
+
+func (r *runner) loadImages(ctx context.Context) error {
+	for _, img := range []string{r.path("provider.tar"), r.path("fakecoder.tar")} {
+		if err := r.kind(ctx, "load", "image-archive", img, "--name", ClusterName); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *runner) apply(ctx context.Context, objs []client.Object) error {
+	for _, o := range objs {
+		u := &unstructured.Unstructured{}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
+		if err != nil {
+			return err
+		}
+		u.SetUnstructuredContent(m)
+		if u.GetKind() == "" {
+			gvks, _, err := r.kube.Scheme().ObjectKinds(o)
+			if err != nil {
+				return err
+			}
+			u.SetGroupVersionKind(gvks[0])
+		}
+		u.SetManagedFields(nil)
+		u.SetResourceVersion("")
+		if err := r.kube.Patch(ctx, u, client.Apply, client.FieldOwner("provider-coder-e2e"), client.ForceOwnership); err != nil { //nolint:staticcheck // client.Apply with unstructured objects
+			return fmt.Errorf("cannot apply %s %s: %w", u.GetKind(), u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// wait polls until cond holds or the timeout passes. cond's error, when it
+// does not hold, says why: a failed read, or the state it found.
+func wait(ctx context.Context, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
+	var last error
+	err := kwait.PollUntilContextTimeout(ctx, 2*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
+		ok, err := cond(ctx)
+		if err != nil {
+			last = err
+		}
+		return ok, nil
+	})
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case last == nil:
+		return fmt.Errorf("timed out after %s waiting for %s (no error: the condition was just not met yet)", timeout, what)
+	default:
+		return fmt.Errorf("timed out after %s waiting for %s (last: %w)", timeout, what, last)
+	}
+}
+
+// conditionTrue reads status.conditions of any object. When one of types is
+// not True, its error says which and what the object's conditions are.
+func (r *runner) conditionTrue(ctx context.Context, apiVersion, kind, ns, name string, types ...string) (bool, error) {
+	u := &unstructured.Unstructured{}
+	u.SetAPIVersion(apiVersion)
+	u.SetKind(kind)
+	if err := r.kube.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, u); err != nil {
+		return false, err
+	}
+	return conditionsTrue(u, types...)
+}
+
+// conditionsTrue says whether every condition of types is True in u.
+func conditionsTrue(u *unstructured.Unstructured, types ...string) (bool, error) {
+	conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+	want := map[string]bool{}
+	for _, t := range types {
+		want[t] = true
+	}
+	for _, c := range conds {
+		m, _ := c.(map[string]any)
+		if t, _ := m["type"].(string); want[t] && m["status"] == "True" {
+			delete(want, t)
+		}
+	}
+	if len(want) == 0 {
+		return true, nil
+	}
+	var missing []string
+	for _, t := range types {
+		if want[t] {
+			missing = append(missing, t)
+		}
+	}
+	return false, fmt.Errorf("%s %s: %s not True; conditions: %s", u.GetKind(), u.GetName(),
+		strings.Join(missing, ", "), strings.Join(conditionLines(u), "; "))
+}
+
+func (r *runner) deploymentsAvailable(ns string, names ...string) func(context.Context) (bool, error) {
+	return func(ctx context.Context) (bool, error) {
+		for _, n := range names {
+			if ok, err := r.conditionTrue(ctx, "apps/v1", "Deployment", ns, n, "Available"); !ok || err != nil {
+				return false, err
+			}
+		}
+		return true, nil
+	}
+}
+
+func (r *runner) installCrossplane(ctx context.Context) error {
+	objs, err := CrossplaneManifest(r.o.Root)
+	if err != nil {
+		return err
+	}
+	if err := r.apply(ctx, append(PackageCache(), objs...)); err != nil {
+		return err
+	}
+	return wait(ctx, 5*time.Minute, "Crossplane to be available",
+		r.deploymentsAvailable(ProviderNamespace, "crossplane", "crossplane-rbac-manager"))
+}
+
+func (r *runner) deployCoders(ctx context.Context) error {
+	if err := r.apply(ctx, FakeCoders()); err != nil {
+		return err
+	}
+	return wait(ctx, 3*time.Minute, "the fake Coders to be available", r.deploymentsAvailable(CoderNamespace, CoderNames()...))
+}
+
+func (r *runner) installProvider(ctx context.Context) error {
+	pkg, err := packagerbac.Load(r.o.Root)
+	if err != nil {
+		return err
+	}
+	// Crossplane's CRDs appear once its init container ran.
+	objs := ProviderPackage(pkg)
+	if err := wait(ctx, 3*time.Minute, "Crossplane's package API", func(ctx context.Context) (bool, error) {
+		err := r.apply(ctx, objs)
+		if err != nil && (kerrors.IsNotFound(err) || strings.Contains(err.Error(), "no matches for kind")) {
+			return false, err
+		}
+		return err == nil, err
+	}); err != nil {
+		return err
+	}
+	return wait(ctx, 5*time.Minute, "the provider package to be installed and healthy", func(ctx context.Context) (bool, error) {
+		return r.conditionTrue(ctx, "pkg.crossplane.io/v1", "Provider", "", ProviderName, "Installed", "Healthy")
+	})
+}
+
+func (r *runner) runScenarios(ctx context.Context) error {
+	return r.run(ctx, r.o.Root, []string{EnvKubeconfig + "=" + r.path("kubeconfig")},
+		"go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", Scenarios)
+}
