@@ -39,11 +39,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/e2e"
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 	"github.com/crossplane-contrib/provider-coder/test/framework/ports"
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 )
 
 // auditPolicy logs every write of the provider's identity, and nothing
@@ -123,7 +123,7 @@ func startBed(ctx context.Context) (_ *bed, err error) {
 	if err := crds.Install(ctx, b.cp.Config); err != nil {
 		return nil, err
 	}
-	if err := e2e.GrantPackageRBAC(ctx, b.kube); err != nil {
+	if err := testenv.GrantPackageRBAC(ctx, b.kube); err != nil {
 		return nil, err
 	}
 	b.kubeconfig = filepath.Join(dir, "provider.kubeconfig")

@@ -32,7 +32,7 @@ import (
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/test/e2e"
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 )
 
 // A lifecycle is what one run of n resources through the provider cost,
@@ -101,11 +101,11 @@ func (s *session) providerConfig(ctx context.Context, ns string) error {
 	kube := s.b.kube
 	objs := []client.Object{
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
-		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "coder-token"}, StringData: map[string]string{e2e.TokenKey: s.c.token}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "coder-token"}, StringData: map[string]string{testenv.TokenKey: s.c.token}},
 		&namespacedv1alpha1.ProviderConfig{
 			ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"},
 			Spec: common.LocalProviderConfigSpec{URL: s.c.url, Credentials: common.LocalCredentials{
-				Source: common.CredentialsSourceSecret, SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: e2e.TokenKey},
+				Source: common.CredentialsSourceSecret, SecretRef: &common.LocalSecretKeySelector{Name: "coder-token", Key: testenv.TokenKey},
 			}},
 		},
 	}

@@ -48,12 +48,12 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/e2e"
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 	"github.com/crossplane-contrib/provider-coder/test/framework/ports"
 	"github.com/crossplane-contrib/provider-coder/test/framework/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -199,7 +199,7 @@ func TestArgoCDSyncsAndDeletesExample(t *testing.T) {
 	if err := crds.Install(ctx, cp.Config); err != nil {
 		t.Fatal(err)
 	}
-	if err := e2e.GrantPackageRBAC(ctx, kube); err != nil {
+	if err := testenv.GrantPackageRBAC(ctx, kube); err != nil {
 		t.Fatal(err)
 	}
 	fake := fakecoder.New(fakecoder.Options{})

@@ -40,9 +40,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/crossplane-contrib/provider-coder/test/docs"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/docblocks"
 )
 
 // installGuide is the page TestTheInstallGuideMakesARestrictedDeployment
@@ -205,13 +205,13 @@ func runPage(t *testing.T, b *bed, page, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := docs.Blocks(bytes.ReplaceAll(text, []byte(publishedAs), []byte(reg.Host+"/"+crossplane.Org)))
+	blocks, err := docblocks.Blocks(bytes.ReplaceAll(text, []byte(publishedAs), []byte(reg.Host+"/"+crossplane.Org)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ran := 0
 	for _, blk := range blocks {
-		if blk.Marker.Verb == docs.VerbSkip || (blk.Lang != "sh" && blk.Lang != "yaml") {
+		if blk.Marker.Verb == docblocks.VerbSkip || (blk.Lang != "sh" && blk.Lang != "yaml") {
 			continue
 		}
 		ran++

@@ -14,6 +14,9 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package docs runs the documentation: the shell and YAML code blocks of the
+// tutorial, the how-to pages, the troubleshooting page and the README (read
+// by test/framework/docblocks) against the local test bed.
 package docs
 
 import (
@@ -31,6 +34,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/docblocks"
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -130,7 +135,7 @@ func TestTheDocsRun(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		blocks, err := Blocks(b)
+		blocks, err := docblocks.Blocks(b)
 		if err != nil {
 			t.Fatalf("%s: %v", page, err)
 		}
@@ -138,10 +143,10 @@ func TestTheDocsRun(t *testing.T) {
 			where := fmt.Sprintf("%s:%d", page, blk.Line)
 			blk.Text = bed.printed.Replace(blk.Text)
 			switch {
-			case blk.Marker.Verb == VerbSkip:
+			case blk.Marker.Verb == docblocks.VerbSkip:
 				skipped++
 				t.Logf("%s: skipped (%s)", where, blk.Marker.Arg)
-			case blk.Marker.Verb == VerbFile:
+			case blk.Marker.Verb == docblocks.VerbFile:
 				if err := os.WriteFile(filepath.Join(bed.dir, blk.Marker.Arg), []byte(blk.Text), 0o600); err != nil {
 					t.Fatal(err)
 				}
@@ -151,7 +156,7 @@ func TestTheDocsRun(t *testing.T) {
 					t.Errorf("%s: the commands fail: %v\n%s\n%s", where, err, blk.Text, out)
 				}
 			case blk.YAML():
-				if blk.Marker.Verb == VerbDryRun {
+				if blk.Marker.Verb == docblocks.VerbDryRun {
 					dry++
 				} else {
 					applied++
@@ -160,10 +165,10 @@ func TestTheDocsRun(t *testing.T) {
 					t.Errorf("%s: %v; mark a block that is not a manifest <!-- docs-test: skip (why) -->", where, err)
 					continue
 				}
-				if out, err := bed.apply(blk.Text, blk.Marker.Verb == VerbDryRun); err != nil {
+				if out, err := bed.apply(blk.Text, blk.Marker.Verb == docblocks.VerbDryRun); err != nil {
 					t.Errorf("%s: the API server refuses the manifest: %v\n%s", where, err, out)
 				}
-			case blk.Lang == "" && looksLikeCommands(blk.Text):
+			case blk.Lang == "" && docblocks.LooksLikeCommands(blk.Text):
 				t.Errorf("%s: a block of commands without a language runs nowhere; label it sh (or mark it <!-- docs-test: skip (why) -->)", where)
 			default:
 				other++
@@ -171,18 +176,6 @@ func TestTheDocsRun(t *testing.T) {
 		}
 	}
 	t.Logf("%d shell blocks run, %d manifests applied, %d applied with server-side dry run, %d skipped by their page's marker; %d blocks of output or queries", ran, applied, dry, skipped, other)
-}
-
-// looksLikeCommands says whether an unlabelled block starts with a
-// command a reader would type, rather than with output.
-func looksLikeCommands(text string) bool {
-	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	for _, cmd := range []string{"kubectl ", "curl ", "make ", "go ", "export ", "crank ", "helm "} {
-		if strings.HasPrefix(first, cmd) {
-			return true
-		}
-	}
-	return false
 }
 
 // manifest says whether every document of a YAML block is an object the
@@ -484,7 +477,7 @@ func TestTheCrossplaneCLICommandsOfTheDocsExist(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, words := range CLICommands(b) {
+		for _, words := range docblocks.CLICommands(b) {
 			checked++
 			out, err := exec.Command(crank, append(strings.Fields(words), "--help")...).CombinedOutput()
 			if err != nil {

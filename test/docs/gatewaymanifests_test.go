@@ -26,6 +26,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/docblocks"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
@@ -61,7 +63,7 @@ func TestTheGatewayManifestsOfTheDocsRunCodersCLI(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		blocks, err := Blocks(b)
+		blocks, err := docblocks.Blocks(b)
 		if err != nil {
 			t.Fatalf("%s: %v", page, err)
 		}

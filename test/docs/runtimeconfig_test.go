@@ -28,6 +28,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/docblocks"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
@@ -53,7 +55,7 @@ func TestEveryRuntimeConfigOfTheDocsRunsTheProvider(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		blocks, err := Blocks(b)
+		blocks, err := docblocks.Blocks(b)
 		if err != nil {
 			t.Fatalf("%s: %v", page, err)
 		}

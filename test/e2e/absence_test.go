@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/coder/coder/v2/codersdk"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,7 +56,7 @@ var deleteAnswers = []int{http.StatusNoContent, http.StatusNotFound}
 // answerDeletesButKeep makes c answer every key and provider delete with
 // status, keeping the object, until the returned function (also run at
 // cleanup) lets the deletes delete again.
-func answerDeletesButKeep(t *testing.T, c Coder, status int) (deleteAgain func()) {
+func answerDeletesButKeep(t *testing.T, c testenv.Coder, status int) (deleteAgain func()) {
 	t.Helper()
 	for _, e := range []string{fakecoder.EndpointKeysDelete, fakecoder.EndpointProviderDelete} {
 		if err := c.SetFault(e, fakecoder.Fault{Status: status}); err != nil {
@@ -70,7 +72,7 @@ func answerDeletesButKeep(t *testing.T, c Coder, status int) (deleteAgain func()
 }
 
 // deletesAsked returns how many key and provider deletes c received.
-func deletesAsked(c Coder) (keys, providers int) {
+func deletesAsked(c testenv.Coder) (keys, providers int) {
 	return c.Requests(fakecoder.EndpointKeysDelete), c.Requests(fakecoder.EndpointProviderDelete)
 }
 
@@ -82,12 +84,12 @@ func TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete(t *testing
 			// namespace's cleanup still reaches it.
 			c := env.Cluster.SpareCoder(t)
 			ns := env.Namespace(t)
-			key, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("kept-"+ns))
+			key, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "kept-" + ns})
 			if err != nil {
 				t.Fatal(err)
 			}
 			prov, err := c.SDK(t).CreateAIProvider(t.Context(), codersdk.CreateAIProviderRequest{
-				Type: codersdk.AIProviderTypeOpenAI, Name: UniqueProviderName("kept"), Enabled: true,
+				Type: codersdk.AIProviderTypeOpenAI, Name: testenv.UniqueProviderName("kept"), Enabled: true,
 				BaseURL: "https://api.openai.com/v1/", APIKeys: []string{"sk-not-a-real-key"},
 			})
 			if err != nil {
@@ -105,7 +107,7 @@ func TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete(t *testing
 			// only once the second has settled.
 			env.ReadyProviderConfigOf(t, ns, c, nil)
 			for _, rec := range []*clusterv1alpha1.CleanupRecord{keyRec, provRec} {
-				Eventually(t, waitLong, "two sweeps of "+rec.Name+" to keep it", func() (bool, string) {
+				testenv.Eventually(t, testenv.WaitLong, "two sweeps of "+rec.Name+" to keep it", func() (bool, string) {
 					if !env.Get(t, rec) {
 						t.Fatalf("record %s was swept while Coder still lists its object: the sweep took the delete's answer for absence", rec.Name)
 					}
@@ -119,18 +121,18 @@ func TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete(t *testing
 			if keys, provs := deletesAsked(c); keys < 2 || provs < 2 {
 				t.Errorf("Coder was asked %d key and %d provider deletes, want at least 2 each: the sweep must try, and not believe the answer", keys, provs)
 			}
-			if !liveKey(c, key.ID.String()) || !liveProvider(c, prov.ID.String()) {
+			if !testenv.LiveKey(c, key.ID.String()) || !liveProvider(c, prov.ID.String()) {
 				t.Fatalf("the fake lost the objects its deletes keep")
 			}
 
 			deleteAgain()
 			for _, rec := range []*clusterv1alpha1.CleanupRecord{keyRec, provRec} {
-				Eventually(t, waitLong, "the next sweep to delete and remove "+rec.Name, func() (bool, string) {
+				testenv.Eventually(t, testenv.WaitLong, "the next sweep to delete and remove "+rec.Name, func() (bool, string) {
 					return !env.Get(t, rec), fmt.Sprintf("attempts %d, last error %q", rec.Status.Attempts, rec.Status.LastError)
 				})
 			}
-			if liveKey(c, key.ID.String()) || liveProvider(c, prov.ID.String()) {
-				t.Errorf("records swept while Coder still holds the key (%v) or the provider (%v)", liveKey(c, key.ID.String()), liveProvider(c, prov.ID.String()))
+			if testenv.LiveKey(c, key.ID.String()) || liveProvider(c, prov.ID.String()) {
+				t.Errorf("records swept while Coder still holds the key (%v) or the provider (%v)", testenv.LiveKey(c, key.ID.String()), liveProvider(c, prov.ID.String()))
 			}
 		})
 	}
@@ -149,7 +151,7 @@ func TestDeleteKeepsTheFinalizerWhileCoderStillListsTheObject(t *testing.T) {
 
 			// A second delete of each: the resource looked again after the
 			// first was answered, found the object, and asked again.
-			Eventually(t, waitLong, "a second delete of the key and of the provider", func() (bool, string) {
+			testenv.Eventually(t, testenv.WaitLong, "a second delete of the key and of the provider", func() (bool, string) {
 				for _, mg := range []client.Object{s.key, s.ai} {
 					if !env.Get(t, mg) || !meta.FinalizerExists(mg, providerconfig.ManagedFinalizer) {
 						t.Fatalf("%T %s let go of its finalizer while Coder still lists its object", mg, mg.GetName())
@@ -168,8 +170,8 @@ func TestDeleteKeepsTheFinalizerWhileCoderStillListsTheObject(t *testing.T) {
 			}
 
 			deleteAgain()
-			env.WaitGone(t, s.key, waitLong)
-			env.WaitGone(t, s.ai, waitLong)
+			env.WaitGone(t, s.key, testenv.WaitLong)
+			env.WaitGone(t, s.ai, testenv.WaitLong)
 			if s.keyInCoder() || s.providerInCoder() {
 				t.Errorf("gone from Kubernetes while Coder holds the key (%v) or the provider (%v)", s.keyInCoder(), s.providerInCoder())
 			}
@@ -195,10 +197,10 @@ func TestBoundedPassCountsADeleteCoderDidNotCarryOutAsAReleaseWithoutDelete(t *t
 			env.Delete(t, s.key)
 			env.Delete(t, s.ai)
 			env.Delete(t, s.pc)
-			env.WaitGone(t, s.key, waitLong)
-			env.WaitGone(t, s.ai, waitLong)
+			env.WaitGone(t, s.key, testenv.WaitLong)
+			env.WaitGone(t, s.ai, testenv.WaitLong)
 			// Counted just after the finalizer's removal persisted.
-			Eventually(t, 5*time.Second, "each release to be counted once", func() (bool, string) {
+			testenv.Eventually(t, 5*time.Second, "each release to be counted once", func() (bool, string) {
 				k, p := releasedWithoutDelete(t, "AIGatewayKey")-keysBefore, releasedWithoutDelete(t, "AIProvider")-provsBefore
 				return k == 1 && p == 1, fmt.Sprintf("released_without_delete grew by %v for the key, %v for the provider; want 1 each", k, p)
 			})
@@ -211,7 +213,7 @@ func TestBoundedPassCountsADeleteCoderDidNotCarryOutAsAReleaseWithoutDelete(t *t
 			if !s.keyInCoder() || !s.providerInCoder() {
 				t.Fatalf("the fake lost the objects its deletes keep")
 			}
-			Eventually(t, waitLong, "a ReleasedWithoutDelete event for the key and the provider", func() (bool, string) {
+			testenv.Eventually(t, testenv.WaitLong, "a ReleasedWithoutDelete event for the key and the provider", func() (bool, string) {
 				evented := map[string]bool{}
 				for _, e := range env.Events(t) {
 					if e.Reason == string(cleanup.ReasonReleasedWithoutDelete) {
@@ -235,17 +237,17 @@ func TestBoundedPassCountsADeleteCoderDidNotCarryOutAsAReleaseWithoutDelete(t *t
 
 // readyKeyAndProvider is a Ready key and a Ready provider of Coder c,
 // through a ProviderConfig with the production defaults.
-func readyKeyAndProvider(t *testing.T, c Coder) holdSetup {
+func readyKeyAndProvider(t *testing.T, c testenv.Coder) holdSetup {
 	t.Helper()
 	ns := env.Namespace(t)
 	pc := env.ReadyProviderConfigOf(t, ns, c, nil)
 	k := newKey(ns, "gateway")
 	env.Create(t, k)
-	name := UniqueProviderName("openai")
+	name := testenv.UniqueProviderName("openai")
 	p := aiProvider(ns, "openai", func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Name = ptr.To(name) })
 	env.Create(t, p)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	return holdSetup{ns: ns, coder: c, pc: pc, key: k, ai: p}
 }
 
@@ -266,7 +268,7 @@ func abandonedProviderRecord(name, ns, deployment, coderName, id string) *cluste
 }
 
 // liveProvider reports whether Coder holds a live provider with the id.
-func liveProvider(c Coder, id string) bool {
+func liveProvider(c testenv.Coder, id string) bool {
 	for _, p := range c.Providers(false) {
 		if p.ID.String() == id {
 			return true

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -65,7 +67,7 @@ func durationKinds(ns string) map[string]durationKind {
 		{"spec", "forProvider", "rotation", "settleWindow"},
 		{"spec", "forProvider", "rotation", "maxSettleWindow"},
 	}
-	secret := common.SecretKeySelector{LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "t", Key: TokenKey}, Namespace: ns}
+	secret := common.SecretKeySelector{LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "t", Key: testenv.TokenKey}, Namespace: ns}
 	clusterSpec := common.ProviderConfigSpec{
 		URL:         "https://coder.example.com",
 		Credentials: common.Credentials{Source: common.CredentialsSourceSecret, SecretRef: &secret},
@@ -73,7 +75,7 @@ func durationKinds(ns string) map[string]durationKind {
 	nsKey := newKey(ns, "")
 	nsKey.GenerateName = "key-"
 	return map[string]durationKind{
-		"ProviderConfig.coder.m": {obj: providerConfigOf(ns, "", "https://coder.example.com", "t"), fields: deletion},
+		"ProviderConfig.coder.m": {obj: testenv.ProviderConfigOf(ns, "", "https://coder.example.com", "t"), fields: deletion},
 		"ClusterProviderConfig.coder.m": {obj: &namespacedv1alpha1.ClusterProviderConfig{
 			ObjectMeta: metav1.ObjectMeta{GenerateName: "pc-"}, Spec: clusterSpec,
 		}, fields: deletion},
@@ -171,7 +173,7 @@ func TestDurationFieldsRefuseWhatTheProviderCannotDecode(t *testing.T) {
 // it; another tenant's ProviderConfig turns Ready and its key is created.
 func TestATenantsBadDurationCannotStallAnotherTenant(t *testing.T) {
 	a, b := env.Namespace(t), env.Namespace(t)
-	bad := unstructuredOf(t, providerConfigOf(a, "default", env.Cluster.Coder(t).URL(), "coder-token"))
+	bad := unstructuredOf(t, testenv.ProviderConfigOf(a, "default", env.Cluster.Coder(t).URL(), "coder-token"))
 	if err := unstructured.SetNestedField(bad.Object, "1d", "spec", "deletion", "dependentTimeout"); err != nil {
 		t.Fatal(err)
 	}

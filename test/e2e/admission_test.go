@@ -21,6 +21,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -186,7 +188,7 @@ func TestImmutableFieldsCannotChange(t *testing.T) {
 // aiProvider is a valid namespaced OpenAI AIProvider that mut may spoil.
 func aiProvider(ns, name string, mut func(*aiv1alpha1.AIProvider)) *aiv1alpha1.AIProvider {
 	p := &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	p.Spec.ProviderConfigReference = PCRef()
+	p.Spec.ProviderConfigReference = testenv.PCRef()
 	p.Spec.ForProvider.Type = "openai"
 	p.Spec.ForProvider.BaseURL = "https://api.openai.com/v1/"
 	mut(p)

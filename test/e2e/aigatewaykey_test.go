@@ -25,6 +25,10 @@ import (
 	"testing"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/coder/coder/v2/codersdk"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -42,7 +46,7 @@ import (
 
 func newKey(ns, name string) *aiv1alpha1.AIGatewayKey {
 	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	k.Spec.ProviderConfigReference = PCRef()
+	k.Spec.ProviderConfigReference = testenv.PCRef()
 	k.Spec.WriteConnectionSecretToReference = &xpv2.LocalSecretReference{Name: name + "-conn"}
 	return k
 }
@@ -63,7 +67,7 @@ func TestKeyCreatePublishesTheStoredKeyAndDeleteRemovesIt(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	k := newKey(ns, "gateway")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 
 	name := aigatewaykey.DerivedName(k)
 	rows := liveKeysNamed(name)
@@ -80,7 +84,7 @@ func TestKeyCreatePublishesTheStoredKeyAndDeleteRemovesIt(t *testing.T) {
 	}
 
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gateway-conn"}}
-	Eventually(t, waitLong, "the connection Secret", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the connection Secret", func() (bool, string) {
 		if !env.Get(t, s) {
 			return false, "no Secret"
 		}
@@ -102,7 +106,7 @@ func TestKeyCreatePublishesTheStoredKeyAndDeleteRemovesIt(t *testing.T) {
 	}
 
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
+	env.WaitGone(t, k, testenv.WaitLong)
 	if env.Get(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gateway-conn"}}) {
 		t.Errorf("the connection Secret of a revoked key outlived its object")
 	}
@@ -124,7 +128,7 @@ func TestKeyUncertainCreateEndsWithExactlyOneKey(t *testing.T) {
 
 	k := newKey(ns, "uncertain")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 
 	if n := env.Coder.Requests(fakecoder.EndpointKeysCreate) - before; n < 2 {
 		t.Errorf("key creates = %d, want at least 2 (one lost, one kept)", n)
@@ -137,7 +141,7 @@ func TestKeyUncertainCreateEndsWithExactlyOneKey(t *testing.T) {
 		t.Errorf("external name = %q, want the surviving key %s", got, rows[0].ID)
 	}
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "uncertain-conn"}}
-	Eventually(t, waitLong, "the connection Secret", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the connection Secret", func() (bool, string) {
 		return env.Get(t, s) && string(s.Data[aigatewaykey.ConnectionKey]) == rows[0].Key, "secret key differs from the surviving key"
 	})
 }
@@ -154,10 +158,10 @@ func TestKeyWhoseExternalNameIsLostKeepsItsPublishedKey(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	k := newKey(ns, "forgotten")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	id := meta.GetExternalName(k)
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "forgotten-conn"}}
-	Eventually(t, waitLong, "the connection Secret", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the connection Secret", func() (bool, string) {
 		return env.Get(t, s) && string(s.Data[aigatewaykey.ConnectionID]) == id, "no Secret of the key"
 	})
 	plaintext := sha256.Sum256(s.Data[aigatewaykey.ConnectionKey])
@@ -166,7 +170,7 @@ func TestKeyWhoseExternalNameIsLostKeepsItsPublishedKey(t *testing.T) {
 	if err := env.Update(t, k, func() { delete(k.Annotations, meta.AnnotationKeyExternalName) }); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, waitLong, "the external name back", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the external name back", func() (bool, string) {
 		env.Get(t, k)
 		return meta.GetExternalName(k) == id, fmt.Sprintf("external name %q, want %s", meta.GetExternalName(k), id)
 	})
@@ -188,18 +192,18 @@ func TestKeyRecreatedWithSameNameGetsANewKey(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	first := newKey(ns, "same")
 	env.Create(t, first)
-	env.WaitCondition(t, first, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, first, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	firstID := meta.GetExternalName(first)
 
 	env.Delete(t, first)
-	env.WaitGone(t, first, waitLong)
+	env.WaitGone(t, first, testenv.WaitLong)
 	second := newKey(ns, "same")
 	env.Create(t, second)
 	// The first incarnation's connection Secret went with it, so the second
 	// publishes its own at once instead of waiting for garbage collection.
 	env.WaitCondition(t, second, xpv2.TypeReady, corev1.ConditionTrue, 15*time.Second)
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "same-conn"}}
-	Eventually(t, 15*time.Second, "the second incarnation's connection Secret", func() (bool, string) {
+	testenv.Eventually(t, 15*time.Second, "the second incarnation's connection Secret", func() (bool, string) {
 		return env.Get(t, s) && string(s.Data[aigatewaykey.ConnectionID]) == meta.GetExternalName(second), "Secret missing or not the second key's"
 	})
 
@@ -226,10 +230,10 @@ func TestKeyWithoutDeletePolicyStaysInCoder(t *testing.T) {
 			xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize,
 		}
 		env.Create(t, k)
-		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		id := meta.GetExternalName(k)
 		env.Delete(t, k)
-		env.WaitGone(t, k, waitLong)
+		env.WaitGone(t, k, testenv.WaitLong)
 		if !hasKeyID(id) {
 			t.Errorf("key %s was deleted in Coder although the policies do not allow Delete", id)
 		}
@@ -244,10 +248,10 @@ func TestKeyWithoutDeletePolicyStaysInCoder(t *testing.T) {
 		k.Spec.ProviderConfigReference = &xpv2.Reference{Name: pc.Name}
 		k.Spec.DeletionPolicy = xpv2.DeletionOrphan
 		env.Create(t, k)
-		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		id := meta.GetExternalName(k)
 		env.Delete(t, k)
-		env.WaitGone(t, k, waitLong)
+		env.WaitGone(t, k, testenv.WaitLong)
 		if !hasKeyID(id) {
 			t.Errorf("key %s was deleted in Coder although deletionPolicy is Orphan", id)
 		}
@@ -264,12 +268,12 @@ func TestKeyObserveOnlyImportShowsStatus(t *testing.T) {
 	k.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
 	meta.SetExternalName(k, row.ID.String())
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	if k.Status.AtProvider.Name != row.Name || k.Status.AtProvider.KeyPrefix != row.KeyPrefix {
 		t.Errorf("status.atProvider = %+v, want name %s and keyPrefix %s", k.Status.AtProvider, row.Name, row.KeyPrefix)
 	}
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
+	env.WaitGone(t, k, testenv.WaitLong)
 	if !hasKeyID(row.ID.String()) {
 		t.Errorf("an Observe-only key was deleted in Coder")
 	}
@@ -282,7 +286,7 @@ func TestKeyForbiddenNamesTheCause(t *testing.T) {
 	t.Cleanup(func() { env.Coder.SetLicensed(true) })
 	k := newKey(ns, "unlicensed")
 	env.Create(t, k)
-	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 	if !strings.Contains(strings.ToLower(c.Message), "licens") {
 		t.Errorf("Synced message %q does not say Coder is not licensed for AI Gateway", c.Message)
 	}
@@ -292,7 +296,7 @@ func TestKeyForbiddenNamesTheCause(t *testing.T) {
 	t.Cleanup(func() { env.Coder.SetOwner(true) })
 	k2 := newKey(ns, "member")
 	env.Create(t, k2)
-	c = env.WaitCondition(t, k2, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	c = env.WaitCondition(t, k2, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 	if !strings.Contains(c.Message, "Owner") {
 		t.Errorf("Synced message %q does not say the token's user must be an Owner", c.Message)
 	}
@@ -302,14 +306,14 @@ func TestProviderConfigWithWrongTokenIsNotReady(t *testing.T) {
 	ns := env.Namespace(t)
 	env.TokenSecret(t, ns, "coder-token", "wrongtoken-0123456789abcdefghijkl")
 	pc := env.ProviderConfigFromSecret(t, ns, "coder-token")
-	c := env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionFalse, waitLong)
+	c := env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionFalse, testenv.WaitLong)
 	if c.Reason != "Unauthorized" || c.Message == "" {
 		t.Errorf("Ready = %s/%q, want reason Unauthorized with a message", c.Reason, c.Message)
 	}
 
 	ns2 := env.Namespace(t)
 	good := env.ProviderConfig(t, ns2)
-	c = env.WaitCondition(t, good, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	c = env.WaitCondition(t, good, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	if good.Status.DeploymentID == "" || good.Status.Version == "" {
 		t.Errorf("status = %+v, want deploymentID and version from buildinfo", good.Status)
 	}
@@ -329,7 +333,7 @@ func TestManyKeysShareOneListPerProviderConfig(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	Eventually(t, 3*time.Minute, fmt.Sprintf("%d keys Ready", n), func() (bool, string) {
+	testenv.Eventually(t, 3*time.Minute, fmt.Sprintf("%d keys Ready", n), func() (bool, string) {
 		ready := readyKeys(t, ns)
 		return ready == n, fmt.Sprintf("%d of %d Ready", ready, n)
 	})
@@ -338,23 +342,23 @@ func TestManyKeysShareOneListPerProviderConfig(t *testing.T) {
 	// Steady state: every key observes once per poll. Listing per key would
 	// cost n lists per poll; one shared list per TTL costs window/TTL.
 	// Three polls, so every key observes at least twice.
-	window := 3 * env.opts.PollInterval
+	window := 3 * env.Options.PollInterval
 	// The fake counts the lists of every ProviderConfig, and other
 	// scenarios' keys poll too: allow for them, and still stay two orders of
 	// magnitude below listing per key.
 	limit := n / 10
 	before := env.Coder.Requests(fakecoder.EndpointKeysList)
-	Never(t, window, fmt.Sprintf("more than %d key list requests (about one per %s TTL per ProviderConfig)", limit, env.opts.KeyListTTL), func() (bool, string) {
+	testenv.Never(t, window, fmt.Sprintf("more than %d key list requests (about one per %s TTL per ProviderConfig)", limit, env.Options.KeyListTTL), func() (bool, string) {
 		lists := env.Coder.Requests(fakecoder.EndpointKeysList) - before
 		return lists > limit, fmt.Sprintf("%d key list requests", lists)
 	})
 	lists := env.Coder.Requests(fakecoder.EndpointKeysList) - before
 	t.Logf("%d Ready keys polled every %s for %s: %d key list requests (per-key listing would need about %d)",
-		n, env.opts.PollInterval, window, lists, 3*n)
+		n, env.Options.PollInterval, window, lists, 3*n)
 	if ready := readyKeys(t, ns); ready != n {
 		t.Errorf("%d of %d keys Ready after the window", ready, n)
 	}
-	Eventually(t, waitLong, "status.users to count the keys", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "status.users to count the keys", func() (bool, string) {
 		env.Get(t, pc)
 		return pc.Status.Users == n, fmt.Sprintf("users = %d", pc.Status.Users)
 	})
@@ -363,7 +367,7 @@ func TestManyKeysShareOneListPerProviderConfig(t *testing.T) {
 func readyKeys(t *testing.T, ns string) int {
 	t.Helper()
 	l := &aiv1alpha1.AIGatewayKeyList{}
-	if err := env.Kube.List(context.Background(), l, inNamespace(ns)); err != nil {
+	if err := env.Kube.List(context.Background(), l, client.InNamespace(ns)); err != nil {
 		t.Fatalf("cannot list keys: %v", err)
 	}
 	ready := 0
@@ -383,7 +387,7 @@ func clusterPC(secretNS, name string) *clusterv1alpha1.ProviderConfig {
 			Credentials: common.Credentials{
 				Source: common.CredentialsSourceSecret,
 				SecretRef: &common.SecretKeySelector{
-					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: testenv.TokenKey},
 					Namespace:              secretNS,
 				},
 			},

@@ -31,6 +31,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/coder/coder/v2/codersdk"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -60,10 +62,10 @@ func ref(name, key string) common.LocalSecretKeySelector {
 
 func newAIProvider(ns, name string, typ common.AIProviderType, baseURL string) *aiv1alpha1.AIProvider {
 	p := &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
-	p.Spec.ProviderConfigReference = PCRef()
+	p.Spec.ProviderConfigReference = testenv.PCRef()
 	p.Spec.ForProvider.Type = typ
 	p.Spec.ForProvider.BaseURL = baseURL
-	p.Spec.ForProvider.Name = ptr.To(UniqueProviderName(string(typ)))
+	p.Spec.ForProvider.Name = ptr.To(testenv.UniqueProviderName(string(typ)))
 	return p
 }
 
@@ -99,7 +101,7 @@ func wantRow(t *testing.T, p *aiv1alpha1.AIProvider, keys []string, accessKeyID,
 	check("enabled", row.Enabled, fp.Enabled == nil || *fp.Enabled)
 	check("base_url", row.BaseURL, fp.BaseURL)
 	check("deleted", row.Deleted, false)
-	if !SameKeys(row.PlaintextKeys(), keys) {
+	if !testenv.SameKeys(row.PlaintextKeys(), keys) {
 		t.Errorf("%s: Coder holds %d keys that are not exactly the %d keys of the Secrets", p.Name, len(row.PlaintextKeys()), len(keys))
 	}
 	b := row.Settings.Bedrock
@@ -151,7 +153,7 @@ func wantStatus(t *testing.T, p *aiv1alpha1.AIProvider, row fakecoder.ProviderRo
 			t.Errorf("%s: status key %d = %s (masked %d chars), want id %s with a masked value", p.Name, i, at.APIKeys[i].ID, len(at.APIKeys[i].Masked), k.ID)
 		}
 	}
-	if !SameKeys(at.AppliedAPIKeyIDs, keyIDsOf(row)) {
+	if !testenv.SameKeys(at.AppliedAPIKeyIDs, keyIDsOf(row)) {
 		t.Errorf("%s: applied key ids %v are not Coder's %v", p.Name, at.AppliedAPIKeyIDs, keyIDsOf(row))
 	}
 	wantKeyedFingerprint(t, p, row)
@@ -192,7 +194,7 @@ func wantKeyedFingerprint(t *testing.T, p *aiv1alpha1.AIProvider, row fakecoder.
 // the provider's namespace.
 func fingerprintKey(t *testing.T) []byte {
 	t.Helper()
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: env.opts.Namespace, Name: fingerprintkey.SecretName}}
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: env.Options.Namespace, Name: fingerprintkey.SecretName}}
 	if !env.Get(t, s) {
 		t.Fatalf("no fingerprint key Secret %s/%s", s.Namespace, s.Name)
 	}
@@ -275,7 +277,7 @@ func TestAIProviderOfEachTypeIsCreatedAsSpecifiedAndDeleted(t *testing.T) {
 	}
 	// They reconcile concurrently; waiting in turn waits for the slowest.
 	for _, c := range cases {
-		env.WaitCondition(t, c.mr, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, c.mr, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	}
 	t.Logf("%d AIProviders Ready in %s", len(cases), time.Since(start).Round(time.Millisecond))
 
@@ -301,7 +303,7 @@ func TestAIProviderOfEachTypeIsCreatedAsSpecifiedAndDeleted(t *testing.T) {
 		env.Delete(t, c.mr)
 	}
 	for _, c := range cases {
-		env.WaitGone(t, c.mr, waitLong)
+		env.WaitGone(t, c.mr, testenv.WaitLong)
 	}
 	t.Logf("%d AIProviders deleted in %s", len(cases), time.Since(start).Round(time.Millisecond))
 	coderClient := env.CoderClient(t)
@@ -327,7 +329,7 @@ func TestAIProviderDriftInCoderIsPutBackWithOnePatchPerDrift(t *testing.T) {
 	p.Spec.ForProvider.DisplayName = ptr.To("OpenAI for drift")
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "a"), ref("openai", "b")}
 	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	id := meta.GetExternalName(p)
 	keys := []string{"sk-drift-a-k3y9Qm2Xv7Lp", "sk-drift-b-k3y9Qm2Xv7Lp"}
 
@@ -343,11 +345,11 @@ func TestAIProviderDriftInCoderIsPutBackWithOnePatchPerDrift(t *testing.T) {
 		{"baseURL", func(r *fakecoder.ProviderRow) { r.BaseURL = "https://proxy.example.com/v1" },
 			func(r fakecoder.ProviderRow) bool { return r.BaseURL == "https://api.openai.com/v1" }},
 		{"removedKey", func(r *fakecoder.ProviderRow) { r.APIKeys = r.APIKeys[:1] },
-			func(r fakecoder.ProviderRow) bool { return SameKeys(r.PlaintextKeys(), keys) }},
+			func(r fakecoder.ProviderRow) bool { return testenv.SameKeys(r.PlaintextKeys(), keys) }},
 		{"addedKey", func(r *fakecoder.ProviderRow) {
 			r.APIKeys = append(r.APIKeys, fakecoder.ProviderKeyRow{APIKey: "sk-smuggled"})
 		},
-			func(r fakecoder.ProviderRow) bool { return SameKeys(r.PlaintextKeys(), keys) }},
+			func(r fakecoder.ProviderRow) bool { return testenv.SameKeys(r.PlaintextKeys(), keys) }},
 	}
 	for _, d := range drifts {
 		before := env.Coder.Requests(fakecoder.EndpointProviderUpdate)
@@ -355,7 +357,7 @@ func TestAIProviderDriftInCoderIsPutBackWithOnePatchPerDrift(t *testing.T) {
 		if _, err := env.Coder.EditProvider(id, d.edit); err != nil {
 			t.Fatalf("%s: cannot edit the provider in Coder: %v", d.name, err)
 		}
-		Eventually(t, pollInterval+5*time.Second, d.name+" put back", func() (bool, string) {
+		testenv.Eventually(t, pollInterval+5*time.Second, d.name+" put back", func() (bool, string) {
 			row, ok := env.ProviderRowByID(id)
 			return ok && d.fixed(row), fmt.Sprintf("row %+v", redactedRow(row))
 		})
@@ -386,7 +388,7 @@ func TestAIProviderRotatesTheKeyWhenTheSecretChanges(t *testing.T) {
 	p := newAIProvider(ns, "rotate", "openai", "https://api.openai.com/v1")
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	id := meta.GetExternalName(p)
 	fpBefore := p.Status.AtProvider.CredentialsFingerprint
 
@@ -396,9 +398,9 @@ func TestAIProviderRotatesTheKeyWhenTheSecretChanges(t *testing.T) {
 	if err := env.Kube.Update(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, pollInterval+5*time.Second, "Coder to hold exactly the new key", func() (bool, string) {
+	testenv.Eventually(t, pollInterval+5*time.Second, "Coder to hold exactly the new key", func() (bool, string) {
 		row, _ := env.ProviderRowByID(id)
-		return SameKeys(row.PlaintextKeys(), []string{newKey}), fmt.Sprintf("%d keys, new one present: %t", len(row.PlaintextKeys()), strings.Contains(strings.Join(row.PlaintextKeys(), ","), newKey))
+		return testenv.SameKeys(row.PlaintextKeys(), []string{newKey}), fmt.Sprintf("%d keys, new one present: %t", len(row.PlaintextKeys()), strings.Contains(strings.Join(row.PlaintextKeys(), ","), newKey))
 	})
 	took := time.Since(start)
 	waitForProviderPolls(t, 1)
@@ -444,7 +446,7 @@ func TestAIProviderDoesNotAdoptATakenName(t *testing.T) {
 	ns := env.Namespace(t)
 	env.ProviderConfig(t, ns)
 	env.Secret(t, ns, "openai", map[string]string{"key": "sk-mine-k3y9Qm2Xv7Lp"})
-	name := UniqueProviderName("taken")
+	name := testenv.UniqueProviderName("taken")
 	coderClient := env.CoderClient(t)
 	other, err := coderClient.CreateAIProvider(context.Background(), codersdk.CreateAIProviderRequest{
 		Type: "openai", Name: name, Enabled: true, BaseURL: "https://other.example.com/v1", APIKeys: []string{"sk-theirs"},
@@ -459,12 +461,12 @@ func TestAIProviderDoesNotAdoptATakenName(t *testing.T) {
 	p.Spec.ForProvider.Name = ptr.To(name)
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
-	c := env.WaitCondition(t, p, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	c := env.WaitCondition(t, p, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 	if !strings.Contains(c.Message, "taken") || !strings.Contains(c.Message, name) {
 		t.Errorf("Synced message %q does not say the name %q is taken", c.Message, name)
 	}
 	// Retried with backoff, and still not adopted.
-	Eventually(t, waitLong, "a second create attempt", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "a second create attempt", func() (bool, string) {
 		n := env.Coder.Requests(fakecoder.EndpointProvidersCreate) - createsBefore
 		return n >= 2, fmt.Sprintf("%d attempts", n)
 	})
@@ -472,7 +474,7 @@ func TestAIProviderDoesNotAdoptATakenName(t *testing.T) {
 	if id := meta.GetExternalName(p); id != "" {
 		t.Fatalf("external name = %q: the other provider was adopted", id)
 	}
-	if row, _ := env.ProviderRowByID(other.ID.String()); !SameKeys(row.PlaintextKeys(), []string{"sk-theirs"}) || row.BaseURL != "https://other.example.com/v1" {
+	if row, _ := env.ProviderRowByID(other.ID.String()); !testenv.SameKeys(row.PlaintextKeys(), []string{"sk-theirs"}) || row.BaseURL != "https://other.example.com/v1" {
 		t.Errorf("the other provider was changed: base URL %s, %d keys", row.BaseURL, len(row.PlaintextKeys()))
 	}
 	if n := env.Coder.Requests(fakecoder.EndpointProviderUpdate) - patchesBefore; n != 0 {
@@ -484,7 +486,7 @@ func TestAIProviderDoesNotAdoptATakenName(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	t.Logf("created %s after the other provider was deleted", time.Since(start).Round(10*time.Millisecond))
 	row, ok := env.LiveProvider(name)
 	if !ok || row.ID == other.ID || meta.GetExternalName(p) != row.ID.String() {
@@ -519,7 +521,7 @@ func TestAIProviderUncertainCreateAdoptsItsOwnProvider(t *testing.T) {
 			p := newAIProvider(ns, "uncertain", "openai", "https://api.openai.com/v1")
 			p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 			env.Create(t, p)
-			env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+			env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 
 			rows := env.ProviderRows(*p.Spec.ForProvider.Name)
 			if len(rows) != 1 {
@@ -531,7 +533,7 @@ func TestAIProviderUncertainCreateAdoptsItsOwnProvider(t *testing.T) {
 			if n := env.Coder.Requests(fakecoder.EndpointProvidersCreate) - createsBefore; n != 1 {
 				t.Errorf("%d create requests, want 1 (the uncertain one, then adoption)", n)
 			}
-			Eventually(t, waitLong, "the adoption event", func() (bool, string) {
+			testenv.Eventually(t, testenv.WaitLong, "the adoption event", func() (bool, string) {
 				for _, e := range env.NamespaceEvents(t, ns) {
 					if e.Reason == string(aiprovider.ReasonAdoptedUncertainCreate) && e.InvolvedObject.Name == p.Name {
 						return true, ""
@@ -686,7 +688,7 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 		env.Create(t, tc.p)
 	}
 	for name, tc := range conditions {
-		c := env.WaitCondition(t, tc.p, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+		c := env.WaitCondition(t, tc.p, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 		if !strings.Contains(c.Message, tc.want) {
 			t.Errorf("%s: Synced message %q does not say %q", name, c.Message, tc.want)
 		}
@@ -719,7 +721,7 @@ func TestAIProviderInvalidSpecsNeverReachCoder(t *testing.T) {
 
 	// No request reaches Coder: watched a little longer than one poll, so
 	// any request the polls would make has been made.
-	Never(t, pollInterval+time.Second, "a create or PATCH request reached Coder", func() (bool, string) {
+	testenv.Never(t, pollInterval+time.Second, "a create or PATCH request reached Coder", func() (bool, string) {
 		creates := env.Coder.Requests(fakecoder.EndpointProvidersCreate) - createsBefore
 		patches := env.Coder.Requests(fakecoder.EndpointProviderUpdate) - patchesBefore
 		return creates != 0 || patches != 0, fmt.Sprintf("%d create and %d PATCH requests, want 0", creates, patches)
@@ -762,10 +764,10 @@ func TestAIProviderWithoutDeleteStaysInCoder(t *testing.T) {
 			xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize,
 		}
 		env.Create(t, p)
-		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		id := meta.GetExternalName(p)
 		env.Delete(t, p)
-		env.WaitGone(t, p, waitLong)
+		env.WaitGone(t, p, testenv.WaitLong)
 		if row, ok := env.ProviderRowByID(id); !ok || row.Deleted {
 			t.Errorf("provider %s was deleted in Coder although the policies do not allow Delete", id)
 		}
@@ -776,7 +778,7 @@ func TestAIProviderWithoutDeleteStaysInCoder(t *testing.T) {
 		// A provider made by hand in Coder, imported by its id as the
 		// external name: shown in status, never changed, never deleted.
 		made, err := env.CoderClient(t).CreateAIProvider(context.Background(), codersdk.CreateAIProviderRequest{
-			Type: "openrouter", Name: UniqueProviderName("by-hand"), DisplayName: "Made by hand", Enabled: true,
+			Type: "openrouter", Name: testenv.UniqueProviderName("by-hand"), DisplayName: "Made by hand", Enabled: true,
 			BaseURL: "https://openrouter.ai/api/v1", APIKeys: []string{"sk-by-hand-0123456789"},
 		})
 		if err != nil {
@@ -788,13 +790,13 @@ func TestAIProviderWithoutDeleteStaysInCoder(t *testing.T) {
 		p.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
 		meta.SetExternalName(p, made.ID.String())
 		env.Create(t, p)
-		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		at := p.Status.AtProvider
 		if at.Name != made.Name || at.DisplayName != "Made by hand" || at.Type != "openrouter" || len(at.APIKeys) != 1 || at.APIKeys[0].Masked != made.APIKeys[0].Masked {
 			t.Errorf("status.atProvider = %+v, want what Coder reports for %s", at, made.ID)
 		}
 		env.Delete(t, p)
-		env.WaitGone(t, p, waitLong)
+		env.WaitGone(t, p, testenv.WaitLong)
 		if row, ok := env.ProviderRowByID(made.ID.String()); !ok || row.Deleted || row.DisplayName != "Made by hand" {
 			t.Errorf("the imported provider was changed or deleted in Coder")
 		}
@@ -809,21 +811,21 @@ func TestAIProviderWithoutDeleteStaysInCoder(t *testing.T) {
 		pc := clusterPC(ns, strings.ToLower(ns))
 		env.Create(t, pc)
 		t.Cleanup(func() { env.Delete(t, pc) })
-		p := &clusteraiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Name: UniqueProviderName("orphan")}}
+		p := &clusteraiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueProviderName("orphan")}}
 		p.Spec.ProviderConfigReference = &xpv2.Reference{Name: pc.Name}
 		p.Spec.DeletionPolicy = xpv2.DeletionOrphan
 		p.Spec.ForProvider.Type = "anthropic"
 		p.Spec.ForProvider.BaseURL = "https://api.anthropic.com/"
 		p.Spec.ForProvider.APIKeySecretRefs = []common.SecretKeySelector{{LocalSecretKeySelector: ref("anthropic", "key"), Namespace: ns}}
 		env.Create(t, p)
-		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		id := meta.GetExternalName(p)
 		row, ok := env.ProviderRowByID(id)
-		if !ok || row.Name != p.Name || !SameKeys(row.PlaintextKeys(), []string{"sk-orphan-k3y9Qm2Xv7Lp"}) {
+		if !ok || row.Name != p.Name || !testenv.SameKeys(row.PlaintextKeys(), []string{"sk-orphan-k3y9Qm2Xv7Lp"}) {
 			t.Fatalf("Coder's provider %s (found %t) is not named after metadata.name %q with the Secret's key", id, ok, p.Name)
 		}
 		env.Delete(t, p)
-		env.WaitGone(t, p, waitLong)
+		env.WaitGone(t, p, testenv.WaitLong)
 		if row, ok := env.ProviderRowByID(id); !ok || row.Deleted {
 			t.Errorf("provider %s was deleted in Coder although deletionPolicy is Orphan", id)
 		}
@@ -886,7 +888,7 @@ func TestAIProviderExamplesAreAdmitted(t *testing.T) {
 func waitForProviderPolls(t *testing.T, n int) {
 	t.Helper()
 	before := env.Coder.Requests(fakecoder.EndpointProviderGet)
-	Eventually(t, 2*pollInterval+waitLong, fmt.Sprintf("%d more reads of providers", 2*n), func() (bool, string) {
+	testenv.Eventually(t, 2*pollInterval+testenv.WaitLong, fmt.Sprintf("%d more reads of providers", 2*n), func() (bool, string) {
 		got := env.Coder.Requests(fakecoder.EndpointProviderGet) - before
 		return got >= 2*n, fmt.Sprintf("%d reads", got)
 	})

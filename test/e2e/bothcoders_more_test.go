@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -42,7 +44,7 @@ import (
 // short bounds, a Ready key and a Ready OpenAI provider that use it. On a
 // Coder that serves no keys (the real one without a licence) there is no
 // key: key is nil, and the scenario runs with the provider alone.
-func holdSetupOn(t *testing.T, c Coder) holdSetup {
+func holdSetupOn(t *testing.T, c testenv.Coder) holdSetup {
 	t.Helper()
 	ns := env.Namespace(t)
 	pc := env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) {
@@ -58,9 +60,9 @@ func holdSetupOn(t *testing.T, c Coder) holdSetup {
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("llm-keys", "openai")}
 	env.Create(t, p)
 	if k != nil {
-		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	}
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	return holdSetup{ns: ns, coder: c, pc: pc, key: k, ai: p}
 }
 
@@ -95,7 +97,7 @@ func releasedWithoutDeleteBoth(t *testing.T) float64 {
 }
 
 func TestHoldWhenEverythingIsDeletedAtOnceOnBothCoders(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
 		s := holdSetupOn(t, c)
 		keyNames, providerNames := s.names()
 		if k, p := countRows(t, c, keyNames, providerNames); k != s.keys() || p != 1 {
@@ -109,7 +111,7 @@ func TestHoldWhenEverythingIsDeletedAtOnceOnBothCoders(t *testing.T) {
 		// did not hold at all would pass unnoticed.
 		start := time.Now()
 		env.Delete(t, s.pc)
-		Eventually(t, waitLong, "the ProviderConfig to hold or go", func() (bool, string) {
+		testenv.Eventually(t, testenv.WaitLong, "the ProviderConfig to hold or go", func() (bool, string) {
 			if !env.Get(t, s.pc) {
 				return true, ""
 			}
@@ -119,9 +121,9 @@ func TestHoldWhenEverythingIsDeletedAtOnceOnBothCoders(t *testing.T) {
 			env.Delete(t, o)
 		}
 		for _, o := range s.managed() {
-			env.WaitGone(t, o, waitLong)
+			env.WaitGone(t, o, testenv.WaitLong)
 		}
-		env.WaitGone(t, s.pc, waitLong)
+		env.WaitGone(t, s.pc, testenv.WaitLong)
 		t.Logf("ProviderConfig, key and provider deleted at once, all gone in %s", time.Since(start).Round(100*time.Millisecond))
 		if d := releasedWithoutDeleteBoth(t) - before; d != 0 {
 			t.Errorf("releases without delete = %v, want 0", d)
@@ -133,7 +135,7 @@ func TestHoldWhenEverythingIsDeletedAtOnceOnBothCoders(t *testing.T) {
 }
 
 func TestNamespaceDeletionWithCoderStoppedIsSweptAfterRestartOnBothCoders(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
 		s := holdSetupOn(t, c)
 		keyNames, providerNames := s.names()
 		before := releasedWithoutDeleteBoth(t)
@@ -185,7 +187,7 @@ func TestNamespaceDeletionWithCoderStoppedIsSweptAfterRestartOnBothCoders(t *tes
 
 // deletedProvider reports whether Coder's store holds the provider with the
 // id, soft-deleted.
-func deletedProvider(c Coder, id string) bool {
+func deletedProvider(c testenv.Coder, id string) bool {
 	for _, p := range c.Providers(true) {
 		if p.ID.String() == id {
 			return p.Deleted

@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
@@ -44,7 +46,7 @@ import (
 
 // readyProviderOn creates an OpenAI provider on c whose API keys are the
 // Secret "llm-keys"'s data, in a namespace of its own, and waits for Ready.
-func readyProviderOn(t *testing.T, c Coder, keys map[string]string) (*aiv1alpha1.AIProvider, *corev1.Secret) {
+func readyProviderOn(t *testing.T, c testenv.Coder, keys map[string]string) (*aiv1alpha1.AIProvider, *corev1.Secret) {
 	t.Helper()
 	ns := env.Namespace(t)
 	env.ReadyProviderConfigOf(t, ns, c, nil)
@@ -55,12 +57,12 @@ func readyProviderOn(t *testing.T, c Coder, keys map[string]string) (*aiv1alpha1
 		p.Spec.ForProvider.APIKeySecretRefs = append(p.Spec.ForProvider.APIKeySecretRefs, ref("llm-keys", k))
 	}
 	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	return p, s
 }
 
 // apiProvider reads the provider through Coder's API.
-func apiProvider(t *testing.T, c Coder, name string) (codersdk.AIProvider, error) {
+func apiProvider(t *testing.T, c testenv.Coder, name string) (codersdk.AIProvider, error) {
 	t.Helper()
 	return c.SDK(t).AIProvider(context.Background(), name)
 }
@@ -84,7 +86,7 @@ func providerKeyIDs(p codersdk.AIProvider) []uuid.UUID {
 }
 
 func TestAIProviderDriftIsPutBackOnBothCoders(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
 		p, _ := readyProviderOn(t, c, map[string]string{"a": "sk-drift-a-k3y9Qm2Xv7La", "b": "sk-drift-b-k3y9Qm2Xv7Lb"})
 		name := *p.Spec.ForProvider.Name
 		orig, err := apiProvider(t, c, name)
@@ -138,7 +140,7 @@ func TestAIProviderDriftIsPutBackOnBothCoders(t *testing.T) {
 			if ok, _ := asSpecified(edited); ok {
 				t.Fatalf("%s: the edit left the provider as specified; it tests nothing", d.name)
 			}
-			Eventually(t, pollInterval+5*time.Second, d.name+" put back", func() (bool, string) {
+			testenv.Eventually(t, pollInterval+5*time.Second, d.name+" put back", func() (bool, string) {
 				got, err := apiProvider(t, c, name)
 				if err != nil {
 					return false, err.Error()
@@ -155,7 +157,7 @@ func TestAIProviderDriftIsPutBackOnBothCoders(t *testing.T) {
 }
 
 func TestAIProviderSecretRotationReachesCoderOnBothCoders(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
 		const oldKey, newKey = "sk-rotate-old-0123456789abcdef", "sk-rotate-new-fedcba9876543210"
 		p, s := readyProviderOn(t, c, map[string]string{"key": oldKey})
 		name := *p.Spec.ForProvider.Name
@@ -174,7 +176,7 @@ func TestAIProviderSecretRotationReachesCoderOnBothCoders(t *testing.T) {
 			t.Fatal(err)
 		}
 		var after codersdk.AIProvider
-		Eventually(t, waitLong, "Coder to show one new key", func() (bool, string) {
+		testenv.Eventually(t, testenv.WaitLong, "Coder to show one new key", func() (bool, string) {
 			after, err = apiProvider(t, c, name)
 			if err != nil {
 				return false, err.Error()
@@ -189,7 +191,7 @@ func TestAIProviderSecretRotationReachesCoderOnBothCoders(t *testing.T) {
 				t.Errorf("Coder's API shows a key unmasked")
 			}
 		}
-		Eventually(t, waitLong, "status to show the new credentials", func() (bool, string) {
+		testenv.Eventually(t, testenv.WaitLong, "status to show the new credentials", func() (bool, string) {
 			env.Get(t, p)
 			fp := p.Status.AtProvider.CredentialsFingerprint
 			return fp != "" && fp != fpBefore, "fingerprint " + fp
@@ -199,17 +201,17 @@ func TestAIProviderSecretRotationReachesCoderOnBothCoders(t *testing.T) {
 
 // publishedOn waits until k's connection Secret holds a key c stored
 // under an id that is not old, and returns that key's row.
-func publishedOn(t *testing.T, c Coder, k *aiv1alpha1.AIGatewayKey, old string) fakecoder.KeyRow {
+func publishedOn(t *testing.T, c testenv.Coder, k *aiv1alpha1.AIGatewayKey, old string) fakecoder.KeyRow {
 	t.Helper()
 	var row fakecoder.KeyRow
-	Eventually(t, waitLong, "the connection Secret to hold a new key stored in Coder", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the connection Secret to hold a new key stored in Coder", func() (bool, string) {
 		s := connSecret(t, k)
 		if s == nil {
 			return false, "no Secret"
 		}
 		id := string(s.Data[aigatewaykey.ConnectionID])
 		for _, r := range c.Keys() {
-			if r.ID.String() == id && id != old && storedKeyIs(c, r, s.Data[aigatewaykey.ConnectionKey]) {
+			if r.ID.String() == id && id != old && testenv.StoredKeyIs(c, r, s.Data[aigatewaykey.ConnectionKey]) {
 				row = r
 				return true, ""
 			}
@@ -220,19 +222,19 @@ func publishedOn(t *testing.T, c Coder, k *aiv1alpha1.AIGatewayKey, old string) 
 }
 
 // keyListed reports whether Coder's API lists the key with the id.
-func keyListed(t *testing.T, c Coder, id string) bool {
+func keyListed(t *testing.T, c testenv.Coder, id string) bool {
 	t.Helper()
 	return slices.Contains(apiKeyIDs(t, c), id)
 }
 
 func TestKeyRotationKeepsTheOldKeyThroughTheSettleWindowOnBothCoders(t *testing.T) {
-	onBothCodersWithKeys(t, func(t *testing.T, c Coder) {
+	onBothCodersWithKeys(t, func(t *testing.T, c testenv.Coder) {
 		const settle = 10 * time.Second
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		k := rotatingKey(ns, "gateway", 0, settle)
 		env.Create(t, k)
-		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		oldRow := publishedOn(t, c, k, "")
 		old := oldRow.ID.String()
 
@@ -251,14 +253,14 @@ func TestKeyRotationKeepsTheOldKeyThroughTheSettleWindowOnBothCoders(t *testing.
 		// window that began with the new key's creation ends; the last
 		// second is left to the clocks of the test and Coder.
 		windowEnd := newRow.CreatedAt.Add(settle)
-		Never(t, time.Until(windowEnd)-time.Second, "the old key deleted before its settle window ended", func() (bool, string) {
-			return !liveKey(c, old) || !keyListed(t, c, old), fmt.Sprintf("deleted %s before the window's end", time.Until(windowEnd).Round(time.Millisecond))
+		testenv.Never(t, time.Until(windowEnd)-time.Second, "the old key deleted before its settle window ended", func() (bool, string) {
+			return !testenv.LiveKey(c, old) || !keyListed(t, c, old), fmt.Sprintf("deleted %s before the window's end", time.Until(windowEnd).Round(time.Millisecond))
 		})
-		Eventually(t, waitLong, "the old key to be deleted after the window", func() (bool, string) {
-			return !liveKey(c, old) && !keyListed(t, c, old), "old key still in Coder"
+		testenv.Eventually(t, testenv.WaitLong, "the old key to be deleted after the window", func() (bool, string) {
+			return !testenv.LiveKey(c, old) && !keyListed(t, c, old), "old key still in Coder"
 		})
 		t.Logf("old key deleted %s after the new key was created (settle window %s)", time.Since(newRow.CreatedAt).Round(time.Millisecond), settle)
-		Eventually(t, waitLong, "the rotation to finish", func() (bool, string) {
+		testenv.Eventually(t, testenv.WaitLong, "the rotation to finish", func() (bool, string) {
 			env.Get(t, k)
 			r := k.Status.AtProvider.Rotation
 			recs := recordsOf(t, k)
@@ -284,18 +286,18 @@ func TestKeyRotationKeepsTheOldKeyThroughTheSettleWindowOnBothCoders(t *testing.
 // window deletes it with the new key. Found by interleaving seed 6, where
 // the imported key outlived its resource.
 func TestRotatingAnImportedKeyRetiresItOnBothCoders(t *testing.T) {
-	onBothCodersWithKeys(t, func(t *testing.T, c Coder) {
+	onBothCodersWithKeys(t, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		imported := func(name string, settle time.Duration) (*aiv1alpha1.AIGatewayKey, string) {
-			made, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("by-hand-"+name+"-"+strings.SplitN(ns, "-", 2)[0]))
+			made, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "by-hand-" + name + "-" + strings.SplitN(ns, "-", 2)[0]})
 			if err != nil {
 				t.Fatal(err)
 			}
 			k := rotatingKey(ns, name, 0, settle)
 			meta.SetExternalName(k, made.ID.String())
 			env.Create(t, k)
-			env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+			env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 			return k, made.ID.String()
 		}
 		retired, retiredID := imported("retired", 8*time.Second)
@@ -305,7 +307,7 @@ func TestRotatingAnImportedKeyRetiresItOnBothCoders(t *testing.T) {
 		}
 		rotating := func(k *aiv1alpha1.AIGatewayKey, old string) string {
 			var id string
-			Eventually(t, waitLong, "the rotation to retire the imported key", func() (bool, string) {
+			testenv.Eventually(t, testenv.WaitLong, "the rotation to retire the imported key", func() (bool, string) {
 				env.Get(t, k)
 				r := k.Status.AtProvider.Rotation
 				id = k.Status.AtProvider.ID
@@ -318,18 +320,18 @@ func TestRotatingAnImportedKeyRetiresItOnBothCoders(t *testing.T) {
 		rotating(retired, retiredID)
 
 		env.Delete(t, deleted)
-		env.WaitGone(t, deleted, waitLong)
+		env.WaitGone(t, deleted, testenv.WaitLong)
 		for _, id := range []string{deletedID, newID} {
-			if liveKey(c, id) {
+			if testenv.LiveKey(c, id) {
 				t.Errorf("key %s of the resource deleted inside its settle window is still in Coder", id)
 			}
 		}
 
-		Eventually(t, waitLong, "the imported key to retire and its record to go", func() (bool, string) {
+		testenv.Eventually(t, testenv.WaitLong, "the imported key to retire and its record to go", func() (bool, string) {
 			env.Get(t, retired)
 			r := retired.Status.AtProvider.Rotation
 			recs := recordsOf(t, retired)
-			live := liveKey(c, retiredID)
+			live := testenv.LiveKey(c, retiredID)
 			return !live && r != nil && r.LastRotatedAt != nil && r.RetiringKeyID == "" && len(recs) == 1,
 				fmt.Sprintf("imported key live %v, rotation %+v, records %v", live, r, recs)
 		})

@@ -18,11 +18,12 @@ package e2e
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 
 	"github.com/coder/coder/v2/codersdk"
 	corev1 "k8s.io/api/core/v1"
@@ -46,30 +47,30 @@ import (
 // ("real"; skipped when it is not built, failed under
 // PROVIDER_CODER_REQUIRE_CODER). A scenario with keys asks c.ServesKeys:
 // the real Coder serves them only with a licence.
-func onBothCoders(t *testing.T, scenario func(t *testing.T, c Coder)) {
+func onBothCoders(t *testing.T, scenario func(t *testing.T, c testenv.Coder)) {
 	t.Run("fake", func(t *testing.T) { scenario(t, env.Cluster.Coder(t)) })
-	t.Run("real", func(t *testing.T) { scenario(t, RealCoder(t)) })
+	t.Run("real", func(t *testing.T) { scenario(t, testenv.RealCoder(t)) })
 }
 
 // onBothCodersWithKeys is onBothCoders for a scenario about AI Gateway
 // keys: on the real Coder it skips unless a licence was supplied.
-func onBothCodersWithKeys(t *testing.T, scenario func(t *testing.T, c Coder)) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
-		skipUnlessServesKeys(t, c)
+func onBothCodersWithKeys(t *testing.T, scenario func(t *testing.T, c testenv.Coder)) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
+		testenv.SkipUnlessServesKeys(t, c)
 		scenario(t, c)
 	})
 }
 
 func TestKeyIsCreatedPublishedAndDeletedOnBothCoders(t *testing.T) {
-	onBothCodersWithKeys(t, func(t *testing.T, c Coder) {
+	onBothCodersWithKeys(t, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		k := newKey(ns, "gateway")
 		env.Create(t, k)
-		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 
 		name := aigatewaykey.DerivedName(k)
-		rows := keysNamed(c, name)
+		rows := testenv.KeysNamed(c, name)
 		if len(rows) != 1 {
 			t.Fatalf("Coder holds %d keys named %q, want 1", len(rows), name)
 		}
@@ -82,10 +83,10 @@ func TestKeyIsCreatedPublishedAndDeletedOnBothCoders(t *testing.T) {
 			t.Errorf("status.atProvider = %+v, want id %s name %s keyPrefix %s", at, id, name, row.KeyPrefix)
 		}
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gateway-conn"}}
-		Eventually(t, waitLong, "the connection Secret", func() (bool, string) {
+		testenv.Eventually(t, testenv.WaitLong, "the connection Secret", func() (bool, string) {
 			return env.Get(t, s) && len(s.Data[aigatewaykey.ConnectionKey]) > 0, fmt.Sprintf("keys %v", keysOf(s.Data))
 		})
-		if !storedKeyIs(c, row, s.Data[aigatewaykey.ConnectionKey]) {
+		if !testenv.StoredKeyIs(c, row, s.Data[aigatewaykey.ConnectionKey]) {
 			t.Errorf("the connection Secret's key is not the key Coder stored")
 		}
 		if ids := apiKeyIDs(t, c); !slices.Contains(ids, id) {
@@ -93,8 +94,8 @@ func TestKeyIsCreatedPublishedAndDeletedOnBothCoders(t *testing.T) {
 		}
 
 		env.Delete(t, k)
-		env.WaitGone(t, k, waitLong)
-		if n := len(keysNamed(c, name)); n != 0 {
+		env.WaitGone(t, k, testenv.WaitLong)
+		if n := len(testenv.KeysNamed(c, name)); n != 0 {
 			t.Errorf("Coder's store holds %d keys named %q after the delete, want 0", n, name)
 		}
 		if ids := apiKeyIDs(t, c); slices.Contains(ids, id) {
@@ -104,7 +105,7 @@ func TestKeyIsCreatedPublishedAndDeletedOnBothCoders(t *testing.T) {
 }
 
 func TestAIProviderIsCreatedAsSpecifiedAndSoftDeletedOnBothCoders(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		env.Secret(t, ns, "llm-keys", map[string]string{"openai": "sk-lifecycle-k3y9Qm2Xv7Lp"})
@@ -112,7 +113,7 @@ func TestAIProviderIsCreatedAsSpecifiedAndSoftDeletedOnBothCoders(t *testing.T) 
 		p.Spec.ForProvider.DisplayName = ptr.To("OpenAI")
 		p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("llm-keys", "openai")}
 		env.Create(t, p)
-		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		name := *p.Spec.ForProvider.Name
 		id := meta.GetExternalName(p)
 
@@ -141,21 +142,21 @@ func TestAIProviderIsCreatedAsSpecifiedAndSoftDeletedOnBothCoders(t *testing.T) 
 		waitDisplayName(t, sdk, name, "Open AI")
 
 		env.Delete(t, p)
-		env.WaitGone(t, p, waitLong)
+		env.WaitGone(t, p, testenv.WaitLong)
 		if _, ok := liveProviderNamed(c, name); ok {
 			t.Errorf("Coder's store still holds a live provider %q after the delete", name)
 		}
 		if !slices.ContainsFunc(c.Providers(true), func(r fakecoder.ProviderRow) bool { return r.ID.String() == id && r.Deleted }) {
 			t.Errorf("Coder's store holds no soft-deleted provider %s", id)
 		}
-		if _, err := sdk.AIProvider(ctx, id); !isNotFound(err) {
+		if _, err := sdk.AIProvider(ctx, id); !testenv.IsNotFound(err) {
 			t.Errorf("GET provider %s after the delete = %v, want 404", id, err)
 		}
 	})
 }
 
 func TestNamespaceDeletionWithCoderUpLeavesNoRowsOnBothCoders(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		env.Secret(t, ns, "llm-keys", map[string]string{"openai": "sk-nsdel-k3y9Qm2Xv7Lp", "anthropic": "sk-ant-nsdel-k3y9Qm2Xv7Lp"})
@@ -178,11 +179,11 @@ func TestNamespaceDeletionWithCoderUpLeavesNoRowsOnBothCoders(t *testing.T) {
 		}
 		var keyNames, providerNames []string
 		for _, k := range keys {
-			env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+			env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 			keyNames = append(keyNames, aigatewaykey.DerivedName(k))
 		}
 		for _, p := range providers {
-			env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+			env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 			providerNames = append(providerNames, *p.Spec.ForProvider.Name)
 		}
 		if k, p := countRows(t, c, keyNames, providerNames); k != len(keys) || p != 2 {
@@ -203,7 +204,7 @@ func TestNamespaceDeletionWithCoderUpLeavesNoRowsOnBothCoders(t *testing.T) {
 // countRows counts the keys and live providers with the names, in Coder's
 // store (the fake's, or the real server's PostgreSQL) and in its API; it
 // fails t when the two disagree.
-func countRows(t *testing.T, c Coder, keyNames, providerNames []string) (keys, providers int) {
+func countRows(t *testing.T, c testenv.Coder, keyNames, providerNames []string) (keys, providers int) {
 	t.Helper()
 	for _, k := range c.Keys() {
 		if slices.Contains(keyNames, k.Name) {
@@ -246,18 +247,7 @@ func countRows(t *testing.T, c Coder, keyNames, providerNames []string) (keys, p
 	return keys, providers
 }
 
-// storedKeyIs reports whether Coder stored plaintext as the key of row: the
-// fake keeps the plaintext, the real server its SHA-256.
-func storedKeyIs(c Coder, row fakecoder.KeyRow, plaintext []byte) bool {
-	want := sha256.Sum256(plaintext)
-	if r, ok := c.(realCoder); ok {
-		h, found := r.hashedSecret(row.ID.String())
-		return found && string(h) == string(want[:])
-	}
-	return sha256.Sum256([]byte(row.Key)) == want
-}
-
-func apiKeyIDs(t *testing.T, c Coder) []string {
+func apiKeyIDs(t *testing.T, c testenv.Coder) []string {
 	t.Helper()
 	keys, err := c.SDK(t).ListAIGatewayKeys(context.Background())
 	if err != nil {
@@ -270,7 +260,7 @@ func apiKeyIDs(t *testing.T, c Coder) []string {
 	return out
 }
 
-func liveProviderNamed(c Coder, name string) (fakecoder.ProviderRow, bool) {
+func liveProviderNamed(c testenv.Coder, name string) (fakecoder.ProviderRow, bool) {
 	for _, p := range c.Providers(false) {
 		if p.Name == name {
 			return p, true
@@ -281,7 +271,7 @@ func liveProviderNamed(c Coder, name string) (fakecoder.ProviderRow, bool) {
 
 func waitDisplayName(t *testing.T, sdk *codersdk.Client, name, want string) {
 	t.Helper()
-	Eventually(t, waitLong, fmt.Sprintf("provider %s's display name to be %q", name, want), func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, fmt.Sprintf("provider %s's display name to be %q", name, want), func() (bool, string) {
 		p, err := sdk.AIProvider(context.Background(), name)
 		if err != nil {
 			return false, err.Error()

@@ -23,6 +23,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -45,7 +49,7 @@ import (
 
 // onSkewedCoders runs f once per offset, each on a spare fake Coder whose
 // clock runs that far ahead of the cluster's (behind when negative).
-func onSkewedCoders(t *testing.T, offsets []time.Duration, f func(t *testing.T, c Coder)) {
+func onSkewedCoders(t *testing.T, offsets []time.Duration, f func(t *testing.T, c testenv.Coder)) {
 	t.Helper()
 	for _, d := range offsets {
 		t.Run(skewName(d), func(t *testing.T) {
@@ -76,16 +80,16 @@ var twoMinutes = []time.Duration{-2 * time.Minute, 2 * time.Minute}
 // two minutes behind, the key looked older than its record, which made it
 // someone else's and "absent": the record went and the key stayed.
 func TestClockSkewSweepDeletesTheKeyItsRecordNames(t *testing.T) {
-	onSkewedCoders(t, twoMinutes, func(t *testing.T, c Coder) {
+	onSkewedCoders(t, twoMinutes, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
 		k := newKey(ns, "swept")
 		env.Create(t, k)
-		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		id := meta.GetExternalName(k)
 
 		releaseWhileCoderIsDownThenSweep(t, c, ns, k.UID)
-		if liveKey(c, id) {
+		if testenv.LiveKey(c, id) {
 			t.Errorf("key %s is still in Coder after the sweep settled its record", id)
 		}
 	})
@@ -102,7 +106,7 @@ func TestClockSkewSweepKeepsARecordThatNamesAnOlderKey(t *testing.T) {
 	if err := c.SetClockOffset(-5 * time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("older-key"))
+	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "older-key"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,14 +119,14 @@ func TestClockSkewSweepKeepsARecordThatNamesAnOlderKey(t *testing.T) {
 	t.Cleanup(func() { env.Delete(t, rec) })
 
 	sweepThrough(t, c)
-	Eventually(t, waitLong, "two sweeps to fail on the record, keeping it", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "two sweeps to fail on the record, keeping it", func() (bool, string) {
 		if !env.Get(t, rec) {
 			return false, "the record is gone"
 		}
 		return rec.Status.Attempts >= 2 && strings.Contains(rec.Status.LastError, "predates the cleanup record"),
 			fmt.Sprintf("attempts %d, last error %q", rec.Status.Attempts, rec.Status.LastError)
 	})
-	if !liveKey(c, resp.ID.String()) {
+	if !testenv.LiveKey(c, resp.ID.String()) {
 		t.Errorf("the sweep deleted key %s, which Coder made before the record that names it", resp.ID)
 	}
 	if !env.Get(t, rec) || rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
@@ -137,7 +141,7 @@ func TestClockSkewSweepKeepsARecordThatNamesAnOlderKey(t *testing.T) {
 // cluster's clock: the provider was called someone else's, never adopted,
 // and left in Coder when the resource was deleted.
 func TestClockSkewAdoptedProviderIsDeleted(t *testing.T) {
-	onSkewedCoders(t, []time.Duration{-10 * time.Second, -2 * time.Minute, 2 * time.Minute}, func(t *testing.T, c Coder) {
+	onSkewedCoders(t, []time.Duration{-10 * time.Second, -2 * time.Minute, 2 * time.Minute}, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		env.Secret(t, ns, "openai", map[string]string{"key": "sk-skewed-k3y9Qm2Xv7Lp"})
@@ -149,7 +153,7 @@ func TestClockSkewAdoptedProviderIsDeleted(t *testing.T) {
 		p := newAIProvider(ns, "skewed", "openai", "https://api.openai.com/v1")
 		p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 		env.Create(t, p)
-		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		name := *p.Spec.ForProvider.Name
 		rows := providersNamed(c, name)
 		if len(rows) != 1 || meta.GetExternalName(p) != rows[0].ID.String() {
@@ -157,7 +161,7 @@ func TestClockSkewAdoptedProviderIsDeleted(t *testing.T) {
 		}
 
 		env.Delete(t, p)
-		env.WaitGone(t, p, waitLong)
+		env.WaitGone(t, p, testenv.WaitLong)
 		if rows := providersNamed(c, name); len(rows) != 0 {
 			t.Errorf("the adopted provider %s is still in Coder after its resource was deleted", rows[0].ID)
 		}
@@ -168,7 +172,7 @@ func TestClockSkewAdoptedProviderIsDeleted(t *testing.T) {
 }
 
 // providersNamed returns c's live providers named name.
-func providersNamed(c Coder, name string) []fakecoder.ProviderRow {
+func providersNamed(c testenv.Coder, name string) []fakecoder.ProviderRow {
 	var out []fakecoder.ProviderRow
 	for _, p := range c.Providers(false) {
 		if p.Name == name {
@@ -189,13 +193,13 @@ func providersNamed(c Coder, name string) []fakecoder.ProviderRow {
 // later.
 func TestClockSkewRotationKeepsTheOldKeyThroughItsWindow(t *testing.T) {
 	const settle, maxSettle = 20 * time.Second, 40 * time.Second
-	onSkewedCoders(t, twoMinutes, func(t *testing.T, c Coder) {
+	onSkewedCoders(t, twoMinutes, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		k := rotatingKey(ns, "skewed", 0, settle)
 		k.Spec.ForProvider.Rotation.MaxSettleWindow = &metav1.Duration{Duration: maxSettle}
 		env.Create(t, k)
-		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		old := publishedOn(t, c, k, "")
 
 		requestRotation(t, k, "1")
@@ -207,22 +211,22 @@ func TestClockSkewRotationKeepsTheOldKeyThroughItsWindow(t *testing.T) {
 
 		windowEnd, revokeBy := cur.CreatedAt.Add(settle), cur.CreatedAt.Add(maxSettle)
 		until := func(end time.Time) time.Duration { return end.Sub(c.Now()) }
-		Never(t, until(windowEnd)-time.Second, "the old key revoked before its settle window ended", func() (bool, string) {
-			return !liveKey(c, old.ID.String()), fmt.Sprintf("revoked %s before the window's end, on Coder's clock", until(windowEnd).Round(time.Millisecond))
+		testenv.Never(t, until(windowEnd)-time.Second, "the old key revoked before its settle window ended", func() (bool, string) {
+			return !testenv.LiveKey(c, old.ID.String()), fmt.Sprintf("revoked %s before the window's end, on Coder's clock", until(windowEnd).Round(time.Millisecond))
 		})
 		// Past the window, the old key still beats: it is kept, and the
 		// resource says so.
-		env.WaitCondition(t, k, aigatewaykey.TypeRetiringKeyInUse, corev1.ConditionTrue, waitLong)
-		Never(t, until(revokeBy)-time.Second, "the old key, still in use, revoked before maxSettleWindow", func() (bool, string) {
-			return !liveKey(c, old.ID.String()), fmt.Sprintf("revoked %s before maxSettleWindow ended, on Coder's clock", until(revokeBy).Round(time.Millisecond))
+		env.WaitCondition(t, k, aigatewaykey.TypeRetiringKeyInUse, corev1.ConditionTrue, testenv.WaitLong)
+		testenv.Never(t, until(revokeBy)-time.Second, "the old key, still in use, revoked before maxSettleWindow", func() (bool, string) {
+			return !testenv.LiveKey(c, old.ID.String()), fmt.Sprintf("revoked %s before maxSettleWindow ended, on Coder's clock", until(revokeBy).Round(time.Millisecond))
 		})
-		Eventually(t, waitLong, "the old key to be deleted when maxSettleWindow ends", func() (bool, string) {
-			return !liveKey(c, old.ID.String()), "old key still in Coder"
+		testenv.Eventually(t, testenv.WaitLong, "the old key to be deleted when maxSettleWindow ends", func() (bool, string) {
+			return !testenv.LiveKey(c, old.ID.String()), "old key still in Coder"
 		})
 		late := -until(revokeBy)
 		t.Logf("old key deleted %s after maxSettleWindow ended, on Coder's clock (Coder %s from the cluster, settle %s, max %s)",
 			late.Round(time.Millisecond), time.Until(c.Now()).Round(time.Second), settle, maxSettle)
-		if late > 3*env.opts.PollInterval+5*time.Second {
+		if late > 3*env.Options.PollInterval+5*time.Second {
 			t.Errorf("the old key was deleted %s after maxSettleWindow ended: the window ran long", late.Round(time.Millisecond))
 		}
 	})
@@ -230,7 +234,7 @@ func TestClockSkewRotationKeepsTheOldKeyThroughItsWindow(t *testing.T) {
 
 // beating makes a gateway replica on each key heartbeat every few seconds,
 // at Coder's now, until stop is called.
-func beating(t *testing.T, c Coder, keys ...fakecoder.KeyRow) (stop func()) {
+func beating(t *testing.T, c testenv.Coder, keys ...fakecoder.KeyRow) (stop func()) {
 	t.Helper()
 	done := make(chan struct{})
 	var wg sync.WaitGroup

@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -43,7 +45,7 @@ import (
 
 // clusterSpecIn is a cluster-scoped ProviderConfig spec of coder whose token
 // and CA Secrets live in ns.
-func clusterSpecIn(t *testing.T, ns string, coder Coder) common.ProviderConfigSpec {
+func clusterSpecIn(t *testing.T, ns string, coder testenv.Coder) common.ProviderConfigSpec {
 	t.Helper()
 	env.TokenSecret(t, ns, "coder-token", coder.Token())
 	ca := secretOf(ns, "coder-ca")
@@ -54,7 +56,7 @@ func clusterSpecIn(t *testing.T, ns string, coder Coder) common.ProviderConfigSp
 		Credentials: common.Credentials{
 			Source: common.CredentialsSourceSecret,
 			SecretRef: &common.SecretKeySelector{
-				LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+				LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: testenv.TokenKey},
 				Namespace:              ns,
 			},
 		},
@@ -69,12 +71,12 @@ func clusterSpecIn(t *testing.T, ns string, coder Coder) common.ProviderConfigSp
 // credentials, with a Warning event saying so.
 func waitCredentialsUnavailable(t *testing.T, pc providerconfig.Object) {
 	t.Helper()
-	Eventually(t, waitLong, "the ProviderConfig to turn not Ready, CredentialsUnavailable", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the ProviderConfig to turn not Ready, CredentialsUnavailable", func() (bool, string) {
 		env.Get(t, pc)
 		c := pc.GetCondition(xpv2.TypeReady)
 		return c.Status == corev1.ConditionFalse && c.Reason == providerconfig.ReasonCredentialsUnavailable, fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
 	})
-	Eventually(t, waitLong, "a CredentialsUnavailable event on the ProviderConfig", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "a CredentialsUnavailable event on the ProviderConfig", func() (bool, string) {
 		for _, e := range env.Events(t) {
 			if e.InvolvedObject.UID == pc.GetUID() && e.Reason == string(providerconfig.ReasonCredentialsUnavailable) && e.Type == corev1.EventTypeWarning {
 				return true, ""
@@ -103,7 +105,7 @@ func TestSecretsOfAStandingClusterProviderConfigDoNotHoldTheirNamespace(t *testi
 			pc := newConfig("coder-"+ns, clusterSpecIn(t, ns, coder))
 			env.Create(t, pc)
 			t.Cleanup(func() { env.Delete(t, pc) })
-			env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+			env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 			token, ca := secretOf(ns, "coder-token"), secretOf(ns, "coder-ca")
 			waitProtected(t, token)
 			waitProtected(t, ca)
@@ -112,7 +114,7 @@ func TestSecretsOfAStandingClusterProviderConfigDoNotHoldTheirNamespace(t *testi
 			start := time.Now()
 			o := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
 			env.Delete(t, o)
-			Eventually(t, namespaceBound, "namespace "+ns+" to be gone", func() (bool, string) {
+			testenv.Eventually(t, namespaceBound, "namespace "+ns+" to be gone", func() (bool, string) {
 				if !env.Get(t, o) {
 					return true, ""
 				}
@@ -150,7 +152,7 @@ func TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsB
 	}
 	t.Cleanup(func() { coder.ClearFault(fakecoder.EndpointKeysDelete) })
 	env.Delete(t, deleting)
-	Eventually(t, waitLong, "the key's delete to fail in Coder", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the key's delete to fail in Coder", func() (bool, string) {
 		env.Get(t, deleting)
 		c := deleting.GetCondition(xpv2.TypeSynced)
 		return c.Status == corev1.ConditionFalse, c.Message
@@ -159,7 +161,7 @@ func TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsB
 	secret := secretOf(secretNS, "coder-token")
 	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: secretNS}}
 	env.Delete(t, ns)
-	Eventually(t, waitLong, "the namespace deletion to reach the token Secret", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the namespace deletion to reach the token Secret", func() (bool, string) {
 		return env.Get(t, secret) && secret.DeletionTimestamp != nil, secretState(t, secret)
 	})
 	deletedAt := secret.DeletionTimestamp.Time
@@ -168,21 +170,21 @@ func TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsB
 	holdsUntil := deletedAt.Add(shortBounds().DependentTimeout.Duration - time.Second)
 	// While it is held the ClusterProviderConfig is not Ready: nothing new
 	// is created through credentials about to go.
-	Eventually(t, time.Until(holdsUntil), "the ClusterProviderConfig to turn not Ready while its Secret is held", func() (bool, string) {
+	testenv.Eventually(t, time.Until(holdsUntil), "the ClusterProviderConfig to turn not Ready while its Secret is held", func() (bool, string) {
 		env.Get(t, cpc)
 		c := cpc.GetCondition(xpv2.TypeReady)
 		return c.Status == corev1.ConditionFalse && c.Reason == providerconfig.ReasonCredentialsUnavailable && strings.Contains(c.Message, "is being deleted"),
 			fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
 	})
-	Never(t, time.Until(holdsUntil), "the Secret released while a dependent is deleting, before dependentTimeout", func() (bool, string) {
+	testenv.Never(t, time.Until(holdsUntil), "the Secret released while a dependent is deleting, before dependentTimeout", func() (bool, string) {
 		return !protectedNow(t, secret), secretState(t, secret)
 	})
 	env.WaitGone(t, ns, 2*time.Minute)
 	t.Logf("with a dependent whose deletes fail, the namespace went %s after the Secret's deletion (dependentTimeout 8s, grace 3s)",
 		time.Since(deletedAt).Round(100*time.Millisecond))
 	waitCredentialsUnavailable(t, cpc)
-	if !liveKey(coder, liveID) || !liveKey(coder, deletingID) {
-		t.Errorf("a key left Coder without a delete that worked: live %v, deleting %v", liveKey(coder, liveID), liveKey(coder, deletingID))
+	if !testenv.LiveKey(coder, liveID) || !testenv.LiveKey(coder, deletingID) {
+		t.Errorf("a key left Coder without a delete that worked: live %v, deleting %v", testenv.LiveKey(coder, liveID), testenv.LiveKey(coder, deletingID))
 	}
 
 	// Mended: a Secret in another namespace; the keys then delete.
@@ -192,13 +194,13 @@ func TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsB
 	if err := env.Update(t, cpc, func() { cpc.Spec.Credentials.SecretRef.Namespace = other }); err != nil {
 		t.Fatal(err)
 	}
-	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	env.Delete(t, live)
-	env.WaitGone(t, live, waitLong)
+	env.WaitGone(t, live, testenv.WaitLong)
 	// Its retries back off while the credentials were gone: up to a minute.
-	env.WaitGone(t, deleting, 2*waitLong)
-	if liveKey(coder, liveID) || liveKey(coder, deletingID) {
-		t.Errorf("a key is still in Coder after its delete: live %v, deleting %v", liveKey(coder, liveID), liveKey(coder, deletingID))
+	env.WaitGone(t, deleting, 2*testenv.WaitLong)
+	if testenv.LiveKey(coder, liveID) || testenv.LiveKey(coder, deletingID) {
+		t.Errorf("a key is still in Coder after its delete: live %v, deleting %v", testenv.LiveKey(coder, liveID), testenv.LiveKey(coder, deletingID))
 	}
 }
 

@@ -30,6 +30,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -59,7 +61,7 @@ func protectedNow(t *testing.T, s *corev1.Secret) bool {
 
 func waitProtected(t *testing.T, s *corev1.Secret) {
 	t.Helper()
-	Eventually(t, waitLong, "Secret "+s.Namespace+"/"+s.Name+" to carry "+providerconfig.CredentialsFinalizer, func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "Secret "+s.Namespace+"/"+s.Name+" to carry "+providerconfig.CredentialsFinalizer, func() (bool, string) {
 		return protectedNow(t, s), fmt.Sprint(s.Finalizers)
 	})
 }
@@ -69,7 +71,7 @@ func waitProtected(t *testing.T, s *corev1.Secret) {
 func waitReleased(t *testing.T, s *corev1.Secret, bound time.Duration) time.Duration {
 	t.Helper()
 	start := time.Now()
-	Eventually(t, bound, "Secret "+s.Namespace+"/"+s.Name+" to lose "+providerconfig.CredentialsFinalizer, func() (bool, string) {
+	testenv.Eventually(t, bound, "Secret "+s.Namespace+"/"+s.Name+" to lose "+providerconfig.CredentialsFinalizer, func() (bool, string) {
 		return !protectedNow(t, s), fmt.Sprint(s.Finalizers)
 	})
 	return time.Since(start)
@@ -92,7 +94,7 @@ func TestCredentialsFinalizerLeavesARepointedTokenSecret(t *testing.T) {
 
 	env.Delete(t, old)
 	env.WaitGone(t, old, releaseBound)
-	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	if !protectedNow(t, rotated) {
 		t.Errorf("the Secret the ProviderConfig now reads lost its protection: %v", rotated.Finalizers)
 	}
@@ -138,7 +140,7 @@ func TestCredentialsFinalizerLeavesSharedSecretsWhenNamespacesAreDeleted(t *test
 		}
 	}
 	for _, pc := range pcs {
-		env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	}
 	for _, ns := range nss {
 		waitProtected(t, secretOf(ns, "coder-token"))
@@ -153,7 +155,7 @@ func TestCredentialsFinalizerLeavesSharedSecretsWhenNamespacesAreDeleted(t *test
 	for i, ns := range nss {
 		wg.Go(func() {
 			o := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
-			Eventually(t, namespacesBound, "namespace "+ns+" to be gone", func() (bool, string) {
+			testenv.Eventually(t, namespacesBound, "namespace "+ns+" to be gone", func() (bool, string) {
 				if !env.Get(t, o) {
 					return true, ""
 				}
@@ -181,9 +183,9 @@ func TestCredentialsFinalizerLeavesWhenTheHoldIsStrippedByHand(t *testing.T) {
 	// default), long enough for an impatient operator.
 	k := newKey(ns, "gateway")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	env.Delete(t, pc)
-	Eventually(t, waitLong, "the ProviderConfig to hold", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the ProviderConfig to hold", func() (bool, string) {
 		env.Get(t, pc)
 		return pc.Status.Hold != nil, "no status.hold"
 	})
@@ -197,14 +199,14 @@ func TestCredentialsFinalizerLeavesWhenTheHoldIsStrippedByHand(t *testing.T) {
 
 	// Give the key its ProviderConfig back so it deletes in Coder, rather
 	// than leaving a release without delete to later scenarios' counts.
-	env.Create(t, providerConfigOf(ns, "default", env.Cluster.Coder(t).URL(), secret.Name))
-	env.WaitCondition(t, &namespacedv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.Create(t, testenv.ProviderConfigOf(ns, "default", env.Cluster.Coder(t).URL(), secret.Name))
+	env.WaitCondition(t, &namespacedv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
+	env.WaitGone(t, k, testenv.WaitLong)
 }
 
 func TestCredentialsReleasedForAProviderConfigThatVanishedWhileTheProviderWasStopped(t *testing.T) {
-	if _, local := env.Cluster.(localCluster); !local {
+	if !testenv.IsLocal(env.Cluster) {
 		t.Skip("stops the provider in this process")
 	}
 	ns := env.Namespace(t)
@@ -245,7 +247,7 @@ func TestCredentialsFinalizerSharedByClusterAndLegacyProviderConfigs(t *testing.
 		Credentials: common.Credentials{
 			Source: common.CredentialsSourceSecret,
 			SecretRef: &common.SecretKeySelector{
-				LocalSecretKeySelector: common.LocalSecretKeySelector{Name: secret.Name, Key: TokenKey},
+				LocalSecretKeySelector: common.LocalSecretKeySelector{Name: secret.Name, Key: testenv.TokenKey},
 				Namespace:              ns,
 			},
 		},
@@ -255,18 +257,18 @@ func TestCredentialsFinalizerSharedByClusterAndLegacyProviderConfigs(t *testing.
 	for _, o := range []providerconfig.Object{cpc, legacy} {
 		env.Create(t, o)
 		t.Cleanup(func() { env.Delete(t, o) })
-		env.WaitCondition(t, o, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, o, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	}
 	waitProtected(t, secret)
 
 	from := len(env.Cluster.ProviderLogs(t))
 	env.Delete(t, cpc)
-	env.WaitGone(t, cpc, waitLong)
+	env.WaitGone(t, cpc, testenv.WaitLong)
 	// The controller decides on the ClusterProviderConfig's deletion from
 	// a fresh list: it either names the legacy ProviderConfig as the one
 	// that still needs the Secret, or releases it.
 	released := ""
-	Eventually(t, waitLong, "the credentials controller to decide on the Secret", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the credentials controller to decide on the Secret", func() (bool, string) {
 		logs := env.Cluster.ProviderLogs(t)[from:]
 		released = logLine(logs, "Released credentials Secret", ns+"/coder-token")
 		return released != "" || logLine(logs, "Credentials Secret still needed", ns+"/coder-token", "ProviderConfig "+legacy.Name) != "", "no decision logged"
@@ -279,7 +281,7 @@ func TestCredentialsFinalizerSharedByClusterAndLegacyProviderConfigs(t *testing.
 	}
 
 	env.Delete(t, legacy)
-	env.WaitGone(t, legacy, waitLong)
+	env.WaitGone(t, legacy, testenv.WaitLong)
 	took := waitReleased(t, secret, releaseBound)
 	t.Logf("the Secret shared by a ClusterProviderConfig and a legacy ProviderConfig was released %s after the second went", took.Round(10*time.Millisecond))
 }

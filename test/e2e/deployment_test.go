@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
@@ -59,7 +61,7 @@ func TestRepointedProviderConfigDeletesNothingItCannotVerifyAndTheSweepFinishesI
 	}); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, waitLong, "the ProviderConfig to reach Coder B", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the ProviderConfig to reach Coder B", func() (bool, string) {
 		env.Get(t, s.pc)
 		return s.pc.Status.DeploymentID != "" && s.pc.Status.DeploymentID != deploymentA, "deployment " + s.pc.Status.DeploymentID
 	})
@@ -72,7 +74,7 @@ func TestRepointedProviderConfigDeletesNothingItCannotVerifyAndTheSweepFinishesI
 		c := o.(interface {
 			GetCondition(xpv2.ConditionType) xpv2.Condition
 		})
-		Eventually(t, waitLong, "the deleting resource to name both deployments", func() (bool, string) {
+		testenv.Eventually(t, testenv.WaitLong, "the deleting resource to name both deployments", func() (bool, string) {
 			env.Get(t, o)
 			m := c.GetCondition(xpv2.TypeSynced).Message
 			return strings.Contains(m, "deployment "+deploymentA) && strings.Contains(m, "deployment "+deploymentB), m
@@ -131,7 +133,7 @@ func TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatform
 	c := env.Cluster.SpareCoder(t)
 	deployment := deploymentOf(t, c)
 	victim, err := c.SDK(t).CreateAIProvider(t.Context(), codersdk.CreateAIProviderRequest{
-		Type: codersdk.AIProviderTypeOpenAI, Name: UniqueProviderName("victim"), Enabled: true, BaseURL: "https://api.openai.com/v1/", APIKeys: []string{"sk-not-a-real-key"},
+		Type: codersdk.AIProviderTypeOpenAI, Name: testenv.UniqueProviderName("victim"), Enabled: true, BaseURL: "https://api.openai.com/v1/", APIKeys: []string{"sk-not-a-real-key"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -166,7 +168,7 @@ func TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatform
 
 	// A Ready ClusterProviderConfig of the platform's Coder triggers a sweep.
 	sweepThrough(t, c)
-	Eventually(t, waitLong, "the sweep to try the record it may not find by name", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to try the record it may not find by name", func() (bool, string) {
 		if !env.Get(t, byName) {
 			return false, "the record is gone"
 		}

@@ -21,6 +21,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -48,7 +50,7 @@ func TestAIProviderFingerprintFromBeforeKeyingIsUpgradedWithoutSendingTheKeys(t 
 	p := newAIProvider(ns, "upgraded", "openai", "https://api.openai.com/v1")
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	row := providersNamed(c, *p.Spec.ForProvider.Name)[0]
 	wantKeyedFingerprint(t, p, row)
 	keyed := p.Status.AtProvider.CredentialsFingerprint
@@ -68,14 +70,14 @@ func TestAIProviderFingerprintFromBeforeKeyingIsUpgradedWithoutSendingTheKeys(t 
 		t.Fatal(err)
 	}
 	start := time.Now()
-	Eventually(t, waitLong, "the unkeyed fingerprint to be replaced", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the unkeyed fingerprint to be replaced", func() (bool, string) {
 		env.Get(t, p)
 		return p.Status.AtProvider.CredentialsFingerprint != legacy, "status fingerprint " + p.Status.AtProvider.CredentialsFingerprint
 	})
 	took := time.Since(start)
 	// Two more polls find nothing to send either.
 	reads := c.Requests(fakecoder.EndpointProviderGet)
-	Eventually(t, waitLong, "two more polls of the provider", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "two more polls of the provider", func() (bool, string) {
 		n := c.Requests(fakecoder.EndpointProviderGet) - reads
 		return n >= 2, fmt.Sprintf("%d reads", n)
 	})

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -65,7 +67,7 @@ func TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout(t *testi
 	})
 	k := newKey(ns, "gateway")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	before := releasedWithoutDelete(t, "AIGatewayKey")
 
 	if err := coder.SetDown(true); err != nil {
@@ -77,7 +79,7 @@ func TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout(t *testi
 	env.Delete(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
 	// The bound runs from the ProviderConfig's own deletion, which the
 	// namespace controller makes when it gets to it.
-	Eventually(t, waitLong, "the namespace deletion to reach the ProviderConfig", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the namespace deletion to reach the ProviderConfig", func() (bool, string) {
 		return !env.Get(t, pc) || pc.DeletionTimestamp != nil, "no deletion timestamp yet"
 	})
 	deleted := time.Now()
@@ -90,7 +92,7 @@ func TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout(t *testi
 	if took < unreachable-time.Second {
 		t.Errorf("released %s after its deletion, before Coder was silent for unreachableTimeout (%s)", took, unreachable)
 	}
-	env.WaitGone(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, waitLong)
+	env.WaitGone(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, testenv.WaitLong)
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
@@ -106,8 +108,8 @@ func TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout(t *testi
 	}
 	sweepThrough(t, coder)
 	id := meta.GetExternalName(k)
-	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
-		return !liveKey(coder, id), "key still in Coder"
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
+		return !testenv.LiveKey(coder, id), "key still in Coder"
 	})
 }
 
@@ -120,10 +122,10 @@ func TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig(t *testing.T) {
 	coder := env.Cluster.Coder(t)
 	b := env.ProviderConfig(t, ns)
 	a := env.ProviderConfigFromSecretNamed(t, ns, "a", "coder-token")
-	env.WaitCondition(t, a, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, a, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	k := newKey(ns, "of-b")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	if !env.Get(t, a) || a.Status.Users != 0 {
 		t.Errorf("ProviderConfig a reports %d users, want 0: only b is used", a.Status.Users)
 	}
@@ -134,7 +136,7 @@ func TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig(t *testing.T) {
 	t.Logf("ProviderConfig without dependents released %s after its deletion", time.Since(start).Round(100*time.Millisecond))
 
 	env.Delete(t, b)
-	Eventually(t, waitLong, "ProviderConfig b to hold for its key", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "ProviderConfig b to hold for its key", func() (bool, string) {
 		env.Get(t, b)
 		c := b.GetCondition(xpv2.TypeReady)
 		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIGatewayKey/"+ns+"/"+k.Name), c.Message
@@ -142,9 +144,9 @@ func TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig(t *testing.T) {
 	before := releasedWithoutDelete(t, "AIGatewayKey")
 	id := meta.GetExternalName(k)
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
-	env.WaitGone(t, b, waitLong)
-	if liveKey(coder, id) {
+	env.WaitGone(t, k, testenv.WaitLong)
+	env.WaitGone(t, b, testenv.WaitLong)
+	if testenv.LiveKey(coder, id) {
 		t.Errorf("the key of the held ProviderConfig is still in Coder")
 	}
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 0 {
@@ -164,7 +166,7 @@ func TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	})
 	p := aiProvider(ns, "openai-"+ns, func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Name = ptr.To("openai-" + ns) })
 	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	before := releasedWithoutDelete(t, "AIProvider")
 	if err := coder.SetFault(fakecoder.EndpointProviderDelete, fakecoder.Fault{Status: 502}); err != nil {
 		t.Fatal(err)
@@ -180,14 +182,14 @@ func TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 			t.Fatalf("the provider let go while Coder failed its delete")
 		}
 	}
-	Eventually(t, waitLong, "the ProviderConfig to hold for the provider", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the ProviderConfig to hold for the provider", func() (bool, string) {
 		kept()
 		env.Get(t, pc)
 		c := pc.GetCondition(xpv2.TypeReady)
 		return strings.Contains(c.Message, config.WaitingMessage) && strings.Contains(c.Message, "AIProvider/"+ns+"/"+p.Name), c.Message
 	})
 	// A failed delete under the hold is retried: wait for a second one.
-	Eventually(t, waitLong, "Coder to fail a second delete", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "Coder to fail a second delete", func() (bool, string) {
 		kept()
 		n := coder.Requests(fakecoder.EndpointProviderDelete) - deletes
 		return n >= 2, fmt.Sprintf("%d deletes", n)
@@ -198,8 +200,8 @@ func TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	}
 
 	coder.ClearFault(fakecoder.EndpointProviderDelete)
-	env.WaitGone(t, p, waitLong)
-	env.WaitGone(t, pc, waitLong)
+	env.WaitGone(t, p, testenv.WaitLong)
+	env.WaitGone(t, pc, testenv.WaitLong)
 	if providerInCoder(coder, id) {
 		t.Errorf("the provider is still in Coder")
 	}
@@ -208,7 +210,7 @@ func TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	}
 }
 
-func providerInCoder(c Coder, id string) bool {
+func providerInCoder(c testenv.Coder, id string) bool {
 	for _, p := range c.Providers(false) {
 		if p.ID.String() == id {
 			return true
@@ -230,16 +232,16 @@ func TestReleaseIsCountedOnlyOnceItsFinalizerRemovalIsPersisted(t *testing.T) {
 	})
 	k := newKey(ns, "refused")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	refuseFinalizerRemoval(t, k)
 
 	// Without its ProviderConfig the key's delete is a bounded pass with
 	// no credentials: a release without delete.
 	env.Delete(t, pc)
-	env.WaitGone(t, pc, waitLong)
+	env.WaitGone(t, pc, testenv.WaitLong)
 	before := releasedWithoutDelete(t, "AIGatewayKey")
 	env.Delete(t, k)
-	Eventually(t, waitLong, "the finalizer removal to be refused", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the finalizer removal to be refused", func() (bool, string) {
 		env.Get(t, k)
 		c := k.GetCondition(xpv2.TypeSynced)
 		return strings.Contains(c.Message, refusedRemoval), c.Message
@@ -249,10 +251,10 @@ func TestReleaseIsCountedOnlyOnceItsFinalizerRemovalIsPersisted(t *testing.T) {
 	}
 
 	allowFinalizerRemoval(t, ns)
-	env.WaitGone(t, k, waitLong)
+	env.WaitGone(t, k, testenv.WaitLong)
 	// The count follows the persisted removal, a moment after the key is
 	// seen gone.
-	Eventually(t, 10*time.Second, "the one release to be counted", func() (bool, string) {
+	testenv.Eventually(t, 10*time.Second, "the one release to be counted", func() (bool, string) {
 		got := releasedWithoutDelete(t, "AIGatewayKey") - before
 		return got >= 1, fmt.Sprintf("grew by %v", got)
 	})
@@ -264,8 +266,8 @@ func TestReleaseIsCountedOnlyOnceItsFinalizerRemovalIsPersisted(t *testing.T) {
 	// sweeps it (the namespace's own ProviderConfig is gone).
 	sweepThrough(t, coder)
 	id := meta.GetExternalName(k)
-	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
-		return !liveKey(coder, id), "key still in Coder"
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
+		return !testenv.LiveKey(coder, id), "key still in Coder"
 	})
 }
 
@@ -312,7 +314,7 @@ func refuseFinalizerRemoval(t *testing.T, k *aiv1alpha1.AIGatewayKey) {
 	env.Create(t, policy)
 	env.Create(t, binding)
 	t.Cleanup(func() { allowFinalizerRemoval(t, k.Namespace) })
-	Eventually(t, waitLong, "the API server to refuse the finalizer's removal", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the API server to refuse the finalizer's removal", func() (bool, string) {
 		env.Get(t, k)
 		orig := k.DeepCopy()
 		controllerutil.RemoveFinalizer(k, providerconfig.ManagedFinalizer)

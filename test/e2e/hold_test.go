@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -58,7 +60,7 @@ func shortBounds() *common.DeletionSpec {
 // Ready provider that use it.
 type holdSetup struct {
 	ns    string
-	coder Coder
+	coder testenv.Coder
 	pc    *namespacedv1alpha1.ProviderConfig
 	key   *aiv1alpha1.AIGatewayKey
 	ai    *aiv1alpha1.AIProvider
@@ -70,7 +72,7 @@ func newHoldSetup(t *testing.T) holdSetup {
 }
 
 // newHoldSetupOf is a holdSetup of the Coder deployment coder.
-func newHoldSetupOf(t *testing.T, coder Coder) holdSetup {
+func newHoldSetupOf(t *testing.T, coder testenv.Coder) holdSetup {
 	t.Helper()
 	ns := env.Namespace(t)
 	pc := env.ReadyProviderConfigOf(t, ns, coder, func(pc *namespacedv1alpha1.ProviderConfig) {
@@ -92,12 +94,12 @@ func newHoldSetupOf(t *testing.T, coder Coder) holdSetup {
 	env.Create(t, k)
 	p := aiProvider(ns, "openai-"+ns, func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.Name = ptr.To("openai-" + ns) })
 	env.Create(t, p)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	return holdSetup{ns: ns, coder: coder, pc: pc, key: k, ai: p}
 }
 
-func (s holdSetup) keyInCoder() bool { return liveKey(s.coder, meta.GetExternalName(s.key)) }
+func (s holdSetup) keyInCoder() bool { return testenv.LiveKey(s.coder, meta.GetExternalName(s.key)) }
 
 func (s holdSetup) providerInCoder() bool {
 	for _, p := range s.coder.Providers(false) {
@@ -111,7 +113,7 @@ func (s holdSetup) providerInCoder() bool {
 // releasedWithoutDelete reads provider_coder_cleanup_released_without_delete_total.
 func releasedWithoutDelete(t *testing.T, kind string) float64 {
 	t.Helper()
-	return counter(env.Cluster.ProviderMetrics(t), "provider_coder_cleanup_released_without_delete_total", "kind", kind)
+	return testenv.Counter(env.Cluster.ProviderMetrics(t), "provider_coder_cleanup_released_without_delete_total", "kind", kind)
 }
 
 func TestHoldLetsDependentsDeleteWhenEverythingIsDeletedAtOnce(t *testing.T) {
@@ -122,9 +124,9 @@ func TestHoldLetsDependentsDeleteWhenEverythingIsDeletedAtOnce(t *testing.T) {
 	env.Delete(t, s.pc)
 	env.Delete(t, s.key)
 	env.Delete(t, s.ai)
-	env.WaitGone(t, s.key, waitLong)
-	env.WaitGone(t, s.ai, waitLong)
-	env.WaitGone(t, s.pc, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
+	env.WaitGone(t, s.ai, testenv.WaitLong)
+	env.WaitGone(t, s.pc, testenv.WaitLong)
 	if s.keyInCoder() || s.providerInCoder() {
 		t.Errorf("after the deletion Coder still has the key: %v, the provider: %v", s.keyInCoder(), s.providerInCoder())
 	}
@@ -138,7 +140,7 @@ func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
 	before := releasedWithoutDelete(t, "AIGatewayKey")
 	start := time.Now()
 	env.Delete(t, s.pc)
-	env.WaitGone(t, s.pc, waitLong)
+	env.WaitGone(t, s.pc, testenv.WaitLong)
 	held := time.Since(start)
 	t.Logf("ProviderConfig with only live dependents held for %s", held.Round(100*time.Millisecond))
 	// The deletion timestamp has second precision, so the bound may
@@ -152,8 +154,8 @@ func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
 	beforeProv := releasedWithoutDelete(t, "AIProvider")
 	env.Delete(t, s.key)
 	env.Delete(t, s.ai)
-	env.WaitGone(t, s.key, waitLong)
-	env.WaitGone(t, s.ai, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
+	env.WaitGone(t, s.ai, testenv.WaitLong)
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
@@ -164,11 +166,11 @@ func TestHoldReleasesAfterLiveDependentTimeout(t *testing.T) {
 	// a ClusterProviderConfig of another scenario on the same deployment),
 	// and a Ready ClusterProviderConfig of the deployment sweeps it.
 	sweepThrough(t, s.coder)
-	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
 		return !s.keyInCoder() && !s.providerInCoder() && s.record(t, "AIGatewayKey", s.key.UID) == nil && s.record(t, "AIProvider", s.ai.UID) == nil,
 			"rows or records left"
 	})
-	Eventually(t, waitLong, "a ReleasedWithoutDelete event", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "a ReleasedWithoutDelete event", func() (bool, string) {
 		for _, e := range env.Events(t) {
 			if e.Reason == "ReleasedWithoutDelete" && e.InvolvedObject.UID == s.key.UID {
 				return true, ""
@@ -192,7 +194,7 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	// ProviderConfig holds for the key and the AIProvider as live
 	// dependents, and its message names the key then too: wait for the
 	// hold on the deleting key alone.
-	Eventually(t, waitLong, "the ProviderConfig to hold for the key alone", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the ProviderConfig to hold for the key alone", func() (bool, string) {
 		env.Get(t, s.pc)
 		c := s.pc.GetCondition(xpv2.TypeReady)
 		h := s.pc.Status.Hold
@@ -208,7 +210,7 @@ func TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes(t *testing.T) {
 	}
 
 	s.coder.ClearFault(fakecoder.EndpointKeysDelete)
-	env.WaitGone(t, s.key, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
 	// The removal of its last dependent re-queues the ProviderConfig at
 	// once, not at the next 10s re-check.
 	gone := time.Now()
@@ -232,8 +234,8 @@ func TestHoldIsBoundedWhenDeletesKeepFailing(t *testing.T) {
 	start := time.Now()
 	env.Delete(t, s.key)
 	env.Delete(t, s.pc)
-	env.WaitGone(t, s.key, waitLong)
-	env.WaitGone(t, s.pc, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
+	env.WaitGone(t, s.pc, testenv.WaitLong)
 	took := time.Since(start)
 	t.Logf("with every delete failing, key and ProviderConfig were gone after %s (dependentTimeout 8s, then one bounded pass)", took.Round(100*time.Millisecond))
 	// Second precision of the deletion timestamp, as above.
@@ -267,18 +269,18 @@ func TestCredentialsFinalizerLeavesWithTheLastProviderConfig(t *testing.T) {
 	ns := env.Namespace(t)
 	first := env.ProviderConfig(t, ns)
 	second := env.ProviderConfigFromSecretNamed(t, ns, "second", "coder-token")
-	env.WaitCondition(t, first, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	env.WaitCondition(t, second, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, first, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	env.WaitCondition(t, second, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "coder-token"}}
 
 	env.Delete(t, first)
-	env.WaitGone(t, first, waitLong)
+	env.WaitGone(t, first, testenv.WaitLong)
 	if env.Get(t, secret); !meta.FinalizerExists(secret, providerconfig.CredentialsFinalizer) {
 		t.Fatalf("the Secret lost its protection while ProviderConfig %s still uses it", second.Name)
 	}
 	env.Delete(t, second)
-	env.WaitGone(t, second, waitLong)
-	Eventually(t, waitLong, "the Secret to lose our finalizer", func() (bool, string) {
+	env.WaitGone(t, second, testenv.WaitLong)
+	testenv.Eventually(t, testenv.WaitLong, "the Secret to lose our finalizer", func() (bool, string) {
 		env.Get(t, secret)
 		return !meta.FinalizerExists(secret, providerconfig.CredentialsFinalizer), fmt.Sprint(secret.Finalizers)
 	})
@@ -319,7 +321,7 @@ func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
 	env.ReadyProviderConfigOf(t, env.Namespace(t), s.coder, nil)
 	// The second sweep from now began after the ProviderConfig was Ready.
 	last := sweeps(t)
-	Eventually(t, waitLong, "two sweeps after the other tenant's ProviderConfig turned Ready", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "two sweeps after the other tenant's ProviderConfig turned Ready", func() (bool, string) {
 		n := sweeps(t)
 		return n >= last+2, fmt.Sprintf("%d sweeps since", n-last)
 	})
@@ -330,10 +332,10 @@ func TestNamespaceDeletionWithCoderDownReleasesEarly(t *testing.T) {
 	// what the namespace deletion left.
 	start = time.Now()
 	sweepThrough(t, s.coder)
-	Eventually(t, waitLong, "the sweep to delete the key and the provider in Coder", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to delete the key and the provider in Coder", func() (bool, string) {
 		return !s.keyInCoder() && !s.providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", s.keyInCoder(), s.providerInCoder())
 	})
-	Eventually(t, waitLong, "the swept records to be deleted", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the swept records to be deleted", func() (bool, string) {
 		k, p := s.record(t, "AIGatewayKey", s.key.UID), s.record(t, "AIProvider", s.ai.UID)
 		return k == nil && p == nil, "records left"
 	})
@@ -351,14 +353,14 @@ func TestStrippedFinalizersLeaveRecordsThatAreSwept(t *testing.T) {
 			t.Fatal(err)
 		}
 		env.Delete(t, o)
-		env.WaitGone(t, o, waitLong)
+		env.WaitGone(t, o, testenv.WaitLong)
 	}
 	// The vanished resources trigger a sweep once their records are older
 	// than the sweep's grace (a minute by default), not at the next interval.
-	Eventually(t, provider.DefaultOptions().SweepGrace+waitLong, "the sweep to delete the stripped objects in Coder", func() (bool, string) {
+	testenv.Eventually(t, provider.DefaultOptions().SweepGrace+testenv.WaitLong, "the sweep to delete the stripped objects in Coder", func() (bool, string) {
 		return !s.keyInCoder() && !s.providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", s.keyInCoder(), s.providerInCoder())
 	})
-	Eventually(t, waitLong, "the records to be deleted", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the records to be deleted", func() (bool, string) {
 		return s.record(t, "AIGatewayKey", s.key.UID) == nil && s.record(t, "AIProvider", s.ai.UID) == nil, "records left"
 	})
 }
@@ -372,7 +374,7 @@ func TestOrphanLeavesNoRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.Delete(t, s.key)
-	env.WaitGone(t, s.key, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
 	if r := s.record(t, "AIGatewayKey", s.key.UID); r != nil {
 		t.Errorf("an intentional abandon left the cleanup record %+v", r.Spec)
 	}
@@ -401,9 +403,9 @@ func TestHoldLetsAForegroundDeletionDeleteEverythingInCoder(t *testing.T) {
 	env.Delete(t, s.pc, fg)
 	env.Delete(t, s.key, fg)
 	env.Delete(t, s.ai, fg)
-	env.WaitGone(t, s.key, waitLong)
-	env.WaitGone(t, s.ai, waitLong)
-	env.WaitGone(t, s.pc, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
+	env.WaitGone(t, s.ai, testenv.WaitLong)
+	env.WaitGone(t, s.pc, testenv.WaitLong)
 	if s.keyInCoder() || s.providerInCoder() {
 		t.Errorf("after a foreground deletion Coder still has the key: %v, the provider: %v", s.keyInCoder(), s.providerInCoder())
 	}
@@ -420,20 +422,20 @@ func TestHoldResumesAfterProviderRestart(t *testing.T) {
 	t.Cleanup(func() { s.coder.ClearFault(fakecoder.EndpointKeysDelete) })
 	env.Delete(t, s.key)
 	env.Delete(t, s.pc)
-	Eventually(t, waitLong, "the hold to start", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the hold to start", func() (bool, string) {
 		env.Get(t, s.pc)
 		return s.pc.Status.Hold != nil, "no status.hold"
 	})
 	env.Cluster.RestartProvider(t)
-	Eventually(t, waitLong, "the restarted provider to hold from the deletion timestamp", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the restarted provider to hold from the deletion timestamp", func() (bool, string) {
 		env.Get(t, s.pc)
 		h := s.pc.Status.Hold
 		return h != nil && h.Since.Equal(s.pc.DeletionTimestamp) && h.Until.Time.Equal(s.pc.DeletionTimestamp.Add(8*time.Second)),
 			fmt.Sprintf("hold %+v, deletionTimestamp %v", h, s.pc.DeletionTimestamp)
 	})
 	s.coder.ClearFault(fakecoder.EndpointKeysDelete)
-	env.WaitGone(t, s.key, waitLong)
-	env.WaitGone(t, s.pc, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
+	env.WaitGone(t, s.pc, testenv.WaitLong)
 	if s.keyInCoder() {
 		t.Errorf("the key is still in Coder")
 	}
@@ -449,7 +451,7 @@ func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T)
 	// Past the namespace controller's first pass: it has deleted the
 	// Secret, which our finalizer keeps.
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: secretNS, Name: "coder-token"}}
-	Eventually(t, waitLong, "the namespace deletion to reach the Secret", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the namespace deletion to reach the Secret", func() (bool, string) {
 		if !env.Get(t, secret) {
 			t.Fatalf("the namespace deletion removed the Secret a ClusterProviderConfig still uses")
 		}
@@ -458,12 +460,12 @@ func TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted(t *testing.T)
 	// The key keeps working: it deletes in Coder with the held credentials.
 	id := meta.GetExternalName(k)
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
-	if liveKey(coder, id) {
+	env.WaitGone(t, k, testenv.WaitLong)
+	if testenv.LiveKey(coder, id) {
 		t.Errorf("the key could not delete in Coder while its Secret's namespace was deleted")
 	}
 	env.Delete(t, cpc)
-	env.WaitGone(t, cpc, waitLong)
+	env.WaitGone(t, cpc, testenv.WaitLong)
 	env.WaitGone(t, ns, 2*time.Minute)
 }
 
@@ -503,7 +505,7 @@ func TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete(t *
 	if r := recordOf(t, "AIGatewayKey", k.UID); r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 		t.Fatalf("cleanup record = %+v, want Abandoned", r)
 	}
-	if !liveKey(coder, id) {
+	if !testenv.LiveKey(coder, id) {
 		t.Fatalf("the key went from Coder without credentials")
 	}
 
@@ -512,14 +514,14 @@ func TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete(t *
 	if err := env.Update(t, cpc, func() { cpc.Spec.Credentials.SecretRef.Name = "coder-token" }); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
-		return !liveKey(coder, id), "key in Coder"
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
+		return !testenv.LiveKey(coder, id), "key in Coder"
 	})
 }
 
 // readyClusterConfig is a Ready ClusterProviderConfig of coder with short
 // bounds, named after the namespace of its token Secret, which it returns.
-func readyClusterConfig(t *testing.T, coder Coder) (*namespacedv1alpha1.ClusterProviderConfig, string) {
+func readyClusterConfig(t *testing.T, coder testenv.Coder) (*namespacedv1alpha1.ClusterProviderConfig, string) {
 	t.Helper()
 	secretNS := env.Namespace(t)
 	env.TokenSecret(t, secretNS, "coder-token", coder.Token())
@@ -530,7 +532,7 @@ func readyClusterConfig(t *testing.T, coder Coder) (*namespacedv1alpha1.ClusterP
 			Credentials: common.Credentials{
 				Source: common.CredentialsSourceSecret,
 				SecretRef: &common.SecretKeySelector{
-					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: testenv.TokenKey},
 					Namespace:              secretNS,
 				},
 			},
@@ -539,7 +541,7 @@ func readyClusterConfig(t *testing.T, coder Coder) (*namespacedv1alpha1.ClusterP
 	}
 	env.Create(t, cpc)
 	t.Cleanup(func() { env.Delete(t, cpc) })
-	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	return cpc, secretNS
 }
 
@@ -549,6 +551,6 @@ func keyOfClusterConfig(t *testing.T, ns, name string, cpc *namespacedv1alpha1.C
 	k := newKey(ns, name)
 	k.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: cpc.Name}
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	return k
 }

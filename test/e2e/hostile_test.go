@@ -26,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -37,15 +39,15 @@ func TestPlainHTTPToAnotherHostWarnsOnTheProviderConfig(t *testing.T) {
 	ns := env.Namespace(t)
 	// The fake Coder listens on 127.0.0.1: loopback, no warning.
 	local := env.ProviderConfig(t, ns)
-	c := env.WaitCondition(t, local, config.TypeInsecureTransport, corev1.ConditionFalse, waitLong)
+	c := env.WaitCondition(t, local, config.TypeInsecureTransport, corev1.ConditionFalse, testenv.WaitLong)
 	if c.Reason != config.ReasonLoopback {
 		t.Errorf("a ProviderConfig of %s: InsecureTransport reason %q, want %q", local.Spec.URL, c.Reason, config.ReasonLoopback)
 	}
 
 	// Nothing answers there; the warning comes from the URL alone.
-	remote := providerConfigOf(ns, "remote", "http://coder.example.invalid", "coder-token")
+	remote := testenv.ProviderConfigOf(ns, "remote", "http://coder.example.invalid", "coder-token")
 	env.Create(t, remote)
-	c = env.WaitCondition(t, remote, config.TypeInsecureTransport, corev1.ConditionTrue, waitLong)
+	c = env.WaitCondition(t, remote, config.TypeInsecureTransport, corev1.ConditionTrue, testenv.WaitLong)
 	if c.Reason != config.ReasonPlaintextHTTP || c.Message == "" {
 		t.Errorf("a ProviderConfig of %s: InsecureTransport %s/%q, want %s with a message", remote.Spec.URL, c.Reason, c.Message, config.ReasonPlaintextHTTP)
 	}
@@ -90,7 +92,7 @@ func timeToReady(t *testing.T, ns, name string) time.Duration {
 	k := newKey(ns, name)
 	start := time.Now()
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	return time.Since(start)
 }
 
@@ -102,15 +104,15 @@ func TestSlowTenantDoesNotStallOthers(t *testing.T) {
 	slow := env.Namespace(t)
 	srv, token, held := stallingCoder(t)
 	env.TokenSecret(t, slow, "coder-token", token)
-	pc := providerConfigOf(slow, "default", srv.URL, "coder-token")
+	pc := testenv.ProviderConfigOf(slow, "default", srv.URL, "coder-token")
 	env.Create(t, pc)
-	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	const n = 100
 	for i := range n {
 		env.Create(t, newKey(slow, fmt.Sprintf("stalled-%d", i)))
 	}
 	// The slow tenant's reconciles are now waiting on its Coder.
-	Eventually(t, waitLong, "requests held by the slow Coder", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "requests held by the slow Coder", func() (bool, string) {
 		return held.Load() >= 5, fmt.Sprintf("%d held", held.Load())
 	})
 

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -95,7 +97,7 @@ func TestDocumentedImportPolicyKeepsTenantsFromImporting(t *testing.T) {
 		return env.Kube.Create(t.Context(), k, client.DryRunAll)
 	}
 	// A policy takes effect a moment after it is created.
-	Eventually(t, waitLong, "the policy to refuse an import in a tenant namespace", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the policy to refuse an import in a tenant namespace", func() (bool, string) {
 		err := importing(tenant)
 		return err != nil && strings.Contains(err.Error(), "tenants cannot set crossplane.io/external-name"), errText(err)
 	})
@@ -107,7 +109,7 @@ func TestDocumentedImportPolicyKeepsTenantsFromImporting(t *testing.T) {
 	// crossplane-system, writes the id of the key it created.
 	k := newKey(tenant, "own")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	if meta.GetExternalName(k) == "" {
 		t.Error("the provider could not record the id of the key it created in a tenant namespace")
 	}
@@ -138,13 +140,13 @@ func TestDocumentedRecordPolicyLeavesRecordsToTheProvider(t *testing.T) {
 			env.Delete(t, u)
 		}
 		// The scenarios after this one write records by hand.
-		Eventually(t, waitLong, "the policy to be lifted", func() (bool, string) {
+		testenv.Eventually(t, testenv.WaitLong, "the policy to be lifted", func() (bool, string) {
 			err := creating()
 			return err == nil, errText(err)
 		})
 	})
 	const refused = "only the provider writes cleanup records"
-	Eventually(t, waitLong, "the policy to refuse a person's record", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the policy to refuse a person's record", func() (bool, string) {
 		err := creating()
 		return err != nil && strings.Contains(err.Error(), refused), errText(err)
 	})
@@ -152,7 +154,7 @@ func TestDocumentedRecordPolicyLeavesRecordsToTheProvider(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	k := newKey(ns, "own")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	rec := recordOf(t, "AIGatewayKey", k.UID)
 	if rec == nil || rec.Status.ExternalID != meta.GetExternalName(k) {
 		t.Fatalf("the provider's record of its key = %+v, want the key's id in its status", rec)

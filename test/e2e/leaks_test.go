@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
@@ -62,7 +64,7 @@ func recordOf(t *testing.T, kind string, uid types.UID) *clusterv1alpha1.Cleanup
 // sweepThrough makes a Ready ClusterProviderConfig of c appear, which is
 // what lets the sweep reach c's deployment for records of any namespace: a
 // namespaced ProviderConfig sweeps only its own namespace's records.
-func sweepThrough(t *testing.T, c Coder) *namespacedv1alpha1.ClusterProviderConfig {
+func sweepThrough(t *testing.T, c testenv.Coder) *namespacedv1alpha1.ClusterProviderConfig {
 	t.Helper()
 	ns := env.Namespace(t)
 	env.TokenSecret(t, ns, "coder-token", c.Token())
@@ -73,7 +75,7 @@ func sweepThrough(t *testing.T, c Coder) *namespacedv1alpha1.ClusterProviderConf
 			Credentials: common.Credentials{
 				Source: common.CredentialsSourceSecret,
 				SecretRef: &common.SecretKeySelector{
-					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: TokenKey},
+					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: "coder-token", Key: testenv.TokenKey},
 					Namespace:              ns,
 				},
 			},
@@ -81,7 +83,7 @@ func sweepThrough(t *testing.T, c Coder) *namespacedv1alpha1.ClusterProviderConf
 	}
 	env.Create(t, cpc)
 	t.Cleanup(func() { env.Delete(t, cpc) })
-	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, cpc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	return cpc
 }
 
@@ -89,7 +91,7 @@ func sweepThrough(t *testing.T, c Coder) *namespacedv1alpha1.ClusterProviderConf
 // down, so its key is released without delete and its record turns
 // Abandoned; then brings c back and sweeps through a ClusterProviderConfig
 // of it until the record is gone.
-func releaseWhileCoderIsDownThenSweep(t *testing.T, c Coder, ns string, uid types.UID) {
+func releaseWhileCoderIsDownThenSweep(t *testing.T, c testenv.Coder, ns string, uid types.UID) {
 	t.Helper()
 	if err := c.SetDown(true); err != nil {
 		t.Fatal(err)
@@ -109,7 +111,7 @@ func releaseWhileCoderIsDownThenSweep(t *testing.T, c Coder, ns string, uid type
 // waitAbandoned waits for a record to turn Abandoned.
 func waitAbandoned(t *testing.T, kind string, uid types.UID) {
 	t.Helper()
-	Eventually(t, waitLong, "the cleanup record to turn Abandoned", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the cleanup record to turn Abandoned", func() (bool, string) {
 		r := recordOf(t, kind, uid)
 		if r == nil {
 			return false, "no record"
@@ -121,7 +123,7 @@ func waitAbandoned(t *testing.T, kind string, uid types.UID) {
 // waitRecordGone waits for the sweep to settle a record.
 func waitRecordGone(t *testing.T, kind string, uid types.UID) {
 	t.Helper()
-	Eventually(t, waitLong, "the sweep to settle the cleanup record", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to settle the cleanup record", func() (bool, string) {
 		r := recordOf(t, kind, uid)
 		if r == nil {
 			return true, ""
@@ -145,8 +147,8 @@ func TestLostCreateReleasedWithCoderDownIsAbandonedCountedAndSwept(t *testing.T)
 	k := newKey(ns, "leaky")
 	env.Create(t, k)
 	name := aigatewaykey.DerivedName(k)
-	Eventually(t, waitLong, "the lost create to commit in Coder", func() (bool, string) {
-		return len(keysNamed(c, name)) == 1, "no key yet"
+	testenv.Eventually(t, testenv.WaitLong, "the lost create to commit in Coder", func() (bool, string) {
+		return len(testenv.KeysNamed(c, name)) == 1, "no key yet"
 	})
 	// Coder goes down before the provider can look again.
 	if err := c.SetDown(true); err != nil {
@@ -176,7 +178,7 @@ func TestLostCreateReleasedWithCoderDownIsAbandonedCountedAndSwept(t *testing.T)
 	}
 	sweepThrough(t, c)
 	waitRecordGone(t, "AIGatewayKey", k.UID)
-	if n := len(keysNamed(c, name)); n != 0 {
+	if n := len(testenv.KeysNamed(c, name)); n != 0 {
 		t.Errorf("Coder still holds %d key(s) named %s after the sweep", n, name)
 	}
 }
@@ -203,7 +205,7 @@ func TestSweepDeletesTheLiveKeyWhenTheRecordedIDIsStale(t *testing.T) {
 	env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
 	k := newKey(ns, "stale")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	live := meta.GetExternalName(k)
 	rec := recordOf(t, "AIGatewayKey", k.UID)
 	if rec == nil {
@@ -214,7 +216,7 @@ func TestSweepDeletesTheLiveKeyWhenTheRecordedIDIsStale(t *testing.T) {
 	}
 
 	releaseWhileCoderIsDownThenSweep(t, c, ns, k.UID)
-	if liveKey(c, live) {
+	if testenv.LiveKey(c, live) {
 		t.Errorf("the live key %s leaked: its record named a stale id and was deleted", live)
 	}
 }
@@ -232,7 +234,7 @@ func TestAReleasedKeyIsNotReimportedByAnotherResource(t *testing.T) {
 	pc := env.ReadyProviderConfigOf(t, old, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
 	a := newKey(old, "first")
 	env.Create(t, a)
-	env.WaitCondition(t, a, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, a, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	id := meta.GetExternalName(a)
 	// Where the import lands, Ready before Coder goes down.
 	ns := env.Namespace(t)
@@ -253,7 +255,7 @@ func TestAReleasedKeyIsNotReimportedByAnotherResource(t *testing.T) {
 	if err := c.SetDown(false); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, waitLong, "the import to be refused, naming the owner", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the import to be refused, naming the owner", func() (bool, string) {
 		env.Get(t, b)
 		c := b.GetCondition(xpv2.TypeSynced)
 		return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, string(a.UID)), c.Message
@@ -262,7 +264,7 @@ func TestAReleasedKeyIsNotReimportedByAnotherResource(t *testing.T) {
 	// first namespace's record; the platform's ClusterProviderConfig is.
 	sweepThrough(t, c)
 	waitRecordGone(t, "AIGatewayKey", a.UID)
-	if liveKey(c, id) {
+	if testenv.LiveKey(c, id) {
 		t.Errorf("key %s of the released resource is still in Coder: another resource's external name kept it alive", id)
 	}
 }
@@ -276,7 +278,7 @@ func TestSweepLeavesAProviderSomeoneElseCreatedLater(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	name := UniqueProviderName("theirs")
+	name := testenv.UniqueProviderName("theirs")
 	p, err := c.SDK(t).CreateAIProvider(t.Context(), codersdk.CreateAIProviderRequest{
 		Type: codersdk.AIProviderTypeOpenAI, Name: name, Enabled: true, BaseURL: "https://api.openai.com/v1/", APIKeys: []string{"sk-not-a-real-key"},
 	})
@@ -326,7 +328,7 @@ func TestKeyWithoutDeleteNeverDeletesALostCreatesKey(t *testing.T) {
 		t.Errorf("Coder holds %d keys of the resource, want the lost create's 1: policies without Delete never delete", n)
 	}
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
+	env.WaitGone(t, k, testenv.WaitLong)
 }
 
 // TestKeyNeverReadyWithoutItsPlaintext: a key whose plaintext did not reach
@@ -354,7 +356,7 @@ func TestKeyNeverReadyWithoutItsPlaintext(t *testing.T) {
 		t.Fatalf("Coder holds %d keys whose plaintext could not be published", n)
 	}
 	env.Delete(t, owner)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	first := published(t, c, k)
 
 	// The plaintext is lost from the Secret: the key is replaced, and the
@@ -364,7 +366,7 @@ func TestKeyNeverReadyWithoutItsPlaintext(t *testing.T) {
 	if err := env.Update(t, sec, func() { delete(sec.Data, aigatewaykey.ConnectionKey) }); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, waitLong, "the key to be replaced by one whose plaintext is published, the first retiring", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the key to be replaced by one whose plaintext is published, the first retiring", func() (bool, string) {
 		env.Get(t, k)
 		id := meta.GetExternalName(k)
 		r := k.Status.AtProvider.Rotation
@@ -376,35 +378,35 @@ func TestKeyNeverReadyWithoutItsPlaintext(t *testing.T) {
 	if cur := publishedOn(t, c, k, first); cur.ID.String() != meta.GetExternalName(k) {
 		t.Errorf("the Secret holds key %s, the resource's external name is %s", cur.ID, meta.GetExternalName(k))
 	}
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	if !liveKey(c, first) {
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	if !testenv.LiveKey(c, first) {
 		t.Errorf("the key whose plaintext was edited out of the Secret was revoked at once, not retired through the settle window")
 	}
 }
 
 // syncedSays waits for k's Synced condition to say msg, and returns how
 // many keys Coder then holds for k.
-func syncedSays(t *testing.T, c Coder, k *aiv1alpha1.AIGatewayKey, msg string) int {
+func syncedSays(t *testing.T, c testenv.Coder, k *aiv1alpha1.AIGatewayKey, msg string) int {
 	t.Helper()
-	Eventually(t, waitLong, "the key's Synced condition to say "+msg, func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the key's Synced condition to say "+msg, func() (bool, string) {
 		env.Get(t, k)
 		cond := k.GetCondition(xpv2.TypeSynced)
 		return strings.Contains(cond.Message, msg), cond.Message
 	})
-	return len(keysNamed(c, aigatewaykey.DerivedName(k)))
+	return len(testenv.KeysNamed(c, aigatewaykey.DerivedName(k)))
 }
 
 // published checks that k is Ready and its Secret holds the plaintext of
 // the one key Coder has for it, and returns that key's id.
-func published(t *testing.T, c Coder, k *aiv1alpha1.AIGatewayKey) string {
+func published(t *testing.T, c testenv.Coder, k *aiv1alpha1.AIGatewayKey) string {
 	t.Helper()
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	rows := keysNamed(c, aigatewaykey.DerivedName(k))
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	rows := testenv.KeysNamed(c, aigatewaykey.DerivedName(k))
 	if len(rows) != 1 {
 		t.Fatalf("Coder holds %d keys of the resource, want 1", len(rows))
 	}
 	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: k.Namespace, Name: k.Spec.WriteConnectionSecretToReference.Name}}
-	Eventually(t, waitLong, "the Secret to hold the key's plaintext", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the Secret to hold the key's plaintext", func() (bool, string) {
 		env.Get(t, s)
 		return string(s.Data[aigatewaykey.ConnectionKey]) == rows[0].Key, "plaintext differs"
 	})
@@ -420,7 +422,7 @@ func TestImportedKeyReleasedWithoutDeleteIsSweptLater(t *testing.T) {
 	c := env.Cluster.SpareCoder(t)
 	ns := env.Namespace(t)
 	pc := env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
-	made, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("made-by-hand-"+sanitize(ns)))
+	made, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "made-by-hand-" + testenv.Sanitize(ns)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,8 +430,8 @@ func TestImportedKeyReleasedWithoutDeleteIsSweptLater(t *testing.T) {
 	k := newKey(ns, "imported")
 	meta.SetExternalName(k, id)
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	Eventually(t, waitLong, "a record naming the imported key", func() (bool, string) {
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	testenv.Eventually(t, testenv.WaitLong, "a record naming the imported key", func() (bool, string) {
 		r := recordOf(t, "AIGatewayKey", k.UID)
 		if r == nil {
 			return false, "no record"
@@ -440,15 +442,15 @@ func TestImportedKeyReleasedWithoutDeleteIsSweptLater(t *testing.T) {
 	// The ProviderConfig goes first; its live dependent holds it only for
 	// liveDependentTimeout. The key then has no credentials to delete with.
 	env.Delete(t, pc)
-	env.WaitGone(t, pc, waitLong)
+	env.WaitGone(t, pc, testenv.WaitLong)
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
-	if !liveKey(c, id) {
+	env.WaitGone(t, k, testenv.WaitLong)
+	if !testenv.LiveKey(c, id) {
 		t.Fatal("the key went with no credentials to delete it: the test no longer shows a release without delete")
 	}
 	sweepThrough(t, c)
 	waitRecordGone(t, "AIGatewayKey", k.UID)
-	if liveKey(c, id) {
+	if testenv.LiveKey(c, id) {
 		t.Errorf("the imported key %s is still in Coder after the sweep", id)
 	}
 }
@@ -463,19 +465,19 @@ func TestRefusedCreateReleasesWithoutACount(t *testing.T) {
 	pc := env.ReadyProviderConfigOf(t, ns, env.Cluster.Coder(t), func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
 	live := newKey(ns, "live")
 	env.Create(t, live)
-	env.WaitCondition(t, live, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, live, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	env.Delete(t, pc)
 	late := newKey(ns, "late")
 	env.Create(t, late)
-	Eventually(t, waitLong, "the late key's create to be refused", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the late key's create to be refused", func() (bool, string) {
 		env.Get(t, late)
 		c := late.GetCondition(xpv2.TypeSynced)
 		return c.Status == corev1.ConditionFalse && strings.Contains(c.Message, "being deleted"), c.Message
 	})
-	env.WaitGone(t, pc, waitLong)
+	env.WaitGone(t, pc, testenv.WaitLong)
 	before := releasedWithoutDelete(t, "AIGatewayKey")
 	env.Delete(t, late)
-	env.WaitGone(t, late, waitLong)
+	env.WaitGone(t, late, testenv.WaitLong)
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 0 {
 		t.Errorf("released_without_delete_total grew by %v for a key that never sent a create", got)
 	}

@@ -21,6 +21,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -46,7 +48,7 @@ func TestAKeyCreateAnsweredWithAnotherKeysIDIsNotTaken(t *testing.T) {
 	env.ProviderConfig(t, victimNS)
 	victim := newKey(victimNS, "victim")
 	env.Create(t, victim)
-	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	// The fake answers with the oldest live key's id: someone else's.
 	lied := env.Coder.Keys()[0].ID.String()
 
@@ -58,7 +60,7 @@ func TestAKeyCreateAnsweredWithAnotherKeysIDIsNotTaken(t *testing.T) {
 	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysCreate) })
 	k := newKey(ns, "gateway")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	own := meta.GetExternalName(k)
 	rows := liveKeysNamed(aigatewaykey.DerivedName(k))
 	if own == lied || len(rows) != 1 || rows[0].ID.String() != own {
@@ -72,11 +74,11 @@ func TestAKeyCreateAnsweredWithAnotherKeysIDIsNotTaken(t *testing.T) {
 	}
 
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
-	if !liveKey(c, lied) {
+	env.WaitGone(t, k, testenv.WaitLong)
+	if !testenv.LiveKey(c, lied) {
 		t.Errorf("the key whose id the server lied with, %s, was deleted", lied)
 	}
-	if liveKey(c, own) {
+	if testenv.LiveKey(c, own) {
 		t.Errorf("the key's own Coder key %s is left", own)
 	}
 }
@@ -98,14 +100,14 @@ func TestAProviderCreateAnsweredWithAnotherProvidersIDIsNotTaken(t *testing.T) {
 	p := newAIProvider(ns, "lied-to", "openai", "https://api.openai.com/v1")
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	own := meta.GetExternalName(p)
 	if rows := providersNamed(c, *p.Spec.ForProvider.Name); own == lied.ID.String() || len(rows) != 1 || rows[0].ID.String() != own {
 		t.Fatalf("external name %s (the lied id %s), providers named %s: %+v; want the provider's own, one", own, lied.ID, *p.Spec.ForProvider.Name, rows)
 	}
 
 	env.Delete(t, p)
-	env.WaitGone(t, p, waitLong)
+	env.WaitGone(t, p, testenv.WaitLong)
 	if after, ok := env.ProviderRowByID(lied.ID.String()); !ok || after.Name != lied.Name || after.BaseURL != lied.BaseURL {
 		t.Errorf("the provider whose id the server lied with changed: %+v (live %t), was %+v", after, ok, lied)
 	}

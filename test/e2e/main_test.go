@@ -14,6 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
+// Package e2e holds the scenario tests: the real provider, running the same
+// code as the binary, against a real Kubernetes control plane (etcd,
+// kube-apiserver, kube-controller-manager) and a fake Coder that behaves like
+// the real server, or the real server itself; test/framework/testenv starts
+// them.
 package e2e
 
 import (
@@ -25,6 +30,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
@@ -33,7 +40,7 @@ import (
 
 // env is the cluster every scenario in this package shares; each scenario
 // works in namespaces of its own.
-var env *Env
+var env *testenv.Env
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -72,7 +79,7 @@ func TestMain(m *testing.M) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	start := time.Now()
-	e, err := StartLocal(ctx, o)
+	e, err := testenv.StartLocal(ctx, o)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cannot start the scenario environment: %v\n", err)
@@ -91,7 +98,7 @@ func TestMain(m *testing.M) {
 		fmt.Printf("provider logs written to test/e2e/%s\n", name)
 	}
 	e.Stop()
-	StopRealCoder()
+	testenv.StopRealCoder()
 	os.Exit(code)
 }
 
@@ -103,7 +110,7 @@ func runOnKind(m *testing.M, kubeconfig string) int {
 		_ = f.Value.Set(kind.Scenarios)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	e, err := StartKind(ctx, kubeconfig)
+	e, err := testenv.StartKind(ctx, kubeconfig)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cannot use the kind cluster of %s: %v\n", kubeconfig, err)
@@ -117,8 +124,8 @@ func runOnKind(m *testing.M, kubeconfig string) int {
 // checkRBAC fails the run when the provider's RBAC refused anything: it runs
 // with exactly what its package gets, so a missing rule must not hide behind
 // a retry that happens to succeed some other way.
-func checkRBAC(e *Env, code int) int {
-	denied := e.rbacFailures()
+func checkRBAC(e *testenv.Env, code int) int {
+	denied := e.RBACFailures()
 	if len(denied) == 0 {
 		return code
 	}
@@ -140,7 +147,7 @@ func runOnCrossplane(m *testing.M, xpkg string) int {
 		_ = f.Value.Set(kind.Scenarios)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	e, err := StartCrossplane(ctx, xpkg)
+	e, err := testenv.StartCrossplane(ctx, xpkg)
 	cancel()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "cannot install the provider through Crossplane: %v\n", err)
@@ -150,16 +157,5 @@ func runOnCrossplane(m *testing.M, xpkg string) int {
 	defer e.Stop()
 	fmt.Printf("scenarios run against the provider Crossplane installed from %s\n", xpkg)
 	code := checkRBAC(e, m.Run())
-	c := e.Cluster.(*processCluster)
-	if err := c.crossplane.Running(); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		code = 1
-	}
-	if code != 0 {
-		fmt.Fprintf(os.Stderr, "provider logs: %s\n", c.proc.LogPath())
-		_ = os.WriteFile("provider.log", []byte(c.proc.Logs()), 0o600)
-		_ = os.WriteFile("crossplane.log", []byte(c.crossplane.Logs()), 0o600)
-		fmt.Println("provider and Crossplane logs written to test/e2e/provider.log and test/e2e/crossplane.log")
-	}
-	return code
+	return testenv.CrossplaneRan(e, code)
 }

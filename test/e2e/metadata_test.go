@@ -20,6 +20,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 
@@ -42,31 +44,31 @@ import (
 // to a sibling's key id, then the key deleted. The sibling's key is another
 // resource's, so the key's own look stopped there and called it gone.
 func TestADeletingKeyNamingASiblingsKeyDeletesItsOwn(t *testing.T) {
-	onBothCodersWithKeys(t, func(t *testing.T, c Coder) {
+	onBothCodersWithKeys(t, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		a, b := newKey(ns, "gateway-a"), newKey(ns, "gateway-b")
 		env.Create(t, a)
 		env.Create(t, b)
-		env.WaitCondition(t, a, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-		env.WaitCondition(t, b, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, a, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+		env.WaitCondition(t, b, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		own, sibling := meta.GetExternalName(a), meta.GetExternalName(b)
 
 		if err := env.Update(t, a, func() { meta.SetExternalName(a, sibling) }); err != nil {
 			t.Fatal(err)
 		}
 		env.Delete(t, a)
-		env.WaitGone(t, a, waitLong)
-		if liveKey(c, own) {
+		env.WaitGone(t, a, testenv.WaitLong)
+		if testenv.LiveKey(c, own) {
 			t.Errorf("the deleted key's own Coder key %s (%s) is still there", own, aigatewaykey.DerivedName(a))
 		}
-		if !liveKey(c, sibling) {
+		if !testenv.LiveKey(c, sibling) {
 			t.Errorf("the sibling's key %s was deleted", sibling)
 		}
 		if r := recordOf(t, "AIGatewayKey", a.UID); r != nil {
 			t.Errorf("the deleted key's record is left: %+v", r.Status)
 		}
-		env.WaitCondition(t, b, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, b, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		if meta.GetExternalName(b) != sibling {
 			t.Errorf("the sibling's external name is %q, want its key %s", meta.GetExternalName(b), sibling)
 		}
@@ -77,21 +79,21 @@ func TestADeletingKeyNamingASiblingsKeyDeletesItsOwn(t *testing.T) {
 // name set to an id nobody has; Coder's 404 for it was taken for the
 // provider's absence.
 func TestADeletingProviderNamingAnUnknownIDDeletesItsOwn(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
 		ns := env.Namespace(t)
 		env.ReadyProviderConfigOf(t, ns, c, nil)
 		env.Secret(t, ns, "openai", map[string]string{"key": "sk-renamed-k3y9Qm2Xv7Lp"})
 		p := newAIProvider(ns, "renamed", "openai", "https://api.openai.com/v1")
 		p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 		env.Create(t, p)
-		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+		env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 		id := meta.GetExternalName(p)
 
 		if err := env.Update(t, p, func() { meta.SetExternalName(p, uuid.NewString()) }); err != nil {
 			t.Fatal(err)
 		}
 		env.Delete(t, p)
-		env.WaitGone(t, p, waitLong)
+		env.WaitGone(t, p, testenv.WaitLong)
 		if liveProvider(c, id) {
 			t.Errorf("the deleted provider's own Coder provider %s is still there", id)
 		}
@@ -123,7 +125,7 @@ func TestADeletingProviderWithAForgedRefusalDeletesWhatItsAttemptWrote(t *testin
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
 	name := *p.Spec.ForProvider.Name
-	Eventually(t, waitLong, "the lost create's provider in Coder and its attempt on the record", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the lost create's provider in Coder and its attempt on the record", func() (bool, string) {
 		rec := recordOf(t, "AIProvider", p.UID)
 		rows := providersNamed(c, name)
 		return rec != nil && rec.Status.CreateAttemptedAt != nil && len(rows) == 1, fmt.Sprintf("record %v, providers %d", rec != nil, len(rows))
@@ -137,7 +139,7 @@ func TestADeletingProviderWithAForgedRefusalDeletesWhatItsAttemptWrote(t *testin
 		t.Fatal(err)
 	}
 	c.ClearFault(fakecoder.EndpointProviderGet)
-	env.WaitGone(t, p, waitLong)
+	env.WaitGone(t, p, testenv.WaitLong)
 	if liveProvider(c, id) {
 		t.Errorf("the provider %s the lost create wrote is still in Coder", id)
 	}

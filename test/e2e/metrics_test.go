@@ -20,6 +20,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
@@ -33,10 +35,10 @@ func TestCrossplaneManagedResourceMetricsAreExposed(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	k := newKey(ns, "metrics")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 
 	gvk := "ai.coder.m.crossplane.io/v1alpha1, Kind=AIGatewayKey"
-	Eventually(t, waitLong, "crossplane_managed_resource_* series for AIGatewayKey", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "crossplane_managed_resource_* series for AIGatewayKey", func() (bool, string) {
 		mfs, err := ctrlmetrics.Registry.Gather()
 		if err != nil {
 			return false, err.Error()

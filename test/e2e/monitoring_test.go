@@ -28,6 +28,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/prometheus/common/model"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/yaml"
@@ -57,10 +59,10 @@ func TestAlertRulesFireOnTheSeriesTheProviderExports(t *testing.T) {
 	fake.SetTokenExpiry(fake.Now().Add(24 * time.Hour))
 	ns := env.Namespace(t)
 	env.TokenSecret(t, ns, "coder-token", fake.Token())
-	pc := providerConfigOf(ns, "default", fake.URL(), "coder-token")
+	pc := testenv.ProviderConfigOf(ns, "default", fake.URL(), "coder-token")
 	env.Create(t, pc)
-	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	c := env.WaitCondition(t, pc, providerconfig.TypeToken, corev1.ConditionFalse, waitLong)
+	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	c := env.WaitCondition(t, pc, providerconfig.TypeToken, corev1.ConditionFalse, testenv.WaitLong)
 	if c.Reason != providerconfig.ReasonTokenExpiresSoon || strings.Contains(c.Message, fake.Token()) {
 		t.Errorf("Token condition of a token that lapses in a day: %s %q, want %s without the token", c.Reason, c.Message, providerconfig.ReasonTokenExpiresSoon)
 	}

@@ -30,7 +30,7 @@ import (
 // category coder reach the namespaced kinds of the namespace, and nothing
 // cluster-scoped.
 func TestTenantNamesReachOnlyTheNamespacedKinds(t *testing.T) {
-	if env.cp == nil {
+	if env.ControlPlane == nil {
 		t.Skip("needs the local control plane's kubectl")
 	}
 	ns := env.Namespace(t)
@@ -53,9 +53,9 @@ func TestTenantNamesReachOnlyTheNamespacedKinds(t *testing.T) {
 // kubectl runs the control plane's kubectl as an admin.
 func kubectl(t *testing.T, args ...string) string {
 	t.Helper()
-	k := env.cp.Kubectl()
+	k := env.ControlPlane.Kubectl()
 	cmd := exec.Command(k.Path, args...)
-	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.cp.KubeconfigPath, "PATH="+filepath.Dir(k.Path)+":"+os.Getenv("PATH"))
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+env.ControlPlane.KubeconfigPath, "PATH="+filepath.Dir(k.Path)+":"+os.Getenv("PATH"))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("kubectl %s: %v\n%s", strings.Join(args, " "), err, out)

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	"github.com/coder/coder/v2/codersdk"
 	"k8s.io/utils/ptr"
 
@@ -44,10 +46,10 @@ func victimProvider(t *testing.T) (*aiv1alpha1.AIProvider, fakecoder.ProviderRow
 	env.ProviderConfig(t, ns)
 	env.Secret(t, ns, "openai", map[string]string{"key": "sk-victim-k3y9Qm2Xv7Lp"})
 	p := newAIProvider(ns, "victim", "openai", "https://api.openai.com/v1")
-	p.Spec.ForProvider.Name = ptr.To(UniqueProviderName("victim-openai"))
+	p.Spec.ForProvider.Name = ptr.To(testenv.UniqueProviderName("victim-openai"))
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	row, ok := env.ProviderRowByID(meta.GetExternalName(p))
 	if !ok {
 		t.Fatalf("the victim's provider %s is not in Coder", meta.GetExternalName(p))
@@ -79,7 +81,7 @@ func victimUntouched(t *testing.T, before fakecoder.ProviderRow) {
 	if !ok || row.Deleted {
 		t.Fatalf("the victim's provider %s was deleted in Coder", before.ID)
 	}
-	if row.BaseURL != before.BaseURL || !SameKeys(row.PlaintextKeys(), before.PlaintextKeys()) {
+	if row.BaseURL != before.BaseURL || !testenv.SameKeys(row.PlaintextKeys(), before.PlaintextKeys()) {
 		t.Errorf("the victim's provider was changed: base URL %s (was %s)", row.BaseURL, before.BaseURL)
 	}
 }
@@ -105,7 +107,7 @@ func TestOwnershipCreatePendingAnnotationDoesNotAdoptAnotherTenantsProvider(t *t
 	// Either it adopts the victim's provider, or its own create is
 	// refused by Coder (the name is taken) and it says so.
 	var c xpv2.Condition
-	Eventually(t, waitLong, "adoption or a refused create", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "adoption or a refused create", func() (bool, string) {
 		env.Get(t, p)
 		c = p.GetCondition(xpv2.TypeSynced)
 		n := env.Coder.Requests(fakecoder.EndpointProvidersCreate) - creates
@@ -125,7 +127,7 @@ func TestOwnershipImportOfAnotherTenantsProviderIsRefused(t *testing.T) {
 	p := attackerProvider(t, *victim.Spec.ForProvider.Name, func(p *aiv1alpha1.AIProvider) {
 		meta.SetExternalName(p, before.ID.String())
 	})
-	c := env.WaitCondition(t, p, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	c := env.WaitCondition(t, p, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 	owner := victim.Namespace + "/" + victim.Name
 	if !strings.Contains(c.Message, owner) {
 		t.Errorf("Synced message %q does not name the owner %s", c.Message, owner)
@@ -144,7 +146,7 @@ func TestOwnershipImportOfAnotherTenantsKeyIsRefused(t *testing.T) {
 	env.ProviderConfig(t, vns)
 	victim := newKey(vns, "victim")
 	env.Create(t, victim)
-	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	id := meta.GetExternalName(victim)
 
 	ans := env.Namespace(t)
@@ -153,18 +155,18 @@ func TestOwnershipImportOfAnotherTenantsKeyIsRefused(t *testing.T) {
 	meta.SetExternalName(k, id)
 	meta.AddAnnotations(k, map[string]string{"coder.crossplane.io/rotate": "now"})
 	env.Create(t, k)
-	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 	if owner := vns + "/victim"; !strings.Contains(c.Message, owner) {
 		t.Errorf("Synced message %q does not name the owner %s", c.Message, owner)
 	}
 	t.Logf("Synced=False: %s", c.Message)
 
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
+	env.WaitGone(t, k, testenv.WaitLong)
 	if !hasKeyID(id) {
 		t.Fatalf("deleting the attacker's AIGatewayKey deleted the victim's key %s", id)
 	}
-	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	env.Get(t, victim)
 	if got := meta.GetExternalName(victim); got != id {
 		t.Errorf("the victim's key was rotated: external name %s, was %s", got, id)
@@ -175,7 +177,7 @@ func TestOwnershipCreatePendingAnnotationDoesNotAdoptAProviderMadeByHand(t *test
 	ns := env.Namespace(t)
 	env.ProviderConfig(t, ns)
 	env.Secret(t, ns, "openai", map[string]string{"key": "sk-attacker-k3y9Qm2Xv7Lp"})
-	name := UniqueProviderName("by-hand")
+	name := testenv.UniqueProviderName("by-hand")
 	// Made in Coder after any time the annotation can name, so only the
 	// record, not the annotation, tells it from the result of our attempt.
 	other, err := env.CoderClient(t).CreateAIProvider(context.Background(), codersdk.CreateAIProviderRequest{
@@ -193,7 +195,7 @@ func TestOwnershipCreatePendingAnnotationDoesNotAdoptAProviderMadeByHand(t *test
 	p.Spec.ForProvider.APIKeySecretRefs = []common.LocalSecretKeySelector{ref("openai", "key")}
 	meta.AddAnnotations(p, map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
 	env.Create(t, p)
-	Eventually(t, waitLong, "adoption or a refused create", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "adoption or a refused create", func() (bool, string) {
 		env.Get(t, p)
 		c := p.GetCondition(xpv2.TypeSynced)
 		n := env.Coder.Requests(fakecoder.EndpointProvidersCreate) - creates
@@ -208,7 +210,7 @@ func TestOwnershipCreatePendingAnnotationDoesNotAdoptAProviderMadeByHand(t *test
 	}
 	victimUntouched(t, before)
 	env.Delete(t, p)
-	env.WaitGone(t, p, waitLong)
+	env.WaitGone(t, p, testenv.WaitLong)
 	victimUntouched(t, before)
 }
 
@@ -227,7 +229,7 @@ func attackerRefused(t *testing.T, p, victim *aiv1alpha1.AIProvider, before fake
 	t.Logf("Synced=False: %s", synced)
 
 	env.Delete(t, p)
-	env.WaitGone(t, p, waitLong)
+	env.WaitGone(t, p, testenv.WaitLong)
 	victimUntouched(t, before)
-	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 }

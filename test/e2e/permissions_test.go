@@ -20,6 +20,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -33,7 +35,7 @@ import (
 // operator may forget examples/install/rbac.yaml. The review finds what is
 // missing, as the API server's RBAC decides it.
 func TestPermissionReviewFindsWhatCrossplaneDoesNotGrant(t *testing.T) {
-	if env.cp == nil {
+	if env.ControlPlane == nil {
 		t.Skip("needs the local control plane, which issues client certificates")
 	}
 	ctx := context.Background()
@@ -43,7 +45,7 @@ func TestPermissionReviewFindsWhatCrossplaneDoesNotGrant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, err := client.New(env.cp.UserConfig(user, "system:authenticated"), client.Options{Scheme: s})
+		c, err := client.New(env.ControlPlane.UserConfig(user, "system:authenticated"), client.Options{Scheme: s})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,7 +67,7 @@ func TestPermissionReviewFindsWhatCrossplaneDoesNotGrant(t *testing.T) {
 	}
 	env.Create(t, b)
 	t.Cleanup(func() { _ = env.Kube.Delete(ctx, b) })
-	Eventually(t, waitLong, "the review to find all of Needed missing", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the review to find all of Needed missing", func() (bool, string) {
 		missing, err := config.MissingPermissions(ctx, as(user), config.Needed)
 		if err != nil {
 			return false, err.Error()

@@ -28,17 +28,18 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 )
 
 // TestRBACDenialsAreCaught checks the net under the suite: a request the
 // provider's role does not allow is recorded (and would fail the run), one
 // it allows is not. It uses a Denials of its own, so the suite's stays clean.
 func TestRBACDenialsAreCaught(t *testing.T) {
-	if env.cp == nil {
+	if env.ControlPlane == nil {
 		t.Skip("needs the local control plane, which issues client certificates")
 	}
-	d := &Denials{}
-	cfg := env.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...)
+	d := &testenv.Denials{}
+	cfg := env.ControlPlane.UserConfig(packagerbac.User(), packagerbac.Groups()...)
 	cfg.WrapTransport = d.Wrap
 	s, err := provider.Scheme()
 	if err != nil {
@@ -60,21 +61,5 @@ func TestRBACDenialsAreCaught(t *testing.T) {
 	got := d.All()
 	if len(got) != 1 || !strings.Contains(got[0], `cannot deletecollection resource "pods"`) {
 		t.Errorf("denials = %q, want the one pod deletion", got)
-	}
-}
-
-// A denial a scenario expects is excused only where it was logged while
-// the scenario expected it, and only its own kind of denial.
-func TestExpectedDenialsAreExcusedOnlyInTheirWindow(t *testing.T) {
-	denial := func(what string) string {
-		return `{"error":"forbidden: User \"` + packagerbac.User() + `\" cannot ` + what + `"}` + "\n"
-	}
-	before := denial(`delete resource \"cleanuprecords\"`)
-	during := denial(`delete resource \"cleanuprecords\"`) + denial(`list resource \"pods\"`)
-	after := denial(`delete resource \"cleanuprecords\"`)
-	d := &Denials{expected: []*expectedDenial{{part: `cannot delete resource "cleanuprecords"`, from: len(before), to: len(before) + len(during)}}}
-	got := d.unexpectedInLog(before + during + after)
-	if len(got) != 3 || !strings.Contains(got[1], "pods") {
-		t.Errorf("unexpected denials = %q, want the record deletes before and after the window and the pod list within it", got)
 	}
 }

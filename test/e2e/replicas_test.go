@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -186,10 +188,10 @@ func TestKeyRotationRestartsTheReplicasAndRevokesTheOldKeyOnlyOnceTheirHeartbeat
 	k := rotatingKey(ns, "gateway", 0, 10*time.Minute)
 	k.Spec.ForProvider.Rotation.Restart = []common.WorkloadReference{{Kind: common.WorkloadDeployment, Name: "ai-gateway"}}
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	oldRow := waitPublished(t, k, "", waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	oldRow := waitPublished(t, k, "", testenv.WaitLong)
 	kl := runKubelet(t, k, "ai-gateway", 2)
-	Eventually(t, waitLong, "two replicas ready on the first key", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "two replicas ready on the first key", func() (bool, string) {
 		_, ready, _ := kl.state()
 		return ready == 2 && env.Coder.OpenSessions()[oldRow.ID] == 2, fmt.Sprintf("%d ready, sessions %v", ready, env.Coder.OpenSessions())
 	})
@@ -198,13 +200,13 @@ func TestKeyRotationRestartsTheReplicasAndRevokesTheOldKeyOnlyOnceTheirHeartbeat
 	// it needs, and the old key stays while its replicas heartbeat.
 	denied := env.ExpectDenials("deployments")
 	requestRotation(t, k, "1")
-	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
-	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	newRow := waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
+	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 	if !strings.Contains(c.Message, "rotation.restart") || !strings.Contains(c.Message, "get and patch on apps deployments in "+ns) {
 		t.Errorf("a forbidden restart says %q, want what RBAC it needs", c.Message)
 	}
 	grantRestart(t, ns)
-	Eventually(t, 2*waitLong, "the provider to restart the Deployment onto the new key", func() (bool, string) {
+	testenv.Eventually(t, 2*testenv.WaitLong, "the provider to restart the Deployment onto the new key", func() (bool, string) {
 		keys, ready, _ := kl.state()
 		return len(keys) == 2 && keys[1] == newRow.ID.String() && ready == 2, fmt.Sprintf("generations on %v, %d ready", keys, ready)
 	})
@@ -213,13 +215,13 @@ func TestKeyRotationRestartsTheReplicasAndRevokesTheOldKeyOnlyOnceTheirHeartbeat
 	// The old replicas' last heartbeat is at most a period old: the old
 	// key goes only once two periods pass without one, far inside the
 	// 10-minute window (an early end).
-	Eventually(t, 2*aigatewaykey.HeartbeatPeriod+waitLong, "the old key to be deleted once its heartbeats stopped", func() (bool, string) {
+	testenv.Eventually(t, 2*aigatewaykey.HeartbeatPeriod+testenv.WaitLong, "the old key to be deleted once its heartbeats stopped", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key still valid"
 	})
 	t.Logf("old key deleted %s after the restart (window 10m)", time.Since(restarted).Round(time.Second))
 	waitEvent(t, k, string(aigatewaykey.ReasonWorkloadsRestarted))
-	Never(t, 5*time.Second, "a replica on the new key to fail", func() (bool, string) {
+	testenv.Never(t, 5*time.Second, "a replica on the new key to fail", func() (bool, string) {
 		_, ready, failures := kl.state()
 		return len(failures) > 0 || ready != 2, fmt.Sprintf("%d ready, failures %v", ready, failures)
 	})
@@ -235,15 +237,15 @@ func TestKeyRotationKeepsARetiringKeyInUseUntilMaxSettleWindowAndSaysSo(t *testi
 	k := rotatingKey(ns, "stuck", 0, settle)
 	k.Spec.ForProvider.Rotation.MaxSettleWindow = &metav1.Duration{Duration: maxSettle}
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	oldRow := waitPublished(t, k, "", waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	oldRow := waitPublished(t, k, "", testenv.WaitLong)
 	replica := gatewayreplica.Start(context.Background(), env.Coder.URL(), oldRow.Key)
 	t.Cleanup(replica.Stop)
-	Eventually(t, waitLong, "the replica on the first key", func() (bool, string) { return replica.Ready(), "not ready" })
+	testenv.Eventually(t, testenv.WaitLong, "the replica on the first key", func() (bool, string) { return replica.Ready(), "not ready" })
 
 	requestRotation(t, k, "1")
-	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
-	c := env.WaitCondition(t, k, aigatewaykey.TypeRetiringKeyInUse, corev1.ConditionTrue, settle+waitLong)
+	newRow := waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
+	c := env.WaitCondition(t, k, aigatewaykey.TypeRetiringKeyInUse, corev1.ConditionTrue, settle+testenv.WaitLong)
 	if !strings.Contains(c.Message, oldRow.KeyPrefix) || !strings.Contains(c.Message, "rollout restart") {
 		t.Errorf("condition %s message %q names neither the key prefix %s nor what to do", c.Type, c.Message, oldRow.KeyPrefix)
 	}
@@ -251,31 +253,31 @@ func TestKeyRotationKeepsARetiringKeyInUseUntilMaxSettleWindowAndSaysSo(t *testi
 		t.Fatalf("the retiring key was deleted at the end of the settle window while a replica used it")
 	}
 	waitEvent(t, k, string(aigatewaykey.ReasonRetiringKeyInUse))
-	Eventually(t, maxSettle+waitLong, "the old key to be deleted at maxSettleWindow", func() (bool, string) {
+	testenv.Eventually(t, maxSettle+testenv.WaitLong, "the old key to be deleted at maxSettleWindow", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key still valid"
 	})
 	if d := time.Since(newRow.CreatedAt); d < maxSettle-time.Second {
 		t.Errorf("old key deleted %s after the rotation began, before maxSettleWindow %s", d, maxSettle)
 	}
-	Eventually(t, waitLong, "the revocation to be announced", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the revocation to be announced", func() (bool, string) {
 		return hasEvent(t, k, string(aigatewaykey.ReasonRetiringKeyRevokedInUse)), "no event"
 	})
 	// Coder closes the session within a period; the redial gets 401.
 	select {
 	case <-replica.Done():
 		t.Logf("the replica on the revoked key exited: %v", replica.Wait())
-	case <-time.After(aigatewaykey.HeartbeatPeriod + waitLong):
+	case <-time.After(aigatewaykey.HeartbeatPeriod + testenv.WaitLong):
 		t.Errorf("the replica on the revoked key is still running")
 	}
-	env.WaitCondition(t, k, aigatewaykey.TypeRetiringKeyInUse, corev1.ConditionFalse, waitLong)
+	env.WaitCondition(t, k, aigatewaykey.TypeRetiringKeyInUse, corev1.ConditionFalse, testenv.WaitLong)
 }
 
 func TestADeletedConnectionSecretStartsARotationNotARevoke(t *testing.T) {
 	const settle = 15 * time.Second
 	k, oldRow := readyRotatingKey(t, "lost", 0, settle)
 	env.Delete(t, connSecret(t, k))
-	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
+	newRow := waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
 	if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
 		t.Fatalf("the key whose Secret was deleted was revoked at once")
 	}
@@ -283,7 +285,7 @@ func TestADeletedConnectionSecretStartsARotationNotARevoke(t *testing.T) {
 	if hasEvent(t, k, string(aigatewaykey.ReasonUncertainCreateReplaced)) {
 		t.Errorf("a lost Secret was reported as %s", aigatewaykey.ReasonUncertainCreateReplaced)
 	}
-	Eventually(t, settle+waitLong, "the old key to retire after the settle window", func() (bool, string) {
+	testenv.Eventually(t, settle+testenv.WaitLong, "the old key to retire after the settle window", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key still valid"
 	})

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -84,7 +86,7 @@ func connSecret(t *testing.T, k *aiv1alpha1.AIGatewayKey) *corev1.Secret {
 func waitPublished(t *testing.T, k *aiv1alpha1.AIGatewayKey, old string, timeout time.Duration) fakecoder.KeyRow {
 	t.Helper()
 	var row fakecoder.KeyRow
-	Eventually(t, timeout, "the connection Secret to hold a new valid key", func() (bool, string) {
+	testenv.Eventually(t, timeout, "the connection Secret to hold a new valid key", func() (bool, string) {
 		s := connSecret(t, k)
 		if s == nil {
 			return false, "no Secret"
@@ -118,7 +120,7 @@ func recordsOf(t *testing.T, k *aiv1alpha1.AIGatewayKey) []string {
 // event broadcaster, after the reconcile that wrote them.
 func waitEvent(t *testing.T, k *aiv1alpha1.AIGatewayKey, reason string) {
 	t.Helper()
-	Eventually(t, waitLong, "a "+reason+" event", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "a "+reason+" event", func() (bool, string) {
 		return hasEvent(t, k, reason), "no event"
 	})
 }
@@ -141,8 +143,8 @@ func readyRotatingKey(t *testing.T, name string, every, settle time.Duration) (*
 	env.ProviderConfig(t, ns)
 	k := rotatingKey(ns, name, every, settle)
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	return k, waitPublished(t, k, "", waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	return k, waitPublished(t, k, "", testenv.WaitLong)
 }
 
 func requestRotation(t *testing.T, k *aiv1alpha1.AIGatewayKey, value string) {
@@ -158,7 +160,7 @@ func TestKeyRotationOnDemandKeepsTheOldKeyThroughTheSettleWindow(t *testing.T) {
 
 	requested := time.Now()
 	requestRotation(t, k, "1")
-	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
+	newRow := waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
 	published := time.Now()
 	t.Logf("new key published %s after the request", published.Sub(requested).Round(time.Millisecond))
 	if newRow.Name != aigatewaykey.RotatedKeyName("", k.Namespace, "gateway", string(k.UID), 1) {
@@ -168,7 +170,7 @@ func TestKeyRotationOnDemandKeepsTheOldKeyThroughTheSettleWindow(t *testing.T) {
 	if got := string(s.Data[aigatewaykey.ConnectionPreviousKeyPrefix]); got != oldRow.KeyPrefix {
 		t.Errorf("previousKeyPrefix = %q, want the retiring key's prefix %q", got, oldRow.KeyPrefix)
 	}
-	Eventually(t, waitLong, "status to show the rotation", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "status to show the rotation", func() (bool, string) {
 		env.Get(t, k)
 		r := k.Status.AtProvider.Rotation
 		ok := r != nil && r.Counter == 1 && r.RetiringKeyID == oldRow.ID.String() && r.RetiresAt != nil &&
@@ -186,16 +188,16 @@ func TestKeyRotationOnDemandKeepsTheOldKeyThroughTheSettleWindow(t *testing.T) {
 	// key's creation ends; the last second is left to the clocks of the
 	// test and the fake Coder.
 	windowEnd := newRow.CreatedAt.Add(settle)
-	Never(t, time.Until(windowEnd)-time.Second, "the old key revoked before its settle window ended", func() (bool, string) {
+	testenv.Never(t, time.Until(windowEnd)-time.Second, "the old key revoked before its settle window ended", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, fmt.Sprintf("revoked %s before the window's end", time.Until(windowEnd).Round(time.Millisecond))
 	})
-	Eventually(t, waitLong, "the old key to be deleted after the window", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the old key to be deleted after the window", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key still valid"
 	})
 	t.Logf("old key deleted %s after the new key was created (settle window %s)", time.Since(newRow.CreatedAt).Round(time.Millisecond), settle)
-	Eventually(t, waitLong, "the rotation to finish", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the rotation to finish", func() (bool, string) {
 		env.Get(t, k)
 		s := connSecret(t, k)
 		_, prev := s.Data[aigatewaykey.ConnectionPreviousKeyPrefix]
@@ -222,12 +224,12 @@ func TestKeyRotationEveryRotatesPeriodically(t *testing.T) {
 	const every, settle = 25 * time.Second, 8 * time.Second
 	k, first := readyRotatingKey(t, "periodic", every, settle)
 
-	second := waitPublished(t, k, first.ID.String(), every+waitLong)
-	if lag := second.CreatedAt.Sub(first.CreatedAt); lag < every || lag > every+3*env.opts.PollInterval {
+	second := waitPublished(t, k, first.ID.String(), every+testenv.WaitLong)
+	if lag := second.CreatedAt.Sub(first.CreatedAt); lag < every || lag > every+3*env.Options.PollInterval {
 		t.Errorf("second key created %s after the first, want about every (%s) plus at most a few polls", lag, every)
 	}
 	t.Logf("periodic rotation: second key created %s after the first (every %s)", second.CreatedAt.Sub(first.CreatedAt).Round(time.Millisecond), every)
-	Eventually(t, settle+waitLong, "the first key to be deleted", func() (bool, string) {
+	testenv.Eventually(t, settle+testenv.WaitLong, "the first key to be deleted", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(first.Key)
 		return !ok, "first key still valid"
 	})
@@ -245,10 +247,10 @@ func TestKeyRotationEndsEarlyWhenReplicasMoved(t *testing.T) {
 	k, oldRow := readyRotatingKey(t, "early", 0, settle)
 
 	requestRotation(t, k, "moved")
-	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
+	newRow := waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
 	// No heartbeats: the window does not end early. Three polls, each a
 	// chance for the provider to decide wrongly that the replicas moved.
-	Never(t, 3*env.opts.PollInterval, "the old key deleted although no replica showed up on the new key", func() (bool, string) {
+	testenv.Never(t, 3*env.Options.PollInterval, "the old key deleted although no replica showed up on the new key", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key no longer valid"
 	})
@@ -263,7 +265,7 @@ func TestKeyRotationEndsEarlyWhenReplicasMoved(t *testing.T) {
 	if err := env.Coder.Heartbeat(oldRow.ID, moved.Add(-150*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, waitLong, "the old key to be deleted before the window ends", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the old key to be deleted before the window ends", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key still valid"
 	})
@@ -286,12 +288,12 @@ func TestKeyRotationResumesAfterUncertainCreateAndRestart(t *testing.T) {
 	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysCreate) })
 	before := env.Coder.Requests(fakecoder.EndpointKeysCreate)
 	requestRotation(t, k, "1")
-	Eventually(t, waitLong, "the uncertain create", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the uncertain create", func() (bool, string) {
 		n := len(liveKeysOf(k))
 		return n == 2 && env.Coder.Requests(fakecoder.EndpointKeysCreate) > before, fmt.Sprintf("%d keys", n)
 	})
 	env.Cluster.RestartProvider(t)
-	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
+	newRow := waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
 	if _, ok := env.Coder.ValidKey(oldRow.Key); !ok {
 		t.Fatal("the old key was lost before its settle window")
 	}
@@ -309,14 +311,14 @@ func TestKeyRotationResumesAfterUncertainCreateAndRestart(t *testing.T) {
 		return false, ""
 	}
 	env.StopProvider()
-	Never(t, 2*time.Second, "a key changed in Coder while the provider was stopped", oldKeyGoneOrExtraKey)
+	testenv.Never(t, 2*time.Second, "a key changed in Coder while the provider was stopped", oldKeyGoneOrExtraKey)
 	if err := env.StartProvider(); err != nil {
 		t.Fatal(err)
 	}
 	// After the restart, the old key stays until the window ends; the last
 	// second is left to the clocks of the test and the fake Coder.
-	Never(t, time.Until(newRow.CreatedAt.Add(settle))-time.Second, "the settle window broken before its end", oldKeyGoneOrExtraKey)
-	Eventually(t, waitLong, "one key and one record left", func() (bool, string) {
+	testenv.Never(t, time.Until(newRow.CreatedAt.Add(settle))-time.Second, "the settle window broken before its end", oldKeyGoneOrExtraKey)
+	testenv.Eventually(t, testenv.WaitLong, "one key and one record left", func() (bool, string) {
 		rows, recs := liveKeysOf(k), recordsOf(t, k)
 		return len(rows) == 1 && rows[0].ID == newRow.ID && len(recs) == 1, fmt.Sprintf("%d keys, records %v", len(rows), recs)
 	})
@@ -344,18 +346,18 @@ func TestKeyRotationResumesAfterUncertainCreateAndRestart(t *testing.T) {
 func TestKeyDeletedMidRotationDeletesBothKeys(t *testing.T) {
 	k, oldRow := readyRotatingKey(t, "midway", 0, 10*time.Minute)
 	requestRotation(t, k, "1")
-	waitPublished(t, k, oldRow.ID.String(), waitLong)
+	waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
 	if n := len(liveKeysOf(k)); n != 2 {
 		t.Fatalf("%d keys in Coder mid-rotation, want 2", n)
 	}
-	Eventually(t, waitLong, "a record per key", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "a record per key", func() (bool, string) {
 		recs := recordsOf(t, k)
 		return len(recs) == 2, fmt.Sprintf("records %v", recs)
 	})
 
 	start := time.Now()
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
+	env.WaitGone(t, k, testenv.WaitLong)
 	t.Logf("deleted mid-rotation in %s", time.Since(start).Round(time.Millisecond))
 	if rows := liveKeysOf(k); len(rows) != 0 {
 		t.Errorf("%d keys of the object left in Coder", len(rows))
@@ -378,14 +380,14 @@ func TestKeyBoundedPassMidRotationLeavesARecordPerKeyForTheSweep(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	k := rotatingKey(ns, "bounded", 0, 10*time.Minute)
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	oldRow := waitPublished(t, k, "", waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	oldRow := waitPublished(t, k, "", testenv.WaitLong)
 	requestRotation(t, k, "1")
-	newRow := waitPublished(t, k, oldRow.ID.String(), waitLong)
-	Eventually(t, waitLong, "a record per key", func() (bool, string) {
+	newRow := waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
+	testenv.Eventually(t, testenv.WaitLong, "a record per key", func() (bool, string) {
 		recs := recordsOf(t, k)
 		return len(recs) == 2, fmt.Sprintf("records %v", recs)
 	})
@@ -398,7 +400,7 @@ func TestKeyBoundedPassMidRotationLeavesARecordPerKeyForTheSweep(t *testing.T) {
 	t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointKeysDelete) })
 	env.Delete(t, k)
 	env.Delete(t, pc)
-	env.WaitGone(t, k, waitLong)
+	env.WaitGone(t, k, testenv.WaitLong)
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := env.Kube.List(context.Background(), l, client.MatchingLabels{records.ManagedResourceUIDLabel: string(k.UID)}); err != nil {
 		t.Fatal(err)
@@ -418,7 +420,7 @@ func TestKeyBoundedPassMidRotationLeavesARecordPerKeyForTheSweep(t *testing.T) {
 	// same deployment sweeps both keys.
 	env.Coder.ClearFault(fakecoder.EndpointKeysDelete)
 	sweepThrough(t, env.Cluster.Coder(t))
-	Eventually(t, waitLong, "the sweep to delete both keys and their records", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to delete both keys and their records", func() (bool, string) {
 		rows, recs := liveKeysOf(k), recordsOf(t, k)
 		return len(rows) == 0 && len(recs) == 0, fmt.Sprintf("%d keys, records %v", len(rows), recs)
 	})

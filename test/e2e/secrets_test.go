@@ -25,6 +25,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -44,9 +46,9 @@ func TestNoSecretAppearsInLogsEventsOrStatus(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	k := newKey(ns, "scan")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 
-	leaks, scanned, err := env.secretLeaks(context.Background())
+	leaks, scanned, err := secretLeaks(context.Background(), env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,8 +61,8 @@ func TestNoSecretAppearsInLogsEventsOrStatus(t *testing.T) {
 // checkSecrets fails the run when a secret appears in what every scenario
 // left: the provider's whole log, the Events of the namespaces that remain,
 // and every status.
-func checkSecrets(e *Env, code int) int {
-	leaks, scanned, err := e.secretLeaks(context.Background())
+func checkSecrets(e *testenv.Env, code int) int {
+	leaks, scanned, err := secretLeaks(context.Background(), e)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "FAIL: cannot scan for secrets after the scenarios: %v\n", err)
 		return 1
@@ -77,7 +79,7 @@ func checkSecrets(e *Env, code int) int {
 // plaintext of every key the fake Coder ever issued, the API keys of every
 // AI provider, deleted ones included. Only the secret's name is said, never
 // the secret.
-func (e *Env) secretLeaks(ctx context.Context) (leaks []string, scanned string, err error) {
+func secretLeaks(ctx context.Context, e *testenv.Env) (leaks []string, scanned string, err error) {
 	secrets := map[string]string{"the Coder session token": e.Coder.Token()}
 	for i, key := range e.Coder.IssuedPlaintexts() {
 		secrets[fmt.Sprintf("the plaintext of issued key %d", i)] = key

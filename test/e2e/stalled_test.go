@@ -22,6 +22,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -54,7 +56,7 @@ func waitSynced(t *testing.T, o interface {
 	GetCondition(xpv2.ConditionType) xpv2.Condition
 }, reason xpv2.ConditionReason) {
 	t.Helper()
-	Eventually(t, waitLong, fmt.Sprintf("%s to be Synced with reason %s", o.GetName(), reason), func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, fmt.Sprintf("%s to be Synced with reason %s", o.GetName(), reason), func() (bool, string) {
 		env.Get(t, o)
 		c := o.GetCondition(xpv2.TypeSynced)
 		return c.Reason == reason, fmt.Sprintf("%s %s: %s", c.Status, c.Reason, c.Message)
@@ -65,7 +67,7 @@ func waitSynced(t *testing.T, o interface {
 // names the reason.
 func waitReleasedEvent(t *testing.T, uid types.UID, reason string) {
 	t.Helper()
-	Eventually(t, waitLong, "a ReleasedWithoutDelete event naming "+reason, func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "a ReleasedWithoutDelete event naming "+reason, func() (bool, string) {
 		return eventWith(t, string(uid), string(cleanup.ReasonReleasedWithoutDelete), "("+reason+")"), fmt.Sprint(eventsOf(t, string(uid)))
 	})
 }
@@ -100,7 +102,7 @@ func TestPausedResourcesDoNotKeepTheirNamespaceTerminating(t *testing.T) {
 		p.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: "ClusterProviderConfig", Name: cpc.Name}
 	})
 	env.Create(t, p)
-	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, p, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	keyID, providerID := meta.GetExternalName(k), meta.GetExternalName(p)
 	providerInCoder := func() bool { return liveProvider(coder, providerID) }
 
@@ -138,13 +140,13 @@ func TestPausedResourcesDoNotKeepTheirNamespaceTerminating(t *testing.T) {
 			t.Errorf("no log line says %s/%s was released for being paused", tenant, name)
 		}
 	}
-	wantAbandoned(t, "AIGatewayKey", k.UID, cleanup.ReasonPaused, liveKey(coder, keyID))
+	wantAbandoned(t, "AIGatewayKey", k.UID, cleanup.ReasonPaused, testenv.LiveKey(coder, keyID))
 	wantAbandoned(t, "AIProvider", p.UID, cleanup.ReasonPaused, providerInCoder())
 
 	// The records cover the rest: the ClusterProviderConfig's sweep deletes
 	// what the paused resources left in Coder.
-	Eventually(t, provider.DefaultOptions().SweepGrace+waitLong, "the sweep to delete the paused resources' objects in Coder", func() (bool, string) {
-		return !liveKey(coder, keyID) && !providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", liveKey(coder, keyID), providerInCoder())
+	testenv.Eventually(t, provider.DefaultOptions().SweepGrace+testenv.WaitLong, "the sweep to delete the paused resources' objects in Coder", func() (bool, string) {
+		return !testenv.LiveKey(coder, keyID) && !providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", testenv.LiveKey(coder, keyID), providerInCoder())
 	})
 	waitRecordGone(t, "AIGatewayKey", k.UID)
 	waitRecordGone(t, "AIProvider", p.UID)
@@ -169,9 +171,9 @@ func TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds(t *testing.T)
 	env.Delete(t, s.ai)
 	env.Delete(t, s.key)
 	env.Delete(t, s.pc)
-	env.WaitGone(t, s.key, waitLong)
-	env.WaitGone(t, s.pc, waitLong)
-	env.WaitGone(t, s.ai, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
+	env.WaitGone(t, s.pc, testenv.WaitLong)
+	env.WaitGone(t, s.ai, testenv.WaitLong)
 	took := time.Since(start)
 	t.Logf("a key with unsupported management policies and its ProviderConfig went %s after their deletion (dependentTimeout 8s, grace 3s)", took.Round(100*time.Millisecond))
 	if took < shortBounds().DependentTimeout.Duration-time.Second {
@@ -181,14 +183,14 @@ func TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds(t *testing.T)
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
 	waitReleasedEvent(t, s.key.UID, cleanup.ReasonUnsupportedPolicies)
-	wantAbandoned(t, "AIGatewayKey", s.key.UID, cleanup.ReasonUnsupportedPolicies, liveKey(s.coder, keyID))
+	wantAbandoned(t, "AIGatewayKey", s.key.UID, cleanup.ReasonUnsupportedPolicies, testenv.LiveKey(s.coder, keyID))
 	if s.providerInCoder() {
 		t.Errorf("the provider, whose policies are the default, was not deleted in Coder")
 	}
 
 	sweepThrough(t, s.coder)
-	Eventually(t, waitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
-		return !liveKey(s.coder, keyID), "key in Coder"
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to delete the released key in Coder", func() (bool, string) {
+		return !testenv.LiveKey(s.coder, keyID), "key in Coder"
 	})
 	waitRecordGone(t, "AIGatewayKey", s.key.UID)
 }
@@ -241,12 +243,12 @@ func waitRecordDelete(t *testing.T, allowed bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	as, err := client.New(env.cp.UserConfig(packagerbac.User(), packagerbac.Groups()...), client.Options{Scheme: s})
+	as, err := client.New(env.ControlPlane.UserConfig(packagerbac.User(), packagerbac.Groups()...), client.Options{Scheme: s})
 	if err != nil {
 		t.Fatal(err)
 	}
 	del := []config.Permission{{Group: "coder.crossplane.io", Resource: "cleanuprecords", Verb: "delete"}}
-	Eventually(t, waitLong, fmt.Sprintf("the provider's delete of cleanup records to be allowed: %v", allowed), func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, fmt.Sprintf("the provider's delete of cleanup records to be allowed: %v", allowed), func() (bool, string) {
 		missing, err := config.MissingPermissions(context.Background(), as, del)
 		if err != nil {
 			return false, err.Error()
@@ -261,7 +263,7 @@ func waitRecordDelete(t *testing.T, allowed bool) {
 // Abandoned, the releases are counted and evented, and once the RBAC is
 // back the sweep verifies that nothing is left and deletes the records.
 func TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept(t *testing.T) {
-	if env.cp == nil {
+	if env.ControlPlane == nil {
 		t.Skip("needs the local control plane, whose RBAC the scenario edits and whose denials it tells apart")
 	}
 	s := newHoldSetup(t)
@@ -272,11 +274,11 @@ func TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept(t *tes
 	start := time.Now()
 	env.Delete(t, s.key)
 	env.Delete(t, s.ai)
-	env.WaitGone(t, s.key, waitLong)
-	env.WaitGone(t, s.ai, waitLong)
+	env.WaitGone(t, s.key, testenv.WaitLong)
+	env.WaitGone(t, s.ai, testenv.WaitLong)
 	t.Logf("a key and a provider whose records the provider may not delete went %s after their deletion", time.Since(start).Round(100*time.Millisecond))
-	if liveKey(s.coder, keyID) || s.providerInCoder() {
-		t.Errorf("Coder still has the key: %v, the provider: %v", liveKey(s.coder, keyID), s.providerInCoder())
+	if testenv.LiveKey(s.coder, keyID) || s.providerInCoder() {
+		t.Errorf("Coder still has the key: %v, the provider: %v", testenv.LiveKey(s.coder, keyID), s.providerInCoder())
 	}
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - keysBefore; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
@@ -303,7 +305,7 @@ func TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept(t *tes
 		t.Fatal(err)
 	}
 	waitRecordDelete(t, true)
-	env.WaitCondition(t, s.pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, s.pc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	waitRecordGone(t, "AIGatewayKey", s.key.UID)
 	waitRecordGone(t, "AIProvider", s.ai.UID)
 }

@@ -21,6 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
@@ -29,7 +33,7 @@ import (
 // sweepTenant is one tenant of the sweep scenario: its Coder, and its
 // Abandoned records with the keys they name.
 type sweepTenant struct {
-	coder Coder
+	coder testenv.Coder
 	recs  []*clusterv1alpha1.CleanupRecord
 	keys  []string
 }
@@ -37,13 +41,13 @@ type sweepTenant struct {
 // tenantWithAbandonedKeys makes a namespace whose ProviderConfig reaches c,
 // with n Abandoned records each naming a key there; faults are set on c
 // before the ProviderConfig turns Ready, which triggers a sweep.
-func tenantWithAbandonedKeys(t *testing.T, c Coder, name string, n int, faults map[string]fakecoder.Fault) sweepTenant {
+func tenantWithAbandonedKeys(t *testing.T, c testenv.Coder, name string, n int, faults map[string]fakecoder.Fault) sweepTenant {
 	t.Helper()
 	ns := env.Namespace(t)
 	out := sweepTenant{coder: c}
 	for i := range n {
 		coderName := fmt.Sprintf("%s-%s-%d", name, ns, i)
-		resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest(coderName))
+		resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: coderName})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +85,7 @@ func (s sweepTenant) left(t *testing.T) int {
 // A's records are swept later, within A's own budget.
 func TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep(t *testing.T) {
 	const n = 30
-	timeout := env.opts.CoderTimeout
+	timeout := env.Options.CoderTimeout
 	if timeout == 0 {
 		timeout = provider.DefaultOptions().CoderTimeout
 	}
@@ -91,14 +95,14 @@ func TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep(t *testing.T) {
 		fakecoder.EndpointKeysList:   {Drip: slowly},
 		fakecoder.EndpointKeysDelete: {Latency: slowly},
 	})
-	Eventually(t, waitLong, "the sweep to be working on the slow tenant's records", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to be working on the slow tenant's records", func() (bool, string) {
 		got := slow.coder.Requests(fakecoder.EndpointKeysDelete)
 		return got > 0, fmt.Sprintf("%d key deletes reached the slow Coder", got)
 	})
 
 	ready := time.Now()
 	healthy := tenantWithAbandonedKeys(t, env.Cluster.Coder(t), "healthy", 1, nil)
-	env.WaitGone(t, healthy.recs[0], waitLong)
+	env.WaitGone(t, healthy.recs[0], testenv.WaitLong)
 	took := time.Since(ready)
 	slowLeft := slow.left(t)
 	t.Logf("beside a Coder that drips each list and answers each delete over %s, a healthy tenant's record was swept %s after its namespace was made (%d of the slow tenant's %d records still there)",
@@ -106,7 +110,7 @@ func TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep(t *testing.T) {
 	if took > 20*time.Second {
 		t.Errorf("the healthy tenant's record took %s to be swept beside a slow tenant, want within 20s", took)
 	}
-	if liveKey(healthy.coder, healthy.keys[0]) {
+	if testenv.LiveKey(healthy.coder, healthy.keys[0]) {
 		t.Errorf("the healthy tenant's record went and its key is still in Coder")
 	}
 	if slowLeft == 0 {
@@ -114,13 +118,13 @@ func TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep(t *testing.T) {
 	}
 
 	// Slow but answering: A's worker finishes within its budget.
-	Eventually(t, provider.DefaultOptions().CoderTimeout*4+time.Minute, "the slow tenant's records to be swept", func() (bool, string) {
+	testenv.Eventually(t, provider.DefaultOptions().CoderTimeout*4+time.Minute, "the slow tenant's records to be swept", func() (bool, string) {
 		left := slow.left(t)
 		return left == 0, fmt.Sprintf("%d records left; the slow Coder got %d lists and %d deletes", left,
 			slow.coder.Requests(fakecoder.EndpointKeysList), slow.coder.Requests(fakecoder.EndpointKeysDelete))
 	})
 	for _, id := range slow.keys {
-		if liveKey(slow.coder, id) {
+		if testenv.LiveKey(slow.coder, id) {
 			t.Errorf("the slow tenant's record of key %s was swept and the key is still in Coder", id)
 		}
 	}

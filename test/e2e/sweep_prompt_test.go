@@ -22,6 +22,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -67,7 +71,7 @@ func TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady(t *testing.T) {
 	// (2s, doubling). Once none has run for longer than sweepPromptness,
 	// only the ProviderConfig's turning Ready can sweep within it.
 	last, lastAt := sweeps(t), time.Now()
-	Eventually(t, 2*waitLong, "the sweep to back off past 10s", func() (bool, string) {
+	testenv.Eventually(t, 2*testenv.WaitLong, "the sweep to back off past 10s", func() (bool, string) {
 		if n := sweeps(t); n != last {
 			last, lastAt = n, time.Now()
 		}
@@ -81,7 +85,7 @@ func TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady(t *testing.T) {
 	// The transition time has second precision: rounded down, so the figure
 	// may be up to a second longer than the real one, never shorter.
 	ready := pc.GetCondition(xpv2.TypeReady).LastTransitionTime.Time
-	Eventually(t, waitLong, "the sweep to delete the key and the provider in Coder", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the sweep to delete the key and the provider in Coder", func() (bool, string) {
 		return !s.keyInCoder() && !s.providerInCoder(), fmt.Sprintf("key in Coder %v, provider in Coder %v", s.keyInCoder(), s.providerInCoder())
 	})
 	took := time.Since(ready)
@@ -89,7 +93,7 @@ func TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady(t *testing.T) {
 	if took > sweepPromptness {
 		t.Errorf("swept %s after the ProviderConfig turned Ready, want within %s", took.Round(100*time.Millisecond), sweepPromptness)
 	}
-	Eventually(t, waitLong, "the swept records to be deleted", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the swept records to be deleted", func() (bool, string) {
 		return s.record(t, "AIGatewayKey", s.key.UID) == nil && s.record(t, "AIProvider", s.ai.UID) == nil, "records left"
 	})
 }
@@ -100,7 +104,7 @@ func TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady(t *testing.T) {
 func TestFailedSweepIsRetriedWithinSeconds(t *testing.T) {
 	coder := env.Cluster.Coder(t)
 	ns := env.Namespace(t)
-	resp, err := coder.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("retried-"+ns))
+	resp, err := coder.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "retried-" + ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +118,7 @@ func TestFailedSweepIsRetriedWithinSeconds(t *testing.T) {
 	// The ProviderConfig turning Ready triggers the first sweep, which
 	// Coder fails.
 	env.ProviderConfig(t, ns)
-	Eventually(t, waitLong, "the first sweep of the record to fail", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the first sweep of the record to fail", func() (bool, string) {
 		if !env.Get(t, rec) {
 			return true, ""
 		}
@@ -124,8 +128,8 @@ func TestFailedSweepIsRetriedWithinSeconds(t *testing.T) {
 	if rec.Status.LastError == "" {
 		t.Fatalf("the record was swept without the failure the fault injects")
 	}
-	Eventually(t, waitLong, "the retried sweep to delete the key", func() (bool, string) {
-		return !env.Get(t, rec) && !liveKey(coder, resp.ID.String()), fmt.Sprintf("record attempts %d, error %q", rec.Status.Attempts, rec.Status.LastError)
+	testenv.Eventually(t, testenv.WaitLong, "the retried sweep to delete the key", func() (bool, string) {
+		return !env.Get(t, rec) && !testenv.LiveKey(coder, resp.ID.String()), fmt.Sprintf("record attempts %d, error %q", rec.Status.Attempts, rec.Status.LastError)
 	})
 	took := time.Since(failed)
 	t.Logf("a sweep that Coder failed was retried and succeeded %s later", took.Round(100*time.Millisecond))

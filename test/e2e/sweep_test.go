@@ -23,6 +23,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -44,7 +48,7 @@ import (
 func TestSweepNeverTouchesAnotherDeploymentsRecords(t *testing.T) {
 	b := env.Cluster.SpareCoder(t)
 	// A key in B whose id an A record names: deleting it would be a bug.
-	resp, err := b.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("in-b"))
+	resp, err := b.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "in-b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +83,7 @@ func TestSweepClears500AbandonedRecordsAndTheirKeysInBound(t *testing.T) {
 	deployment := deploymentOf(t, coder)
 	ids := make(map[string]bool, n)
 	for i := range n {
-		resp, err := c.CreateAIGatewayKey(t.Context(), codersdkKeyRequest(fmt.Sprintf("sweep-%s-%03d", ns, i)))
+		resp, err := c.CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: fmt.Sprintf("sweep-%s-%03d", ns, i)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +93,7 @@ func TestSweepClears500AbandonedRecordsAndTheirKeysInBound(t *testing.T) {
 	// The ProviderConfig turning Ready triggers the sweep.
 	env.ProviderConfig(t, ns)
 	start := time.Now()
-	Eventually(t, 5*time.Minute, fmt.Sprintf("%d records to be swept", n), func() (bool, string) {
+	testenv.Eventually(t, 5*time.Minute, fmt.Sprintf("%d records to be swept", n), func() (bool, string) {
 		l := &clusterv1alpha1.CleanupRecordList{}
 		if err := env.Kube.List(t.Context(), l); err != nil {
 			return false, err.Error()
@@ -132,8 +136,8 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 	env.Create(t, k)
 	env.Get(t, k)
 	name := aigatewaykey.DerivedName(k)
-	Eventually(t, waitLong, "Coder to hold the key whose answer is lost", func() (bool, string) {
-		return len(keysNamed(coder, name)) == 1, "no key yet"
+	testenv.Eventually(t, testenv.WaitLong, "Coder to hold the key whose answer is lost", func() (bool, string) {
+		return len(testenv.KeysNamed(coder, name)) == 1, "no key yet"
 	})
 	// The record came first: whatever the crash interrupts, the key is
 	// already in the inventory a namespace deletion cannot reach.
@@ -142,16 +146,16 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 		t.Fatalf("Coder holds key %s while no cleanup record names it (record %+v)", name, rec.Spec)
 	}
 	env.Cluster.RestartProvider(t)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
-	if rows := keysNamed(coder, name); len(rows) != 1 || rows[0].ID.String() != meta.GetExternalName(k) {
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	if rows := testenv.KeysNamed(coder, name); len(rows) != 1 || rows[0].ID.String() != meta.GetExternalName(k) {
 		t.Fatalf("Coder holds %d keys named %s, want exactly the one the object names", len(rows), name)
 	}
-	Eventually(t, waitLong, "the record to carry the surviving key's id", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the record to carry the surviving key's id", func() (bool, string) {
 		return env.Get(t, rec) && rec.Status.ExternalID == meta.GetExternalName(k), fmt.Sprintf("record %+v", rec.Spec)
 	})
 	env.Delete(t, k)
-	env.WaitGone(t, k, waitLong)
-	if n := len(keysNamed(coder, name)); n != 0 {
+	env.WaitGone(t, k, testenv.WaitLong)
+	if n := len(testenv.KeysNamed(coder, name)); n != 0 {
 		t.Errorf("%d keys left in Coder after the delete", n)
 	}
 	if env.Get(t, rec) {
@@ -167,7 +171,7 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 	own := env.Cluster.SpareCoder(t)
 	ns := env.Namespace(t)
 	pc := env.ReadyProviderConfigOf(t, ns, own, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Sweep = ptr.To(false) })
-	resp, err := own.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("sweep-off-"+ns))
+	resp, err := own.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "sweep-off-" + ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +186,7 @@ func TestProviderConfigWithSweepOffLeavesRecords(t *testing.T) {
 	if err := env.Update(t, pc, func() { pc.Spec.Sweep = ptr.To(true) }); err != nil {
 		t.Fatal(err)
 	}
-	Eventually(t, waitLong, "the record to be swept once sweep is on", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the record to be swept once sweep is on", func() (bool, string) {
 		return !env.Get(t, rec) && len(own.Keys()) == 0, "record or key left"
 	})
 }
@@ -204,7 +208,7 @@ func abandonedKeyRecord(name, ns, deployment, coderName, id string) *clusterv1al
 }
 
 // deploymentOf is the deployment id Coder c reports.
-func deploymentOf(t *testing.T, c Coder) string {
+func deploymentOf(t *testing.T, c testenv.Coder) string {
 	t.Helper()
 	bi, err := c.SDK(t).BuildInfo(t.Context())
 	if err != nil {
@@ -222,14 +226,14 @@ func waitForSweep(t *testing.T) {
 	t.Helper()
 	c := env.Cluster.Coder(t)
 	ns := env.Namespace(t)
-	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("witness-"+ns))
+	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "witness-" + ns})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := abandonedKeyRecord("aigatewaykey-witness-"+ns, ns, deploymentOf(t, c), "witness-"+ns, resp.ID.String())
 	env.CreateRecord(t, rec)
 	env.ProviderConfig(t, ns)
-	env.WaitGone(t, rec, waitLong)
+	env.WaitGone(t, rec, testenv.WaitLong)
 }
 
 // TestARecordTheProviderDidNotWriteDeletesNothing: a cleanup record someone
@@ -241,7 +245,7 @@ func waitForSweep(t *testing.T) {
 func TestARecordTheProviderDidNotWriteDeletesNothing(t *testing.T) {
 	c := env.Cluster.Coder(t)
 	ns := env.Namespace(t)
-	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdkKeyRequest("by-hand-"+ns))
+	resp, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "by-hand-" + ns})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +260,7 @@ func TestARecordTheProviderDidNotWriteDeletesNothing(t *testing.T) {
 	env.ProviderConfig(t, ns)
 	k := newKey(ns, "own")
 	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	own := recordOf(t, "AIGatewayKey", k.UID)
 	if own == nil || own.Status.Phase != clusterv1alpha1.CleanupPhaseActive || own.Status.ExternalID != meta.GetExternalName(k) {
 		t.Fatalf("the key's record = %+v, want Active with the key's id in its status", own)
@@ -276,7 +280,7 @@ func TestARecordTheProviderDidNotWriteDeletesNothing(t *testing.T) {
 	// trigger; past it, any sweep removes it, and the key stays. A removal
 	// counts against the grace only when seen before the grace ended.
 	graceEnd := forged.CreationTimestamp.Add(provider.DefaultOptions().SweepGrace)
-	Never(t, time.Until(graceEnd), "the hand-written record removed within the sweep's grace", func() (bool, string) {
+	testenv.Never(t, time.Until(graceEnd), "the hand-written record removed within the sweep's grace", func() (bool, string) {
 		gone := !env.Get(t, forged.DeepCopy())
 		return gone && time.Now().Before(graceEnd), fmt.Sprintf("removed %s before the grace ended", time.Until(graceEnd).Round(time.Millisecond))
 	})
@@ -284,7 +288,7 @@ func TestARecordTheProviderDidNotWriteDeletesNothing(t *testing.T) {
 	if env.Get(t, forged) {
 		t.Errorf("a sweep past the grace kept the record nobody completed: %+v", forged.Status)
 	}
-	if !liveKey(c, resp.ID.String()) {
+	if !testenv.LiveKey(c, resp.ID.String()) {
 		t.Errorf("a record written by hand deleted the key it named")
 	}
 }

@@ -23,6 +23,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	dto "github.com/prometheus/client_model/go"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
@@ -52,7 +54,7 @@ func TestANoisyNamespacesBacklogLeavesAnotherNamespacesNewKeyReadyInSeconds(t *t
 	created := time.Since(start)
 	// The backlog is real: the rate already sends the noisy namespace's
 	// reconciles back to wait.
-	Eventually(t, waitLong, "the noisy namespace's reconciles to be deferred", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the noisy namespace's reconciles to be deferred", func() (bool, string) {
 		d := reconcilesDeferred(t) - deferred
 		return d > 0, fmt.Sprintf("%v deferred", d)
 	})

@@ -25,6 +25,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -44,9 +46,9 @@ import (
 // cleanup record; and its namespace deletes at once, without a hold and
 // without a release counted, because nothing was ever created in Coder.
 func TestKeyOnAnUnlicensedCoderCreatesNothingAndNeverHoldsItsNamespace(t *testing.T) {
-	onBothCoders(t, func(t *testing.T, c Coder) {
+	onBothCoders(t, func(t *testing.T, c testenv.Coder) {
 		if c.ServesKeys() {
-			if _, isReal := c.(realCoder); isReal {
+			if testenv.IsReal(c) {
 				t.Skip("skipping on the real Coder: it runs with the licence " + realcoder.EnvLicenseFile + " names; the fake covers the unlicensed answer")
 			}
 			env.Coder.SetLicensed(false)
@@ -56,14 +58,14 @@ func TestKeyOnAnUnlicensedCoderCreatesNothingAndNeverHoldsItsNamespace(t *testin
 		// Production deletion bounds: a key that held its ProviderConfig
 		// would keep the namespace for dependentTimeout (10 minutes).
 		pc := env.ReadyProviderConfigOf(t, ns, c, nil)
-		gw := env.WaitCondition(t, pc, providerconfig.TypeAIGateway, corev1.ConditionFalse, waitLong)
+		gw := env.WaitCondition(t, pc, providerconfig.TypeAIGateway, corev1.ConditionFalse, testenv.WaitLong)
 		if gw.Reason != providerconfig.ReasonAIGatewayNotEntitled || !strings.Contains(gw.Message, "licence") {
 			t.Errorf("ProviderConfig AIGateway = %s %q, want NotEntitled naming the licence", gw.Reason, gw.Message)
 		}
 
 		// The command the troubleshooting guide gives, where kubectl is
 		// local (not on kind).
-		if env.cp != nil {
+		if env.ControlPlane != nil {
 			if out := runDocCommand(t, "troubleshooting.md", "### 403: not licensed for AI Gateway", ns); !strings.HasPrefix(out, "NotEntitled: ") {
 				t.Errorf("the troubleshooting command printed %q, want the AIGateway reason and message", out)
 			}
@@ -71,14 +73,14 @@ func TestKeyOnAnUnlicensedCoderCreatesNothingAndNeverHoldsItsNamespace(t *testin
 
 		k := newKey(ns, "gateway")
 		env.Create(t, k)
-		synced := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+		synced := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 		for _, want := range []string{"403", "licence", "CODER_AI_GATEWAY_ENABLED"} {
 			if !strings.Contains(synced.Message, want) {
 				t.Errorf("Synced message %q does not say %q", synced.Message, want)
 			}
 		}
 		name := aigatewaykey.DerivedName(k)
-		if n := len(keysNamed(c, name)); n != 0 {
+		if n := len(testenv.KeysNamed(c, name)); n != 0 {
 			t.Errorf("Coder holds %d keys named %q, want none", n, name)
 		}
 		if r := recordOf(t, "AIGatewayKey", k.UID); r != nil {
@@ -107,9 +109,9 @@ func TestKeyOnAnUnlicensedCoderCreatesNothingAndNeverHoldsItsNamespace(t *testin
 func runDocCommand(t *testing.T, file, heading, ns string) string {
 	t.Helper()
 	block := docBlock(t, file, heading, "sh")
-	kubectl := env.cp.Kubectl()
+	kubectl := env.ControlPlane.Kubectl()
 	cmd := exec.Command("bash", "-euo", "pipefail", "-c", strings.ReplaceAll(block, "team-a", ns))
-	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(kubectl.Path)+":"+os.Getenv("PATH"), "KUBECONFIG="+env.cp.KubeconfigPath)
+	cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(kubectl.Path)+":"+os.Getenv("PATH"), "KUBECONFIG="+env.ControlPlane.KubeconfigPath)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the command of docs/%s %q failed: %v\n%s", file, heading, err, out)
@@ -129,20 +131,20 @@ func TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder(t *testing.T)
 	})
 	live := newKey(ns, "live")
 	env.Create(t, live)
-	env.WaitCondition(t, live, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	env.WaitCondition(t, live, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
 	// The ProviderConfig holds for its live key and takes no new objects
 	// meanwhile.
 	env.Delete(t, pc)
 	// The provider has seen the deletion (its hold is in the status) before
 	// the key is made: a create it decides from a cache that has not is
 	// rightly sent.
-	Eventually(t, waitLong, "the ProviderConfig's hold", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "the ProviderConfig's hold", func() (bool, string) {
 		env.Get(t, pc)
 		return pc.Status.Hold != nil, "no status.hold"
 	})
 	k := newKey(ns, "refused")
 	env.Create(t, k)
-	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, waitLong)
+	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 	if !strings.Contains(c.Message, "being deleted") {
 		t.Fatalf("Synced message %q, want the create refused for the ProviderConfig being deleted", c.Message)
 	}
@@ -155,7 +157,7 @@ func TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder(t *testing.T)
 	// The provider shares one key list per ProviderConfig for KeyListTTL;
 	// once a list reaches Coder after the licence went, it met the 403 and
 	// the next Observe asks Coder again.
-	Eventually(t, waitLong, "a key list to reach Coder without its licence", func() (bool, string) {
+	testenv.Eventually(t, testenv.WaitLong, "a key list to reach Coder without its licence", func() (bool, string) {
 		n := env.Coder.Requests(fakecoder.EndpointKeysList)
 		return n > lists, fmt.Sprintf("%d lists", n-lists)
 	})
@@ -166,6 +168,6 @@ func TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder(t *testing.T)
 	t.Logf("the refused key went %s after its delete, with Coder answering 403", time.Since(start).Round(100*time.Millisecond))
 	env.Coder.SetLicensed(true)
 	env.Delete(t, live)
-	env.WaitGone(t, live, waitLong)
-	env.WaitGone(t, pc, waitLong)
+	env.WaitGone(t, live, testenv.WaitLong)
+	env.WaitGone(t, pc, testenv.WaitLong)
 }

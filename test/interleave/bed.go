@@ -26,11 +26,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/test/e2e"
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 	"github.com/crossplane-contrib/provider-coder/test/framework/providerprocess"
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -97,7 +97,7 @@ func StartBed(ctx context.Context, dir string) (_ *Bed, err error) {
 	if err := crds.Install(ctx, cp.Config); err != nil {
 		return nil, err
 	}
-	if err := e2e.GrantPackageRBAC(ctx, b.Kube); err != nil {
+	if err := testenv.GrantPackageRBAC(ctx, b.Kube); err != nil {
 		return nil, err
 	}
 	b.Fake = fakecoder.New(fakecoder.Options{})

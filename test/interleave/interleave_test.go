@@ -28,9 +28,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/crossplane-contrib/provider-coder/test/e2e"
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/realcoder"
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 )
 
 // bed is shared by every run of the package; runs take turns.
@@ -134,7 +134,7 @@ func runAll(m *testing.M, b *Bed, dir string) int {
 		defer func() { _ = os.RemoveAll(dir) }()
 	}
 	b.Stop()
-	e2e.StopRealCoder()
+	testenv.StopRealCoder()
 	return code
 }
 
@@ -227,15 +227,15 @@ func runSeeds(t *testing.T, f Flavour, seeds []uint64) {
 	if bed == nil {
 		t.Skip("skipping interleavings: no control plane (or -short)")
 	}
-	var c e2e.Coder
+	var c testenv.Coder
 	if f == Real {
-		c = e2e.RealCoder(t)
+		c = testenv.RealCoder(t)
 		if !c.ServesKeys() {
 			// Coder as it ships: AI providers only (see realcoder.EnvLicenseFile).
 			f = RealUnlicensed
 		}
 	} else {
-		c = e2e.LocalCoder(bed.Fake)
+		c = testenv.LocalCoder(bed.Fake)
 	}
 	for _, seed := range seeds {
 		plan := Generate(seed, f)

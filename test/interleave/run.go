@@ -33,13 +33,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
-	"github.com/crossplane-contrib/provider-coder/test/e2e"
+	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // Coder is the Coder a run drives: test/e2e's view of the fake or the real
 // server.
-type Coder = e2e.Coder
+type Coder = testenv.Coder
 
 // A Result is how one run ended.
 type Result struct {

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package testenv
 
 import (
 	"context"
@@ -59,10 +59,10 @@ func StartCrossplane(ctx context.Context, xpkg string) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if e.cp, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin}); err != nil {
+	if e.ControlPlane, err = controlplane.Start(ctx, controlplane.Options{BinDir: bin}); err != nil {
 		return nil, err
 	}
-	cfg := rest.CopyConfig(e.cp.Config)
+	cfg := rest.CopyConfig(e.ControlPlane.Config)
 	cfg.QPS, cfg.Burst = 200, 400
 	e.Config = cfg
 	s, err := provider.Scheme()
@@ -75,7 +75,7 @@ func StartCrossplane(ctx context.Context, xpkg string) (_ *Env, err error) {
 	if e.Kube, err = client.New(cfg, client.Options{Scheme: s}); err != nil {
 		return nil, err
 	}
-	xp, err := crossplane.Start(ctx, e.cp, e.Kube, dir)
+	xp, err := crossplane.Start(ctx, e.ControlPlane, e.Kube, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func StartCrossplane(ctx context.Context, xpkg string) (_ *Env, err error) {
 	if _, err := crossplane.Install(ctx, e.Kube, ref); err != nil {
 		return nil, fmt.Errorf("%w\nCrossplane's logs:\n%s", err, xp.Logs())
 	}
-	if c.proc, err = crossplane.RunProvider(ctx, e.Kube, e.cp, xpkg, dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...); err != nil {
+	if c.proc, err = crossplane.RunProvider(ctx, e.Kube, e.ControlPlane, xpkg, dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...); err != nil {
 		return nil, err
 	}
 	e.teardown = append(e.teardown, c.proc.Stop)
@@ -133,4 +133,23 @@ func (c *processCluster) ProviderMetrics(t *testing.T) []*dto.MetricFamily {
 		t.Fatal(err)
 	}
 	return s.Families()
+}
+
+// CrossplaneRan ends a run of StartCrossplane whose scenarios exited with
+// code: a Crossplane that stopped fails the run, and a failed run writes
+// the provider's and Crossplane's logs to provider.log and crossplane.log in
+// the working directory. It returns the run's exit code.
+func CrossplaneRan(e *Env, code int) int {
+	c := e.Cluster.(*processCluster)
+	if err := c.crossplane.Running(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		code = 1
+	}
+	if code != 0 {
+		fmt.Fprintf(os.Stderr, "provider logs: %s\n", c.proc.LogPath())
+		_ = os.WriteFile("provider.log", []byte(c.proc.Logs()), 0o600)
+		_ = os.WriteFile("crossplane.log", []byte(c.crossplane.Logs()), 0o600)
+		fmt.Println("provider and Crossplane logs written to test/e2e/provider.log and test/e2e/crossplane.log")
+	}
+	return code
 }

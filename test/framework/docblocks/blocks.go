@@ -14,12 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package docs runs the documentation: it extracts the shell and YAML code
-// blocks of the tutorial, the how-to pages, the troubleshooting page and
-// the README, and its tests run them against the local test bed. It owns
-// the markers a page uses to say how a block runs; it must not skip a
-// block that has no marker.
-package docs
+// Package docblocks reads a documentation page's fenced code blocks and the
+// markers a page uses to say how a block runs: test/docs runs the pages'
+// blocks, test/crossplane the install guide's. It must not skip a block that
+// has no marker.
+package docblocks
 
 import (
 	"bufio"
@@ -176,4 +175,16 @@ func CLICommands(page []byte) []string {
 		}
 	}
 	return out
+}
+
+// LooksLikeCommands says whether an unlabelled block starts with a
+// command a reader would type, rather than with output.
+func LooksLikeCommands(text string) bool {
+	first, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	for _, cmd := range []string{"kubectl ", "curl ", "make ", "go ", "export ", "crank ", "helm "} {
+		if strings.HasPrefix(first, cmd) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package testenv
 
 import (
 	"context"
@@ -45,9 +45,9 @@ import (
 // TokenKey is the Secret key that holds the Coder session token in tests.
 const TokenKey = "token"
 
-// waitLong bounds a wait for the provider to act on a change: a
+// WaitLong bounds a wait for the provider to act on a change: a
 // reconcile, a poll, a sweep.
-const waitLong = 60 * time.Second
+const WaitLong = 60 * time.Second
 
 var nsSeq atomic.Int64
 
@@ -55,7 +55,7 @@ var nsSeq atomic.Int64
 // test ends.
 func (e *Env) Namespace(t *testing.T) string {
 	t.Helper()
-	name := fmt.Sprintf("t%d-%s", nsSeq.Add(1), strings.ToLower(sanitize(t.Name())))
+	name := fmt.Sprintf("t%d-%s", nsSeq.Add(1), strings.ToLower(Sanitize(t.Name())))
 	if len(name) > 50 {
 		name = strings.TrimRight(name[:50], "-")
 	}
@@ -101,7 +101,9 @@ func (e *Env) cleanNamespace(t *testing.T, ns string) {
 	}
 }
 
-func sanitize(s string) string {
+// Sanitize makes s (a test's name) fit a Kubernetes name: lower case,
+// letters, digits and dashes.
+func Sanitize(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -260,7 +262,7 @@ func (e *Env) ProviderConfigFromSecret(t *testing.T, ns, secret string) *namespa
 // reads its token from the named Secret.
 func (e *Env) ProviderConfigFromSecretNamed(t *testing.T, ns, name, secret string) *namespacedv1alpha1.ProviderConfig {
 	t.Helper()
-	pc := providerConfigOf(ns, name, e.Cluster.Coder(t).URL(), secret)
+	pc := ProviderConfigOf(ns, name, e.Cluster.Coder(t).URL(), secret)
 	e.Create(t, pc)
 	return pc
 }
@@ -271,18 +273,18 @@ func (e *Env) ProviderConfigFromSecretNamed(t *testing.T, ns, name, secret strin
 func (e *Env) ReadyProviderConfigOf(t *testing.T, ns string, c Coder, mutate func(*namespacedv1alpha1.ProviderConfig)) *namespacedv1alpha1.ProviderConfig {
 	t.Helper()
 	e.TokenSecret(t, ns, "coder-token", c.Token())
-	pc := providerConfigOf(ns, "default", c.URL(), "coder-token")
+	pc := ProviderConfigOf(ns, "default", c.URL(), "coder-token")
 	if mutate != nil {
 		mutate(pc)
 	}
 	e.Create(t, pc)
-	e.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, waitLong)
+	e.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, WaitLong)
 	return pc
 }
 
-// providerConfigOf is a namespaced ProviderConfig of the Coder at url that
+// ProviderConfigOf is a namespaced ProviderConfig of the Coder at url that
 // reads its token from the Secret named secret.
-func providerConfigOf(ns, name, url, secret string) *namespacedv1alpha1.ProviderConfig {
+func ProviderConfigOf(ns, name, url, secret string) *namespacedv1alpha1.ProviderConfig {
 	return &namespacedv1alpha1.ProviderConfig{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
 		Spec: common.LocalProviderConfigSpec{
@@ -319,8 +321,4 @@ func (e *Env) Update(t *testing.T, o client.Object, mutate func()) error {
 		mutate()
 		return e.Kube.Update(context.Background(), o)
 	})
-}
-
-func codersdkKeyRequest(name string) codersdk.CreateAIGatewayKeyRequest {
-	return codersdk.CreateAIGatewayKeyRequest{Name: name}
 }

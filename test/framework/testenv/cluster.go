@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package testenv
 
 import (
 	"net/url"
@@ -80,6 +80,13 @@ type Coder interface {
 // localCluster is the control plane of StartLocal.
 type localCluster struct{ e *Env }
 
+// IsLocal reports whether c is the provider run in the test binary's own
+// process (StartLocal).
+func IsLocal(c Cluster) bool {
+	_, ok := c.(localCluster)
+	return ok
+}
+
 func (c localCluster) Coder(*testing.T) Coder { return localCoder{c.e.Coder} }
 
 func (c localCluster) SpareCoder(t *testing.T) Coder {
@@ -136,9 +143,9 @@ func (c localCoder) SDK(t *testing.T) *codersdk.Client {
 	return cl
 }
 
-// counter returns the value of the counter name with the label, 0 if the
+// Counter returns the value of the counter name with the label, 0 if the
 // provider has not counted it yet.
-func counter(mfs []*dto.MetricFamily, name, label, value string) float64 {
+func Counter(mfs []*dto.MetricFamily, name, label, value string) float64 {
 	for _, mf := range mfs {
 		if mf.GetName() != name {
 			continue
@@ -154,8 +161,8 @@ func counter(mfs []*dto.MetricFamily, name, label, value string) float64 {
 	return 0
 }
 
-// liveKey reports whether Coder holds a key with the id.
-func liveKey(c Coder, id string) bool {
+// LiveKey reports whether Coder holds a key with the id.
+func LiveKey(c Coder, id string) bool {
 	for _, row := range c.Keys() {
 		if row.ID.String() == id {
 			return true
@@ -164,8 +171,8 @@ func liveKey(c Coder, id string) bool {
 	return false
 }
 
-// keysNamed returns Coder's keys named name.
-func keysNamed(c Coder, name string) []fakecoder.KeyRow {
+// KeysNamed returns Coder's keys named name.
+func KeysNamed(c Coder, name string) []fakecoder.KeyRow {
 	var out []fakecoder.KeyRow
 	for _, k := range c.Keys() {
 		if k.Name == name {

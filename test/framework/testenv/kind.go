@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package testenv
 
 import (
 	"bytes"
@@ -316,9 +316,9 @@ func (c *remoteCoder) SDK(*testing.T) *codersdk.Client {
 	return cl
 }
 
-// rbacFailures returns what the provider's RBAC refused, from the denials
+// RBACFailures returns what the provider's RBAC refused, from the denials
 // recorded in process or from the logs of every provider pod of the run.
-func (e *Env) rbacFailures() []string {
+func (e *Env) RBACFailures() []string {
 	var out []string
 	if e.Denials != nil {
 		out = append(out, e.Denials.All()...)

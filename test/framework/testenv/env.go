@@ -14,12 +14,14 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package e2e holds the scenario tests: the real provider, running the same
-// code as the binary, against a real Kubernetes control plane (etcd,
-// kube-apiserver, kube-controller-manager) and a fake Coder that behaves like
-// the real server. Time is compressed through the provider's own knobs
-// (poll interval, ProviderConfig deletion bounds), never by stubbing clocks.
-package e2e
+// Package testenv starts what the scenario suites run on: a cluster with the
+// provider running (in this process on the local control plane, as the
+// process Crossplane installed, or as a pod on kind) and the Coder it talks
+// to (the fake, or the real server), and gives a scenario its helpers on it.
+// test/e2e, test/interleave, test/argocdsync and hack/bench use it. Time is
+// compressed through the provider's own knobs (poll interval, ProviderConfig
+// deletion bounds), never by stubbing clocks.
+package testenv
 
 import (
 	"bytes"
@@ -60,9 +62,14 @@ type Env struct {
 	// Denials records every request of the provider that RBAC refused.
 	Denials *Denials
 
-	cp       *controlplane.ControlPlane
+	// ControlPlane is the control plane the test binary started, nil on a
+	// cluster it did not (kind).
+	ControlPlane *controlplane.ControlPlane
+	// Options are the provider's options where it runs in this process
+	// (StartLocal), its production defaults elsewhere.
+	Options provider.Options
+
 	provider *runningProvider
-	opts     provider.Options
 	// providerConfig authenticates as the provider's ServiceAccount, bound
 	// to exactly the ClusterRoles a Crossplane installation gives it.
 	providerConfig *rest.Config
@@ -92,7 +99,7 @@ func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 	// test's throttle, not the provider.
 	cfg := rest.CopyConfig(cp.Config)
 	cfg.QPS, cfg.Burst = 200, 400
-	e := &Env{Config: cfg, cp: cp, Logs: &LogBuffer{}, Denials: &Denials{}, opts: o}
+	e := &Env{Config: cfg, ControlPlane: cp, Logs: &LogBuffer{}, Denials: &Denials{}, Options: o}
 	e.Cluster = localCluster{e}
 	defer func() {
 		if err != nil {
@@ -114,10 +121,10 @@ func StartLocal(ctx context.Context, o provider.Options) (_ *Env, err error) {
 	}
 	// The provider runs in its ServiceAccount's namespace, as Crossplane
 	// runs it (POD_NAMESPACE), and keeps its own Secrets there.
-	if e.opts.Namespace == "" {
-		e.opts.Namespace = packagerbac.ServiceAccountNamespace
+	if e.Options.Namespace == "" {
+		e.Options.Namespace = packagerbac.ServiceAccountNamespace
 	}
-	if err := e.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.opts.Namespace}}); err != nil && !kerrors.IsAlreadyExists(err) {
+	if err := e.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: e.Options.Namespace}}); err != nil && !kerrors.IsAlreadyExists(err) {
 		return nil, err
 	}
 	// The provider's client is paced as in production; cfg's limits are
@@ -145,8 +152,8 @@ func (e *Env) Stop() {
 		e.teardown[i]()
 	}
 	e.teardown = nil
-	if e.cp != nil {
-		_ = e.cp.Stop()
+	if e.ControlPlane != nil {
+		_ = e.ControlPlane.Stop()
 	}
 }
 
@@ -171,7 +178,7 @@ func GrantPackageRBAC(ctx context.Context, kube client.Client) error {
 }
 
 // KubeconfigPath is an admin kubeconfig for kubectl.
-func (e *Env) KubeconfigPath() string { return e.cp.KubeconfigPath }
+func (e *Env) KubeconfigPath() string { return e.ControlPlane.KubeconfigPath }
 
 type runningProvider struct {
 	cancel context.CancelFunc
@@ -183,7 +190,7 @@ func (e *Env) StartProvider() error {
 	if e.provider != nil {
 		return nil
 	}
-	o := e.opts
+	o := e.Options
 	o.LogOutput = e.Logs
 	o.MetricsBindAddress = "0"
 	o.HealthProbeBindAddress = "0"

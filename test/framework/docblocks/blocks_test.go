@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package docs
+package docblocks
 
 import (
 	"testing"
@@ -81,8 +81,8 @@ func TestAnUnlabelledBlockOfCommandsIsToldFromOutput(t *testing.T) {
 		"NAME      READY   URL\ndefault   True\n":  false,
 		"Ready   False   CoderUnreachable   GET\n": false,
 	} {
-		if got := looksLikeCommands(text); got != want {
-			t.Errorf("looksLikeCommands(%q) = %v, want %v", text, got, want)
+		if got := LooksLikeCommands(text); got != want {
+			t.Errorf("LooksLikeCommands(%q) = %v, want %v", text, got, want)
 		}
 	}
 }

@@ -14,10 +14,11 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package e2e
+package testenv
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -43,6 +44,23 @@ var errNoFaults = errors.New("the real Coder injects no faults; use the fake for
 type realCoder struct{ c *realcoder.Coder }
 
 var _ Coder = realCoder{}
+
+// IsReal reports whether c is the real Coder server.
+func IsReal(c Coder) bool {
+	_, ok := c.(realCoder)
+	return ok
+}
+
+// StoredKeyIs reports whether Coder stored plaintext as the key of row: the
+// fake keeps the plaintext, the real server its SHA-256.
+func StoredKeyIs(c Coder, row fakecoder.KeyRow, plaintext []byte) bool {
+	want := sha256.Sum256(plaintext)
+	if r, ok := c.(realCoder); ok {
+		h, found := r.hashedSecret(row.ID.String())
+		return found && string(h) == string(want[:])
+	}
+	return sha256.Sum256([]byte(row.Key)) == want
+}
 
 // sharedRealCoder is started by the first scenario that needs it and
 // stopped by StopRealCoder at the end of the run: one PostgreSQL and one
@@ -166,15 +184,15 @@ func (r realCoder) hashedSecret(id string) ([]byte, bool) {
 	return nil, false
 }
 
-// isNotFound reports whether err is Coder's 404.
-func isNotFound(err error) bool {
+// IsNotFound reports whether err is Coder's 404.
+func IsNotFound(err error) bool {
 	var se *codersdk.Error
 	return errors.As(err, &se) && se.StatusCode() == http.StatusNotFound
 }
 
-// skipUnlessServesKeys skips a scenario that needs AI Gateway keys on a
+// SkipUnlessServesKeys skips a scenario that needs AI Gateway keys on a
 // Coder that does not serve them (the real one without a licence).
-func skipUnlessServesKeys(t *testing.T, c Coder) {
+func SkipUnlessServesKeys(t *testing.T, c Coder) {
 	t.Helper()
 	if !c.ServesKeys() {
 		t.Skip(realcoder.UnlicensedSkip)
