@@ -866,10 +866,10 @@ var Mutations = []Mutation{
 	{
 		// Issue 27, docs: a skip marker without its reason skips a block.
 		Name: "docs-skip-without-a-reason",
-		File: "test/docs/blocks.go",
+		File: "test/framework/docblocks/blocks.go",
 		Old:  "if !ok || !ok2 || strings.TrimSpace(why) == \"\" {",
 		New:  "if (!ok || !ok2) && false {",
-		Pkgs: []string{"./test/docs/"},
+		Pkgs: []string{"./test/framework/docblocks/"},
 		Run:  "^TestAMarkerThatSkipsNothingIsAnError$",
 	},
 	{
