@@ -90,13 +90,14 @@ func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) e
 	return nil
 }
 
-// Managed reports whether a live managed resource other than the claim's
-// owner names an id as its external name: an object one of them manages
-// belongs to it (it was imported), whatever a record of an earlier owner
-// says. Nil manages nothing.
-type Managed func(id string) bool
+// Held reports whether a live managed resource other than the claim's
+// owner holds an id (records.Holders decides who does): an object another
+// resource holds is its own (it imported it), whatever a record of an
+// earlier owner says, and is never deleted for the claim. Nil holds
+// nothing.
+type Held func(id string) bool
 
-func (m Managed) has(id string) bool { return m != nil && m(id) }
+func (h Held) has(id string) bool { return h != nil && h(id) }
 
 // IsStillPresent reports whether err is, or wraps, an object still in
 // Coder after its delete.

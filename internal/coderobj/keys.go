@@ -61,12 +61,12 @@ func NameIs(name string) func(string) bool {
 	return func(n string) bool { return name != "" && n == name }
 }
 
-// OwnedKeys returns the keys of list the claim names, skipping those a live
-// managed resource manages.
-func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, m Managed) []codersdk.AIGatewayKey {
+// OwnedKeys returns the keys of list the claim names, skipping those another
+// resource holds.
+func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, held Held) []codersdk.AIGatewayKey {
 	var out []codersdk.AIGatewayKey
 	for _, k := range list {
-		if c.Names(k) && !m.has(k.ID.String()) {
+		if c.Names(k) && !held.has(k.ID.String()) {
 			out = append(out, k)
 		}
 	}
@@ -89,9 +89,9 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 // FindKeys lists the keys once and returns, per claim, the ids of the keys
 // it names that may be deleted, and per claim its failure: the list's, or
 // a key the claim names that Coder dated before the claim's NotBefore,
-// which is not the claim's to delete and not absent either. Keys a live
-// managed resource manages are not the claim's anymore. It only reads.
-func FindKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Managed) ([][]uuid.UUID, []error) {
+// which is not the claim's to delete and not absent either. Keys another
+// resource holds are not the claim's anymore. It only reads.
+func FindKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, held Held) ([][]uuid.UUID, []error) {
 	ids, errs := make([][]uuid.UUID, len(claims)), make([]error, len(claims))
 	list, err := cl.ListKeys(ctx)
 	if err != nil {
@@ -103,7 +103,7 @@ func FindKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Manage
 	// The list's answer dates Coder's clock.
 	clock := cl.Clock()
 	for i, c := range claims {
-		for _, k := range OwnedKeys(list, c, m) {
+		for _, k := range OwnedKeys(list, c, held) {
 			if err := notBefore("key "+k.ID.String(), k.CreatedAt, c.NotBefore, clock); err != nil {
 				errs[i] = cmp.Or(errs[i], err)
 				continue
@@ -117,12 +117,12 @@ func FindKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Manage
 // SweepKeys deletes the keys of every claim and verifies their absence with
 // one list before and one after all the deletes, however many claims there
 // are (the first alone when it shows none to delete). It returns an error
-// per claim, nil for a verified absence. Keys a live managed resource
-// manages are left alone and not the claim's anymore. A key the claim names
+// per claim, nil for a verified absence. Keys another resource
+// holds are left alone and not the claim's anymore. A key the claim names
 // that Coder dated before the claim's NotBefore is not deleted, and not
 // absent either: its claim fails.
-func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Managed) []error {
-	ids, errs := FindKeys(ctx, cl, claims, m)
+func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, held Held) []error {
+	ids, errs := FindKeys(ctx, cl, claims, held)
 	deleted := false
 	for i := range claims {
 		if err := DeleteKeys(ctx, cl, ids[i]...); err != nil {
@@ -135,7 +135,7 @@ func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, m Manag
 		// absence of every key it lacks.
 		return errs
 	}
-	left, after := FindKeys(ctx, cl, claims, m)
+	left, after := FindKeys(ctx, cl, claims, held)
 	for i := range claims {
 		switch {
 		case errs[i] != nil:

@@ -46,12 +46,12 @@ type ProviderClaim struct {
 
 // FindProviders returns the providers in Coder the claim owns: the one of
 // its id, and the one of its name if the claim's create attempt made it.
-// Providers a live managed resource manages are not the claim's. The
+// Providers another resource holds are not the claim's. The
 // provider of its id dated before NotBefore is an error (ErrPredates): not
 // the claim's, yet not absent.
-func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, m Managed) ([]codersdk.AIProvider, error) {
+func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, held Held) ([]codersdk.AIProvider, error) {
 	var out []codersdk.AIProvider
-	if c.ID != "" && !m.has(c.ID) {
+	if c.ID != "" && !held.has(c.ID) {
 		p, err := cl.GetProvider(ctx, c.ID)
 		switch {
 		case err == nil:
@@ -73,7 +73,7 @@ func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, m Man
 	if err != nil {
 		return nil, err
 	}
-	if p.ID.String() == c.ID || m.has(p.ID.String()) {
+	if p.ID.String() == c.ID || held.has(p.ID.String()) {
 		return out, nil
 	}
 	ours, err := CreatedByAttempt(p.CreatedAt, c.Attempt, cl.Timeout(), cl.Clock())
@@ -97,8 +97,8 @@ func DeleteProvider(ctx context.Context, cl *coder.Client, id string) error {
 
 // SweepProvider deletes the providers of a claim and verifies their absence
 // with a fresh read of each: nil only when none is left.
-func SweepProvider(ctx context.Context, cl *coder.Client, c ProviderClaim, m Managed) error {
-	found, err := FindProviders(ctx, cl, c, m)
+func SweepProvider(ctx context.Context, cl *coder.Client, c ProviderClaim, held Held) error {
+	found, err := FindProviders(ctx, cl, c, held)
 	if err != nil {
 		return err
 	}

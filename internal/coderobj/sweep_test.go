@@ -83,9 +83,9 @@ func TestSweepLeavesAKeyALiveResourceManages(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A new resource imported the key by its external name.
-	managed := Managed(func(id string) bool { return id == k.ID.String() })
+	held := Held(func(id string) bool { return id == k.ID.String() })
 	claim := KeyClaim{IDs: []string{k.ID.String()}, Name: NameIs("team-a-gw-0123abcd")}
-	if errs := SweepKeys(ctx, cl, []KeyClaim{claim}, managed); errs[0] != nil {
+	if errs := SweepKeys(ctx, cl, []KeyClaim{claim}, held); errs[0] != nil {
 		t.Fatalf("SweepKeys: %v", errs[0])
 	}
 	if len(s.Keys()) != 1 {
@@ -109,7 +109,7 @@ func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		attempt time.Duration // before the provider's creation
-		managed bool
+		held    bool
 		stale   bool
 		wantDel bool
 	}{
@@ -126,7 +126,7 @@ func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
 			reason: "the attempt certainly wrote nothing",
 		},
 		"ImportedByALiveResource": {
-			reason: "a live resource manages it now", attempt: time.Second, managed: true,
+			reason: "another resource holds it now", attempt: time.Second, held: true,
 		},
 	}
 	for name, tc := range cases {
@@ -144,8 +144,8 @@ func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
 			if tc.attempt > 0 {
 				c.Attempt = p.CreatedAt.Add(-tc.attempt)
 			}
-			var m Managed
-			if tc.managed {
+			var m Held
+			if tc.held {
 				m = func(id string) bool { return id == p.ID.String() }
 			}
 			if err := SweepProvider(ctx, cl, c, m); err != nil {

@@ -129,7 +129,7 @@ func claimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) 
 // second result is the first failure to find out; an object whose holders
 // could not be read counts as held meanwhile, so nothing is deleted on a
 // guess, and the failure fails the verification.
-func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed) (coderobj.Managed, func() error) {
+func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed) (coderobj.Held, func() error) {
 	var first error
 	self := string(mg.GetUID())
 	held := func(id string) bool {

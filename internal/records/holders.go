@@ -58,7 +58,7 @@ func HoldersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed) Ho
 
 // Except is what resources other than those of uids hold: the objects
 // coderobj must leave alone when it deletes for uids.
-func (h Holders) Except(uids ...string) coderobj.Managed {
+func (h Holders) Except(uids ...string) coderobj.Held {
 	return func(id string) bool {
 		return slices.ContainsFunc(h[id], func(uid string) bool { return !slices.Contains(uids, uid) })
 	}

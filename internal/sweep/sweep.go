@@ -321,12 +321,12 @@ func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.Clea
 // absence. A sweeper that may not look by name (not the creator) cannot
 // verify the absence of a provider the record knows by name only: the
 // record stays, for its creator to sweep.
-func (s *Sweeper) sweepProvider(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, byName bool, m coderobj.Managed) error {
+func (s *Sweeper) sweepProvider(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, byName bool, held coderobj.Held) error {
 	c, err := records.ProviderClaimOf(rec, byName)
 	if err != nil {
 		return err
 	}
-	return coderobj.SweepProvider(ctx, cl, c, m)
+	return coderobj.SweepProvider(ctx, cl, c, held)
 }
 
 // managing reads every managed resource past the cache, since a stale read

@@ -494,7 +494,7 @@ func tail(s string, n int) string {
 func TestHoldAndRecordsScenariosUnderCrossplane(t *testing.T) {
 	requirements(t)
 	xpkg := release(t).Local()
-	args := []string{"test", "-count=1", "-v", "-timeout=30m", "-run", kind.Scenarios}
+	args := []string{"test", "-count=1", "-v", "-timeout=30m", "-run", kind.ScenarioPattern()}
 	if providerprocess.RaceEnabled() {
 		args = append(args, "-race")
 	}

@@ -44,12 +44,12 @@ import (
 // the real thing.
 
 // onBothCoders runs scenario against the fake ("fake") and the real Coder
-// ("real"; skipped when it is not built, failed under
-// PROVIDER_CODER_REQUIRE_CODER). A scenario with keys asks c.ServesKeys:
+// ("real"; skipped when it is not built or the provider cannot reach it, as
+// in kind; failed under PROVIDER_CODER_REQUIRE_CODER when it is not built). A scenario with keys asks c.ServesKeys:
 // the real Coder serves them only with a licence.
 func onBothCoders(t *testing.T, scenario func(t *testing.T, c testenv.Coder)) {
 	t.Run("fake", func(t *testing.T) { scenario(t, env.Cluster.Coder(t)) })
-	t.Run("real", func(t *testing.T) { scenario(t, testenv.RealCoder(t)) })
+	t.Run("real", func(t *testing.T) { scenario(t, env.Cluster.RealCoder(t)) })
 }
 
 // onBothCodersWithKeys is onBothCoders for a scenario about AI Gateway

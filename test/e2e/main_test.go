@@ -107,7 +107,7 @@ func TestMain(m *testing.M) {
 // an in-process fake Coder.
 func runOnKind(m *testing.M, kubeconfig string) int {
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "" {
-		_ = f.Value.Set(kind.Scenarios)
+		_ = f.Value.Set(kind.ScenarioPattern())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	e, err := testenv.StartKind(ctx, kubeconfig)
@@ -144,7 +144,7 @@ func checkRBAC(e *testenv.Env, code int) int {
 // unless -run says otherwise) against StartCrossplane's cluster.
 func runOnCrossplane(m *testing.M, xpkg string) int {
 	if f := flag.Lookup("test.run"); f != nil && f.Value.String() == "" {
-		_ = f.Value.Set(kind.Scenarios)
+		_ = f.Value.Set(kind.ScenarioPattern())
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	e, err := testenv.StartCrossplane(ctx, xpkg)

@@ -24,6 +24,7 @@ package kind
 
 import (
 	"fmt"
+	"strings"
 )
 
 // EnvKubeconfig points test/e2e at a cluster this package set up instead of
@@ -43,12 +44,19 @@ const (
 	CoderNamespace = "fakecoder"
 	// CoderName is the fake Coder every scenario shares.
 	CoderName = "fakecoder"
-	// SpareCoders is how many more fake Coders run, each for one scenario
-	// that needs a deployment of its own.
-	SpareCoders = 3
-	CoderPort   = 3000
-	AdminPort   = 3001
+	CoderPort = 3000
+	AdminPort = 3001
 )
+
+// SpareCoders is how many more fake Coders run, each for one scenario that
+// needs a deployment of its own: as many as the Scenarios take together.
+func SpareCoders() int {
+	n := 0
+	for _, s := range Scenarios {
+		n += s.Spares
+	}
+	return n
+}
 
 // SpareCoderName names the i-th spare fake Coder, from 1.
 func SpareCoderName(i int) string { return fmt.Sprintf("%s-spare-%d", CoderName, i) }
@@ -56,7 +64,7 @@ func SpareCoderName(i int) string { return fmt.Sprintf("%s-spare-%d", CoderName,
 // CoderNames are every fake Coder's name.
 func CoderNames() []string {
 	out := []string{CoderName}
-	for i := 1; i <= SpareCoders; i++ {
+	for i := 1; i <= SpareCoders(); i++ {
 		out = append(out, SpareCoderName(i))
 	}
 	return out
@@ -79,6 +87,59 @@ func ProviderArgs() []string {
 	}
 }
 
-// Scenarios selects the test/e2e scenarios that run on kind: the hold and
-// records scenarios (hold_test.go, sweep_test.go).
-const Scenarios = "^(TestHold|TestNamespaceDeletion|TestCredentialsFinalizer|TestStrippedFinalizers|TestOrphanLeavesNoRecord|TestClusterProviderConfigSecretHeld|TestSweep|TestProviderKilledMidCreate|TestProviderConfigWithSweepOff|TestFailedSweep)"
+// Scenario is a test/e2e scenario that runs on kind, and how many spare
+// fake Coders it takes: the env.Cluster.SpareCoder calls it makes, which
+// TestScenariosTakeTheSpareCodersTheyDeclare counts in its source.
+type Scenario struct {
+	Test   string
+	Spares int
+}
+
+// Scenarios are the test/e2e scenarios that run on kind: the hold and
+// records scenarios. Each is named whole, so a new test is not selected by
+// a prefix without the spare fake Coders it takes.
+var Scenarios = []Scenario{
+	{Test: "TestClusterProviderConfigSecretHeldWhileItsNamespaceIsDeleted"},
+	{Test: "TestCredentialsFinalizerLeavesARemovedCASecret"},
+	{Test: "TestCredentialsFinalizerLeavesARepointedTokenSecret"},
+	{Test: "TestCredentialsFinalizerLeavesSharedSecretsWhenNamespacesAreDeleted"},
+	{Test: "TestCredentialsFinalizerLeavesWhenTheHoldIsStrippedByHand"},
+	{Test: "TestCredentialsFinalizerLeavesWithTheLastProviderConfig"},
+	{Test: "TestCredentialsFinalizerSharedByClusterAndLegacyProviderConfigs"},
+	{Test: "TestFailedSweepIsRetriedWithinSeconds"},
+	{Test: "TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig"},
+	{Test: "TestHoldIsBoundedWhenDeletesKeepFailing"},
+	{Test: "TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes"},
+	{Test: "TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes"},
+	{Test: "TestHoldLetsAForegroundDeletionDeleteEverythingInCoder"},
+	{Test: "TestHoldLetsDependentsDeleteWhenEverythingIsDeletedAtOnce"},
+	{Test: "TestHoldReleasesAfterLiveDependentTimeout"},
+	{Test: "TestHoldResumesAfterProviderRestart"},
+	{Test: "TestHoldWhenEverythingIsDeletedAtOnceOnBothCoders"},
+	{Test: "TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete"},
+	{Test: "TestNamespaceDeletionWithCoderDownReleasesEarly"},
+	{Test: "TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout"},
+	{Test: "TestNamespaceDeletionWithCoderStoppedIsSweptAfterRestartOnBothCoders"},
+	{Test: "TestNamespaceDeletionWithCoderUpDeletesEverything"},
+	{Test: "TestNamespaceDeletionWithCoderUpLeavesNoRowsOnBothCoders"},
+	{Test: "TestOrphanLeavesNoRecord"},
+	{Test: "TestProviderConfigWithSweepOffLeavesRecords", Spares: 1},
+	{Test: "TestProviderKilledMidCreateLeavesOneKeyAndOneRecord"},
+	{Test: "TestStrippedFinalizersLeaveRecordsThatAreSwept"},
+	{Test: "TestSweepClears500AbandonedRecordsAndTheirKeysInBound"},
+	{Test: "TestSweepDeletesTheLiveKeyWhenTheRecordedIDIsStale", Spares: 1},
+	{Test: "TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete", Spares: 2},
+	{Test: "TestSweepLeavesAProviderSomeoneElseCreatedLater", Spares: 1},
+	{Test: "TestSweepNeverTouchesAnotherDeploymentsRecords", Spares: 1},
+	{Test: "TestSweepRunsWhenAProviderConfigOfTheDeploymentTurnsReady", Spares: 1},
+}
+
+// ScenarioPattern is the go test -run pattern that selects Scenarios and
+// nothing else.
+func ScenarioPattern() string {
+	names := make([]string, len(Scenarios))
+	for i, s := range Scenarios {
+		names[i] = s.Test
+	}
+	return "^(" + strings.Join(names, "|") + ")$"
+}

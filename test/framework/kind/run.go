@@ -376,5 +376,5 @@ func (r *runner) installProvider(ctx context.Context) error {
 
 func (r *runner) runScenarios(ctx context.Context) error {
 	return r.run(ctx, r.o.Root, []string{EnvKubeconfig + "=" + r.path("kubeconfig")},
-		"go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", Scenarios)
+		"go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", ScenarioPattern())
 }

@@ -38,6 +38,10 @@ type Cluster interface {
 	Coder(t *testing.T) Coder
 	// SpareCoder is a fake Coder of another deployment, for t alone.
 	SpareCoder(t *testing.T) Coder
+	// RealCoder is the shared real Coder where the provider can reach it,
+	// started on first use; it skips t where the real Coder cannot run or
+	// the provider cannot reach it (in kind).
+	RealCoder(t *testing.T) Coder
 	// RestartProvider stops the provider as a crash would and waits until
 	// it runs again.
 	RestartProvider(t *testing.T)
@@ -88,6 +92,8 @@ func IsLocal(c Cluster) bool {
 }
 
 func (c localCluster) Coder(*testing.T) Coder { return localCoder{c.e.Coder} }
+
+func (c localCluster) RealCoder(t *testing.T) Coder { t.Helper(); return RealCoder(t) }
 
 func (c localCluster) SpareCoder(t *testing.T) Coder {
 	t.Helper()

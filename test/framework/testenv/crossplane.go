@@ -113,6 +113,13 @@ func (c *processCluster) Coder(*testing.T) Coder { return localCoder{c.e.Coder} 
 
 func (c *processCluster) SpareCoder(t *testing.T) Coder { return localCluster{c.e}.SpareCoder(t) }
 
+// RealCoder is the shared real Coder: the provider's process runs on this
+// host and reaches its loopback.
+func (c *processCluster) RealCoder(t *testing.T) Coder {
+	t.Helper()
+	return localCluster{c.e}.RealCoder(t)
+}
+
 // RestartProvider kills the provider with SIGKILL, as a crash would, and
 // starts it again.
 func (c *processCluster) RestartProvider(t *testing.T) {
