@@ -140,7 +140,14 @@ func run(pkg string, n int, by string, always, skip []string, race bool, timeout
 		wg.Go(func() { s.run(bin, pkgDir, timeout) })
 	}
 	wg.Wait()
+	return report(pkg, shards, show)
+}
 
+// report prints a line per shard, the failures of each failed one, the lines
+// show matches and the slowest tests, and is the exit code: 1 when a shard
+// failed.
+func report(pkg string, shards []shard, show *regexp.Regexp) int {
+	total := len(shards)
 	code := 0
 	var slow []result
 	for _, s := range shards {

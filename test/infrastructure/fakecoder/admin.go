@@ -173,181 +173,200 @@ func (e ProviderEdit) Apply(p *ProviderRow) {
 func (s *Server) adminHandler(standalone bool) http.Handler {
 	mux := http.NewServeMux()
 	const p = "/fakecoder/admin"
-	mux.HandleFunc("GET "+p+"/config", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.adminConfig())
-	})
-	mux.HandleFunc("PATCH "+p+"/config", func(w http.ResponseWriter, r *http.Request) {
-		var patch AdminConfigPatch
-		if !decodeAdmin(w, r, &patch) {
-			return
-		}
-		s.mu.Lock()
-		if patch.Token != nil {
-			s.token = *patch.Token
-		}
-		if patch.Owner != nil {
-			s.owner = *patch.Owner
-		}
-		if patch.Licensed != nil {
-			s.licensed = *patch.Licensed
-		}
-		if patch.AIGatewayEnabled != nil {
-			s.aiGatewayEnabled = *patch.AIGatewayEnabled
-		}
-		s.mu.Unlock()
-		writeJSON(w, http.StatusOK, s.adminConfig())
-	})
-	mux.HandleFunc("GET "+p+"/faults", func(w http.ResponseWriter, _ *http.Request) {
-		out := map[string]AdminFault{}
-		for e, f := range s.Faults() {
-			out[e] = adminFault(f)
-		}
-		writeJSON(w, http.StatusOK, out)
-	})
-	mux.HandleFunc("PUT "+p+"/faults", func(w http.ResponseWriter, r *http.Request) {
-		var a AdminFault
-		if !decodeAdmin(w, r, &a) {
-			return
-		}
-		f, err := a.fault()
-		if err == nil {
-			err = s.SetFault(a.Endpoint, f)
-		}
-		if err != nil {
-			adminError(w, http.StatusBadRequest, err)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("DELETE "+p+"/faults", func(w http.ResponseWriter, r *http.Request) {
-		if e := r.URL.Query().Get("endpoint"); e != "" {
-			s.ClearFault(e)
-		} else {
-			s.ClearFaults()
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("GET "+p+"/requests", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.RequestCounts())
-	})
-	mux.HandleFunc("DELETE "+p+"/requests", func(w http.ResponseWriter, _ *http.Request) {
-		s.ResetCounts()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("GET "+p+"/keys", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.Keys())
-	})
-	mux.HandleFunc("POST "+p+"/keys/{id}/heartbeat", func(w http.ResponseWriter, r *http.Request) {
-		id, err := uuid.Parse(r.PathValue("id"))
-		if err != nil {
-			adminError(w, http.StatusBadRequest, err)
-			return
-		}
-		var body struct {
-			At *time.Time `json:"at"`
-		}
-		if r.ContentLength != 0 && !decodeAdmin(w, r, &body) {
-			return
-		}
-		at := s.now()
-		if body.At != nil {
-			at = *body.At
-		}
-		if err := s.Heartbeat(id, at); err != nil {
-			adminError(w, http.StatusNotFound, err)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("GET "+p+"/serve", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.OpenSessions())
-	})
-	mux.HandleFunc("GET "+p+"/providers", func(w http.ResponseWriter, r *http.Request) {
-		rows := s.Providers(r.URL.Query().Get("include_deleted") == "true")
-		if rows == nil {
-			rows = []ProviderRow{}
-		}
-		writeJSON(w, http.StatusOK, rows)
-	})
-	mux.HandleFunc("PATCH "+p+"/providers/{idOrName}", func(w http.ResponseWriter, r *http.Request) {
-		var edit ProviderEdit
-		if !decodeAdmin(w, r, &edit) {
-			return
-		}
-		row, err := s.EditProvider(r.PathValue("idOrName"), edit.Apply)
-		switch {
-		case errors.Is(err, ErrNotFound):
-			adminError(w, http.StatusNotFound, err)
-		case err != nil:
-			adminError(w, http.StatusBadRequest, err)
-		default:
-			writeJSON(w, http.StatusOK, row)
-		}
-	})
-	mux.HandleFunc("POST "+p+"/down", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Duration string `json:"duration"`
-		}
-		if r.ContentLength != 0 && !decodeAdmin(w, r, &body) {
-			return
-		}
-		var d time.Duration
-		if body.Duration != "" {
-			var err error
-			if d, err = time.ParseDuration(body.Duration); err != nil || d <= 0 {
-				adminError(w, http.StatusBadRequest, errors.New("duration must be a positive Go duration"))
-				return
-			}
-		}
-		if d == 0 && !standalone {
-			adminError(w, http.StatusBadRequest, errors.New("a duration is required on the main listener: nothing could bring it back up"))
-			return
-		}
-		w.WriteHeader(http.StatusAccepted)
-		_ = http.NewResponseController(w).Flush()
-		// Go down after answering: closing the listener from inside this
-		// request would cut the answer off.
-		go func() {
-			if d > 0 {
-				_ = s.DownFor(d)
-			} else {
-				_ = s.SetDown(true)
-			}
-		}()
-	})
-	mux.HandleFunc("POST "+p+"/up", func(w http.ResponseWriter, _ *http.Request) {
-		if err := s.SetDown(false); err != nil {
-			adminError(w, http.StatusConflict, err)
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc("GET "+p+"/clock", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, s.adminClock())
-	})
-	mux.HandleFunc("PUT "+p+"/clock", func(w http.ResponseWriter, r *http.Request) {
-		var body struct {
-			Offset string `json:"offset"`
-		}
-		if !decodeAdmin(w, r, &body) {
-			return
-		}
-		d, err := time.ParseDuration(body.Offset)
-		if err != nil {
-			adminError(w, http.StatusBadRequest, errors.New("offset must be a Go duration, e.g. -2m"))
-			return
-		}
-		s.SetClockOffset(d)
-		writeJSON(w, http.StatusOK, s.adminClock())
-	})
-	mux.HandleFunc("POST "+p+"/reset", func(w http.ResponseWriter, _ *http.Request) {
-		s.Reset()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	mux.HandleFunc(p+"/", func(w http.ResponseWriter, _ *http.Request) {
-		adminError(w, http.StatusNotFound, errors.New("no such admin route"))
-	})
+	for route, h := range map[string]http.HandlerFunc{
+		"GET " + p + "/config":                 func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.adminConfig()) },
+		"PATCH " + p + "/config":               s.adminPatchConfig,
+		"GET " + p + "/faults":                 s.adminGetFaults,
+		"PUT " + p + "/faults":                 s.adminPutFault,
+		"DELETE " + p + "/faults":              s.adminClearFaults,
+		"GET " + p + "/requests":               func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.RequestCounts()) },
+		"DELETE " + p + "/requests":            func(w http.ResponseWriter, _ *http.Request) { s.ResetCounts(); w.WriteHeader(http.StatusNoContent) },
+		"GET " + p + "/keys":                   func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.Keys()) },
+		"POST " + p + "/keys/{id}/heartbeat":   s.adminHeartbeat,
+		"GET " + p + "/serve":                  func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.OpenSessions()) },
+		"GET " + p + "/providers":              s.adminProviders,
+		"PATCH " + p + "/providers/{idOrName}": s.adminEditProvider,
+		"POST " + p + "/down":                  func(w http.ResponseWriter, r *http.Request) { s.adminDown(w, r, standalone) },
+		"POST " + p + "/up":                    s.adminUp,
+		"GET " + p + "/clock":                  func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, http.StatusOK, s.adminClock()) },
+		"PUT " + p + "/clock":                  s.adminSetClock,
+		"POST " + p + "/reset":                 func(w http.ResponseWriter, _ *http.Request) { s.Reset(); w.WriteHeader(http.StatusNoContent) },
+		p + "/": func(w http.ResponseWriter, _ *http.Request) {
+			adminError(w, http.StatusNotFound, errors.New("no such admin route"))
+		},
+	} {
+		mux.HandleFunc(route, h)
+	}
 	return mux
+}
+
+// adminPatchConfig sets what the patch names of the token, owner and licence.
+func (s *Server) adminPatchConfig(w http.ResponseWriter, r *http.Request) {
+	var patch AdminConfigPatch
+	if !decodeAdmin(w, r, &patch) {
+		return
+	}
+	s.mu.Lock()
+	if patch.Token != nil {
+		s.token = *patch.Token
+	}
+	if patch.Owner != nil {
+		s.owner = *patch.Owner
+	}
+	if patch.Licensed != nil {
+		s.licensed = *patch.Licensed
+	}
+	if patch.AIGatewayEnabled != nil {
+		s.aiGatewayEnabled = *patch.AIGatewayEnabled
+	}
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, s.adminConfig())
+}
+
+// adminGetFaults lists the faults set, by endpoint.
+func (s *Server) adminGetFaults(w http.ResponseWriter, _ *http.Request) {
+	out := map[string]AdminFault{}
+	for e, f := range s.Faults() {
+		out[e] = adminFault(f)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// adminPutFault sets a fault on an endpoint.
+func (s *Server) adminPutFault(w http.ResponseWriter, r *http.Request) {
+	var a AdminFault
+	if !decodeAdmin(w, r, &a) {
+		return
+	}
+	f, err := a.fault()
+	if err == nil {
+		err = s.SetFault(a.Endpoint, f)
+	}
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// adminClearFaults clears the fault of ?endpoint=, or every fault.
+func (s *Server) adminClearFaults(w http.ResponseWriter, r *http.Request) {
+	if e := r.URL.Query().Get("endpoint"); e != "" {
+		s.ClearFault(e)
+	} else {
+		s.ClearFaults()
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// adminHeartbeat records a gateway heartbeat for a key, now or at the body's time.
+func (s *Server) adminHeartbeat(w http.ResponseWriter, r *http.Request) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		adminError(w, http.StatusBadRequest, err)
+		return
+	}
+	var body struct {
+		At *time.Time `json:"at"`
+	}
+	if r.ContentLength != 0 && !decodeAdmin(w, r, &body) {
+		return
+	}
+	at := s.now()
+	if body.At != nil {
+		at = *body.At
+	}
+	if err := s.Heartbeat(id, at); err != nil {
+		adminError(w, http.StatusNotFound, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// adminProviders lists the providers, soft-deleted ones with ?include_deleted=true.
+func (s *Server) adminProviders(w http.ResponseWriter, r *http.Request) {
+	rows := s.Providers(r.URL.Query().Get("include_deleted") == "true")
+	if rows == nil {
+		rows = []ProviderRow{}
+	}
+	writeJSON(w, http.StatusOK, rows)
+}
+
+// adminEditProvider edits a provider behind the API's back.
+func (s *Server) adminEditProvider(w http.ResponseWriter, r *http.Request) {
+	var edit ProviderEdit
+	if !decodeAdmin(w, r, &edit) {
+		return
+	}
+	row, err := s.EditProvider(r.PathValue("idOrName"), edit.Apply)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		adminError(w, http.StatusNotFound, err)
+	case err != nil:
+		adminError(w, http.StatusBadRequest, err)
+	default:
+		writeJSON(w, http.StatusOK, row)
+	}
+}
+
+// adminDown takes the main listener down, for the body's duration or (on the
+// standalone admin listener only) until /up.
+func (s *Server) adminDown(w http.ResponseWriter, r *http.Request, standalone bool) {
+	var body struct {
+		Duration string `json:"duration"`
+	}
+	if r.ContentLength != 0 && !decodeAdmin(w, r, &body) {
+		return
+	}
+	var d time.Duration
+	if body.Duration != "" {
+		var err error
+		if d, err = time.ParseDuration(body.Duration); err != nil || d <= 0 {
+			adminError(w, http.StatusBadRequest, errors.New("duration must be a positive Go duration"))
+			return
+		}
+	}
+	if d == 0 && !standalone {
+		adminError(w, http.StatusBadRequest, errors.New("a duration is required on the main listener: nothing could bring it back up"))
+		return
+	}
+	w.WriteHeader(http.StatusAccepted)
+	_ = http.NewResponseController(w).Flush()
+	// Go down after answering: closing the listener from inside this
+	// request would cut the answer off.
+	go func() {
+		if d > 0 {
+			_ = s.DownFor(d)
+		} else {
+			_ = s.SetDown(true)
+		}
+	}()
+}
+
+// adminUp brings the main listener back.
+func (s *Server) adminUp(w http.ResponseWriter, _ *http.Request) {
+	if err := s.SetDown(false); err != nil {
+		adminError(w, http.StatusConflict, err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// adminSetClock shifts the server's clock by the body's offset.
+func (s *Server) adminSetClock(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Offset string `json:"offset"`
+	}
+	if !decodeAdmin(w, r, &body) {
+		return
+	}
+	d, err := time.ParseDuration(body.Offset)
+	if err != nil {
+		adminError(w, http.StatusBadRequest, errors.New("offset must be a Go duration, e.g. -2m"))
+		return
+	}
+	s.SetClockOffset(d)
+	writeJSON(w, http.StatusOK, s.adminClock())
 }
 
 func (s *Server) adminConfig() AdminConfig {
