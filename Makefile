@@ -249,7 +249,7 @@ publish: xpkg ## Push the multi-arch package to REGISTRY (host/org) as REGISTRY/
 	@echo "pushed $(REGISTRY)/provider-coder:$(VERSION) ($(XPKG_ARCHS))"
 
 .PHONY: e2e
-e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker; KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails).
+e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker, or rootful Podman: hack/kind-podman-setup.sh; KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails).
 	$(GO) run ./test/kind -arch $(ARCH)
 
 # CODER=real runs the real Coder server (built by `make coder`) instead of the fake.

@@ -38,8 +38,11 @@ if ! command -v apt-get >/dev/null 2>&1; then
 fi
 log "installing Debian's $* package(s)"
 start=${SECONDS}
-"${sudo[@]}" apt-get update -qq >&2
+# Another install (the test bed's PostgreSQL beside kind's Podman) waits
+# for dpkg's lock instead of failing at once.
+lock=(-o DPkg::Lock::Timeout=600)
+"${sudo[@]}" apt-get "${lock[@]}" update -qq >&2
 # A package may set up and start a server of its own on its default port;
 # the tests never use it: they start their own on ports of their own.
-DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "$@" >&2
+DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get "${lock[@]}" install -y -qq --no-install-recommends "$@" >&2
 log "installed in $((SECONDS - start))s"

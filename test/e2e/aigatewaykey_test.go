@@ -286,17 +286,23 @@ func TestKeyForbiddenNamesTheCause(t *testing.T) {
 	t.Cleanup(func() { env.Coder.SetLicensed(true) })
 	k := newKey(ns, "unlicensed")
 	env.Create(t, k)
-	c := env.WaitCondition(t, k, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
-	if !strings.Contains(strings.ToLower(c.Message), "licens") {
-		t.Errorf("Synced message %q does not say Coder is not licensed for AI Gateway", c.Message)
-	}
+	// The first Synced=False may be a lagging cache's ("has not reported
+	// Coder's deployment id yet"): wait for the one that names the licence.
+	testenv.Eventually(t, testenv.WaitLong, "Synced False saying Coder is not licensed for AI Gateway", func() (bool, string) {
+		if !env.Get(t, k) {
+			return false, "the key is not there"
+		}
+		c := k.GetCondition(xpv2.TypeSynced)
+		return c.Status == corev1.ConditionFalse && strings.Contains(strings.ToLower(c.Message), "licens"),
+			fmt.Sprintf("Synced %s: %q", c.Status, c.Message)
+	})
 
 	env.Coder.SetLicensed(true)
 	env.Coder.SetOwner(false)
 	t.Cleanup(func() { env.Coder.SetOwner(true) })
 	k2 := newKey(ns, "member")
 	env.Create(t, k2)
-	c = env.WaitCondition(t, k2, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
+	c := env.WaitCondition(t, k2, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
 	if !strings.Contains(c.Message, "Owner") {
 		t.Errorf("Synced message %q does not say the token's user must be an Owner", c.Message)
 	}

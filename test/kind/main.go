@@ -16,7 +16,8 @@ limitations under the License.
 
 // Command e2e is `make e2e`: the hold and records scenarios of test/e2e on a
 // kind cluster with Crossplane and provider-coder installed as a package
-// (see package kind). It needs Docker and exits 1 at once without it.
+// (see package kind). It needs Docker or rootful Podman and exits 1 at once
+// with neither.
 // KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails; a
 // failed run prints the Provider's conditions, the events and the logs first.
 package main
@@ -57,9 +58,9 @@ func run() int {
 		return 2
 	}
 	err = kind.Run(ctx, kind.Options{Root: root, Arch: *arch, Keep: keep, Out: os.Stdout})
-	var noDocker *kind.NoDockerError
+	var noEngine *kind.NoEngineError
 	switch {
-	case errors.As(err, &noDocker):
+	case errors.As(err, &noEngine):
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		fmt.Fprintln(os.Stderr, "e2e: nothing was run; `make test` runs the same scenarios against a local control plane.")
 		return 1

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -135,4 +136,76 @@ func packageYAML(img v1.Image) ([]byte, error) {
 			return io.ReadAll(tr)
 		}
 	}
+}
+
+// CrossplaneImage is the image crossplane-v2.1.3.yaml runs Crossplane from.
+const CrossplaneImage = "xpkg.crossplane.io/crossplane/crossplane:v2.1.3"
+
+// BuildCrossplaneImage writes Crossplane's image as a docker-archive tarball
+// tagged CrossplaneImage, for a cluster that reaches no registry: the
+// layout of Crossplane's own image (its Earthfile's image target): the
+// binary cluster/local/build-crossplane.sh built, its core CRDs in /crds
+// and webhook configurations in /webhookconfigurations, which `crossplane
+// core init` applies, run as 65532. crossplaneBin must be built for arch.
+func BuildCrossplaneImage(root, arch, crossplaneBin, out string) error {
+	bin, err := os.ReadFile(crossplaneBin)
+	if err != nil {
+		return err
+	}
+	mod, err := moduleDir(filepath.Join(root, "cluster", "local", "crossplane"), "github.com/crossplane/crossplane/v2")
+	if err != nil {
+		return err
+	}
+	files := []oci.File{{Name: "/usr/local/bin/crossplane", Mode: 0o755, Data: bin}}
+	for _, dir := range []string{"crds", "webhookconfigurations"} {
+		fs, err := dirFiles(filepath.Join(mod, "cluster", dir), "/"+dir)
+		if err != nil {
+			return err
+		}
+		files = append(files, fs...)
+	}
+	img, err := oci.Image(
+		oci.Config{Arch: arch, Entrypoint: []string{"/usr/local/bin/crossplane"}, User: "65532"},
+		oci.Layer{Files: files, CreatedBy: "provider-coder test/framework/kind: Crossplane " + CrossplaneImage},
+	)
+	if err != nil {
+		return err
+	}
+	return oci.WriteTarball(out, CrossplaneImage, img)
+}
+
+// moduleDir is where the Go module cache holds module, as the module in dir
+// requires it.
+func moduleDir(dir, module string) (string, error) {
+	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("go list -m %s in %s: %w", module, dir, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// dirFiles reads the regular files of dir, named under prefix.
+func dirFiles(dir, prefix string) ([]oci.File, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var files []oci.File
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, oci.File{Name: prefix + "/" + e.Name(), Mode: 0o644, Data: data})
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%s has no files", dir)
+	}
+	return files, nil
 }

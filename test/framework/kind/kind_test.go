@@ -43,62 +43,98 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
-func TestDockerIsUsableOnlyWhenItsEngineAnswers(t *testing.T) {
+func TestTheEngineIsDockerWhenItAnswersElseRootfulPodman(t *testing.T) {
+	dockerUp := Probe{Output: []byte("Client:\n Version: 27.3.1\nServer:\n Containers: 0\n Server Version: 27.3.1\n")}
+	dockerDown := Probe{
+		Output: []byte("Client:\n Version: 27.3.1\n\nCannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"),
+		Err:    errors.New("exit status 1"),
+	}
+	noDocker := Probe{Err: &exec.Error{Name: "docker", Err: exec.ErrNotFound}}
+	podmanRootful := Probe{Output: []byte("false\n")}
+	podmanRootless := Probe{Output: []byte("true\n")}
+	noPodman := Probe{Err: &exec.Error{Name: "podman", Err: exec.ErrNotFound}}
 	cases := map[string]struct {
-		output []byte
-		err    error
-		want   string // substring of the reason; empty means Docker is usable
+		provider       string
+		docker, podman Probe
+		want           Engine
+		reason         []string // substrings of the NoEngineError's reason
 	}{
-		"EngineRunning": {
-			output: []byte("Client:\n Version: 27.3.1\nServer:\n Containers: 0\n Server Version: 27.3.1\n"),
-		},
-		"NoBinary": {
-			err:  &exec.Error{Name: "docker", Err: exec.ErrNotFound},
-			want: "executable file not found in $PATH (is Docker installed?)",
-		},
-		"NoEngine": {
-			output: []byte("Client:\n Version: 27.3.1\n\nCannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"),
-			err:    errors.New("exit status 1"),
-			want:   "exit status 1: Cannot connect to the Docker daemon",
-		},
+		"DockerFirst":           {docker: dockerUp, podman: podmanRootful, want: Docker},
+		"PodmanWithoutAnEngine": {docker: dockerDown, podman: podmanRootful, want: Podman},
+		"PodmanWithoutDocker":   {docker: noDocker, podman: podmanRootful, want: Podman},
 		"ClientSectionOnly": {
-			output: []byte("Client:\n Version: 27.3.1\n"),
-			want:   "no server section",
+			docker: Probe{Output: []byte("Client:\n Version: 27.3.1\n")}, podman: noPodman,
+			reason: []string{"no server section", "podman info: executable file not found", "hack/kind-podman-setup.sh"},
+		},
+		"Neither": {
+			docker: dockerDown, podman: noPodman,
+			reason: []string{"exit status 1: Cannot connect to the Docker daemon", "podman info: executable file not found"},
+		},
+		"NoDockerBinary": {
+			docker: noDocker, podman: noPodman,
+			reason: []string{"executable file not found in $PATH (is Docker installed?)"},
+		},
+		"RootlessPodman": {
+			docker: dockerDown, podman: podmanRootless,
+			reason: []string{"podman is rootless here"},
+		},
+		"PodmanBroken": {
+			docker: dockerDown, podman: Probe{Output: []byte("Error: cannot connect\n"), Err: errors.New("exit status 125")},
+			reason: []string{"podman info: exit status 125: Error: cannot connect"},
+		},
+		"AskedForPodman": {provider: "podman", docker: dockerUp, podman: podmanRootful, want: Podman},
+		"AskedForDocker": {provider: "docker", docker: dockerUp, podman: podmanRootful, want: Docker},
+		"AskedForDockerDown": {
+			provider: "docker", docker: dockerDown, podman: podmanRootful,
+			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=docker: docker info: exit status 1"},
+		},
+		"AskedForPodmanRootless": {
+			provider: "podman", docker: dockerUp, podman: podmanRootless,
+			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=podman: podman is rootless"},
+		},
+		"AskedForNerdctl": {
+			provider: "nerdctl", docker: dockerUp, podman: podmanRootful,
+			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=nerdctl: want docker or podman"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			err := DockerDecision(tc.output, tc.err)
-			if tc.want == "" {
-				if err != nil {
-					t.Fatalf("DockerDecision() = %v, want Docker usable", err)
+			got, err := EngineDecision(tc.provider, tc.docker, tc.podman)
+			if tc.reason == nil {
+				if err != nil || got != tc.want {
+					t.Fatalf("EngineDecision() = %q, %v, want %q", got, err, tc.want)
 				}
 				return
 			}
-			var nd *NoDockerError
-			if !errors.As(err, &nd) || !strings.Contains(nd.Reason, tc.want) {
-				t.Fatalf("DockerDecision() = %v, want a NoDockerError with %q", err, tc.want)
+			var ne *NoEngineError
+			if !errors.As(err, &ne) {
+				t.Fatalf("EngineDecision() = %q, %v, want a NoEngineError", got, err)
+			}
+			for _, r := range tc.reason {
+				if !strings.Contains(ne.Reason, r) {
+					t.Errorf("reason %q does not say %q", ne.Reason, r)
+				}
 			}
 		})
 	}
 }
 
-// TestMakeE2EWithoutDockerStopsBeforeDoingAnything runs the `make e2e` path
-// as far as this machine allows: with no Docker engine it must stop at once,
-// having done nothing.
-func TestMakeE2EWithoutDockerStopsBeforeDoingAnything(t *testing.T) {
-	if err := CheckDocker(t.Context()); err == nil {
-		t.Skip("Docker is available: `make e2e` runs the kind path; make test does not create clusters")
+// TestMakeE2EWithoutAnEngineStopsBeforeDoingAnything runs the `make e2e`
+// path as far as this machine allows: with neither Docker nor rootful
+// Podman it must stop at once, having done nothing.
+func TestMakeE2EWithoutAnEngineStopsBeforeDoingAnything(t *testing.T) {
+	if e, err := CheckEngine(t.Context()); err == nil {
+		t.Skipf("%s is available: `make e2e` runs the kind path; make test does not create clusters", e)
 	}
 	root := t.TempDir() // nothing to build here: any step past the check would fail
 	var out bytes.Buffer
 	err := Run(t.Context(), Options{Root: root, Arch: "amd64", Out: &out})
-	var nd *NoDockerError
-	if !errors.As(err, &nd) {
-		t.Fatalf("Run() = %v, want a NoDockerError", err)
+	var ne *NoEngineError
+	if !errors.As(err, &ne) {
+		t.Fatalf("Run() = %v, want a NoEngineError", err)
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 0 || out.Len() != 0 {
-		t.Fatalf("Run() did something without Docker: %d entries in the root, output %q", len(entries), out.String())
+		t.Fatalf("Run() did something without an engine: %d entries in the root, output %q", len(entries), out.String())
 	}
 	t.Skip(err.Error())
 }

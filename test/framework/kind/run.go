@@ -80,28 +80,36 @@ func (k Keep) keeps(failed bool) bool {
 	return k == KeepAlways || k == KeepOnFailure && failed
 }
 
-// Run is `make e2e`: it checks for Docker before anything else, then creates
-// the kind cluster, installs Crossplane, the provider package and the fake
+// Run is `make e2e`: it picks the container engine before anything else
+// (CheckEngine: Docker, else rootful Podman), then creates the kind cluster, installs Crossplane, the provider package and the fake
 // Coders, and runs the hold and records scenarios against it. When a step
 // fails once the cluster exists, it prints what the cluster says (see
 // diagnose). Then it deletes the cluster, unless Keep says otherwise.
 func Run(ctx context.Context, o Options) (err error) {
-	if err := CheckDocker(ctx); err != nil {
+	engine, err := CheckEngine(ctx)
+	if err != nil {
 		return err
 	}
-	r := &runner{o: o, out: filepath.Join(o.Root, "_output", "kind")}
+	r := &runner{o: o, out: filepath.Join(o.Root, "_output", "kind"), engine: engine}
 	if err := os.RemoveAll(r.out); err != nil {
 		return err
 	}
-	steps := []struct {
+	fmt.Fprintf(o.Out, "==> the nodes run in %s\n", engine)
+	type step struct {
 		what string
 		do   func(context.Context) error
-	}{
-		{"build kind (tools/kind)", r.buildKind},
+	}
+	steps := []step{{"build kind (tools/kind)", r.buildKind}}
+	if engine == Podman { // no registry: the node and Crossplane's images are built here
+		steps = append(steps,
+			step{"build the offline node image (cluster/kind/node/build.sh)", r.buildNodeImage},
+			step{"build Crossplane's image (cluster/local/build-crossplane.sh)", r.buildCrossplaneImage})
+	}
+	steps = append(steps, []step{
 		{"build the provider image and package (make xpkg)", r.makeXpkg},
 		{"build the fake Coder image", r.buildCoderImage},
 		{"unpack the package for the cluster's package cache", r.unpackXpkg},
-	}
+	}...)
 	for _, s := range steps {
 		if err := r.step(ctx, s.what, s.do); err != nil {
 			return err
@@ -128,8 +136,12 @@ func Run(ctx context.Context, o Options) (err error) {
 }
 
 type runner struct {
-	o    Options
-	out  string // _output/kind
+	o      Options
+	out    string // _output/kind
+	engine Engine
+	// node is the node image and patch its kubeadm configuration, when
+	// the engine is Podman (buildNodeImage); kind's default otherwise.
+	node NodeImage
 	kube client.Client
 	cs   kubernetes.Interface // for pods' logs
 }
@@ -156,7 +168,7 @@ func (r *runner) run(ctx context.Context, dir string, env []string, name string,
 }
 
 func (r *runner) kind(ctx context.Context, args ...string) error {
-	return r.run(ctx, r.o.Root, nil, r.path("bin", "kind"), args...)
+	return r.run(ctx, r.o.Root, []string{EnvProvider + "=" + string(r.engine)}, r.path("bin", "kind"), args...)
 }
 
 func (r *runner) buildKind(ctx context.Context) error {
@@ -184,13 +196,19 @@ func (r *runner) createCluster(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cfg = []byte(strings.ReplaceAll(string(cfg), "PACKAGE_CACHE_DIR", r.path("package-cache")))
+	if cfg, err = ClusterConfig(cfg, r.path("package-cache"), r.node.KubeadmPatch); err != nil {
+		return err
+	}
 	if err := os.WriteFile(r.path("config.yaml"), cfg, 0o600); err != nil {
 		return err
 	}
 	_ = r.kind(ctx, "delete", "cluster", "--name", ClusterName) // a cluster KEEP=1 left behind
-	if err := r.kind(ctx, "create", "cluster", "--name", ClusterName, "--config", r.path("config.yaml"),
-		"--kubeconfig", r.path("kubeconfig"), "--wait", "3m"); err != nil {
+	args := []string{"create", "cluster", "--name", ClusterName, "--config", r.path("config.yaml"),
+		"--kubeconfig", r.path("kubeconfig"), "--wait", "3m"}
+	if r.node.Ref != "" {
+		args = append(args, "--image", r.node.Ref)
+	}
+	if err := r.kind(ctx, args...); err != nil {
 		return err
 	}
 	rc, err := clientcmd.BuildConfigFromFlags("", r.path("kubeconfig"))
@@ -229,8 +247,22 @@ func (r *runner) finish(ctx context.Context, runErr error) error {
 	return r.kind(context.Background(), "delete", "cluster", "--name", ClusterName)
 }
 
+func (r *runner) buildCrossplaneImage(ctx context.Context) error {
+	var stdout strings.Builder
+	cmd := exec.CommandContext(ctx, filepath.Join(r.o.Root, "cluster", "local", "build-crossplane.sh"))
+	cmd.Dir, cmd.Stdout, cmd.Stderr = r.o.Root, &stdout, r.o.Out
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	return BuildCrossplaneImage(r.o.Root, r.o.Arch, lastLine(stdout.String()), r.path("crossplane.tar"))
+}
+
 func (r *runner) loadImages(ctx context.Context) error {
-	for _, img := range []string{r.path("provider.tar"), r.path("fakecoder.tar")} {
+	images := []string{r.path("provider.tar"), r.path("fakecoder.tar")}
+	if r.engine == Podman {
+		images = append(images, r.path("crossplane.tar"))
+	}
+	for _, img := range images {
 		if err := r.kind(ctx, "load", "image-archive", img, "--name", ClusterName); err != nil {
 			return err
 		}
