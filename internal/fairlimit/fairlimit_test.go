@@ -18,26 +18,36 @@ package fairlimit
 
 import (
 	"container/heap"
+	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	ctrlmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
 var t0 = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
-// arrival is a request of a tenant reaching the limiter at a time.
+// arrival is a request of a tenant reaching the limiter at a time; seq
+// orders those that arrive at the same time.
 type arrival struct {
 	at     time.Time
 	tenant string
 	item   string
+	seq    int
 }
 
 type queue []arrival
 
-func (q queue) Len() int           { return len(q) }
-func (q queue) Less(i, j int) bool { return q[i].at.Before(q[j].at) }
-func (q queue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
-func (q *queue) Push(x any)        { *q = append(*q, x.(arrival)) }
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	return q[i].at.Before(q[j].at) || q[i].at.Equal(q[j].at) && q[i].seq < q[j].seq
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(arrival)) }
 func (q *queue) Pop() any {
 	old := *q
 	a := old[len(old)-1]
@@ -151,8 +161,8 @@ func TestAReservedSlotRunsWhenItsRequestComesBack(t *testing.T) {
 	if got := l.When("a", "x", t0.Add(d)); got != 0 {
 		t.Errorf("the request came back after its %s and waits %s more, want to run", d, got)
 	}
-	if len(l.granted) != 0 {
-		t.Errorf("a slot that ran is still held: %v", l.granted)
+	if l.items["x"].granted {
+		t.Error("a slot that ran is still held")
 	}
 	// An idle tenant's bucket goes; its next request runs at once.
 	later := t0.Add(time.Hour)
@@ -163,4 +173,70 @@ func TestAReservedSlotRunsWhenItsRequestComesBack(t *testing.T) {
 	if got := l.When("a", "z", later); got != 0 {
 		t.Errorf("an idle tenant's request waits %s, want none", got)
 	}
+}
+
+func TestTheReconcilerTellsPollsFromRetriesByTheResultAndCountsEveryDeferral(t *testing.T) {
+	const name = "managed/test"
+	now := t0
+	var res reconcile.Result
+	var err error
+	calls := 0
+	l := New(1)
+	r := NewReconciler(name, reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+		calls++
+		return res, err
+	}), l)
+	r.now = func() time.Time { return now }
+	req := reconcile.Request{NamespacedName: types.NamespacedName{Namespace: "t", Name: "k"}}
+	key := name + " " + req.String()
+
+	res = reconcile.Result{RequeueAfter: time.Minute}
+	if got, gotErr := r.Reconcile(context.Background(), req); got != res || gotErr != nil {
+		t.Fatalf("a request with a token: got %+v, %v, want the inner result %+v", got, gotErr, res)
+	}
+	if got := classify(*l.items[key], now.Add(time.Minute)); got != poll {
+		t.Errorf("after a poll interval, the request a minute later is %s, want a poll", got)
+	}
+	res, err = reconcile.Result{RequeueAfter: time.Minute}, errors.New("boom")
+	if _, gotErr := r.Reconcile(context.Background(), req); !errors.Is(gotErr, err) {
+		t.Fatalf("the inner error: got %v, want %v", gotErr, err)
+	}
+	if got := classify(*l.items[key], now.Add(time.Minute)); got != urgent {
+		t.Errorf("after an error, the next request is %s, want urgent: a retry", got)
+	}
+
+	// Past the burst, a request waits without running, and is counted.
+	for i := range 10 {
+		_ = l.When("t", fmt.Sprint(i), now)
+	}
+	before, ran := deferred(t, name), calls
+	got, gotErr := r.Reconcile(context.Background(), req)
+	if got.RequeueAfter <= 0 || gotErr != nil || calls != ran {
+		t.Errorf("a request past the burst: got %+v, %v, %d inner calls, want a RequeueAfter and no call", got, gotErr, calls-ran)
+	}
+	if after := deferred(t, name); after != before+1 {
+		t.Errorf("reconciles_deferred_total{controller=%q}: got %v, want %v", name, after, before+1)
+	}
+}
+
+// deferred is provider_coder_reconciles_deferred_total of controller.
+func deferred(t *testing.T, controller string) float64 {
+	t.Helper()
+	fams, err := ctrlmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range fams {
+		if f.GetName() != "provider_coder_reconciles_deferred_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			for _, lp := range m.GetLabel() {
+				if lp.GetName() == "controller" && lp.GetValue() == controller {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
 }

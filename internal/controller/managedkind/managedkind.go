@@ -72,6 +72,9 @@ type Options struct {
 	// Limiter is the reconcile rate every managed kind shares, fairly
 	// between tenants.
 	Limiter *fairlimit.Limiter
+	// Keys shares one key list per ProviderConfig among every key polling
+	// at about the same time, and a deleting resource's looks.
+	Keys *coder.KeyLister
 	// Writes, if set, holds a reconcile back until the cache has the
 	// provider's own last write of its object. The manager's client must
 	// note its writes in it (Writes.Client).
@@ -145,10 +148,11 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
 		// Only a change someone asked for starts a reconcile; the
-		// reconciler's own writes do not (see desiredStateChanged).
+		// reconciler's own writes do not (see desiredStateChanged). What
+		// passes is urgent: it goes before the tenant's polls.
 		// Without the filter each create cost 3 to 5 reconciles instead
 		// of 2 (docs/performance.md).
-		For(obj.(client.Object), builder.WithPredicates(desiredStateChanged()))
+		For(obj.(client.Object), builder.WithPredicates(desiredStateChanged(), fairlimit.Events(name, o.Limiter)))
 	if k.Watches != nil {
 		b = k.Watches(b)
 	}
@@ -233,5 +237,6 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 		return bi.DeploymentID, err
 	}
 	pass.Coder = s.Client
+	pass.Keys, pass.Scope = c.Keys, s.Scope
 	return cleanup.Wrap(pass, c.External(s)), nil
 }
