@@ -88,6 +88,11 @@ type Pass struct {
 	// Coder is the client the resource reaches now, which verifies that
 	// what a deleting resource's records name is gone; nil without one.
 	Coder *coder.Client
+	// Keys, if set, is the key list the resource's ProviderConfig shares
+	// (its scope: Scope): a deleting resource's records are looked up on
+	// the list its own look read.
+	Keys  *coder.KeyLister
+	Scope string
 }
 
 // otherDeployment returns an error when a record of mg names another Coder
@@ -200,6 +205,7 @@ func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservat
 // own look (or of finding which Coder made the object), the second of the
 // records' look.
 func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, error) {
+	start := time.Now()
 	recs, now, err := n.pass.otherDeployment(ctx, mg)
 	if err != nil {
 		return finding{}, err, nil
@@ -215,7 +221,7 @@ func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, e
 	// The resource's own look found nothing, or is not all: its external
 	// name and annotations, which anyone editing it may have set, decided
 	// where it looked. Its records decide whether it is gone.
-	f.left, err = n.pass.recordsLeft(ctx, mg, recs, now)
+	f.left, err = n.pass.recordsLeft(ctx, mg, recs, now, start)
 	return f, nil, err
 }
 
@@ -388,7 +394,7 @@ func (n *normal[R]) remove(ctx context.Context, mg R) (managed.ExternalDelete, e
 			return d, err
 		}
 	}
-	return d, n.pass.deleteLeft(ctx, f.left)
+	return d, n.pass.deleteLeft(ctx, mg, f.left)
 }
 
 func (n *normal[R]) Disconnect(ctx context.Context) error {

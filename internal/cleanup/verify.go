@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -62,7 +63,7 @@ func (l Leftovers) ids() []string {
 // resource can set them (to a sibling's id, an unknown one, a forged
 // refusal); the records are the provider's. Objects another live resource
 // holds by a record of its own are left to it. It only reads.
-func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records.Set, now records.Origin) (Leftovers, error) {
+func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records.Set, now records.Origin, since time.Time) (Leftovers, error) {
 	if p.Records == nil {
 		return Leftovers{}, nil
 	}
@@ -85,7 +86,7 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records
 		}
 	}
 	if len(c.Keys) > 0 {
-		ids, errs := coderobj.FindKeys(ctx, p.Coder, c.Keys, held)
+		ids, errs := p.findKeys(ctx, mg, c.Keys, held, since)
 		for i, err := range errs {
 			if err != nil {
 				return Leftovers{}, errors.Wrapf(err, errFmtRecordedUnread, c.KeyOf[i])
@@ -96,9 +97,36 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records
 	return left, lookup()
 }
 
+// findKeys finds the keys of claims on the shared key list of the
+// resource's ProviderConfig: one sent after Coder answered the resource's
+// last delete, or at since or later when it deleted none. That is the list
+// its own look just read, not one more request. Without a shared list it
+// lists.
+func (p Pass) findKeys(ctx context.Context, mg resource.Managed, claims []coderobj.KeyClaim, held coderobj.Held, since time.Time) ([][]uuid.UUID, []error) {
+	if p.Keys == nil {
+		return coderobj.FindKeys(ctx, p.Coder, claims, held)
+	}
+	owner := string(mg.GetUID())
+	if at, ok := p.Keys.Pending(p.Scope, owner); ok {
+		// The resource deleted keys: a list sent after Coder answered
+		// shows every key its records name that was there to delete,
+		// and a deleting resource makes none.
+		since = at
+	}
+	list, err := p.Keys.ListFor(ctx, p.Scope, owner, p.Coder, since)
+	if err != nil {
+		errs := make([]error, len(claims))
+		for i := range errs {
+			errs[i] = err
+		}
+		return make([][]uuid.UUID, len(claims)), errs
+	}
+	return coderobj.FindKeysIn(list.Keys(), p.Coder.Clock(), claims, held)
+}
+
 // deleteLeft deletes what recordsLeft found, all of it, and returns the
 // first failure.
-func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
+func (p Pass) deleteLeft(ctx context.Context, mg resource.Managed, l Leftovers) error {
 	if l.empty() {
 		return nil
 	}
@@ -109,6 +137,12 @@ func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
 	for _, id := range l.Providers {
 		first = cmp.Or(first, coderobj.DeleteProvider(ctx, p.Coder, id))
 	}
-	first = cmp.Or(first, coderobj.DeleteKeys(ctx, p.Coder, l.Keys...))
+	if len(l.Keys) > 0 {
+		first = cmp.Or(first, coderobj.DeleteKeys(ctx, p.Coder, l.Keys...))
+		if p.Keys != nil {
+			// The next look verifies on a list sent after this answer.
+			p.Keys.Deleted(p.Scope, string(mg.GetUID()), time.Now(), l.Keys...)
+		}
+	}
 	return errors.Wrap(first, errDeleteRecordedLeft)
 }

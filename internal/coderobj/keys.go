@@ -92,16 +92,22 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 // which is not the claim's to delete and not absent either. Keys another
 // resource holds are not the claim's anymore. It only reads.
 func FindKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, held Held) ([][]uuid.UUID, []error) {
-	ids, errs := make([][]uuid.UUID, len(claims)), make([]error, len(claims))
 	list, err := cl.ListKeys(ctx)
 	if err != nil {
+		errs := make([]error, len(claims))
 		for i := range errs {
 			errs[i] = err
 		}
-		return ids, errs
+		return make([][]uuid.UUID, len(claims)), errs
 	}
 	// The list's answer dates Coder's clock.
-	clock := cl.Clock()
+	return FindKeysIn(list, cl.Clock(), claims, held)
+}
+
+// FindKeysIn is FindKeys on a list the caller read, with Coder's clock as
+// of its answer.
+func FindKeysIn(list []codersdk.AIGatewayKey, clock coder.Clock, claims []KeyClaim, held Held) ([][]uuid.UUID, []error) {
+	ids, errs := make([][]uuid.UUID, len(claims)), make([]error, len(claims))
 	for i, c := range claims {
 		for _, k := range OwnedKeys(list, c, held) {
 			if err := notBefore("key "+k.ID.String(), k.CreatedAt, c.NotBefore, clock); err != nil {

@@ -117,7 +117,6 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		return err
 	}
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
-	keys := coder.NewKeyLister(o.KeyListTTL)
 	releases := cleanup.NewReleases()
 	records := records.NewStore(mgr.GetClient(), mgr.GetScheme(), sweepNow).WithReader(mgr.GetAPIReader())
 	kinds := managedkind.Options{
@@ -128,9 +127,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		ManagementPolicies: o.ManagementPolicies,
 		Releases:           releases,
 		Records:            records,
+		Keys:               coder.NewKeyLister(o.KeyListTTL),
 	}
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind, clusteraiv1alpha1.AIGatewayKeyGroupVersionKind} {
-		if err := aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{Options: kinds, Keys: keys}); err != nil {
+		if err := aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{Options: kinds}); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}

@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 )
 
 // DefaultKeyListTTL is how long a key list serves callers when NewKeyLister
@@ -37,8 +38,14 @@ const DefaultKeyListTTL = 5 * time.Second
 const DefaultKeyListBytes = 32 << 20
 
 // keyBytes is what one listed key holds beyond its strings: the struct
-// (an id, two string headers, two times), rounded up.
-const keyBytes = 128
+// (an id, two string headers, two times) and its two index entries (by id,
+// by word: see KeyList), rounded up.
+const keyBytes = 256
+
+// maxPendingDeletes bounds the deletes a scope remembers until their
+// owners verify them; past it they are forgotten, which is as safe and
+// costs each of those owners a list of its own.
+const maxPendingDeletes = 10000
 
 // KeyLister shares one AI Gateway key list per scope (a ProviderConfig and
 // its URL) among every caller: concurrent callers share one request, and a
@@ -69,7 +76,7 @@ type keyScope struct {
 	// delete never answers a caller that came after it.
 	gen uint64
 
-	cached  []codersdk.AIGatewayKey
+	cached  *KeyList
 	valid   bool
 	size    int64
 	expires time.Time
@@ -77,13 +84,23 @@ type keyScope struct {
 	started time.Time
 
 	flight *keyFlight
+
+	// deleted is, per owner, its last delete of keys, until its look
+	// finds none of its keys (Verified) or the scope goes idle.
+	deleted map[string]deletion
+}
+
+// A deletion is one owner's delete of keys: which, and when Coder answered.
+type deletion struct {
+	at  time.Time
+	ids []uuid.UUID
 }
 
 type keyFlight struct {
 	gen     uint64
 	started time.Time
 	done    chan struct{}
-	keys    []codersdk.AIGatewayKey
+	keys    *KeyList
 	err     error
 }
 
@@ -99,16 +116,90 @@ func NewKeyLister(ttl time.Duration) *KeyLister {
 // List returns the keys of scope, listing them with c unless a list of the
 // current generation is cached or in flight. A caller whose ctx ends gets
 // ctx.Err() and leaves the list running for the others; the list itself is
-// bounded by c's timeout.
-func (l *KeyLister) List(ctx context.Context, scope string, c *Client) ([]codersdk.AIGatewayKey, error) {
+// bounded by c's timeout. Every caller shares the list returned: it is
+// read-only.
+func (l *KeyLister) List(ctx context.Context, scope string, c *Client) (*KeyList, error) {
 	return l.ListSince(ctx, scope, c, time.Time{})
+}
+
+// ListFor is ListSince for the keys of owner: while a delete of its keys
+// awaits verification (see Deleted), the list was sent after Coder
+// answered that delete, so a key it still shows outlived the delete.
+func (l *KeyLister) ListFor(ctx context.Context, scope, owner string, c *Client, since time.Time) (*KeyList, error) {
+	l.mu.Lock()
+	if s := l.scopes[scope]; s != nil && s.deleted[owner].at.After(since) {
+		since = s.deleted[owner].at
+	}
+	l.mu.Unlock()
+	return l.ListSince(ctx, scope, c, since)
+}
+
+// Deleted notes that Coder answered, at at, owner's delete of the keys of
+// ids. The cached list stays for every other caller: a delete changes
+// nothing they look for, so the list of a ProviderConfig deleting hundreds
+// of keys is shared, not sent again after every delete. The owner's own
+// look (ListFor) gets a list sent after at, on which the absence of ids is
+// verified (DeletedBefore).
+func (l *KeyLister) Deleted(scope, owner string, at time.Time, ids ...uuid.UUID) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.scopes[scope]
+	if s == nil {
+		s = &keyScope{}
+		l.scopes[scope] = s
+	}
+	if len(s.deleted) >= maxPendingDeletes {
+		// Owners then verify as if they had deleted nothing: on a list
+		// sent during their look.
+		clear(s.deleted)
+	}
+	if s.deleted == nil {
+		s.deleted = map[string]deletion{}
+	}
+	s.deleted[owner] = deletion{at: at, ids: ids}
+}
+
+// DeletedBefore reports whether Coder answered owner's delete of key id
+// before list was sent: the list not showing the key then verifies it is
+// gone.
+func (l *KeyLister) DeletedBefore(scope, owner string, list *KeyList, id uuid.UUID) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.scopes[scope]
+	if s == nil || list == nil {
+		return false
+	}
+	d, ok := s.deleted[owner]
+	return ok && !list.sent.Before(d.at) && slices.Contains(d.ids, id)
+}
+
+// Pending returns when Coder answered owner's last delete, while its look
+// has not yet found its keys gone.
+func (l *KeyLister) Pending(scope, owner string) (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.scopes[scope]
+	if s == nil {
+		return time.Time{}, false
+	}
+	d, ok := s.deleted[owner]
+	return d.at, ok
+}
+
+// Verified forgets owner's delete: its look found none of its keys.
+func (l *KeyLister) Verified(scope, owner string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s := l.scopes[scope]; s != nil {
+		delete(s.deleted, owner)
+	}
 }
 
 // ListSince is List with a list whose request was sent at since or later:
 // a key made in Coder by someone else a moment ago is in it. A caller about
 // to conclude that a key is absent asks for one, since a cached list may
 // predate the key.
-func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, since time.Time) ([]codersdk.AIGatewayKey, error) {
+func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, since time.Time) (*KeyList, error) {
 	l.mu.Lock()
 	l.prune(l.now())
 	s := l.scopes[scope]
@@ -117,7 +208,7 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 		l.scopes[scope] = s
 	}
 	if s.valid && l.now().Before(s.expires) && !s.started.Before(since) {
-		keys := slices.Clone(s.cached)
+		keys := s.cached
 		l.mu.Unlock()
 		return keys, nil
 	}
@@ -163,8 +254,7 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 	for {
 		select {
 		case <-f.done:
-			// Each caller gets its own slice; the shared one stays intact.
-			return slices.Clone(f.keys), f.err
+			return f.keys, f.err
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-t.C:
@@ -177,14 +267,20 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 
 func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Client) {
 	keys, err := c.ListKeys(ctx)
+	var list *KeyList
+	if err == nil {
+		// Indexed once, outside the lock, for every caller.
+		list = NewKeyList(keys)
+		list.sent = f.started
+	}
 
 	l.mu.Lock()
-	f.keys, f.err = keys, err
+	f.keys, f.err = list, err
 	if s.flight == f {
 		s.flight = nil
 	}
 	if err == nil && f.gen == s.gen {
-		l.store(s, keys, f.started)
+		l.store(s, list, f.started)
 	}
 	l.mu.Unlock()
 	close(f.done)
@@ -207,9 +303,9 @@ func (l *KeyLister) Invalidate(scope string) {
 // store caches keys as the list of s, sent at started, within the byte
 // bound: older lists of other scopes are evicted to make room, and a list
 // larger than the bound serves only the callers that waited for it.
-func (l *KeyLister) store(s *keyScope, keys []codersdk.AIGatewayKey, started time.Time) {
+func (l *KeyLister) store(s *keyScope, keys *KeyList, started time.Time) {
 	l.forget(s)
-	size := listBytes(keys)
+	size := listBytes(keys.keys)
 	if size > l.maxBytes {
 		return
 	}
@@ -255,6 +351,8 @@ func (l *KeyLister) prune(now time.Time) {
 			l.forget(s)
 		}
 		if !s.valid && s.flight == nil {
+			// Its pending deletes go too: every list sent from now on
+			// was sent after them.
 			delete(l.scopes, name)
 		}
 	}

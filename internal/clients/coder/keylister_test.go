@@ -77,7 +77,7 @@ func TestKeyListerSharesOneRequestAmongConcurrentCallers(t *testing.T) {
 			begun.Done()
 			keys, err := l.List(context.Background(), "pc-1", c)
 			errs <- err
-			got[i] = keys
+			got[i] = keys.Keys()
 		}()
 	}
 	<-arrived
@@ -151,7 +151,8 @@ func TestKeyListerDoesNotCacheErrors(t *testing.T) {
 	if _, err := l.List(context.Background(), "pc-1", c); !IsUnavailable(err) {
 		t.Fatalf("first List: want an Unavailable error, got %v", err)
 	}
-	keys, err := l.List(context.Background(), "pc-1", c)
+	list, err := l.List(context.Background(), "pc-1", c)
+	keys := list.Keys()
 	if err != nil {
 		t.Fatalf("the error must not be served again: %v", err)
 	}
@@ -184,7 +185,7 @@ func TestKeyListerNeverServesAListStartedBeforeInvalidate(t *testing.T) {
 	first := make(chan []codersdk.AIGatewayKey, 1)
 	go func() {
 		keys, _ := l.List(context.Background(), "pc-1", c)
-		first <- keys
+		first <- keys.Keys()
 	}()
 	<-started
 
@@ -197,7 +198,7 @@ func TestKeyListerNeverServesAListStartedBeforeInvalidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(keysNamed("old", "created"), after); diff != "" {
+	if diff := cmp.Diff(keysNamed("old", "created"), after.Keys()); diff != "" {
 		t.Errorf("a caller after Invalidate must get a list started after it\nkeys: -want, +got:\n%s", diff)
 	}
 
@@ -210,7 +211,7 @@ func TestKeyListerNeverServesAListStartedBeforeInvalidate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(keysNamed("old", "created"), cached); diff != "" {
+	if diff := cmp.Diff(keysNamed("old", "created"), cached.Keys()); diff != "" {
 		t.Errorf("the stale list must not be stored when it finishes last\nkeys: -want, +got:\n%s", diff)
 	}
 	if diff := cmp.Diff(int64(2), n.Load()); diff != "" {
@@ -281,23 +282,23 @@ func TestKeyListerListSinceSendsANewRequestOnlyForAnOlderList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Load() != 1 || len(got) != 1 {
-		t.Errorf("a list sent after since must serve: %d requests, %d keys; want 1, 1", n.Load(), len(got))
+	if n.Load() != 1 || got.Len() != 1 {
+		t.Errorf("a list sent after since must serve: %d requests, %d keys; want 1, 1", n.Load(), got.Len())
 	}
 	after := time.Now()
 	got, err = l.ListSince(ctx, "pc-1", c, after)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Load() != 2 || len(got) != 2 {
-		t.Errorf("a cached list older than since must not serve: %d requests, %d keys; want 2, 2", n.Load(), len(got))
+	if n.Load() != 2 || got.Len() != 2 {
+		t.Errorf("a cached list older than since must not serve: %d requests, %d keys; want 2, 2", n.Load(), got.Len())
 	}
 	got, err = l.List(ctx, "pc-1", c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n.Load() != 2 || len(got) != 2 {
-		t.Errorf("the newer list must be the one cached: %d requests, %d keys; want 2, 2", n.Load(), len(got))
+	if n.Load() != 2 || got.Len() != 2 {
+		t.Errorf("the newer list must be the one cached: %d requests, %d keys; want 2, 2", n.Load(), got.Len())
 	}
 }
 

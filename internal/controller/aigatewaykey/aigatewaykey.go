@@ -87,12 +87,10 @@ func DerivedName(r Resource) string {
 	return KeyName(r.KeyParameters().NamePrefix, r.GetNamespace(), r.GetName(), string(r.GetUID()))
 }
 
-// Options configure the AIGatewayKey controllers.
+// Options configure the AIGatewayKey controllers; their Keys is the key
+// list every key of a ProviderConfig shares.
 type Options struct {
 	managedkind.Options
-	// Keys shares one key list per ProviderConfig among every key polling at
-	// about the same time.
-	Keys *coder.KeyLister
 }
 
 // Setup adds a controller for the AIGatewayKey kind gvk to the manager.
@@ -171,7 +169,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 			return managed.ExternalObservation{}, errors.New(errExternalName)
 		}
 	}
-	list, err := e.list(ctx, id)
+	list, err := e.list(ctx, k, id)
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errListKeys)
 	}
@@ -257,6 +255,7 @@ func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed
 	if len(keys) == 0 {
 		// Verified gone: nothing of this key polls again.
 		e.clocks.forget(k.GetUID())
+		e.keys.Verified(e.scope, string(k.GetUID()))
 		return managed.ExternalObservation{ResourceExists: false}
 	}
 	if id == "" {
@@ -286,7 +285,7 @@ func (e *external) observeUncreated(k Resource, keys []ownKey) (managed.External
 // stay until the resource is deleted, or are reused by the next create of
 // the same counter.
 func (e *external) discard(ctx context.Context, k Resource, keys []Key) error {
-	if err := e.deleteKeys(ctx, idsOf(keys)...); err != nil {
+	if err := e.deleteKeys(ctx, k, idsOf(keys)...); err != nil {
 		return errors.Wrap(err, errReplaceKey)
 	}
 	for _, d := range keys {
@@ -362,7 +361,7 @@ func (e *external) Delete(ctx context.Context, k Resource) (managed.ExternalDele
 		}
 		ids = append(ids, id)
 	}
-	if err := e.deleteKeys(ctx, ids...); err != nil {
+	if err := e.deleteKeys(ctx, k, ids...); err != nil {
 		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteKey)
 	}
 	return managed.ExternalDelete{}, nil

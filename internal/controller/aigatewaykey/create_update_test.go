@@ -162,8 +162,8 @@ func TestFailedCreateMakesTheNextObserveListCoderAgain(t *testing.T) {
 			if n := f.srv.Requests(fakecoder.EndpointKeysList) - before; n != 1 {
 				t.Errorf("%s\nthe list after a failed create took %d requests to Coder, want 1: the shared list was not invalidated", tc.reason, n)
 			}
-			if len(list) != tc.wantKeys {
-				t.Errorf("%s\nthe list after the failed create has %d keys, want %d", tc.reason, len(list), tc.wantKeys)
+			if list.Len() != tc.wantKeys {
+				t.Errorf("%s\nthe list after the failed create has %d keys, want %d", tc.reason, list.Len(), tc.wantKeys)
 			}
 		})
 	}

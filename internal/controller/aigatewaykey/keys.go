@@ -18,7 +18,6 @@ package aigatewaykey
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
@@ -44,10 +43,12 @@ type ownKey struct {
 // rotations derives, and the keys ids point at: its external name and the
 // ids its cleanup records hold (an imported key may have any name, and
 // stays the resource's while a rotation retires it).
-func own(k Resource, list []codersdk.AIGatewayKey, ids ...string) []ownKey {
+func own(k Resource, list *coder.KeyList, ids ...string) []ownKey {
 	names := NamesOf(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()))
 	claim := coderobj.KeyClaim{IDs: ids, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
-	owned := coderobj.OwnedKeys(list, claim, nil)
+	// The index narrows the deployment's keys to a few candidates; the
+	// claim decides which are the resource's.
+	owned := coderobj.OwnedKeys(list.Find(names.Word(), ids...), claim, nil)
 	out := make([]ownKey, 0, len(owned))
 	for _, c := range owned {
 		n, derived := names.Counter(c.Name)
@@ -56,18 +57,26 @@ func own(k Resource, list []codersdk.AIGatewayKey, ids ...string) []ownKey {
 	return out
 }
 
-// list returns the keys of the ProviderConfig's Coder. The shared list may
-// be a few seconds old; before it says the key of external name id is
-// absent, a list sent during this call confirms it. A key imported a moment
-// after it was made in Coder is then seen, not replaced by a new key, and a
-// delete is never verified on a list older than the key.
-func (e *external) list(ctx context.Context, id string) ([]codersdk.AIGatewayKey, error) {
+// list returns the keys of the ProviderConfig's Coder for k. The shared
+// list may be a few seconds old, but never older than Coder's answer to
+// k's last delete (ListFor); before it says the key of external name id is
+// absent, a list sent during this call confirms it, unless the list was
+// sent after k's own delete of it. A key imported a moment after it was
+// made in Coder is then seen, not replaced by a new key, and a delete is
+// never verified on a list older than the delete or the key.
+func (e *external) list(ctx context.Context, k Resource, id string) (*coder.KeyList, error) {
 	start := time.Now()
-	list, err := e.keys.List(ctx, e.scope, e.coder)
-	if err != nil || id == "" || slices.ContainsFunc(list, func(k codersdk.AIGatewayKey) bool { return k.ID.String() == id }) {
+	owner := string(k.GetUID())
+	list, err := e.keys.ListFor(ctx, e.scope, owner, e.coder, time.Time{})
+	if err != nil || id == "" {
 		return list, err
 	}
-	return e.keys.ListSince(ctx, e.scope, e.coder, start)
+	if uid, perr := uuid.Parse(id); perr == nil {
+		if _, ok := list.ByID(uid); ok || e.keys.DeletedBefore(e.scope, owner, list, uid) {
+			return list, nil
+		}
+	}
+	return e.keys.ListFor(ctx, e.scope, owner, e.coder, start)
 }
 
 // createKey creates the key name and confirms Coder's answer: it must name
@@ -95,26 +104,29 @@ func (e *external) createKey(ctx context.Context, name string) (codersdk.CreateA
 		// The key was made, but is not confirmed: found by name later.
 		return codersdk.CreateAIGatewayKeyResponse{}, err
 	}
-	i := slices.IndexFunc(list, func(k codersdk.AIGatewayKey) bool { return k.ID == resp.ID })
-	if i < 0 || list[i].Name != name {
-		if i >= 0 {
-			unconfirmed.Got = list[i].Name
+	listed, ok := list.ByID(resp.ID)
+	if !ok || listed.Name != name {
+		if ok {
+			unconfirmed.Got = listed.Name
 		}
 		return codersdk.CreateAIGatewayKeyResponse{}, unconfirmed
 	}
 	return resp, nil
 }
 
-// deleteKeys asks Coder to delete every key of ids. The shared key list is
-// invalidated, so the next Observe sees Coder as it is now and verifies
-// their absence. With no ids nothing changed in Coder, and the list stays:
-// every new key's first Observe comes here with none.
-func (e *external) deleteKeys(ctx context.Context, ids ...uuid.UUID) error {
+// deleteKeys asks Coder to delete every key of ids, keys of k. The next
+// Observe of k verifies their absence on a list sent after Coder's answer
+// (KeyLister.Deleted); every other key goes on with the shared list, which
+// the delete did not change for them. With no ids nothing changed in Coder.
+func (e *external) deleteKeys(ctx context.Context, k Resource, ids ...uuid.UUID) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	defer e.keys.Invalidate(e.scope)
-	return coderobj.DeleteKeys(ctx, e.coder, ids...)
+	err := coderobj.DeleteKeys(ctx, e.coder, ids...)
+	// Noted whatever the answer: a delete that failed may have been
+	// carried out.
+	e.keys.Deleted(e.scope, string(k.GetUID()), time.Now(), ids...)
+	return err
 }
 
 // idsOf are the Coder ids of keys; Key ids come from Coder's own list.

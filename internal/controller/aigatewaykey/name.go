@@ -149,6 +149,11 @@ func NamesOf(prefix, namespace, name, uid string) KeyNames {
 	}
 }
 
+// Word is what every key name of the object ends in, before a rotation's
+// -r<n>: its UID characters (coder.KeyList.Find narrows a list by it).
+// Empty for an object without a UID, whose names cannot be narrowed.
+func (k KeyNames) Word() string { return k.uidPart }
+
 // Counter reports the rotation counter of keyName, and whether it is one of
 // the object's key names at all.
 func (k KeyNames) Counter(keyName string) (int, bool) {

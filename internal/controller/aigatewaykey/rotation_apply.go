@@ -119,7 +119,7 @@ func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (manag
 // retire deletes the retiring keys once the settle window is over. Their
 // absence is verified on a later list, before their records go.
 func (e *external) retire(ctx context.Context, k Resource, p RotationPlan) error {
-	if err := e.deleteKeys(ctx, idsOf(p.Retiring)...); err != nil {
+	if err := e.deleteKeys(ctx, k, idsOf(p.Retiring)...); err != nil {
 		metrics.ExternalDeleteFailed(e.kind, string(coder.ClassOf(err)))
 		return errors.Wrap(err, errRetireKey)
 	}

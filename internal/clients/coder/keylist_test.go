@@ -1,0 +1,141 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package coder
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/uuid"
+
+	"github.com/coder/coder/v2/codersdk"
+)
+
+func namesOf(keys []codersdk.AIGatewayKey) []string {
+	out := make([]string, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, k.Name)
+	}
+	return out
+}
+
+func TestKeyListFindsKeysByTheLastWordOfTheirNameAndByID(t *testing.T) {
+	keys := keysNamed(
+		"team-a-gw-0b1c2d3e",      // 0: an owner's first key
+		"team-b-gw-99999999",      // 1: another owner's
+		"team-a-gw-0b1c2d3e-r2",   // 2: the first owner's second rotation
+		"0b1c2d3e",                // 3: a name that is the word alone
+		"0b1c2d3e-team",           // 4: the word, but not last: found by team
+		"imported-by-hand",        // 5: found by id only
+		"team-a-gw-0b1c2d3e-r0",   // 6: r0 is no rotation: its last word is r0
+		"team-a-gw-x0b1c2d3e-r1",  // 7: another word before the suffix
+		"team-a-gw-0b1c2d3e-r1x1", // 8: no rotation suffix either
+	)
+	l := NewKeyList(keys)
+	cases := map[string]struct {
+		word string
+		ids  []string
+		want []string
+	}{
+		"ByWordInCodersOrder":    {word: "0b1c2d3e", want: []string{keys[0].Name, keys[2].Name, keys[3].Name}},
+		"ByWordAndIDOnceEach":    {word: "0b1c2d3e", ids: []string{keys[5].ID.String(), keys[2].ID.String(), "not-an-id", uuid.NewString()}, want: []string{keys[0].Name, keys[2].Name, keys[3].Name, keys[5].Name}},
+		"AnotherOwnersWord":      {word: "99999999", want: []string{keys[1].Name}},
+		"TheRotationWordItself":  {word: "r2", want: []string{keys[2].Name}},
+		"NoWordNarrowsNothing":   {word: "", want: namesOf(keys)},
+		"TheLastWordOnly":        {word: "team", want: []string{keys[4].Name}},
+		"AWordNoNameEndsIn":      {word: "gw", want: []string{}},
+		"IDsWithAnUnknownWord":   {word: "nobody", ids: []string{keys[4].ID.String()}, want: []string{keys[4].Name}},
+		"NotARotationSuffix":     {word: "r0", want: []string{keys[6].Name}},
+		"NotTheOwnersWordBefore": {word: "x0b1c2d3e", want: []string{keys[7].Name}},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, namesOf(l.Find(tc.word, tc.ids...))); diff != "" {
+				t.Errorf("Find(%q, %v): -want, +got:\n%s", tc.word, tc.ids, diff)
+			}
+		})
+	}
+	if k, ok := l.ByID(keys[5].ID); !ok || k.Name != keys[5].Name {
+		t.Errorf("ByID(%s) = %q, %v; want %q", keys[5].ID, k.Name, ok, keys[5].Name)
+	}
+	if _, ok := l.ByID(uuid.New()); ok {
+		t.Error("ByID of an unknown id found a key")
+	}
+	// The list is shared: what a caller gets cannot change it.
+	got := l.Keys()
+	got[0].Name = "changed"
+	if l.Keys()[0].Name != keys[0].Name {
+		t.Error("a caller changed the shared list through Keys")
+	}
+}
+
+// A delete changes nothing another key looks for: the others go on with
+// the cached list, and only the owner that deleted waits for a list sent
+// after Coder's answer, on which the deleted key's absence is verified.
+func TestKeyListerServesOthersTheCachedListAfterADelete(t *testing.T) {
+	ctx := context.Background()
+	c, n := keyServer(t, func(_ int64, w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, keysNamed("a", "b"))
+	})
+	l := NewKeyLister(time.Minute)
+	old, err := l.List(ctx, "pc-1", c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleted := old.Keys()[0].ID
+	l.Deleted("pc-1", "owner-a", time.Now(), deleted)
+	if _, err := l.ListFor(ctx, "pc-1", "owner-b", c, time.Time{}); err != nil || n.Load() != 1 {
+		t.Fatalf("another owner's look after a delete: %d requests, %v; want the cached list (1 request)", n.Load(), err)
+	}
+	if l.DeletedBefore("pc-1", "owner-a", old, deleted) {
+		t.Error("a list sent before the delete's answer verifies the delete")
+	}
+	fresh, err := l.ListFor(ctx, "pc-1", "owner-a", c, time.Time{})
+	if err != nil || n.Load() != 2 {
+		t.Fatalf("the deleting owner's look: %d requests, %v; want a new list (2 requests)", n.Load(), err)
+	}
+	if !l.DeletedBefore("pc-1", "owner-a", fresh, deleted) {
+		t.Error("a list sent after the delete's answer does not verify it")
+	}
+	if l.DeletedBefore("pc-1", "owner-a", fresh, old.Keys()[1].ID) || l.DeletedBefore("pc-1", "owner-b", fresh, deleted) {
+		t.Error("a delete verifies a key it did not name, or another owner's look")
+	}
+	// Every later look of the owner shares that list; so does everyone's.
+	for _, owner := range []string{"owner-a", "owner-b"} {
+		if _, err := l.ListFor(ctx, "pc-1", owner, c, time.Time{}); err != nil || n.Load() != 2 {
+			t.Fatalf("%s after the new list: %d requests, %v; want 2", owner, n.Load(), err)
+		}
+	}
+	l.Verified("pc-1", "owner-a")
+	if _, ok := l.Pending("pc-1", "owner-a"); ok {
+		t.Error("a verified delete is still pending")
+	}
+}
+
+func TestKeyListerForgetsPendingDeletesPastItsBound(t *testing.T) {
+	l := NewKeyLister(time.Minute)
+	for i := range maxPendingDeletes + 1 {
+		l.Deleted("pc-1", fmt.Sprint(i), time.Now())
+	}
+	if got := len(l.scopes["pc-1"].deleted); got > maxPendingDeletes {
+		t.Errorf("%d pending deletes kept, want at most %d", got, maxPendingDeletes)
+	}
+}
