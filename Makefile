@@ -193,9 +193,9 @@ soak: testbed ## Run SEEDS random interleavings (test/interleave) on the fake Co
 	hack/soak.sh $(SEEDS) $(or $(PROCS),1)
 
 .PHONY: bench
-bench: testbed ## Measure the provider against the bare Coder client on the same Coder (fake and real): throughput, requests, writes, CPU and memory; hold latency, deletion backlog, 5,000 keys. Writes docs/performance.{md,json,png} (BENCH_FLAGS narrows it; see hack/bench).
+bench: testbed ## Measure the provider against the bare Coder client on the same Coder (fake and real): throughput, requests, writes, CPU and memory; hold latency, deletion backlog, steady state at 1,000 to 20,000 keys. Writes docs/performance.{md,json,png} (BENCH_FLAGS narrows it; see hack/bench).
 	$(GO) run ./hack/bench $(BENCH_FLAGS)
-	$(GO) -C tools/plot run . -in $(CURDIR)/docs/performance.json -out $(CURDIR)/docs/performance.png -backlog $(CURDIR)/docs/performance-backlog.png
+	$(GO) -C tools/plot run . -in $(CURDIR)/docs/performance.json -out $(CURDIR)/docs/performance.png -backlog $(CURDIR)/docs/performance-backlog.png -scale $(CURDIR)/docs/performance-scale.png
 
 .PHONY: mutants
 mutants: testbed ## Apply each mutation of hack/mutants to a copy of the tree and fail unless its tests kill every one (ONLY=name: one).

@@ -18,6 +18,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -27,11 +28,14 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 )
 
-// The benchmark runs end to end on a few keys, and the counts it reports
-// meet the targets that are counts, not speeds: at most 2 reconciles per
-// create, no write refused as stale, and Coder requests per create well
-// under the target of 2 (one create, a share of one list per ProviderConfig
-// per --key-list-ttl). Speeds are measured by `make bench`, never asserted.
+// The benchmark runs end to end on a few keys, at the default rate and at
+// 100, and the counts it reports meet the targets that are counts, not
+// speeds: at most 2 reconciles per create and per delete, at most 2 Coder
+// requests per delete (the delete, and the list that verifies it gone),
+// at most 15 Kubernetes writes per key's lifecycle, no write refused as
+// stale, and Coder requests per create well under the target of 2 (one
+// create, a share of one list per ProviderConfig per --key-list-ttl).
+// Speeds are measured by `make bench`, never asserted.
 func TestBenchmarkCountsMeetTheirTargets(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipping: runs the provider against a local control plane, which -short excludes")
@@ -45,17 +49,38 @@ func TestBenchmarkCountsMeetTheirTargets(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
+	rates := []int{10, 100}
 	res, err := run(ctx, options{
-		coders: []string{"fake"}, kinds: []string{"keys"}, ns: []int{30}, rates: []int{10},
+		coders: []string{"fake"}, kinds: []string{"keys"}, ns: []int{30}, rates: rates,
 		hold: 3, out: filepath.Join(dir, "performance.md"), json: filepath.Join(dir, "performance.json"),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Lifecycles) != 1 || len(res.Hold) != 1 {
-		t.Fatalf("results: %d lifecycles and %d hold runs, want 1 of each", len(res.Lifecycles), len(res.Hold))
+	if len(res.Lifecycles) != len(rates) || len(res.Hold) != 1 {
+		t.Fatalf("results: %d lifecycles and %d hold runs, want %d and 1", len(res.Lifecycles), len(res.Hold), len(rates))
 	}
-	l := res.Lifecycles[0]
+	for i, l := range res.Lifecycles {
+		if l.Rate != rates[i] {
+			t.Errorf("lifecycle %d ran at rate %d, want %d", i, l.Rate, rates[i])
+		}
+		t.Run(fmt.Sprintf("rate %d", l.Rate), func(t *testing.T) { assertCounts(t, l) })
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "performance.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rate := range rates {
+		if row := fmt.Sprintf("| fake | AIGatewayKey | 30 | %d |", rate); !strings.Contains(string(md), beginMarker) || !strings.Contains(string(md), row) {
+			t.Errorf("the report lacks the row %q:\n%s", row, md)
+		}
+	}
+}
+
+// assertCounts checks the counts of one lifecycle run against their
+// targets.
+func assertCounts(t *testing.T, l lifecycle) {
+	t.Helper()
 	if l.Creates <= 0 || l.Deletes <= 0 || l.BareCreates <= 0 {
 		t.Errorf("rates not measured: %+v", l)
 	}
@@ -69,19 +94,23 @@ func TestBenchmarkCountsMeetTheirTargets(t *testing.T) {
 	if l.ReconcilesCreate > 2 {
 		t.Errorf("reconciles per create = %.2f, want at most 2", l.ReconcilesCreate)
 	}
-	if l.writesPerResource() == 0 {
+	// A key's delete, then the list that shows it gone.
+	if got := total(l.CoderDelete); got > 2 {
+		t.Errorf("Coder requests per delete = %.2f (%s), want at most 2", got, perEach(l.CoderDelete, 1))
+	}
+	// The reconcile that sends the delete, and the one that verifies it.
+	if l.ReconcilesDelete > 2 {
+		t.Errorf("reconciles per delete = %.2f, want at most 2", l.ReconcilesDelete)
+	}
+	switch w := l.writesPerResource(); {
+	case w == 0:
 		t.Errorf("no Kubernetes write counted: is the audit log read?")
+	case w > 15:
+		t.Errorf("Kubernetes writes per key lifecycle = %.2f (%s), want at most 15", w, perEach(l.Writes, l.N))
 	}
 	for w, n := range l.Writes {
 		if strings.Contains(w, "(409)") {
 			t.Errorf("%d writes refused as stale: %s", n, w)
 		}
-	}
-	md, err := os.ReadFile(filepath.Join(dir, "performance.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(md), beginMarker) || !strings.Contains(string(md), "| fake | AIGatewayKey | 30 | 10 |") {
-		t.Errorf("the report lacks its results:\n%s", md)
 	}
 }

@@ -22,8 +22,6 @@ import (
 	"math"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -108,6 +106,9 @@ type backlogRun struct {
 	Points   []backlogPoint `json:"points"`
 	Drained  float64        `json:"drainedSeconds"`
 	Forecast float64        `json:"predictedDrainSeconds"`
+	// Ratio is Drained / Forecast: the model holds within 20% when it is
+	// between 0.8 and 1.2.
+	Ratio float64 `json:"measuredOverPredicted"`
 }
 
 // backlog creates b0 + arrivals keys, deletes b0 of them at once and then
@@ -168,102 +169,4 @@ func (b *bed) backlog(ctx context.Context, c coderBed, rate, b0 int, lambda, mu 
 		}
 	}
 	return r, deadline.Err()
-}
-
-// A scaleRun is the cost of polling many resources at steady state.
-type scaleRun struct {
-	Coder      string  `json:"coder"`
-	Resources  int     `json:"resources"`
-	Configs    int     `json:"providerConfigs"`
-	CreateSecs float64 `json:"createSeconds"`
-	Window     float64 `json:"windowSeconds"`
-	RSS        float64 `json:"rssMiB"`
-	PeakRSS    float64 `json:"peakRSSMiB"`
-	// CPU is the provider's CPU seconds per second of the window.
-	CPU float64 `json:"cpuPerSecond"`
-	// Lists is the key lists per ProviderConfig per poll interval.
-	Lists      float64 `json:"listsPerConfigPerPoll"`
-	Reconciles float64 `json:"reconcilesPerResourcePerPoll"`
-	// Writes are the provider's Kubernetes writes per key per poll.
-	Writes float64            `json:"kubernetesWritesPerResourcePerPoll"`
-	Other  map[string]float64 `json:"coderRequestsInWindow"`
-}
-
-// scale creates configs namespaces of per keys each through one provider
-// at its defaults, waits for all to be Ready, and then measures window of
-// steady-state polling.
-func (b *bed) scale(ctx context.Context, c coderBed, configs, each int, window time.Duration) (scaleRun, error) {
-	r := scaleRun{Coder: c.name, Resources: configs * each, Configs: configs, Window: window.Seconds()}
-	first, err := b.session(ctx, c, "scale-0")
-	if err != nil {
-		return r, err
-	}
-	sessions := []*session{first}
-	defer func() {
-		first.close()
-		for _, s := range sessions[1:] {
-			_ = b.kube.Delete(context.Background(), &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: s.ns}})
-		}
-	}()
-	for i := 1; i < configs; i++ {
-		s := &session{b: b, c: c, p: first.p, ns: fmt.Sprintf("scale-%d", i)}
-		if err := s.providerConfig(ctx, s.ns); err != nil {
-			return r, err
-		}
-		sessions = append(sessions, s)
-	}
-	var trackers []*tracker
-	defer func() {
-		for _, t := range trackers {
-			t.stop()
-		}
-	}()
-	start := time.Now()
-	for _, s := range sessions {
-		t := track(ctx, b.dyn, keys.gvr, s.ns)
-		trackers = append(trackers, t)
-		objs, _ := keysOf(s.ns, s.ns, each)
-		if err := s.create(ctx, objs); err != nil {
-			return r, err
-		}
-	}
-	deadline, cancel := context.WithTimeout(ctx, 60*time.Minute)
-	defer cancel()
-	for _, t := range trackers {
-		if t.until(deadline, func(_, rd, _ int) bool { return rd == each }).IsZero() {
-			return r, fmt.Errorf("scale: keys not Ready in 60 minutes")
-		}
-	}
-	r.CreateSecs = time.Since(start).Seconds()
-	// Let the creates' requeues settle into the steady poll.
-	time.Sleep(time.Minute)
-	s0, err := scrape(ctx, first.p.metrics)
-	if err != nil {
-		return r, err
-	}
-	u0, _ := first.p.usage()
-	off := b.auditOffset()
-	time.Sleep(window)
-	s1, err := scrape(ctx, first.p.metrics)
-	if err != nil {
-		return r, err
-	}
-	u1, _ := first.p.usage()
-	w, err := b.writes(off)
-	if err != nil {
-		return r, err
-	}
-	d := s1.since(s0)
-	polls := window.Minutes() // the default poll is one minute
-	r.Lists = d.coder["GET /api/v2/ai-gateway/keys"] / float64(configs) / polls
-	r.Reconciles = managedReconciles(d.reconciles) / float64(r.Resources) / polls
-	nw := 0
-	for _, v := range w {
-		nw += v
-	}
-	r.Writes = float64(nw) / float64(r.Resources) / polls
-	r.Other = per(d.coder, 1)
-	r.CPU = (u1.CPU - u0.CPU) / window.Seconds()
-	r.RSS, r.PeakRSS = u1.RSS, u1.PeakRSS
-	return r, nil
 }

@@ -17,7 +17,7 @@ limitations under the License.
 // Command bench measures the provider's throughput and cost against the
 // bare Coder client, side by side on the same Coder and control plane, and
 // writes the figures into docs/performance.md (between its bench markers)
-// and docs/performance.json (the data of the plot, hack/plot).
+// and docs/performance.json (the data of the plots, tools/plot).
 //
 // The provider runs as users run it: its own binary, built without the race
 // detector, in its own process, with its production defaults but
@@ -49,6 +49,9 @@ type results struct {
 	Hold       []holdResult `json:"hold,omitempty"`
 	Backlog    []backlogRun `json:"backlog,omitempty"`
 	Scale      []scaleRun   `json:"scale,omitempty"`
+	// ScaleFlatness compares the scale runs' sizes: set when there are two
+	// or more.
+	ScaleFlatness *flatness `json:"scaleFlatness,omitempty"`
 }
 
 type holdResult struct {
@@ -62,9 +65,11 @@ type options struct {
 	coders, kinds []string
 	ns, rates     []int
 	hold, backlog int
-	scale         int
-	window        time.Duration
-	out, json     string
+	// scale is the key counts of the steady-state runs, one provider
+	// process each.
+	scale     []int
+	window    time.Duration
+	out, json string
 }
 
 func main() {
@@ -72,6 +77,7 @@ func main() {
 		o             options
 		coders, kinds string
 		ns, rates     string
+		scale         string
 	)
 	flag.StringVar(&coders, "coders", "fake,real", "Coders to drive: fake, real (Coder's API rate limit off, as in the test bed), real-limited (its default limit); real ones are skipped with a message when they cannot run here")
 	flag.StringVar(&kinds, "kinds", "keys,providers", "managed kinds: keys, providers")
@@ -79,8 +85,8 @@ func main() {
 	flag.StringVar(&rates, "rates", "10,100", "--max-reconcile-rate values")
 	flag.IntVar(&o.hold, "hold", 50, "keys behind the ProviderConfig whose hold release is timed (0: skip)")
 	flag.IntVar(&o.backlog, "backlog", 300, "deletion backlog B0 of the queue-model run at the default rate (0: skip)")
-	flag.IntVar(&o.scale, "scale", 5000, "keys of the steady-state polling run on the fake Coder (0: skip)")
-	flag.DurationVar(&o.window, "window", 2*time.Minute, "steady-state window of the scale run")
+	flag.StringVar(&scale, "scale", "1000,5000,20000", "keys of the steady-state polling runs on the fake Coder, one provider process each, at most 500 keys per namespace (0 or empty: skip)")
+	flag.DurationVar(&o.window, "window", 2*time.Minute, "steady-state window of each scale run")
 	flag.StringVar(&o.out, "out", "docs/performance.md", "Markdown file whose bench section is replaced")
 	flag.StringVar(&o.json, "json", "docs/performance.json", "results as JSON")
 	from := flag.String("from", "", "render -out from these results (JSON) instead of measuring")
@@ -93,6 +99,7 @@ func main() {
 		return
 	}
 	o.coders, o.kinds, o.ns, o.rates = strings.Split(coders, ","), strings.Split(kinds, ","), ints(ns), ints(rates)
+	o.scale = positive(ints(scale))
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	_, err := run(ctx, o)
 	cancel()
@@ -106,6 +113,17 @@ func ints(s string) []int {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// positive are the values of ns above zero: "-scale 0" skips the runs.
+func positive(ns []int) []int {
+	var out []int
+	for _, n := range ns {
+		if n > 0 {
 			out = append(out, n)
 		}
 	}
@@ -143,21 +161,10 @@ func run(ctx context.Context, o options) (results, error) {
 			return res, err
 		}
 	}
-	if o.scale > 0 {
-		c, err := startFake()
-		if err != nil {
-			return res, err
-		}
-		configs := max(1, o.scale/1000)
-		r, err := b.scale(ctx, c, configs, o.scale/configs, o.window)
-		c.stop()
-		if err != nil {
-			return res, err
-		}
-		fmt.Printf("scale: %d keys under %d ProviderConfigs: RSS %.0f MiB (peak %.0f), CPU %.3f s/s, %.2f key lists per ProviderConfig per poll, %.2f reconciles and %.3f Kubernetes writes per key per poll\n",
-			r.Resources, r.Configs, r.RSS, r.PeakRSS, r.CPU, r.Lists, r.Reconciles, r.Writes)
-		res.Scale = append(res.Scale, r)
+	if err := runScale(ctx, b, o, &res); err != nil {
+		return res, err
 	}
+	res.derive()
 	return res, write(res, o.out, o.json)
 }
 
@@ -203,7 +210,7 @@ func runCoder(ctx context.Context, b *bed, c coderBed, o options, res *results) 
 			return err
 		}
 		r.MuFrom = o.ns[0]
-		fmt.Printf("%s backlog B0=%d, lambda=%.1f/s, mu=%.1f/s: drained in %.1fs, predicted %.1fs\n", c.name, b0, r.Lambda, r.Mu, r.Drained, r.Forecast)
+		fmt.Printf("%s backlog B0=%d, lambda=%.1f/s, mu=%.1f/s: drained in %.1fs, predicted %.1fs (measured/predicted %.2f)\n", c.name, b0, r.Lambda, r.Mu, r.Drained, r.Forecast, r.measuredOverPredicted())
 		res.Backlog = append(res.Backlog, r)
 	}
 	return nil
@@ -239,6 +246,7 @@ func rerender(from, out string) error {
 	if err := json.Unmarshal(data, &res); err != nil {
 		return err
 	}
+	res.derive()
 	return replaceSection(out, report(res))
 }
 

@@ -63,23 +63,7 @@ func perEachMilli(m map[string]float64, n int) string {
 func report(r results) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Measured on %s: %s.\n\n", r.Date, r.Machine)
-	if len(r.Lifecycles) > 0 {
-		b.WriteString("#### Throughput and cost per resource\n\n")
-		b.WriteString("| Coder | Kind | N | rate | creates/s | bare | ratio | deletes/s | bare | ratio | Coder requests per create | per delete | K8s writes per lifecycle | reconciles per create | per delete | CPU s | peak RSS MiB |\n")
-		b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
-		for _, l := range r.Lifecycles {
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.0f |\n",
-				l.Coder, l.Kind, l.N, l.Rate, l.Creates, l.BareCreates, l.Creates/l.BareCreates, l.Deletes, l.BareDeletes, l.Deletes/l.BareDeletes,
-				total(l.CoderCreate), total(l.CoderDelete), l.writesPerResource(), l.ReconcilesCreate, l.ReconcilesDelete, l.CPU, l.PeakRSS)
-		}
-		b.WriteString("\n#### Requests and writes by endpoint, per resource\n\n")
-		b.WriteString("| Coder | Kind | N | rate | Coder requests while creating | while deleting | Kubernetes writes over the lifecycle | CPU s per resource, by process |\n| --- | --- | ---: | ---: | --- | --- | --- | --- |\n")
-		for _, l := range r.Lifecycles {
-			fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %s | %s | %s |\n", l.Coder, l.Kind, l.N, l.Rate,
-				perEach(l.CoderCreate, 1), perEach(l.CoderDelete, 1), perEach(l.Writes, l.N), perEachMilli(l.Bed, l.N))
-		}
-		b.WriteString("\n")
-	}
+	reportLifecycles(&b, r.Lifecycles)
 	if len(r.Hold) > 0 {
 		b.WriteString("#### Hold release\n\n| Coder | keys behind the ProviderConfig | released after the last key was gone |\n| --- | ---: | ---: |\n")
 		for _, h := range r.Hold {
@@ -88,29 +72,100 @@ func report(r results) string {
 		b.WriteString("\n")
 	}
 	for _, q := range r.Backlog {
-		fmt.Fprintf(&b, "#### Deletion backlog, %s Coder, `--max-reconcile-rate` %d\n\n", q.Coder, q.Rate)
-		fmt.Fprintf(&b, "B0 = %d deletes at once, then λ = %.1f/s more; μ = %.1f/s (the delete rate of %d keys above). "+
-			"Predicted drain time B0/(μ−λ) = %.1f s; measured %.1f s, which B0/t + λ = %.1f/s of service explains.\n\n",
-			q.B0, q.Lambda, q.Mu, q.MuFrom, q.Forecast, q.Drained, float64(q.B0)/q.Drained+q.Lambda)
-		b.WriteString("| t (s) | backlog measured | predicted max(0, B0 − (μ−λ)t) |\n| ---: | ---: | ---: |\n")
-		step := max(1, len(q.Points)/12)
-		for i, p := range q.Points {
-			if i%step == 0 || i == len(q.Points)-1 {
-				fmt.Fprintf(&b, "| %.1f | %d | %.0f |\n", p.T, p.Measured, p.Predicted)
-			}
-		}
-		b.WriteString("\n")
+		reportBacklog(&b, q)
 	}
-	for _, s := range r.Scale {
-		fmt.Fprintf(&b, "#### Steady state: %d keys under %d ProviderConfigs, %s Coder, defaults\n\n", s.Resources, s.Configs, s.Coder)
-		b.WriteString("| created and Ready in | RSS | peak RSS | CPU | key lists per ProviderConfig per poll (1m) | reconciles per key per poll | Kubernetes writes per key per poll | all Coder requests in the window |\n| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	reportScale(&b, r.Scale, r.ScaleFlatness)
+	return b.String()
+}
+
+func reportLifecycles(b *strings.Builder, ls []lifecycle) {
+	if len(ls) == 0 {
+		return
+	}
+	b.WriteString("#### Throughput and cost per resource\n\n")
+	b.WriteString("| Coder | Kind | N | rate | creates/s | bare | ratio | deletes/s | bare | ratio | Coder requests per create | per delete | K8s writes per lifecycle | reconciles per create | per delete | CPU s | peak RSS MiB | kube-apiserver CPU ms per lifecycle |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	for _, l := range ls {
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %.1f | %.1f | %.2f | %.1f | %.1f | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %.0f | %.1f |\n",
+			l.Coder, l.Kind, l.N, l.Rate, l.Creates, l.BareCreates, l.Creates/l.BareCreates, l.Deletes, l.BareDeletes, l.Deletes/l.BareDeletes,
+			total(l.CoderCreate), total(l.CoderDelete), l.writesPerResource(), l.ReconcilesCreate, l.ReconcilesDelete, l.CPU, l.PeakRSS, l.apiServerMs())
+	}
+	b.WriteString("\n#### Requests and writes by endpoint, per resource\n\n")
+	b.WriteString("| Coder | Kind | N | rate | Coder requests while creating | while deleting | Kubernetes writes over the lifecycle | CPU s per resource, by process |\n| --- | --- | ---: | ---: | --- | --- | --- | --- |\n")
+	for _, l := range ls {
+		fmt.Fprintf(b, "| %s | %s | %d | %d | %s | %s | %s | %s |\n", l.Coder, l.Kind, l.N, l.Rate,
+			perEach(l.CoderCreate, 1), perEach(l.CoderDelete, 1), perEach(l.Writes, l.N), perEachMilli(l.Bed, l.N))
+	}
+	b.WriteString("\n")
+}
+
+func reportBacklog(b *strings.Builder, q backlogRun) {
+	fmt.Fprintf(b, "#### Deletion backlog, %s Coder, `--max-reconcile-rate` %d\n\n", q.Coder, q.Rate)
+	fmt.Fprintf(b, "B0 = %d deletes at once, then λ = %.1f/s more; μ = %.1f/s (the delete rate of %d keys above). "+
+		"Predicted drain time B0/(μ−λ) = %.1f s; measured %.1f s, which B0/t + λ = %.1f/s of service explains. "+
+		"Measured / predicted = %.2f; within %.0f%%: %s.\n\n",
+		q.B0, q.Lambda, q.Mu, q.MuFrom, q.Forecast, q.Drained, float64(q.B0)/q.Drained+q.Lambda,
+		q.measuredOverPredicted(), backlogTolerance*100, yesNo(q.holds()))
+	b.WriteString("| t (s) | backlog measured | predicted max(0, B0 − (μ−λ)t) |\n| ---: | ---: | ---: |\n")
+	step := max(1, len(q.Points)/12)
+	for i, p := range q.Points {
+		if i%step == 0 || i == len(q.Points)-1 {
+			fmt.Fprintf(b, "| %.1f | %d | %.0f |\n", p.T, p.Measured, p.Predicted)
+		}
+	}
+	b.WriteString("\n")
+}
+
+// reportScale renders the scale runs, one row per size, and their
+// flatness. It reads the derived figures, so derive must have run.
+func reportScale(b *strings.Builder, runs []scaleRun, f *flatness) {
+	if len(runs) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "#### Steady state as keys grow, %s Coder, defaults\n\n", runs[0].Coder)
+	fmt.Fprintf(b, "Each size through a provider process of its own, at most %d keys per namespace with a ProviderConfig each; "+
+		"measured over a window that starts a minute after the last key was Ready.\n\n", maxPerNamespace)
+	b.WriteString("| keys | namespaces | created and Ready in | provider CPU s per key per poll | µs | RSS MiB | peak RSS MiB | RSS KiB per key | KiB per key added to the smallest | polls per key per minute | key lists per ProviderConfig per poll | Kubernetes writes per key per poll | all Coder requests in the window |\n")
+	b.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	for _, s := range runs {
+		added := "–"
+		if s.RSSPerAdded != 0 {
+			added = fmt.Sprintf("%.1f", s.RSSPerAdded)
+		}
 		other := slices.Sorted(maps.Keys(s.Other))
 		parts := make([]string, 0, len(other))
 		for _, k := range other {
 			parts = append(parts, fmt.Sprintf("%s %.0f", k, s.Other[k]))
 		}
-		fmt.Fprintf(&b, "| %.0f s | %.0f MiB | %.0f MiB | %.3f CPU s/s | %.2f | %.2f | %.3f | %s in %.0f s |\n\n",
-			s.CreateSecs, s.RSS, s.PeakRSS, s.CPU, s.Lists, s.Reconciles, s.Writes, strings.Join(parts, ", "), s.Window)
+		fmt.Fprintf(b, "| %d | %d | %.0f s | %.6f | %.0f | %.0f | %.0f | %.1f | %s | %.2f | %.2f | %.3f | %s in %.0f s |\n",
+			s.Resources, s.Configs, s.CreateSecs, s.CPUPerPoll, s.CPUPerPoll*1e6, s.RSS, s.PeakRSS, s.RSSPerKey, added,
+			s.PollsPerMinute, s.Lists, s.Writes, strings.Join(parts, ", "), s.Window)
 	}
-	return b.String()
+	b.WriteString("\n")
+	if f == nil {
+		return
+	}
+	lo, hi := runs[0].Resources, runs[0].Resources
+	for _, s := range runs {
+		lo, hi = min(lo, s.Resources), max(hi, s.Resources)
+	}
+	fmt.Fprintf(b, "Flatness from %d to %d keys, the largest per-key figure over the smallest (target at most %.1f): "+
+		"provider CPU per key per poll %s; RSS per key %s.\n\n", lo, hi, f.Target, flatnessVerdict(*f, f.CPU), flatnessVerdict(*f, f.RSS))
+}
+
+func flatnessVerdict(f flatness, v float64) string {
+	if v == 0 {
+		return "not computed (a size has no figure)"
+	}
+	if f.met(v) {
+		return fmt.Sprintf("%.2f, met", v)
+	}
+	return fmt.Sprintf("%.2f, not met", v)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }

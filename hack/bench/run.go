@@ -63,6 +63,10 @@ type lifecycle struct {
 	// provider created and deleted (bench: the benchmark, with the fake
 	// Coder in it).
 	Bed map[string]float64 `json:"cpuSecondsByProcess"`
+	// APIServerMs is kube-apiserver's CPU milliseconds per resource, from
+	// Bed: what the provider's lifecycle of one resource costs the API
+	// server (derive.go).
+	APIServerMs float64 `json:"kubeAPIServerCPUMsPerLifecycle"`
 }
 
 func (l lifecycle) writesPerResource() float64 {

@@ -158,6 +158,47 @@ var Mutations = []Mutation{
 		Run:  "^(TestBudgetGivesEachClientOneWorkerAtATime|TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep)$",
 	},
 	{
+		// Issue 33: the owner of a delete verifies it on the shared list,
+		// which may predate Coder's answer: a key the delete did not
+		// remove is taken for gone.
+		Name: "delete-verified-on-an-older-list",
+		File: "internal/clients/coder/keylister.go",
+		Old:  "\treturn ok && !list.sent.Before(d.at) && slices.Contains(d.ids, id)\n",
+		New:  "\treturn ok && slices.Contains(d.ids, id)\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestKeyListerServesOthersTheCachedListAfterADelete$",
+	},
+	{
+		// Issue 33: the deleting owner's look is served the list cached
+		// before its delete.
+		Name: "deleting-owner-served-the-cached-list",
+		File: "internal/clients/coder/keylister.go",
+		Old:  "\tif s := l.scopes[scope]; s != nil && s.deleted[owner].at.After(since) {\n",
+		New:  "\tif s := l.scopes[scope]; s != nil && false {\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestKeyListerServesOthersTheCachedListAfterADelete$",
+	},
+	{
+		// Issue 33: the index knows a name by its last word only, so a
+		// poll misses its rotated keys (name-r<n>).
+		Name: "key-index-misses-rotated-names",
+		File: "internal/clients/coder/keylist.go",
+		Old:  "\tif !isRotation(last) || rest == \"\" {\n",
+		New:  "\tif true {\n",
+		Pkgs: []string{"./internal/clients/coder/", "./internal/controller/aigatewaykey/"},
+		Run:  "^(TestKeyListFindsKeysByTheLastWordOfTheirNameAndByID|TestTheIndexFindsEveryKeyNameAResourceDerives)$",
+	},
+	{
+		// Issue 33: a watch event on an overdue poll is served as a poll,
+		// behind every other poll's share.
+		Name: "events-not-noted",
+		File: "internal/fairlimit/decide.go",
+		Old:  "\tif it.event {\n\t\treturn urgent\n",
+		New:  "\tif false {\n\t\treturn urgent\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestAnEventOnAnOverduePollMakesItUrgent$",
+	},
+	{
 		// Issue 26, item 10: no eviction: the shared key lists grow past
 		// their bound with every hostile ProviderConfig.
 		Name: "key-lists-never-evicted",
@@ -621,6 +662,86 @@ var Mutations = []Mutation{
 		Run:  "^TestANoisyNamespacesBacklogLeavesAnotherNamespacesNewKeyReadyInSeconds$",
 	},
 	{
+		// Issue 33: every request counts as urgent, so polls due take the
+		// tenant's slots first come first served and a backlog of deletes
+		// waits behind them.
+		Name: "polls-first-come-first-served",
+		File: "internal/fairlimit/decide.go",
+		Old:  "\tif !due.IsZero() && !now.Before(due.Add(-pollSlop)) {\n",
+		New:  "\tif false && !due.IsZero() && !now.Before(due.Add(-pollSlop)) {\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestUrgentRequestsRunBeforeThePollsThatCameFirst$",
+	},
+	{
+		// Issue 33: no poll share, so urgent work at the tenant's whole
+		// rate starves its polls.
+		Name: "polls-starve-behind-urgent-work",
+		File: "internal/fairlimit/decide.go",
+		Old:  "\tcase shareOK:\n",
+		New:  "\tcase false:\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestPollsKeepTheirShareWhileUrgentWorkTakesTheWholeRate$",
+	},
+	{
+		// Issue 33: a poll through the share runs without taking a slot of
+		// the bucket, so the tenant runs faster than its rate.
+		Name: "share-polls-past-the-rate",
+		File: "internal/fairlimit/fairlimit.go",
+		Old:  "\t\tfallthrough\n",
+		New:  "\t\treturn waited{reserved: true}\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestPollsKeepTheirShareWhileUrgentWorkTakesTheWholeRate$",
+	},
+	{
+		// Issue 33: polls go only through the share even when no urgent
+		// work waits, so a tenant with only polls falls to 1/20 of its rate.
+		Name: "polls-only-through-the-share",
+		File: "internal/fairlimit/decide.go",
+		Old:  "\tcase c == urgent || tokens >= 1:\n",
+		New:  "\tcase c == urgent:\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestATenantWithNoUrgentWorkPollsAtTheFullRate$",
+	},
+	{
+		// Issue 33: a poll sent back queues behind every poll sent back
+		// before it with no bound.
+		Name: "polls-sent-back-without-a-bound",
+		File: "internal/fairlimit/decide.go",
+		Old:  "\tnext = earliest(next, now.Add(maxSendBack))\n",
+		New:  "\tnext = earliest(next, now.Add(time.Hour))\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestUrgentRequestsRunBeforeThePollsThatCameFirst$",
+	},
+	{
+		// Issue 33: a poll sent back returns as urgent and takes a slot
+		// ahead of the deletes it was sent back for.
+		Name: "poll-sent-back-returns-urgent",
+		File: "internal/fairlimit/fairlimit.go",
+		Old:  "\t\tit.backAt = now.Add(d.after)\n",
+		New:  "\t\tit.backAt = time.Time{}\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestAPollSentBackStaysAPollButAnEventBeforeItsReturnIsUrgent$",
+	},
+	{
+		// Issue 33: the reconciler never records the inner result, so no
+		// request is ever a poll.
+		Name: "poll-interval-unrecorded",
+		File: "internal/fairlimit/fairlimit.go",
+		Old:  "\tr.limit.Ran(key, res, err, r.now())\n",
+		New:  "\t_ = key\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestTheReconcilerTellsPollsFromRetriesByTheResultAndCountsEveryDeferral$",
+	},
+	{
+		// Issue 33: items deleted from the cluster are remembered forever.
+		Name: "limiter-items-never-forgotten",
+		File: "internal/fairlimit/fairlimit.go",
+		Old:  "\t\tif now.Sub(it.until) > forgetAfter {\n",
+		New:  "\t\tif false && now.Sub(it.until) > forgetAfter {\n",
+		Pkgs: []string{"./internal/fairlimit/"},
+		Run:  "^TestTheLimiterForgetsItemsLongPastTheirDueTime$",
+	},
+	{
 		// Issue 26, item 4: a deleting resource trusts its own look, which
 		// its external name and annotations steer: pointed at a sibling's
 		// key, an unknown id, or a forged refusal, it leaves its object in
@@ -640,7 +761,7 @@ var Mutations = []Mutation{
 		Name: "observe-deletes-what-records-name",
 		File: "internal/cleanup/verify.go",
 		Old:  "\treturn left, lookup()\n",
-		New:  "\treturn left, cmp.Or(p.deleteLeft(ctx, left), lookup())\n",
+		New:  "\treturn left, cmp.Or(p.deleteLeft(ctx, mg, left), lookup())\n",
 		Pkgs: []string{"./internal/cleanup/"},
 		Run:  "^TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs$",
 	},
@@ -661,8 +782,8 @@ var Mutations = []Mutation{
 		// another key's id makes the resource its co-owner.
 		Name: "key-create-trusts-the-answered-id",
 		File: "internal/controller/aigatewaykey/keys.go",
-		Old:  "\tif i < 0 || list[i].Name != name {\n",
-		New:  "\tif i < 0 && false {\n",
+		Old:  "\tif !ok || listed.Name != name {\n",
+		New:  "\tif false {\n",
 		Pkgs: []string{"./internal/controller/aigatewaykey/", "./test/e2e/"},
 		Run:  "^(TestACreateAnswerWithAnotherKeysIDIsNotTakenForIt|TestAKeyCreateAnsweredWithAnotherKeysIDIsNotTaken)$",
 	},

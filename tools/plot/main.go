@@ -16,8 +16,9 @@ limitations under the License.
 
 // Command plot draws the figures of docs/performance.md from the results
 // `make bench` writes (docs/performance.json): throughput against the number
-// of resources and against --max-reconcile-rate, next to the bare client, and
-// the deletion backlog against the queue model. It is its own module so that
+// of resources and against --max-reconcile-rate, next to the bare client, the
+// deletion backlog against the queue model, and the steady state's cost per
+// key as keys grow. It is its own module so that
 // its plotting library stays out of the provider's dependencies.
 package main
 
@@ -27,6 +28,7 @@ import (
 	"fmt"
 	"image/color"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -60,20 +62,25 @@ type backlog struct {
 type results struct {
 	Lifecycles []lifecycle `json:"lifecycles"`
 	Backlog    []backlog   `json:"backlog"`
+	Scale      []scaleRun  `json:"scale"`
 }
 
 func main() {
 	in := flag.String("in", "docs/performance.json", "results of make bench")
 	out := flag.String("out", "docs/performance.png", "throughput figure")
 	backlogOut := flag.String("backlog", "docs/performance-backlog.png", "backlog figure")
+	scaleOut := flag.String("scale", "", "figure of the steady state as keys grow (default: performance-scale.png beside -out)")
 	flag.Parse()
-	if err := run(*in, *out, *backlogOut); err != nil {
+	if *scaleOut == "" {
+		*scaleOut = filepath.Join(filepath.Dir(*out), "performance-scale.png")
+	}
+	if err := run(*in, *out, *backlogOut, *scaleOut); err != nil {
 		fmt.Fprintln(os.Stderr, "plot:", err)
 		os.Exit(1)
 	}
 }
 
-func run(in, out, backlogOut string) error {
+func run(in, out, backlogOut, scaleOut string) error {
 	data, err := os.ReadFile(in)
 	if err != nil {
 		return err
@@ -95,18 +102,27 @@ func run(in, out, backlogOut string) error {
 	if err := save(out, panels, 2, 2); err != nil {
 		return err
 	}
-	if len(r.Backlog) == 0 {
-		return nil
-	}
-	var bl []*plot.Plot
-	for _, b := range r.Backlog {
-		p, err := backlogPlot(b)
-		if err != nil {
+	if len(r.Backlog) > 0 {
+		var bl []*plot.Plot
+		for _, b := range r.Backlog {
+			p, err := backlogPlot(b)
+			if err != nil {
+				return err
+			}
+			bl = append(bl, p)
+		}
+		if err := save(backlogOut, bl, 1, len(bl)); err != nil {
 			return err
 		}
-		bl = append(bl, p)
 	}
-	return save(backlogOut, bl, 1, len(bl))
+	if len(r.Scale) == 0 {
+		return nil
+	}
+	sc, err := scalePlots(r.Scale)
+	if err != nil {
+		return err
+	}
+	return save(scaleOut, sc, 1, len(sc))
 }
 
 // series groups the runs of one line: coder, kind and the fixed parameter.

@@ -1,0 +1,146 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+import (
+	"math"
+	"time"
+)
+
+// flatnessTarget is the most the largest per-key cost over the sizes may
+// be, as a multiple of the smallest: cost that stays flat as keys grow.
+const flatnessTarget = 1.2
+
+// backlogTolerance is how far the measured drain time may be from the
+// queue model's before the model is not taken to hold: 20%.
+const backlogTolerance = 0.2
+
+// flatness is how the scale runs' per-key costs vary over the sizes: the
+// largest over the smallest, 1 when they do not vary at all; 0 when a size
+// has no figure to compare (it ran no poll).
+type flatness struct {
+	CPU    float64 `json:"cpuPerResourcePerPollMaxOverMin"`
+	RSS    float64 `json:"rssPerResourceMaxOverMin"`
+	Target float64 `json:"target"`
+}
+
+// derive computes the figures that follow from what was measured. They are
+// written to the JSON for its readers, and computed again when the report
+// is rendered from earlier results.
+func (r *results) derive() {
+	for i := range r.Lifecycles {
+		r.Lifecycles[i].APIServerMs = r.Lifecycles[i].apiServerMs()
+	}
+	for i := range r.Backlog {
+		r.Backlog[i].Ratio = r.Backlog[i].measuredOverPredicted()
+	}
+	r.ScaleFlatness = deriveScale(r.Scale)
+}
+
+// apiServerMs is kube-apiserver's CPU milliseconds per resource over the
+// create and the delete: what serving the provider's Kubernetes requests
+// costs, apart from the provider's own CPU.
+func (l lifecycle) apiServerMs() float64 {
+	if l.N == 0 {
+		return 0
+	}
+	return l.Bed["kube-apiserver"] * 1000 / float64(l.N)
+}
+
+// measuredOverPredicted is the measured drain time over the queue model's.
+func (q backlogRun) measuredOverPredicted() float64 {
+	if q.Forecast <= 0 {
+		return 0
+	}
+	return q.Drained / q.Forecast
+}
+
+// holds says whether the measured drain time is within backlogTolerance
+// of the predicted one.
+func (q backlogRun) holds() bool {
+	ratio := q.measuredOverPredicted()
+	return ratio > 0 && math.Abs(ratio-1) <= backlogTolerance
+}
+
+// cpuPerPoll is the provider's CPU seconds in the window over the managed
+// reconciles it ran in the window.
+func (s scaleRun) cpuPerPoll() float64 {
+	polls := s.Reconciles * float64(s.Resources) * s.Window / poll.Seconds()
+	if polls <= 0 {
+		return 0
+	}
+	return s.CPU * s.Window / polls
+}
+
+// rssPerKey is the provider's RSS over the keys, in KiB.
+func (s scaleRun) rssPerKey() float64 {
+	if s.Resources == 0 {
+		return 0
+	}
+	return s.RSS * 1024 / float64(s.Resources)
+}
+
+// pollsPerMinute is the polls per key per minute.
+func (s scaleRun) pollsPerMinute() float64 {
+	return s.Reconciles * time.Minute.Seconds() / poll.Seconds()
+}
+
+// deriveScale fills in each scale run's per-key figures and returns their
+// flatness over the sizes, or nil with fewer than two sizes.
+func deriveScale(runs []scaleRun) *flatness {
+	if len(runs) == 0 {
+		return nil
+	}
+	base := runs[0]
+	for _, s := range runs {
+		if s.Resources < base.Resources {
+			base = s
+		}
+	}
+	cpu, rss := make([]float64, len(runs)), make([]float64, len(runs))
+	for i := range runs {
+		s := &runs[i]
+		s.CPUPerPoll, s.RSSPerKey, s.PollsPerMinute = s.cpuPerPoll(), s.rssPerKey(), s.pollsPerMinute()
+		s.RSSPerAdded = 0
+		if added := s.Resources - base.Resources; added > 0 {
+			s.RSSPerAdded = (s.RSS - base.RSS) * 1024 / float64(added)
+		}
+		cpu[i], rss[i] = s.CPUPerPoll, s.RSSPerKey
+	}
+	if len(runs) < 2 {
+		return nil
+	}
+	return &flatness{CPU: maxOverMin(cpu), RSS: maxOverMin(rss), Target: flatnessTarget}
+}
+
+// maxOverMin is the largest of vs over the smallest, or 0 when the
+// smallest is not above zero.
+func maxOverMin(vs []float64) float64 {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range vs {
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	if lo <= 0 || math.IsInf(lo, 1) {
+		return 0
+	}
+	return hi / lo
+}
+
+// met says whether a flatness figure is computed and at most the target.
+func (f flatness) met(v float64) bool {
+	return v > 0 && v <= f.Target
+}
