@@ -116,6 +116,8 @@ type Client struct {
 	timeout time.Duration
 	breaker *breaker
 	clock   *atomic.Pointer[Clock]
+	// deployment is Coder's last answer of its deployment id.
+	deployment *atomic.Pointer[deploymentAnswer]
 }
 
 // New returns a Client for cfg, with request slots of its own. It does not
@@ -150,6 +152,9 @@ func newClient(cfg Config, pool chan struct{}) (*Client, error) {
 		timeout: timeout,
 		breaker: b,
 		clock:   clock,
+		// One answer serves every deleting resource of the client for
+		// deploymentTTL.
+		deployment: &atomic.Pointer[deploymentAnswer]{},
 	}, nil
 }
 
@@ -200,6 +205,34 @@ func (c *Client) BuildInfo(ctx context.Context) (codersdk.BuildInfoResponse, err
 	ctx, rec := c.begin(ctx, http.MethodGet, EndpointBuildInfo)
 	bi, err := c.sdk.BuildInfo(ctx)
 	return bi, wrap(rec, err)
+}
+
+// deploymentTTL is how long Coder's answer of its deployment id serves
+// DeploymentID: as long as a shared key list serves (DefaultKeyListTTL).
+// Without it every reconcile of every deleting resource asked once more,
+// two requests per key delete.
+const deploymentTTL = DefaultKeyListTTL
+
+type deploymentAnswer struct {
+	id string
+	at time.Time
+}
+
+// DeploymentID returns the id of the deployment the client reaches, as
+// Coder answered it at most deploymentTTL ago. A URL that reaches another
+// deployment is another client (Cache keys clients by URL); this bounds how
+// long the same URL answering for another deployment goes unseen.
+func (c *Client) DeploymentID(ctx context.Context) (string, error) {
+	if a := c.deployment.Load(); a != nil && time.Since(a.at) < deploymentTTL {
+		return a.id, nil
+	}
+	sent := time.Now()
+	bi, err := c.BuildInfo(ctx)
+	if err != nil {
+		return "", err
+	}
+	c.deployment.Store(&deploymentAnswer{id: bi.DeploymentID, at: sent})
+	return bi.DeploymentID, nil
 }
 
 // Me returns the user the token belongs to, which proves the token is valid.

@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -137,5 +138,25 @@ func TestKeyListerForgetsPendingDeletesPastItsBound(t *testing.T) {
 	}
 	if got := len(l.scopes["pc-1"].deleted); got > maxPendingDeletes {
 		t.Errorf("%d pending deletes kept, want at most %d", got, maxPendingDeletes)
+	}
+}
+
+// Every deleting resource asks which deployment its client reaches, twice
+// per delete: one answer serves them all for a few seconds.
+func TestOneAnswerOfTheDeploymentIDServesItsClientForItsTTL(t *testing.T) {
+	var n atomic.Int64
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/v2/buildinfo", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, codersdk.BuildInfoResponse{DeploymentID: fmt.Sprint("deployment-", n.Add(1))})
+	})
+	_, c := newServer(t, mux)
+	for range 10 {
+		if id, err := c.DeploymentID(context.Background()); err != nil || id != "deployment-1" {
+			t.Fatalf("DeploymentID = %q, %v; want deployment-1", id, err)
+		}
+	}
+	c.deployment.Store(&deploymentAnswer{id: "deployment-1", at: time.Now().Add(-deploymentTTL)})
+	if id, err := c.DeploymentID(context.Background()); err != nil || id != "deployment-2" {
+		t.Errorf("DeploymentID past its TTL = %q, %v; want Coder asked again (deployment-2)", id, err)
 	}
 }

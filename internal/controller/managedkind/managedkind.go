@@ -232,10 +232,7 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 	if s.Client == nil {
 		return cleanup.Wrap[R](pass, nil), nil
 	}
-	pass.Deployment = func(ctx context.Context) (string, error) {
-		bi, err := s.Client.BuildInfo(ctx)
-		return bi.DeploymentID, err
-	}
+	pass.Deployment = s.Client.DeploymentID
 	pass.Coder = s.Client
 	pass.Keys, pass.Scope = c.Keys, s.Scope
 	return cleanup.Wrap(pass, c.External(s)), nil

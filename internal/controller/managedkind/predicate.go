@@ -27,8 +27,9 @@ import (
 )
 
 // desiredStateChanged passes the events that ask a managed resource's
-// reconciler for something: creations, deletions, and updates of its spec
-// (its generation, which deletion also bumps), labels or annotations. It
+// reconciler for something: creations, deletions requested (an update of
+// the deletion timestamp), and updates of its spec (its generation, which
+// a deletion request also bumps), labels or annotations. It
 // drops the updates the managed reconciler makes about its own work, which
 // it follows with a requeue of its own: status, finalizers, and the
 // annotations of a create (pending, failed, succeeded, and the external
@@ -40,12 +41,19 @@ import (
 // and was retried: 3 to 4 reconciles per create instead of 2 under load
 // (docs/performance.md).
 func desiredStateChanged() predicate.Predicate {
-	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
-		if e.ObjectOld == nil || e.ObjectNew == nil {
-			return false
-		}
-		return DesiredStateChanged(e.ObjectOld, e.ObjectNew)
-	}}
+	return predicate.Funcs{
+		UpdateFunc: func(e event.UpdateEvent) bool {
+			if e.ObjectOld == nil || e.ObjectNew == nil {
+				return false
+			}
+			return DesiredStateChanged(e.ObjectOld, e.ObjectNew)
+		},
+		// The object is gone from the cache: its reconcile would only find
+		// it missing. Its deletion was the reconcile that removed our
+		// finalizer; an object that left without it (finalizers stripped)
+		// is the sweep's (sweep.SweepWhenResourcesVanish watches for it).
+		DeleteFunc: func(event.DeleteEvent) bool { return false },
+	}
 }
 
 // DesiredStateChanged reports whether the update from before to after asks

@@ -21,8 +21,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 )
 
 func TestDesiredStateChanged(t *testing.T) {
@@ -82,5 +85,19 @@ func TestDesiredStateChanged(t *testing.T) {
 				t.Errorf("DesiredStateChanged = %t, want %t", got, tc.want)
 			}
 		})
+	}
+}
+
+// A managed resource's reconcile of its own disappearance finds nothing to
+// do: the reconcile that removed the finalizer was its last, and a key
+// delete costs two reconciles, not three.
+func TestTheDisappearanceOfAResourceStartsNoReconcile(t *testing.T) {
+	p := desiredStateChanged()
+	o := &aiv1alpha1.AIGatewayKey{}
+	if p.Delete(event.DeleteEvent{Object: o}) {
+		t.Error("a delete event passes: the reconcile it starts finds the resource gone")
+	}
+	if !p.Create(event.CreateEvent{Object: o}) {
+		t.Error("a create event is dropped")
 	}
 }
