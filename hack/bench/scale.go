@@ -226,7 +226,8 @@ func (b *bed) drain(ctx context.Context, names []string) error {
 	in := make(map[string]bool, len(names))
 	for _, ns := range names {
 		in[ns] = true
-		if err := b.kube.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); client.IgnoreNotFound(err) != nil {
+		err := b.kube.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		if err = client.IgnoreNotFound(err); err != nil {
 			return fmt.Errorf("scale: cannot delete namespace %s: %w", ns, err)
 		}
 	}

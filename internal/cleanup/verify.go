@@ -115,11 +115,7 @@ func (p Pass) findKeys(ctx context.Context, mg resource.Managed, claims []codero
 	}
 	list, err := p.Keys.ListFor(ctx, p.Scope, owner, p.Coder, since)
 	if err != nil {
-		errs := make([]error, len(claims))
-		for i := range errs {
-			errs[i] = err
-		}
-		return make([][]uuid.UUID, len(claims)), errs
+		return coderobj.ListFailed(len(claims), err)
 	}
 	return coderobj.FindKeysIn(list.Keys(), p.Coder.Clock(), claims, held)
 }

@@ -94,14 +94,20 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 func FindKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, held Held) ([][]uuid.UUID, []error) {
 	list, err := cl.ListKeys(ctx)
 	if err != nil {
-		errs := make([]error, len(claims))
-		for i := range errs {
-			errs[i] = err
-		}
-		return make([][]uuid.UUID, len(claims)), errs
+		return ListFailed(len(claims), err)
 	}
 	// The list's answer dates Coder's clock.
 	return FindKeysIn(list, cl.Clock(), claims, held)
+}
+
+// ListFailed is what FindKeys finds for n claims when the list failed with
+// err: nothing, and err for each.
+func ListFailed(n int, err error) ([][]uuid.UUID, []error) {
+	errs := make([]error, n)
+	for i := range errs {
+		errs[i] = err
+	}
+	return make([][]uuid.UUID, n), errs
 }
 
 // FindKeysIn is FindKeys on a list the caller read, with Coder's clock as
