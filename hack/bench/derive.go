@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"slices"
 	"math"
 	"time"
 )
@@ -34,7 +35,9 @@ const backlogTolerance = 0.2
 // has no figure to compare (it ran no poll).
 type flatness struct {
 	CPU    float64 `json:"cpuPerResourcePerPollMaxOverMin"`
-	RSS    float64 `json:"rssPerResourceMaxOverMin"`
+	// RSS is over the memory each added key costs, from one size to the
+	// next (scaleRun.RSSPerAdded): 1 with two sizes.
+	RSS    float64 `json:"rssPerAddedResourceMaxOverMin"`
 	Target float64 `json:"target"`
 }
 
@@ -105,21 +108,26 @@ func deriveScale(runs []scaleRun) *flatness {
 	if len(runs) == 0 {
 		return nil
 	}
-	base := runs[0]
-	for _, s := range runs {
-		if s.Resources < base.Resources {
-			base = s
-		}
-	}
-	cpu, rss := make([]float64, len(runs)), make([]float64, len(runs))
+	bySize := make([]*scaleRun, len(runs))
 	for i := range runs {
-		s := &runs[i]
+		bySize[i] = &runs[i]
+	}
+	slices.SortStableFunc(bySize, func(a, b *scaleRun) int { return a.Resources - b.Resources })
+	var cpu, rss []float64
+	for i, s := range bySize {
 		s.CPUPerPoll, s.RSSPerKey, s.PollsPerMinute = s.cpuPerPoll(), s.rssPerKey(), s.pollsPerMinute()
 		s.RSSPerAdded = 0
-		if added := s.Resources - base.Resources; added > 0 {
-			s.RSSPerAdded = (s.RSS - base.RSS) * 1024 / float64(added)
+		if i > 0 {
+			// What each key added since the next smaller size costs: the
+			// provider's fixed memory, which RSS per key carries and
+			// which weighs most at the smallest size, is left out.
+			prev := bySize[i-1]
+			if added := s.Resources - prev.Resources; added > 0 {
+				s.RSSPerAdded = (s.RSS - prev.RSS) * 1024 / float64(added)
+				rss = append(rss, s.RSSPerAdded)
+			}
 		}
-		cpu[i], rss[i] = s.CPUPerPoll, s.RSSPerKey
+		cpu = append(cpu, s.CPUPerPoll)
 	}
 	if len(runs) < 2 {
 		return nil

@@ -34,6 +34,8 @@ func TestScaleFiguresArePerKeyPerPollAndTheirFlatnessIsMaxOverMin(t *testing.T) 
 		{Resources: 5000, Configs: 10, Window: 120, CPU: 0.33, Reconciles: 1, RSS: 180},
 		// 6 s over 0.9 × 1,000 × 2 = 1,800 polls.
 		{Resources: 1000, Configs: 2, Window: 120, CPU: 0.05, Reconciles: 0.9, RSS: 100},
+		// 6 s over 20,000 × 2 polls; 300 MiB more for 15,000 more keys.
+		{Resources: 20000, Configs: 40, Window: 120, CPU: 0.05, Reconciles: 1, RSS: 480},
 	}
 	f := deriveScale(runs)
 	type figures struct{ CPUPerPoll, RSSPerKey, RSSPerAdded, PollsPerMinute float64 }
@@ -44,18 +46,19 @@ func TestScaleFiguresArePerKeyPerPollAndTheirFlatnessIsMaxOverMin(t *testing.T) 
 	want := []figures{
 		{CPUPerPoll: 39.6 / 10000, RSSPerKey: 180 * 1024 / 5000.0, RSSPerAdded: 80 * 1024 / 4000.0, PollsPerMinute: 1},
 		{CPUPerPoll: 6 / 1800.0, RSSPerKey: 100 * 1024 / 1000.0, RSSPerAdded: 0, PollsPerMinute: 0.9},
+		{CPUPerPoll: 6 / 40000.0, RSSPerKey: 480 * 1024 / 20000.0, RSSPerAdded: 300 * 1024 / 15000.0, PollsPerMinute: 1},
 	}
 	approx := cmpopts.EquateApprox(1e-9, 0)
 	if diff := cmp.Diff(want, got, approx); diff != "" {
 		t.Errorf("per-key figures: -want +got:\n%s", diff)
 	}
-	wantF := &flatness{CPU: (39.6 / 10000) / (6 / 1800.0), RSS: (100 * 1024 / 1000.0) / (180 * 1024 / 5000.0), Target: 1.2}
+	wantF := &flatness{CPU: (39.6 / 10000) / (6 / 40000.0), RSS: (300 * 1024 / 15000.0) / (80 * 1024 / 4000.0), Target: 1.2}
 	if diff := cmp.Diff(wantF, f, approx); diff != "" {
 		t.Errorf("flatness: -want +got:\n%s", diff)
 	}
-	// CPU 1.19 is within the target, RSS 2.78 is not.
-	if !f.met(f.CPU) || f.met(f.RSS) {
-		t.Errorf("flatness verdicts: CPU %.3f met=%v, RSS %.3f met=%v; want met, not met", f.CPU, f.met(f.CPU), f.RSS, f.met(f.RSS))
+	// CPU 26.4 is not within the target, RSS 1.0 is.
+	if f.met(f.CPU) || !f.met(f.RSS) {
+		t.Errorf("flatness verdicts: CPU %.3f met=%v, RSS %.3f met=%v; want not met, met", f.CPU, f.met(f.CPU), f.RSS, f.met(f.RSS))
 	}
 }
 
@@ -121,7 +124,7 @@ func TestReportShowsAPIServerCPUBacklogRatioAndTheScaleCurve(t *testing.T) {
 		"#### Steady state as keys grow, fake Coder, defaults",
 		"| 1000 | 2 | 0 s | 0.003000 | 3000 | 100 | 0 | 102.4 | – | 1.00 |",
 		"| 5000 | 10 | 0 s | 0.003000 | 3000 | 180 | 0 | 36.9 | 20.5 | 1.00 |",
-		"provider CPU per key per poll 1.00, met; RSS per key 2.78, not met.",
+		"provider CPU per key per poll 1.00, met; memory per key added 1.00, met.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)

@@ -125,7 +125,7 @@ func reportScale(b *strings.Builder, runs []scaleRun, f *flatness) {
 	fmt.Fprintf(b, "#### Steady state as keys grow, %s Coder, defaults\n\n", runs[0].Coder)
 	fmt.Fprintf(b, "Each size through a provider process of its own, at most %d keys per namespace with a ProviderConfig each; "+
 		"measured over a window that starts a minute after the last key was Ready.\n\n", maxPerNamespace)
-	b.WriteString("| keys | namespaces | created and Ready in | provider CPU s per key per poll | µs | RSS MiB | peak RSS MiB | RSS KiB per key | KiB per key added to the smallest | polls per key per minute | key lists per ProviderConfig per poll | Kubernetes writes per key per poll | all Coder requests in the window |\n")
+	b.WriteString("| keys | namespaces | created and Ready in | provider CPU s per key per poll | µs | RSS MiB | peak RSS MiB | RSS KiB per key | KiB per key added since the next smaller size | polls per key per minute | key lists per ProviderConfig per poll | Kubernetes writes per key per poll | all Coder requests in the window |\n")
 	b.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, s := range runs {
 		added := "–"
@@ -150,7 +150,7 @@ func reportScale(b *strings.Builder, runs []scaleRun, f *flatness) {
 		lo, hi = min(lo, s.Resources), max(hi, s.Resources)
 	}
 	fmt.Fprintf(b, "Flatness from %d to %d keys, the largest per-key figure over the smallest (target at most %.1f): "+
-		"provider CPU per key per poll %s; RSS per key %s.\n\n", lo, hi, f.Target, flatnessVerdict(*f, f.CPU), flatnessVerdict(*f, f.RSS))
+		"provider CPU per key per poll %s; memory per key added %s.\n\n", lo, hi, f.Target, flatnessVerdict(*f, f.CPU), flatnessVerdict(*f, f.RSS))
 }
 
 func flatnessVerdict(f flatness, v float64) string {
