@@ -17,8 +17,8 @@ limitations under the License.
 package main
 
 import (
-	"slices"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -34,7 +34,7 @@ const backlogTolerance = 0.2
 // largest over the smallest, 1 when they do not vary at all; 0 when a size
 // has no figure to compare (it ran no poll).
 type flatness struct {
-	CPU    float64 `json:"cpuPerResourcePerPollMaxOverMin"`
+	CPU float64 `json:"cpuPerResourcePerPollMaxOverMin"`
 	// RSS is over the memory each added key costs, from one size to the
 	// next (scaleRun.RSSPerAdded): 1 with two sizes.
 	RSS    float64 `json:"rssPerAddedResourceMaxOverMin"`
