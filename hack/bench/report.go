@@ -99,13 +99,21 @@ func reportLifecycles(b *strings.Builder, ls []lifecycle) {
 	b.WriteString("\n")
 }
 
+// drainedAt says what backlog counts as drained, when the run measured it.
+func drainedAt(q backlogRun) string {
+	if q.OneDelete == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Drained means down to %d, what the arrivals alone keep in flight: λ × %.1f s, the time one delete took on the same namespace just before.", q.Floor, q.OneDelete)
+}
+
 func reportBacklog(b *strings.Builder, q backlogRun) {
 	fmt.Fprintf(b, "#### Deletion backlog, %s Coder, `--max-reconcile-rate` %d\n\n", q.Coder, q.Rate)
 	fmt.Fprintf(b, "B0 = %d deletes at once, then λ = %.1f/s more; μ = %.1f/s (the delete rate of %d keys above). "+
 		"Predicted drain time B0/(μ−λ) = %.1f s; measured %.1f s, which B0/t + λ = %.1f/s of service explains. "+
-		"Measured / predicted = %.2f; within %.0f%%: %s.\n\n",
+		"Measured / predicted = %.2f; within %.0f%%: %s.%s\n\n",
 		q.B0, q.Lambda, q.Mu, q.MuFrom, q.Forecast, q.Drained, float64(q.B0)/q.Drained+q.Lambda,
-		q.measuredOverPredicted(), backlogTolerance*100, yesNo(q.holds()))
+		q.measuredOverPredicted(), backlogTolerance*100, yesNo(q.holds()), drainedAt(q))
 	b.WriteString("| t (s) | backlog measured | predicted max(0, B0 − (μ−λ)t) |\n| ---: | ---: | ---: |\n")
 	step := max(1, len(q.Points)/12)
 	for i, p := range q.Points {

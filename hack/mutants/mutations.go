@@ -158,6 +158,16 @@ var Mutations = []Mutation{
 		Run:  "^(TestBudgetGivesEachClientOneWorkerAtATime|TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep)$",
 	},
 	{
+		// Issue 33: each tenant's clients list the same Coder user's keys
+		// apart, so the lists per TTL grow with the ProviderConfigs.
+		Name: "key-list-per-tenant",
+		File: "internal/clients/coder/cache.go",
+		Old:  "\tfield([]byte(\"key list\"))\n",
+		New:  "\tfield([]byte(\"key list\" + cfg.Tenant))\n",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestClientsOfOneCoderAndCredentialShareAKeyList$",
+	},
+	{
 		// Issue 33: the owner of a delete verifies it on the shared list,
 		// which may predate Coder's answer: a key the delete did not
 		// remove is taken for gone.

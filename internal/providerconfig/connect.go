@@ -62,8 +62,9 @@ type Session struct {
 	URL          string
 	// Ref is the ProviderConfig.
 	Ref Ref
-	// Scope identifies the ProviderConfig and the Coder it points at, for
-	// caches shared between the resources of one ProviderConfig.
+	// Scope identifies the Coder the client reaches and its credential
+	// (coder.ListScope), for caches shared by every resource whose
+	// ProviderConfig reaches Coder as the same user: the key list.
 	Scope string
 }
 
@@ -95,7 +96,7 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		// Cleanup records name the deployment: wait for the first check.
 		return Session{}, errors.Errorf("%s has not reported Coder's deployment id yet; is it Ready?", ref)
 	}
-	s.URL, s.Scope = conn.URL, ref.IndexValue()+" "+conn.URL
+	s.URL = conn.URL
 	cfg, err := ClientConfig(ctx, c.Kube, conn, c.Timeout)
 	if err != nil {
 		if s.Mode == hold.ModeBoundedPass {
@@ -103,6 +104,7 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		}
 		return Session{}, err
 	}
+	s.Scope = coder.ListScope(cfg)
 	if s.Client, err = c.Clients.Get(cfg); err != nil {
 		return Session{}, errors.Wrap(err, errBuildClient)
 	}

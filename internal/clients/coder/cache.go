@@ -155,6 +155,32 @@ func Fingerprint(cfg Config) string {
 	return hex.EncodeToString(k[:])
 }
 
+// ListScope identifies what a key list through cfg answers: the Coder
+// (its URL, and how its certificate is checked) and the credential. Every
+// client of one ListScope, whatever its tenant or ProviderConfig, gets the
+// same list from Coder, so they share one (KeyLister): the lists sent per
+// TTL do not grow with the ProviderConfigs that use one Coder user. Like
+// Fingerprint, it is for comparisons in memory, never to publish.
+func ListScope(cfg Config) string {
+	h := sha256.New()
+	field := func(b []byte) {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	field([]byte("key list"))
+	field([]byte(CanonicalURL(cfg.URL)))
+	field([]byte(cfg.Token))
+	field(cfg.CABundle)
+	if cfg.InsecureSkipVerify {
+		field([]byte{1})
+	} else {
+		field([]byte{0})
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
 // cacheKey hashes every field that shapes a Client, each length-prefixed so
 // no two configs share an encoding.
 func cacheKey(cfg Config) [sha256.Size]byte {

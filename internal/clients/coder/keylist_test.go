@@ -20,6 +20,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -158,5 +159,31 @@ func TestOneAnswerOfTheDeploymentIDServesItsClientForItsTTL(t *testing.T) {
 	c.deployment.Store(&deploymentAnswer{id: "deployment-1", at: time.Now().Add(-deploymentTTL)})
 	if id, err := c.DeploymentID(context.Background()); err != nil || id != "deployment-2" {
 		t.Errorf("DeploymentID past its TTL = %q, %v; want Coder asked again (deployment-2)", id, err)
+	}
+}
+
+// Coder answers a key list by who asks, not by which ProviderConfig or
+// tenant the client is for: those share one list, and nothing else does.
+func TestClientsOfOneCoderAndCredentialShareAKeyList(t *testing.T) {
+	base := Config{URL: "https://coder.example.com", Token: "token-a", Tenant: "team-a", Timeout: time.Second}
+	same := base
+	same.URL, same.Tenant, same.Timeout, same.MaxInFlight = "https://coder.example.com/", "team-b", time.Minute, 3
+	if ListScope(base) != ListScope(same) {
+		t.Error("two tenants' clients of one Coder and token have lists of their own")
+	}
+	for name, change := range map[string]func(*Config){
+		"another token": func(c *Config) { c.Token = "token-b" },
+		"another Coder": func(c *Config) { c.URL = "https://other.example.com" },
+		"another CA":    func(c *Config) { c.CABundle = []byte("pem") },
+		"no TLS checks": func(c *Config) { c.InsecureSkipVerify = true },
+	} {
+		other := base
+		change(&other)
+		if ListScope(other) == ListScope(base) {
+			t.Errorf("%s shares the key list", name)
+		}
+	}
+	if strings.Contains(ListScope(base), base.Token) {
+		t.Error("the scope carries the token")
 	}
 }

@@ -47,8 +47,8 @@ const keyBytes = 256
 // costs each of those owners a list of its own.
 const maxPendingDeletes = 10000
 
-// KeyLister shares one AI Gateway key list per scope (a ProviderConfig and
-// its URL) among every caller: concurrent callers share one request, and a
+// KeyLister shares one AI Gateway key list per scope (a Coder and the
+// credential it is listed with: ListScope) among every caller: concurrent callers share one request, and a
 // successful list serves later callers for the TTL. Errors are not cached.
 //
 // What it holds is bounded whatever the ProviderConfigs say: a list is
