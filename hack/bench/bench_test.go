@@ -94,9 +94,12 @@ func assertCounts(t *testing.T, l lifecycle) {
 	if l.ReconcilesCreate > 2 {
 		t.Errorf("reconciles per create = %.2f, want at most 2", l.ReconcilesCreate)
 	}
-	// A key's delete, then the list that shows it gone.
-	if got := total(l.CoderDelete); got > 2 {
-		t.Errorf("Coder requests per delete = %.2f (%s), want at most 2", got, perEach(l.CoderDelete, 1))
+	// A key's delete, then the list that shows it gone (shared by the
+	// verifies that come together), and the deployment id, asked once per
+	// client per key-list TTL (seen: 1.00 + 0.97 + 0.10 at rate 10 when
+	// the deletes trickle in 16 at a time and no verify shares a list).
+	if got := total(l.CoderDelete); got > 2.1 {
+		t.Errorf("Coder requests per delete = %.2f (%s), want at most 2.1", got, perEach(l.CoderDelete, 1))
 	}
 	// The reconcile that sends the delete, and the one that verifies it;
 	// the object's disappearance starts none. A create's last reconcile
