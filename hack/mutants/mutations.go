@@ -162,8 +162,8 @@ var Mutations = []Mutation{
 		// apart, so the lists per TTL grow with the ProviderConfigs.
 		Name: "key-list-per-tenant",
 		File: "internal/clients/coder/cache.go",
-		Old:  "\tfield([]byte(\"key list\"))\n",
-		New:  "\tfield([]byte(\"key list\" + cfg.Tenant))\n",
+		Old:  "[]byte(\"key list\"), ",
+		New:  "[]byte(\"key list\" + cfg.Tenant), ",
 		Pkgs: []string{"./internal/clients/coder/"},
 		Run:  "^TestClientsOfOneCoderAndCredentialShareAKeyList$",
 	},

@@ -162,49 +162,39 @@ func Fingerprint(cfg Config) string {
 // TTL do not grow with the ProviderConfigs that use one Coder user. Like
 // Fingerprint, it is for comparisons in memory, never to publish.
 func ListScope(cfg Config) string {
-	h := sha256.New()
-	field := func(b []byte) {
-		var n [8]byte
-		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
-		h.Write(n[:])
-		h.Write(b)
-	}
-	field([]byte("key list"))
-	field([]byte(CanonicalURL(cfg.URL)))
-	field([]byte(cfg.Token))
-	field(cfg.CABundle)
-	if cfg.InsecureSkipVerify {
-		field([]byte{1})
-	} else {
-		field([]byte{0})
-	}
-	return hex.EncodeToString(h.Sum(nil))
+	k := hashFields(append([][]byte{[]byte("key list"), []byte(CanonicalURL(cfg.URL))}, coderFields(cfg)[1:]...)...)
+	return hex.EncodeToString(k[:])
 }
 
-// cacheKey hashes every field that shapes a Client, each length-prefixed so
-// no two configs share an encoding.
+// coderFields are what decides which Coder a client reaches and as whom:
+// its URL, token, CA bundle and whether certificates are checked.
+func coderFields(cfg Config) [][]byte {
+	insecure := []byte{0}
+	if cfg.InsecureSkipVerify {
+		insecure = []byte{1}
+	}
+	return [][]byte{[]byte(cfg.URL), []byte(cfg.Token), cfg.CABundle, insecure}
+}
+
+// cacheKey hashes every field that shapes a Client.
 func cacheKey(cfg Config) [sha256.Size]byte {
+	var t [8]byte
+	binary.BigEndian.PutUint64(t[:], uint64(cfg.Timeout))
+	// Two tenants with the same token and URL still get a client each,
+	// so each takes its own tenant's slots.
+	return hashFields(append(coderFields(cfg), t[:], []byte(cfg.Tenant))...)
+}
+
+// hashFields hashes fields, each length-prefixed so no two lists share an
+// encoding.
+func hashFields(fields ...[]byte) [sha256.Size]byte {
 	h := sha256.New()
-	field := func(b []byte) {
+	for _, b := range fields {
 		var n [8]byte
 		binary.BigEndian.PutUint64(n[:], uint64(len(b)))
 		h.Write(n[:])
 		h.Write(b)
 	}
-	field([]byte(cfg.URL))
-	field([]byte(cfg.Token))
-	field(cfg.CABundle)
-	if cfg.InsecureSkipVerify {
-		field([]byte{1})
-	} else {
-		field([]byte{0})
-	}
-	var t [8]byte
-	binary.BigEndian.PutUint64(t[:], uint64(cfg.Timeout))
-	field(t[:])
-	// Two tenants with the same token and URL still get a client each,
-	// so each takes its own tenant's slots.
-	field([]byte(cfg.Tenant))
 	var k [sha256.Size]byte
 	copy(k[:], h.Sum(nil))
 	return k
