@@ -19,6 +19,7 @@ package cleanup
 import (
 	"slices"
 	"sync"
+	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -37,7 +38,17 @@ type Releases struct {
 	// sent is the last delete of each resource: what it named and how it
 	// ended.
 	sent map[types.UID]sentDelete
+	// counted is when each resource's release without delete was counted,
+	// so a reconcile that read the resource from a cache not yet past its
+	// removal (it decides the release again, and its removal finds the
+	// resource gone) does not count it twice. Forgotten after
+	// countedMemory, far longer than a cache lags.
+	counted   map[types.UID]time.Time
+	lastPrune time.Time
 }
+
+// countedMemory is how long a counted release is remembered.
+const countedMemory = 10 * time.Minute
 
 // A sentDelete is one Delete of a deleting resource: the ids of the Coder
 // objects it deleted, and its failure, nil when Coder accepted it all.
@@ -48,7 +59,7 @@ type sentDelete struct {
 
 // NewReleases returns an empty registry.
 func NewReleases() *Releases {
-	return &Releases{m: map[types.UID]string{}, sent: map[types.UID]sentDelete{}}
+	return &Releases{m: map[types.UID]string{}, sent: map[types.UID]sentDelete{}, counted: map[types.UID]time.Time{}}
 }
 
 // mark notes that uid releases without a delete, and why.
@@ -67,14 +78,38 @@ func (r *Releases) peek(uid types.UID) (string, bool) {
 }
 
 // take returns and forgets why uid released without a delete, and forgets
-// its deletes: its finalizer is gone.
+// its deletes: its finalizer is gone. It reports a release once: a uid
+// whose release was taken already is not reported again.
 func (r *Releases) take(uid types.UID) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	why, ok := r.m[uid]
 	delete(r.m, uid)
 	delete(r.sent, uid)
-	return why, ok
+	if !ok {
+		return "", false
+	}
+	now := time.Now()
+	r.prune(now)
+	if _, done := r.counted[uid]; done {
+		return why, false
+	}
+	r.counted[uid] = now
+	return why, true
+}
+
+// prune forgets counted releases older than countedMemory, at most once a
+// minute.
+func (r *Releases) prune(now time.Time) {
+	if now.Sub(r.lastPrune) < time.Minute {
+		return
+	}
+	r.lastPrune = now
+	for uid, at := range r.counted {
+		if now.Sub(at) > countedMemory {
+			delete(r.counted, uid)
+		}
+	}
 }
 
 // forget drops a mark: the resource deleted after all.
