@@ -568,6 +568,17 @@ var Mutations = []Mutation{
 		Run:  "^TestReleaseIsCountedOnlyOnceItsFinalizerRemovalIsPersisted$",
 	},
 	{
+		// Issue 33: a poll reads its resource's records by label alone,
+		// which controller-runtime's cache answers by scanning every
+		// record: a cost per poll that grows with the keys.
+		Name: "records-read-by-a-scan",
+		File: "internal/records/records.go",
+		Old:  "client.MatchingFields{index.RecordManagedUID: string(mg.GetUID())}",
+		New:  "client.MatchingLabels{index.RecordManagedUID[:0] + ManagedResourceUIDLabel: string(mg.GetUID())}",
+		Pkgs: []string{"./internal/records/"},
+		Run:  "^TestAResourcesRecordsAreReadByIndexNotByAScanOfEveryRecord$",
+	},
+	{
 		// A reconcile that read the resource from a stale cache decides
 		// its release again, finds it gone, and counts it a second time
 		// (seed 20 of test/interleave, once under load).

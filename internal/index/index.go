@@ -53,6 +53,10 @@ const (
 	ManagedExternalName = "managed.externalName"
 	// RecordExternalID maps a cleanup record to the Coder id it names.
 	RecordExternalID = "cleanupRecord.externalID"
+	// RecordManagedUID maps a cleanup record to the UID of its managed
+	// resource, by its label: the records a poll reads, found without a
+	// scan of every record.
+	RecordManagedUID = "cleanupRecord.managedUID"
 	// ProviderConfigSecrets maps a ProviderConfig of any kind to the
 	// "namespace/name" of every Secret it reads.
 	ProviderConfigSecrets = "providerConfig.secrets"
@@ -71,7 +75,10 @@ type Index struct {
 
 // All are every field index of the provider.
 func All() []Index {
-	out := []Index{{Object: &clusterv1alpha1.CleanupRecord{}, Field: RecordExternalID, Extract: recordExternalID}}
+	out := []Index{
+		{Object: &clusterv1alpha1.CleanupRecord{}, Field: RecordExternalID, Extract: recordExternalID},
+		{Object: &clusterv1alpha1.CleanupRecord{}, Field: RecordManagedUID, Extract: recordManagedUID},
+	}
 	for _, k := range apis.ManagedKinds() {
 		out = append(out,
 			Index{Object: k.New(), Field: ManagedProviderConfig, Extract: managedProviderConfig},
@@ -123,6 +130,13 @@ func recordExternalID(o client.Object) []string {
 		return nil
 	}
 	return []string{rec.Status.ExternalID}
+}
+
+func recordManagedUID(o client.Object) []string {
+	if uid := o.GetLabels()[clusterv1alpha1.ManagedResourceUIDLabel]; uid != "" {
+		return []string{uid}
+	}
+	return nil
 }
 
 func providerConfigSecrets(o client.Object) []string {

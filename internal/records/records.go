@@ -41,6 +41,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
 )
 
 const (
@@ -59,7 +60,7 @@ func Name(kind string, uid types.UID) string {
 
 // ManagedResourceUIDLabel carries the UID of the managed resource on each of
 // its cleanup records, so all of them are found (and deleted) together.
-const ManagedResourceUIDLabel = "coder.crossplane.io/managed-resource-uid"
+const ManagedResourceUIDLabel = clusterv1alpha1.ManagedResourceUIDLabel
 
 // RotatedName is the cleanup record of the key of rotation counter n:
 // Name for the first key, with a -r<n> suffix for the keys of later
@@ -352,8 +353,16 @@ func (r *Store) Abandon(ctx context.Context, mg resource.Managed, kind, reason s
 // of returns the records of mg, found by its UID label, as the cache shows
 // them. A record the cache does not show yet turns Abandoned in the sweep
 // once mg is gone.
+//
+// It reads the cache by index: a poll reads its resource's records, and a
+// list by label alone would scan every record in the cache, a cost per poll
+// that grows with the number of resources.
 func (r *Store) of(ctx context.Context, mg resource.Managed) ([]clusterv1alpha1.CleanupRecord, error) {
-	return list(ctx, r.kube, mg)
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l, client.MatchingFields{index.RecordManagedUID: string(mg.GetUID())}); err != nil {
+		return nil, errors.Wrap(err, errListRecords)
+	}
+	return l.Items, nil
 }
 
 // list returns the records of mg that reader lists by its UID label.

@@ -29,6 +29,10 @@ const (
 	CleanupPhaseAbandoned = "Abandoned"
 )
 
+// ManagedResourceUIDLabel carries the UID of the managed resource on each of
+// its cleanup records, so all of them are found (and deleted) together.
+const ManagedResourceUIDLabel = "coder.crossplane.io/managed-resource-uid"
+
 // ManagedResourceReference names a managed resource exactly, UID included.
 type ManagedResourceReference struct {
 	APIVersion string `json:"apiVersion"`
