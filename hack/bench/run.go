@@ -19,6 +19,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"hash/crc32"
 	"os"
 	"time"
 
@@ -30,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
@@ -125,6 +127,36 @@ func (s *session) providerConfig(ctx context.Context, ns string) error {
 		}
 		return pc.GetCondition("Ready").Status == corev1.ConditionTrue, nil
 	})
+}
+
+// platformConfig gives c a cluster-scoped ProviderConfig, as a platform
+// team keeps one per Coder: the sweep deletes through it what a namespace's
+// keys left in Coder once their own ProviderConfig is gone with the
+// namespace. Without it, the records of keys released without a delete
+// (a namespace of 500 keys whose deletes outlast its ProviderConfig's
+// bounds) would stand Abandoned, and a drain would wait on them. It is
+// made once per Coder URL; a later call finds it.
+func (b *bed) platformConfig(ctx context.Context, c coderBed) error {
+	ns, name := "bench-platform", fmt.Sprintf("bench-platform-%c-%08x", c.tag, crc32.ChecksumIEEE([]byte(c.url)))
+	objs := []client.Object{
+		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}},
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: map[string]string{testenv.TokenKey: c.token}},
+		&clusterv1alpha1.ProviderConfig{
+			ObjectMeta: metav1.ObjectMeta{Name: name},
+			Spec: common.ProviderConfigSpec{URL: c.url, Credentials: common.Credentials{
+				Source: common.CredentialsSourceSecret, SecretRef: &common.SecretKeySelector{
+					LocalSecretKeySelector: common.LocalSecretKeySelector{Name: name, Key: testenv.TokenKey}, Namespace: ns,
+				},
+			}},
+		},
+	}
+	for _, o := range objs {
+		err := b.kube.Create(ctx, o)
+		if err = client.IgnoreAlreadyExists(err); err != nil {
+			return fmt.Errorf("cannot create %T %s: %w", o, o.GetName(), err)
+		}
+	}
+	return nil
 }
 
 func (s *session) close() {

@@ -128,6 +128,11 @@ func (b *bed) scale(ctx context.Context, c coderBed, n int, window time.Duration
 		return r, err
 	}
 	defer first.p.stop()
+	if drain {
+		if err := b.platformConfig(ctx, c); err != nil {
+			return r, err
+		}
+	}
 	took, err := b.scaleCreate(ctx, first, names, each)
 	if err != nil {
 		return r, err
