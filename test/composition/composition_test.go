@@ -447,6 +447,12 @@ func TestComposedResourcesPassAdmission(t *testing.T) {
 	if got, want := str(t, byName["anthropic"], "spec.forProvider.apiKeySecretRefs[0].key"), str(t, xr, "spec.providers.anthropic.apiKeySecretRef.key"); got != want {
 		t.Errorf("anthropic apiKeySecretRefs[0].key = %q, want %q", got, want)
 	}
+	// Each provider publishes its gateway base URL for the team's workloads.
+	for _, name := range []string{"openai", "anthropic"} {
+		if got, want := str(t, byName[name], "spec.writeConnectionSecretToRef.name"), str(t, xr, "spec.team")+"-"+name+"-gateway"; got != want {
+			t.Errorf("%s spec.writeConnectionSecretToRef.name = %q, want %q", name, got, want)
+		}
+	}
 
 	cp := controlplane.StartOrSkip(t, controlplane.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

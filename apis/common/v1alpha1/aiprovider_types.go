@@ -62,6 +62,14 @@ type AIProviderObservation struct {
 	// removed a key there, and the keys are sent again.
 	// +listType=atomic
 	AppliedAPIKeyIDs []string `json:"appliedAPIKeyIDs,omitempty"`
+	// AppliedAPIKeys pair the ids of AppliedAPIKeyIDs with a keyed
+	// fingerprint of the key sent under each, like CredentialsFingerprint's.
+	// When the keys change, every key whose fingerprint is unchanged keeps
+	// its id in Coder, and with it its place and cooldowns in the failover
+	// pool; only new or changed keys are sent. An id without an entry is
+	// sent again at the next change.
+	// +listType=atomic
+	AppliedAPIKeys []AppliedAPIKey `json:"appliedAPIKeys,omitempty"`
 	// CredentialsFingerprint is an HMAC-SHA256 of the API keys and Bedrock
 	// access key pair this resource last sent, keyed with a secret only the
 	// provider holds (the Secret provider-coder-fingerprint-key in its
@@ -79,6 +87,15 @@ type AIProviderKeyObservation struct {
 	Masked string `json:"masked,omitempty"`
 	// CreatedAt is when the key was added in Coder.
 	CreatedAt *metav1.Time `json:"createdAt,omitempty"`
+}
+
+// AppliedAPIKey is one API key this resource sent to Coder.
+type AppliedAPIKey struct {
+	// ID is Coder's id of the key.
+	ID string `json:"id"`
+	// Fingerprint is an HMAC-SHA256 of the key, keyed like
+	// credentialsFingerprint; the key itself is stored nowhere.
+	Fingerprint string `json:"fingerprint"`
 }
 
 // AIProviderBedrockObservation are the Bedrock settings Coder reports.
@@ -99,8 +116,12 @@ type AIProviderBedrockObservation struct {
 // each scope.
 type AIProviderFields struct {
 	// Type is the protocol Coder speaks with the provider. Immutable.
+	// Required unless spec.managementPolicies allow neither Create nor
+	// Update: an observe-only import reads it from Coder
+	// (status.atProvider.type).
+	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="forProvider.type is immutable"
-	Type AIProviderType `json:"type"`
+	Type AIProviderType `json:"type,omitempty"`
 
 	// Name is the provider's Coder-wide, user-facing name: lowercase
 	// alphanumerics separated by single hyphens. It defaults to
@@ -131,9 +152,13 @@ type AIProviderFields struct {
 	// BaseURL is the provider's API endpoint, an absolute http or https URL.
 	// A canonical Bedrock endpoint (https://bedrock-runtime.REGION.amazonaws.com
 	// or https://bedrock-mantle.REGION.api.aws) also gives the Bedrock region.
+	// Required unless spec.managementPolicies allow neither Create nor
+	// Update: an observe-only import reads it from Coder
+	// (status.atProvider.baseURL).
+	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:XValidation:rule="isURL(self) && url(self).getScheme() in ['http', 'https'] && url(self).getHostname() != ''",message="forProvider.baseURL must be an absolute http or https URL, e.g. https://api.example.com/"
-	BaseURL string `json:"baseURL"`
+	BaseURL string `json:"baseURL,omitempty"`
 }
 
 // BedrockFields are the AWS Bedrock settings that are not secrets.

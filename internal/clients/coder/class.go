@@ -167,6 +167,9 @@ func ForbiddenCause(err error) string {
 }
 
 func forbiddenCause(message string) string {
+	if strings.Contains(message, msgPremiumTemplateRBAC) {
+		return CauseGroupsNotLicensed
+	}
 	if strings.Contains(message, msgPremiumFeature) {
 		return CauseNotLicensed
 	}

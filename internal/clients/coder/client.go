@@ -118,6 +118,8 @@ type Client struct {
 	clock   *atomic.Pointer[Clock]
 	// deployment is Coder's last answer of its deployment id.
 	deployment *atomic.Pointer[deploymentAnswer]
+	// seeded is Coder's last answer of its env-seeded providers (seeded.go).
+	seeded *atomic.Pointer[seededAnswer]
 }
 
 // New returns a Client for cfg, with request slots of its own. It does not
@@ -155,6 +157,7 @@ func newClient(cfg Config, pool chan struct{}) (*Client, error) {
 		// One answer serves every deleting resource of the client for
 		// deploymentTTL.
 		deployment: &atomic.Pointer[deploymentAnswer]{},
+		seeded:     &atomic.Pointer[seededAnswer]{},
 	}, nil
 }
 

@@ -15,7 +15,8 @@ limitations under the License.
 */
 
 // Package aiprovider is the one external client for AIProviders, both
-// scopes. The external name is the Coder provider id; the Coder-wide name is
+// scopes. The external name is the Coder provider id (an import may name the
+// provider by its Coder name; it settles to the id); the Coder-wide name is
 // forProvider.name (default metadata.name). API keys come from Secrets only:
 // they go to Coder and into a keyed fingerprint in status (an HMAC with a
 // key only the provider holds), never to status, events, logs or errors as
@@ -50,6 +51,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // AnnotationRefusedCreate holds the external-create-pending time of the last
@@ -119,7 +121,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 	if o.FingerprintKey == nil {
 		return errors.New(errNoFingerprintKey)
 	}
-	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), kind: gvk.Kind, fingerprintKey: o.FingerprintKey}
+	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), records: o.Records, kind: gvk.Kind, fingerprintKey: o.FingerprintKey}
 	return managedkind.Setup(mgr, gvk, o.Options, managedkind.Kind[Resource]{
 		CoderName: ProviderName, Refused: MarkRefused, External: c.external,
 		Watches: func(b *builder.Builder) *builder.Builder { return b.Watches(secretObject(), readers) },
@@ -130,6 +132,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 type connection struct {
 	kube           client.Client
 	reader         client.Reader
+	records        *records.Store
 	kind           string
 	fingerprintKey KeySource
 }
@@ -137,18 +140,25 @@ type connection struct {
 // external is the client of one AIProvider to Coder for one reconcile,
 // through the session its ProviderConfig opened.
 func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
-	return &external{coder: s.Client, kube: c.kube, reader: c.reader, kind: c.kind, log: log, record: record, fingerprintKey: c.fingerprintKey}
+	return &external{
+		coder: s.Client, url: s.URL, kube: c.kube, reader: c.reader, records: c.records,
+		kind: c.kind, log: log, record: record, fingerprintKey: c.fingerprintKey,
+	}
 }
 
 // external talks to Coder for one AIProvider during one reconcile.
 type external struct {
 	coder *coder.Client
-	kube  client.Client
+	// url is Coder's URL as the ProviderConfig names it.
+	url  string
+	kube client.Client
 	// reader reads the cleanup record past the cache.
 	reader client.Reader
-	kind   string
-	log    logging.Logger
-	record event.Recorder
+	// records decide who owns a provider imported by name.
+	records *records.Store
+	kind    string
+	log     logging.Logger
+	record  event.Recorder
 	// fingerprintKey keys the credentials fingerprint.
 	fingerprintKey KeySource
 
@@ -164,7 +174,7 @@ func (e *external) Observe(ctx context.Context, p Resource) (managed.ExternalObs
 		return e.observeUncreated(ctx, p)
 	}
 	if _, err := uuid.Parse(id); err != nil {
-		return managed.ExternalObservation{}, errors.New(errExternalName)
+		return e.observeByName(ctx, p, id)
 	}
 	got, err := e.coder.GetProvider(ctx, id)
 	if coder.IsNotFound(err) {
@@ -181,11 +191,13 @@ func (e *external) Observe(ctx context.Context, p Resource) (managed.ExternalObs
 func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk.AIProvider) (managed.ExternalObservation, error) {
 	observe(p.ProviderObservation(), got)
 	p.SetConditions(xpv2.Available())
+	details := ConnectionDetails(e.url, got)
 	if meta.WasDeleted(p) || !cleanup.Policies(p).ShouldUpdate() {
 		// Nothing will be changed, so neither the Secrets nor the drift
 		// matter: deleting works even when the Secrets are gone, and an
-		// observe-only import reads no Secrets it does not use.
-		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+		// observe-only import reads no Secrets it does not use, and needs
+		// no type or base URL in its spec.
+		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true, ConnectionDetails: details}, nil
 	}
 	want, err := e.desired(ctx, p)
 	if err != nil {
@@ -197,12 +209,17 @@ func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk
 		// fingerprint goes without the credentials being sent again.
 		p.ProviderObservation().CredentialsFingerprint = want.Fingerprint
 	}
+	if a, ok := UpgradeKeys(applied, want, got); ok {
+		// As above: which id holds which key, for a status without it.
+		applied, p.ProviderObservation().AppliedAPIKeys = a, a.Keys
+	}
 	d := Diff(want, got, applied)
 	e.want, e.drift = &want, &d
 	return managed.ExternalObservation{
-		ResourceExists:   true,
-		ResourceUpToDate: d.UpToDate(),
-		Diff:             strings.Join(d.Fields, ", "),
+		ResourceExists:    true,
+		ResourceUpToDate:  d.UpToDate(),
+		Diff:              strings.Join(d.Fields, ", "),
+		ConnectionDetails: details,
 	}, nil
 }
 
@@ -218,10 +235,11 @@ func (e *external) desired(ctx context.Context, r Resource) (Desired, error) {
 	}
 	uid := string(r.GetUID())
 	return Desired{
-		Request:           CreateRequest(ProviderName(r), *r.ProviderFields(), r.ProviderBedrock(), c),
-		Fingerprint:       Fingerprint(key, uid, c),
-		LegacyFingerprint: LegacyFingerprint(uid, c),
-		NameFromMetadata:  r.ProviderFields().Name == nil,
+		Request:            CreateRequest(ProviderName(r), *r.ProviderFields(), r.ProviderBedrock(), c),
+		Fingerprint:        Fingerprint(key, uid, c),
+		APIKeyFingerprints: KeyFingerprints(key, uid, c.APIKeys),
+		LegacyFingerprint:  LegacyFingerprint(uid, c),
+		NameFromMetadata:   r.ProviderFields().Name == nil,
 	}, nil
 }
 
@@ -280,7 +298,7 @@ func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCrea
 
 	o := p.ProviderObservation()
 	observe(o, got)
-	o.AppliedAPIKeyIDs = keyIDs(got.APIKeys)
+	recordKeys(o, want, CreatePlan(want), got.APIKeys)
 	o.CredentialsFingerprint = want.Fingerprint
 	// After Create the reconciler persists annotations only, and its update
 	// (UpdateCriticalAnnotations) reads the object back, resetting the
@@ -291,7 +309,7 @@ func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCrea
 	}
 	// After the status update, which reads the object back.
 	meta.SetExternalName(p, got.ID.String())
-	return managed.ExternalCreation{}, nil
+	return managed.ExternalCreation{ConnectionDetails: ConnectionDetails(e.url, got)}, nil
 }
 
 // MarkRefused records that the pending create attempt certainly wrote
@@ -319,7 +337,10 @@ func (e *external) Update(ctx context.Context, p Resource) (managed.ExternalUpda
 	if e.drift == nil || e.want == nil {
 		return managed.ExternalUpdate{}, errors.New(errNotObserved)
 	}
-	d := *e.drift
+	d, err := e.guardSeeded(ctx, p, *e.drift)
+	if err != nil {
+		return managed.ExternalUpdate{}, err
+	}
 	if !d.Patch.IsEmpty() {
 		if vs := e.want.Request.Validate(); len(vs) > 0 {
 			return managed.ExternalUpdate{}, InvalidSpec(vs, e.want.NameFromMetadata)
@@ -334,7 +355,7 @@ func (e *external) Update(ctx context.Context, p Resource) (managed.ExternalUpda
 		o := p.ProviderObservation()
 		observe(o, got)
 		if d.SendsAPIKeys {
-			o.AppliedAPIKeyIDs = keyIDs(got.APIKeys)
+			recordKeys(o, *e.want, d.Keys, got.APIKeys)
 		}
 		if d.SendsCredentials {
 			o.CredentialsFingerprint = e.want.Fingerprint

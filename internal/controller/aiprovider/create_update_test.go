@@ -125,7 +125,8 @@ func TestCreateProviderSendsTheDesiredSpecAndSetsExternalName(t *testing.T) {
 			// The status Create persists itself: the applied key ids and the
 			// fingerprint, so the next Observe does not send the keys again.
 			stored := f.stored(t)
-			wantApplied := Applied{Fingerprint: Fingerprint(testKey, testUID, Credentials{APIKeys: []string{apiKey}}), KeyIDs: []string{row.APIKeys[0].ID.String()}}
+			wantApplied := Applied{Fingerprint: Fingerprint(testKey, testUID, Credentials{APIKeys: []string{apiKey}}), KeyIDs: []string{row.APIKeys[0].ID.String()},
+				Keys: []common.AppliedAPIKey{{ID: row.APIKeys[0].ID.String(), Fingerprint: KeyFingerprint(testKey, testUID, apiKey)}}}
 			if diff := cmp.Diff(wantApplied, AppliedOf(&stored.Status.AtProvider)); diff != "" {
 				t.Errorf("%s\npersisted status: -want, +got:\n%s", tc.reason, diff)
 			}
@@ -266,6 +267,7 @@ func TestUpdateProviderSendsOnlyTheDiff(t *testing.T) {
 			reason: "A status from before fingerprints were keyed, of the key Coder has: the keyed fingerprint replaces it, and nothing is sent.",
 			change: func(_ *testing.T, _ *fixture, p *aiv1alpha1.AIProvider) {
 				p.Status.AtProvider.CredentialsFingerprint = LegacyFingerprint(testUID, Credentials{APIKeys: []string{apiKey}})
+				p.Status.AtProvider.AppliedAPIKeys = nil
 			},
 			wantDisplay: "OpenAI", wantKey: apiKey,
 		},
@@ -273,6 +275,7 @@ func TestUpdateProviderSendsOnlyTheDiff(t *testing.T) {
 			reason: "A status from before fingerprints were keyed, of a key the Secret no longer holds: the Secret's key is sent.",
 			change: func(_ *testing.T, _ *fixture, p *aiv1alpha1.AIProvider) {
 				p.Status.AtProvider.CredentialsFingerprint = LegacyFingerprint(testUID, Credentials{APIKeys: []string{"sk-test-plaintext-0000"}})
+				p.Status.AtProvider.AppliedAPIKeys = nil
 			},
 			wantPatches: 1, wantDisplay: "OpenAI", wantKeysSent: true, wantKey: apiKey,
 		},

@@ -59,6 +59,9 @@ func (c Credentials) Format(f fmt.State, _ rune) {
 type Desired struct {
 	Request     codersdk.CreateAIProviderRequest
 	Fingerprint string
+	// APIKeyFingerprints are KeyFingerprint of each of Request.APIKeys, in
+	// their order.
+	APIKeyFingerprints []string
 	// LegacyFingerprint is the unkeyed fingerprint of the same values, to
 	// recognise a status an earlier release wrote; never stored or printed.
 	LegacyFingerprint string

@@ -48,11 +48,14 @@ type Applied struct {
 	Fingerprint string
 	// KeyIDs Coder reported right after that.
 	KeyIDs []string
+	// Keys pair those of KeyIDs that can be told apart with the
+	// fingerprint of the key under each (KeyPlan, AppliedKeys).
+	Keys []common.AppliedAPIKey
 }
 
 // AppliedOf reads Applied from a status.
 func AppliedOf(o *common.AIProviderObservation) Applied {
-	return Applied{Fingerprint: o.CredentialsFingerprint, KeyIDs: o.AppliedAPIKeyIDs}
+	return Applied{Fingerprint: o.CredentialsFingerprint, KeyIDs: o.AppliedAPIKeyIDs, Keys: o.AppliedAPIKeys}
 }
 
 // UpgradeLegacy returns applied with the unkeyed fingerprint an earlier
@@ -78,6 +81,10 @@ type Drift struct {
 	// SendsAPIKeys is true when Patch replaces the key set; the key ids
 	// Coder reports afterwards are the applied ones.
 	SendsAPIKeys bool
+	// Keys is how Patch's key list was built, when it sends one.
+	Keys KeyPlan
+	// Seeded is Patch for a provider Coder seeds from its environment.
+	Seeded SeedGuard
 	// SendsCredentials is true when Patch carries every credential of the
 	// spec (API keys or the Bedrock access key pair), so the fingerprint is
 	// the applied one afterwards.
@@ -96,10 +103,11 @@ func (d *Drift) add(field string) {
 }
 
 // Diff compares every field Coder returns with the desired state. API keys
-// cannot be read back, so they are sent again when the fingerprint of the
+// cannot be read back, so the key list is sent when the fingerprint of the
 // Secrets' values differs from the applied one, or when Coder's key ids are
 // no longer the ones it reported after the last write (someone added or
-// removed a key). Sending keys replaces Coder's whole key set.
+// removed a key). The list replaces Coder's whole key set, keeping by id
+// every key whose own fingerprint is unchanged (PlanKeys).
 func Diff(want Desired, got codersdk.AIProvider, applied Applied) Drift {
 	req := want.Request
 	var d Drift
@@ -166,11 +174,9 @@ func Diff(want Desired, got codersdk.AIProvider, applied Applied) Drift {
 	keysMoved := !sameSet(gotIDs, applied.KeyIDs)
 	if AcceptsAPIKeys(req) {
 		if keysMoved || credentialsChanged {
-			muts := make([]codersdk.AIProviderKeyMutation, 0, len(req.APIKeys))
-			for _, k := range req.APIKeys {
-				muts = append(muts, codersdk.AIProviderKeyMutation{APIKey: ptr.To(k)})
-			}
+			d.Keys = PlanKeys(want, got.APIKeys, applied)
 			d.add(DriftAPIKeys)
+			muts := slices.Clone(d.Keys.Mutations)
 			d.Patch.APIKeys = &muts
 			d.SendsAPIKeys, d.SendsCredentials = true, true
 		}
@@ -182,6 +188,7 @@ func Diff(want Desired, got codersdk.AIProvider, applied Applied) Drift {
 		d.SendsAPIKeys = true
 		d.SendsCredentials = d.SendsCredentials || wb == nil
 	}
+	d.Seeded = guardSeed(d, got)
 	return d
 }
 

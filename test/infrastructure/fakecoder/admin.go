@@ -49,6 +49,9 @@ import (
 //	PUT    /fakecoder/admin/clock                   {"offset": "-2m"} -> AdminClock
 //	POST   /fakecoder/admin/reset                   -> 204
 //
+// Users, groups, memberships and spend: admin_directory.go. The
+// environment's AI providers: envseed.go.
+//
 // Durations are Go duration strings. Down answers before the listener
 // closes. Without a duration the server stays down until /up, which is only
 // reachable on a separate admin listener (StartAdminOn, --admin-listen);
@@ -197,6 +200,8 @@ func (s *Server) adminHandler(standalone bool) http.Handler {
 	} {
 		mux.HandleFunc(route, h)
 	}
+	s.directoryAdminRoutes(mux, p)
+	s.envAdminRoutes(mux, p)
 	return mux
 }
 

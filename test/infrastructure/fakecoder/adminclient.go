@@ -168,3 +168,9 @@ func (c *AdminClient) do(ctx context.Context, method, path string, in, out any) 
 	}
 	return json.Unmarshal(b, out)
 }
+
+// SetEnvProviders makes ps the AI providers of the deployment's environment
+// and seeds them; see Server.SetEnvProviders.
+func (c *AdminClient) SetEnvProviders(ctx context.Context, ps []EnvProvider) error {
+	return c.do(ctx, http.MethodPut, "/env-providers", ps, nil)
+}

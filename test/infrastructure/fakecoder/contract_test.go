@@ -109,7 +109,7 @@ var licensedKeysContract = []step{
 
 // providersContract is the AI providers API, which needs no licence.
 var providersContract = []step{
-	{name: "list providers, none yet", as: owner, method: "GET", path: "/api/v2/ai/providers", wantRes: 200},
+	{name: "list providers, only the env-seeded one", as: owner, method: "GET", path: "/api/v2/ai/providers", wantRes: 200},
 	// One key per request: keys inserted together share created_at and
 	// come back in the order of their random ids, on both servers.
 	{name: "create openai provider", as: owner, method: "POST", path: "/api/v2/ai/providers",
@@ -222,7 +222,7 @@ var unlicensedContract = []step{
 // real Coder and the unlicensed cases run as well. One real Coder either
 // way.
 func TestFakeHonoursCoderContract(t *testing.T) {
-	coder := realcoder.StartOrSkip(t, realcoder.Options{})
+	coder := realcoder.StartOrSkip(t, realcoder.Options{Env: contractSeedEnv})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 
@@ -235,6 +235,9 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(s.Close)
+	}
+	if err := fake.SetEnvProviders([]fakecoder.EnvProvider{contractSeeded}); err != nil {
+		t.Fatal(err)
 	}
 	memberClient, err := coder.NewMember(ctx, "member")
 	if err != nil {
@@ -251,6 +254,7 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 	for _, tg := range targets {
 		tg.vars["ownerKey"], _, _ = strings.Cut(tg.tokens[owner], "-")
 	}
+	fakeMemberUser := addContractMember(t, fake)
 	run := func(t *testing.T, steps []step) {
 		t.Helper()
 		for _, s := range steps {
@@ -264,6 +268,13 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 		run(t, licensedKeysContract)
 	})
 	run(t, providersContract)
+	run(t, envSeedContract)
+	run(t, keyLimitContract)
+	t.Run("licensed AI budgets", func(t *testing.T) {
+		realcoder.SkipUnlessLicensed(t, coder)
+		setupBudgetContract(ctx, t, coder, fake, fakeMemberUser, targets)
+		run(t, licensedBudgetsContract)
+	})
 
 	// Without a license the keys API is a Premium feature; providers are
 	// not licensed.
@@ -281,6 +292,7 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 		fakeMember.SetLicensed(false)
 	}
 	run(t, unlicensedContract)
+	run(t, unlicensedBudgetsContract)
 }
 
 // compare sends s to the fake (targets[0]) and the real server

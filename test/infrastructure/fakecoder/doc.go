@@ -30,6 +30,12 @@ limitations under the License.
 //	PATCH  /api/v2/ai/providers/{idOrName}
 //	DELETE /api/v2/ai/providers/{idOrName}
 //	GET    /api/v2/ai-gateway/serve        (a gateway replica's WebSocket, no DRPC)
+//	GET    /api/v2/users/{user}
+//	GET    /api/v2/organizations/{organization}/groups/{groupName}
+//	GET    /api/v2/groups/{group}/ai/budget    (and PUT, DELETE; budgets.go)
+//	GET    /api/v2/groups/{group}/ai/spend
+//	GET    /api/v2/users/{user}/ai/budget/override    (and PUT, DELETE)
+//	GET    /api/v2/users/{user}/ai/spend
 //
 // It is meant to be driven through codersdk.Client exactly like a real
 // deployment, so it mirrors the real server's status codes, JSON bodies
@@ -51,5 +57,7 @@ limitations under the License.
 // process; cmd/fakecoder is that binary.
 //
 // It is not a Coder implementation: there is no database, no audit log,
-// no pubsub, and only one user (whose session token is configurable).
+// no pubsub, one organization, and one user with a session (whose token is
+// configurable); other users and groups exist only for AI budgets
+// (directory.go).
 package fakecoder

@@ -98,5 +98,6 @@ func (s *Server) entitlements(*http.Request) reply {
 	}
 	e.Features[codersdk.FeatureUserLimit] = codersdk.Feature{Entitlement: codersdk.EntitlementNotEntitled, Actual: &activeUsers}
 	e.Features[codersdk.FeatureAIBridge] = aiGateway
+	e.Features[codersdk.FeatureTemplateRBAC] = templateRBAC(licensed) // groups (groups.go)
 	return reply{http.StatusOK, e}
 }

@@ -61,6 +61,8 @@ func (s *Server) routes() *http.ServeMux {
 	// RequireFeatureMW(FeatureAIBridge) and no apiKeyMiddleware: the
 	// feature's 403 comes before the gateway key's 401 (serve.go).
 	handle(EndpointServe, s.requireAIGateway(http.HandlerFunc(s.serveGateway)))
+	s.budgetRoutes(handle)
+	s.envRoutes(handle)
 
 	mux.Handle("/api/v2/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		// coderd/httpapi/httpapi.go RouteNotFound: 404 "Route not found."

@@ -59,13 +59,13 @@ const (
 
 // Endpoints returns every endpoint name the fake serves.
 func Endpoints() []string {
-	return []string{
+	return append([]string{
 		EndpointBuildInfo, EndpointUserMe, EndpointMyKey, EndpointEntitlements,
 		EndpointKeysList, EndpointKeysCreate, EndpointKeysDelete,
 		EndpointProvidersList, EndpointProvidersCreate,
 		EndpointProviderGet, EndpointProviderUpdate, EndpointProviderDelete,
-		EndpointServe,
-	}
+		EndpointServe, EndpointDeploymentConfig,
+	}, budgetEndpoints...)
 }
 
 // ErrNotFound is returned by the Go API when a row does not exist.
@@ -134,6 +134,8 @@ type Server struct {
 	keyLog           []KeyLifetime  // every key ever created, for tests to read
 	issued           []string       // every plaintext ever returned, for the secret scans
 	providers        []*ProviderRow // in creation order; soft-deleted rows stay
+	envProviders     []EnvProvider  // the AI providers env vars seed (envseed.go)
+	dir              directory      // users, groups, AI budgets (directory.go)
 	faults           map[string]*Fault
 	counts           map[string]int
 	// sessions counts open /serve sessions by key id (serve.go).
@@ -200,6 +202,7 @@ func New(o Options) *Server {
 	}
 	s.keyType, s.keyLifetime = cmp.Or(o.TokenLoginType, codersdk.LoginTypeToken), cmp.Or(o.TokenLifetime, DefaultTokenLifetime)
 	s.key = s.newKeyLocked(s.token, s.keyType, s.keyLifetime)
+	s.dir = newDirectory(s.user)
 	s.mux = s.routes()
 	return s
 }
@@ -420,7 +423,8 @@ func (s *Server) SetOwner(owner bool) {
 	s.owner = owner
 }
 
-// Reset deletes every key and provider row and clears faults, the clock
+// Reset deletes every key and provider row, every user, group, budget and
+// spend but the session's user and Everyone, and clears faults, the clock
 // offset and request counts; token, license, AI Gateway enablement and role
 // are kept.
 func (s *Server) Reset() {
@@ -430,6 +434,7 @@ func (s *Server) Reset() {
 	s.keys = nil
 	s.keyLog = nil
 	s.providers = nil
+	s.dir = newDirectory(s.user)
 	s.faults = map[string]*Fault{}
 	s.counts = map[string]int{}
 }

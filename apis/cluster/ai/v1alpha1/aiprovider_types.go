@@ -29,11 +29,11 @@ import (
 // The rules mirror codersdk.CreateAIProviderRequest.Validate and Coder's
 // handler; a canonical Bedrock base URL stands in for the region.
 // +kubebuilder:validation:XValidation:rule="has(self.name) == has(oldSelf.name)",message="forProvider.name is immutable: Coder provider names cannot change"
-// +kubebuilder:validation:XValidation:rule="!(self.type in ['bedrock', 'copilot']) || !has(self.apiKeySecretRefs) || size(self.apiKeySecretRefs) == 0",message="forProvider.apiKeySecretRefs: type bedrock and copilot do not accept API keys"
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || !(self.type in ['bedrock', 'copilot']) || !has(self.apiKeySecretRefs) || size(self.apiKeySecretRefs) == 0",message="forProvider.apiKeySecretRefs: type bedrock and copilot do not accept API keys"
 // +kubebuilder:validation:XValidation:rule="!has(self.bedrock) || !has(self.apiKeySecretRefs) || size(self.apiKeySecretRefs) == 0",message="forProvider.apiKeySecretRefs: a provider with bedrock settings authenticates with them, not with API keys"
-// +kubebuilder:validation:XValidation:rule="!has(self.bedrock) || self.type in ['anthropic', 'bedrock']",message="forProvider.bedrock: bedrock settings are only valid for type anthropic or bedrock"
-// +kubebuilder:validation:XValidation:rule="self.type != 'bedrock' || (has(self.bedrock) && ((has(self.bedrock.region) && size(self.bedrock.region) > 0) || (has(self.bedrock.roleARN) && size(self.bedrock.roleARN) > 0) || has(self.bedrock.accessKeyIDSecretRef) || self.baseURL.matches('(?i)^https://bedrock-(runtime(-fips)?[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?|mantle[.][a-z0-9-]+[.]api[.]aws(/anthropic)?)/?$')))",message="forProvider.bedrock: type bedrock requires bedrock settings with a region (or a canonical Bedrock baseURL), a roleARN or an access key pair"
-// +kubebuilder:validation:XValidation:rule="!has(self.bedrock) || !has(self.bedrock.protocol) || self.bedrock.protocol != 'mantle' || (has(self.bedrock.region) && size(self.bedrock.region) > 0) || self.baseURL.matches('(?i)^https://bedrock-(runtime(-fips)?[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?|mantle[.][a-z0-9-]+[.]api[.]aws(/anthropic)?)/?$')",message="forProvider.bedrock.region is required for the mantle protocol unless baseURL is a canonical Bedrock endpoint"
+// +kubebuilder:validation:XValidation:rule="!has(self.bedrock) || !has(self.type) || self.type in ['anthropic', 'bedrock']",message="forProvider.bedrock: bedrock settings are only valid for type anthropic or bedrock"
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'bedrock' || (has(self.bedrock) && ((has(self.bedrock.region) && size(self.bedrock.region) > 0) || (has(self.bedrock.roleARN) && size(self.bedrock.roleARN) > 0) || has(self.bedrock.accessKeyIDSecretRef) || (has(self.baseURL) && self.baseURL.matches('(?i)^https://bedrock-(runtime(-fips)?[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?|mantle[.][a-z0-9-]+[.]api[.]aws(/anthropic)?)/?$'))))",message="forProvider.bedrock: type bedrock requires bedrock settings with a region (or a canonical Bedrock baseURL), a roleARN or an access key pair"
+// +kubebuilder:validation:XValidation:rule="!has(self.bedrock) || !has(self.bedrock.protocol) || self.bedrock.protocol != 'mantle' || (has(self.bedrock.region) && size(self.bedrock.region) > 0) || (has(self.baseURL) && self.baseURL.matches('(?i)^https://bedrock-(runtime(-fips)?[.][a-z0-9-]+[.]amazonaws[.]com([.]cn)?|mantle[.][a-z0-9-]+[.]api[.]aws(/anthropic)?)/?$'))",message="forProvider.bedrock.region is required for the mantle protocol unless baseURL is a canonical Bedrock endpoint"
 // +kubebuilder:validation:XValidation:rule="!has(oldSelf.bedrock) || has(self.bedrock)",message="forProvider.bedrock cannot be removed: Coder's API cannot clear a provider's Bedrock settings"
 type AIProviderParameters struct {
 	common.AIProviderFields `json:",inline"`
@@ -41,8 +41,13 @@ type AIProviderParameters struct {
 	// APIKeySecretRefs name the Secret keys holding the provider's API keys.
 	// Surrounding whitespace (such as a trailing newline) is removed. Coder
 	// gets exactly these keys; changing a Secret rotates the key in Coder.
+	// At most 5, Coder's documented maximum per provider (Coder's
+	// docs/ai-coder/ai-gateway/providers.md, "Key failover"). An object
+	// stored with more under the earlier limit of 16 keeps them while the
+	// list is unchanged (CRD validation ratcheting); an edit of the list
+	// must bring it to 5.
 	// +optional
-	// +kubebuilder:validation:MaxItems=16
+	// +kubebuilder:validation:MaxItems=5
 	// +listType=atomic
 	APIKeySecretRefs []common.SecretKeySelector `json:"apiKeySecretRefs,omitempty"`
 
@@ -69,7 +74,11 @@ type BedrockParameters struct {
 	SecretAccessKeySecretRef *common.SecretKeySelector `json:"secretAccessKeySecretRef,omitempty"`
 }
 
-// AIProviderSpec is the desired state of an AIProvider.
+// AIProviderSpec is the desired state of an AIProvider. Type and base URL
+// are needed only to create or update a provider: an observe-only import
+// leaves them out.
+// +kubebuilder:validation:XValidation:rule="(has(self.managementPolicies) && !('*' in self.managementPolicies || 'Create' in self.managementPolicies || 'Update' in self.managementPolicies)) || has(self.forProvider.type)",message="spec.forProvider.type is required: set it, or import with spec.managementPolicies that allow neither Create nor Update, such as [\"Observe\"]"
+// +kubebuilder:validation:XValidation:rule="(has(self.managementPolicies) && !('*' in self.managementPolicies || 'Create' in self.managementPolicies || 'Update' in self.managementPolicies)) || has(self.forProvider.baseURL)",message="spec.forProvider.baseURL is required: set it, or import with spec.managementPolicies that allow neither Create nor Update, such as [\"Observe\"]"
 type AIProviderSpec struct {
 	xpv2.ClusterManagedResourceSpec `json:",inline"`
 	ForProvider                     AIProviderParameters `json:"forProvider"`
