@@ -50,6 +50,16 @@ func ManagedKinds() []ManagedKind {
 			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.AIProviderList{} },
 		},
 		{
+			Kind:    namespacedaiv1alpha1.GroupAIBudgetKind,
+			New:     func() resource.Managed { return &namespacedaiv1alpha1.GroupAIBudget{} },
+			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.GroupAIBudgetList{} },
+		},
+		{
+			Kind:    namespacedaiv1alpha1.UserAIBudgetOverrideKind,
+			New:     func() resource.Managed { return &namespacedaiv1alpha1.UserAIBudgetOverride{} },
+			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.UserAIBudgetOverrideList{} },
+		},
+		{
 			Kind:    clusteraiv1alpha1.AIGatewayKeyKind,
 			New:     func() resource.Managed { return &clusteraiv1alpha1.AIGatewayKey{} },
 			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIGatewayKeyList{} },
@@ -58,6 +68,16 @@ func ManagedKinds() []ManagedKind {
 			Kind:    clusteraiv1alpha1.AIProviderKind,
 			New:     func() resource.Managed { return &clusteraiv1alpha1.AIProvider{} },
 			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIProviderList{} },
+		},
+		{
+			Kind:    clusteraiv1alpha1.GroupAIBudgetKind,
+			New:     func() resource.Managed { return &clusteraiv1alpha1.GroupAIBudget{} },
+			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.GroupAIBudgetList{} },
+		},
+		{
+			Kind:    clusteraiv1alpha1.UserAIBudgetOverrideKind,
+			New:     func() resource.Managed { return &clusteraiv1alpha1.UserAIBudgetOverride{} },
+			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.UserAIBudgetOverrideList{} },
 		},
 	}
 }

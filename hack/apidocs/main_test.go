@@ -162,10 +162,14 @@ func TestSectionsPutProviderConfigsAndV2GroupsFirst(t *testing.T) {
 		"coder.m.crossplane.io/ProviderConfig",
 		"ai.coder.m.crossplane.io/AIGatewayKey",
 		"ai.coder.m.crossplane.io/AIProvider",
+		"ai.coder.m.crossplane.io/GroupAIBudget",
+		"ai.coder.m.crossplane.io/UserAIBudgetOverride",
 		"coder.crossplane.io/CleanupRecord",
 		"coder.crossplane.io/ProviderConfig",
 		"ai.coder.crossplane.io/AIGatewayKey",
 		"ai.coder.crossplane.io/AIProvider",
+		"ai.coder.crossplane.io/GroupAIBudget",
+		"ai.coder.crossplane.io/UserAIBudgetOverride",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("section order: -want +got:\n%s", diff)

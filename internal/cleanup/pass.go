@@ -19,6 +19,7 @@ package cleanup
 import (
 	"cmp"
 	"context"
+	"slices"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -222,6 +223,13 @@ func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, e
 	// name and annotations, which anyone editing it may have set, decided
 	// where it looked. Its records decide whether it is gone.
 	f.left, err = n.pass.recordsLeft(ctx, mg, recs, now, start)
+	if o.ResourceExists {
+		// A budget is keyed by its group, an override by its user: the
+		// own look found the one its records name, and its Delete
+		// deletes it once.
+		own := func(id string) bool { return id == meta.GetExternalName(mg) }
+		f.left.Budgets, f.left.Overrides = slices.DeleteFunc(f.left.Budgets, own), slices.DeleteFunc(f.left.Overrides, own)
+	}
 	return f, nil, err
 }
 

@@ -43,13 +43,18 @@ const (
 type Leftovers struct {
 	Keys      []uuid.UUID
 	Providers []string
+	// Budgets are group ids whose budget is still the one a record's PUT
+	// wrote; Overrides the same of users' overrides.
+	Budgets, Overrides []string
 }
 
-func (l Leftovers) empty() bool { return len(l.Keys)+len(l.Providers) == 0 }
+func (l Leftovers) empty() bool {
+	return len(l.Keys)+len(l.Providers)+len(l.Budgets)+len(l.Overrides) == 0
+}
 
 // ids are the Coder ids of l.
 func (l Leftovers) ids() []string {
-	ids := slices.Clone(l.Providers)
+	ids := slices.Concat(l.Providers, l.Budgets, l.Overrides)
 	for _, k := range l.Keys {
 		ids = append(ids, k.String())
 	}
@@ -68,7 +73,7 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records
 		return Leftovers{}, nil
 	}
 	c, err := recs.Claims(now)
-	if err != nil || len(c.Keys)+len(c.Providers) == 0 {
+	if err != nil || c.Empty() {
 		return Leftovers{}, err
 	}
 	if p.Coder == nil {
@@ -83,6 +88,19 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records
 		}
 		for _, f := range found {
 			left.Providers = append(left.Providers, f.ID.String())
+		}
+	}
+	for i, bc := range c.Budgets {
+		ours, err := coderobj.FindBudget(ctx, p.Coder, bc, held)
+		if err != nil {
+			return Leftovers{}, errors.Wrapf(err, errFmtRecordedUnread, c.BudgetOf[i])
+		}
+		to := &left.Budgets
+		if bc.Override {
+			to = &left.Overrides
+		}
+		if ours && !slices.Contains(*to, bc.ID) {
+			*to = append(*to, bc.ID)
 		}
 	}
 	if len(c.Keys) > 0 {
@@ -132,6 +150,12 @@ func (p Pass) deleteLeft(ctx context.Context, mg resource.Managed, l Leftovers) 
 	var first error
 	for _, id := range l.Providers {
 		first = cmp.Or(first, coderobj.DeleteProvider(ctx, p.Coder, id))
+	}
+	for _, id := range l.Budgets {
+		first = cmp.Or(first, coderobj.DeleteGroupBudget(ctx, p.Coder, id))
+	}
+	for _, id := range l.Overrides {
+		first = cmp.Or(first, coderobj.DeleteUserOverride(ctx, p.Coder, id))
 	}
 	if len(l.Keys) > 0 {
 		first = cmp.Or(first, coderobj.DeleteKeys(ctx, p.Coder, l.Keys...))

@@ -39,7 +39,9 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/credentials"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/useraibudgetoverride"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/fingerprintkey"
 	"github.com/crossplane-contrib/provider-coder/internal/index"
@@ -141,6 +143,16 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}
+	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.GroupAIBudgetGroupVersionKind, clusteraiv1alpha1.GroupAIBudgetGroupVersionKind} {
+		if err := groupaibudget.Setup(mgr, gvk, kinds); err != nil {
+			return errors.Wrapf(err, "cannot set up %s", gvk)
+		}
+	}
+	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.UserAIBudgetOverrideGroupVersionKind, clusteraiv1alpha1.UserAIBudgetOverrideGroupVersionKind} {
+		if err := useraibudgetoverride.Setup(mgr, gvk, kinds); err != nil {
+			return errors.Wrapf(err, "cannot set up %s", gvk)
+		}
+	}
 	return nil
 }
 
@@ -148,9 +160,10 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 // the start (metrics.Known says why).
 func knownMetrics() metrics.Known {
 	k := metrics.Known{
-		Kinds:                []string{namespacedaiv1alpha1.AIGatewayKeyKind, namespacedaiv1alpha1.AIProviderKind},
+		Kinds:                []string{namespacedaiv1alpha1.AIGatewayKeyKind, namespacedaiv1alpha1.AIProviderKind, namespacedaiv1alpha1.GroupAIBudgetKind, namespacedaiv1alpha1.UserAIBudgetOverrideKind},
 		DeleteFailureReasons: cleanup.DeleteFailureReasons(),
 		RotatingKinds:        []string{namespacedaiv1alpha1.AIGatewayKeyKind},
+		BudgetKinds:          []string{namespacedaiv1alpha1.GroupAIBudgetKind, namespacedaiv1alpha1.UserAIBudgetOverrideKind},
 		Settles:              []string{aigatewaykey.SettleEarly, aigatewaykey.SettleFull},
 		RecordPhases:         []string{clusterv1alpha1.CleanupPhaseActive, clusterv1alpha1.CleanupPhaseAbandoned},
 	}

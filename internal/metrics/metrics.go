@@ -118,7 +118,7 @@ var (
 		Namespace: namespace,
 		Subsystem: "cleanup",
 		Name:      "swept_total",
-		Help:      "Abandoned cleanup records swept, by kind and result (deleted: verified absent in Coder and the record removed; error: retried on the next tick).",
+		Help:      "Abandoned cleanup records swept, by kind and result (deleted: verified absent in Coder and the record removed; superseded: a budget someone wrote since the provider did, left in Coder and the record removed; error: retried on the next tick).",
 	}, []string{"kind", "result"})
 
 	sweepDuration = prometheus.NewHistogram(prometheus.HistogramOpts{

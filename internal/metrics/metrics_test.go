@@ -135,7 +135,7 @@ provider_coder_cleanup_released_without_delete_total{kind="AIProvider"} 0
 # TYPE provider_coder_cleanup_external_delete_failures_total counter
 provider_coder_cleanup_external_delete_failures_total{kind="AIGatewayKey",reason="Unavailable"} 0
 provider_coder_cleanup_external_delete_failures_total{kind="AIProvider",reason="Unavailable"} 0
-# HELP provider_coder_cleanup_swept_total Abandoned cleanup records swept, by kind and result (deleted: verified absent in Coder and the record removed; error: retried on the next tick).
+# HELP provider_coder_cleanup_swept_total Abandoned cleanup records swept, by kind and result (deleted: verified absent in Coder and the record removed; superseded: a budget someone wrote since the provider did, left in Coder and the record removed; error: retried on the next tick).
 # TYPE provider_coder_cleanup_swept_total counter
 provider_coder_cleanup_swept_total{kind="AIGatewayKey",result="deleted"} 0
 provider_coder_cleanup_swept_total{kind="AIGatewayKey",result="error"} 0

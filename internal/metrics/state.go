@@ -118,6 +118,8 @@ type Known struct {
 	// DeleteFailureReasons are the reasons external_delete_failures_total
 	// counts.
 	DeleteFailureReasons []string
+	// BudgetKinds are the kinds whose records a sweep can find superseded.
+	BudgetKinds []string
 	// RotatingKinds are the kinds that rotate keys, and Settles how a
 	// rotation's settle window can end.
 	RotatingKinds, Settles []string
@@ -128,10 +130,13 @@ type Known struct {
 }
 
 // Sweep results, the label values of swept_total: deleted (verified
-// absent in Coder, the record removed) or error (retried).
+// absent in Coder, the record removed), superseded (someone wrote the
+// budget since the provider's last write: left in Coder, the record
+// removed) or error (retried).
 const (
-	SweepDeleted = "deleted"
-	SweepError   = "error"
+	SweepDeleted    = "deleted"
+	SweepSuperseded = "superseded"
+	SweepError      = "error"
 )
 
 // Initialise creates every series of k at zero. It is safe to call more
@@ -146,6 +151,9 @@ func Initialise(k Known) {
 		for _, r := range k.DeleteFailureReasons {
 			externalDeleteFailures.WithLabelValues(kind, r)
 		}
+	}
+	for _, kind := range k.BudgetKinds {
+		swept.WithLabelValues(kind, SweepSuperseded)
 	}
 	for _, kind := range k.RotatingKinds {
 		for _, s := range k.Settles {

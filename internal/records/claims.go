@@ -29,9 +29,22 @@ import (
 
 // Kinds a record can name.
 const (
-	KindKey      = "AIGatewayKey"
-	KindProvider = "AIProvider"
+	KindKey          = "AIGatewayKey"
+	KindProvider     = "AIProvider"
+	KindGroupBudget  = "GroupAIBudget"
+	KindUserOverride = "UserAIBudgetOverride"
 )
+
+// BudgetClaimOf is what a group budget or an override record names: the
+// group's budget, or the user's override, while Coder shows the updated_at of the provider's last PUT, or, when
+// that PUT's answer was lost, a change within its window.
+func BudgetClaimOf(rec *clusterv1alpha1.CleanupRecord) coderobj.BudgetClaim {
+	c := coderobj.BudgetClaim{ID: rec.Status.ExternalID, Override: rec.Spec.Kind == KindUserOverride, UpdatedAt: rec.Status.CoderUpdatedAt}
+	if t := rec.Status.CreateAttemptedAt; t != nil {
+		c.Attempt = t.Time
+	}
+	return c
+}
 
 // ClockSkew is how far the API server's clock, which dates a
 // record, may run ahead of the provider's, whose instants coderobj places
@@ -90,7 +103,14 @@ type Claims struct {
 	Providers []coderobj.ProviderClaim
 	// ProviderOf names the record of each provider claim.
 	ProviderOf []string
+	// Budgets are group budgets and overrides.
+	Budgets []coderobj.BudgetClaim
+	// BudgetOf names the record of each budget claim.
+	BudgetOf []string
 }
+
+// Empty is true when the claims name nothing.
+func (c Claims) Empty() bool { return len(c.Keys)+len(c.Providers)+len(c.Budgets) == 0 }
 
 // claimsOf decides what a deleting resource's records name, through a
 // client that reaches now (which otherDeployment found to be the Coder
@@ -107,9 +127,18 @@ func claimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) 
 		if rec.Status.Phase == "" {
 			continue
 		}
-		if rec.Spec.Kind == KindKey {
+		switch rec.Spec.Kind {
+		case KindKey:
 			c.Keys = append(c.Keys, KeyClaimOf(rec))
 			c.KeyOf = append(c.KeyOf, rec.Name)
+			continue
+		case KindGroupBudget, KindUserOverride:
+			// A record names a budget once it names the group (the user,
+			// for an override), which it does before the first PUT.
+			if rec.Status.ExternalID != "" {
+				c.Budgets = append(c.Budgets, BudgetClaimOf(rec))
+				c.BudgetOf = append(c.BudgetOf, rec.Name)
+			}
 			continue
 		}
 		o := OriginOf(rec)

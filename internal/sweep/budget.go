@@ -27,6 +27,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
@@ -80,7 +81,7 @@ func (e errBudgetSpent) Error() string {
 // clientWork is what one sweep gives one client's worker: the records it
 // claimed, and the budget it works within.
 type clientWork struct {
-	providers, keys []*clusterv1alpha1.CleanupRecord
+	providers, keys, budgets []*clusterv1alpha1.CleanupRecord
 	// byName: the client may find the record's provider by name (see
 	// SweepPick).
 	byName map[*clusterv1alpha1.CleanupRecord]bool
@@ -89,8 +90,12 @@ type clientWork struct {
 }
 
 func (w *clientWork) add(rec *clusterv1alpha1.CleanupRecord, byName bool) {
-	if rec.Spec.Kind == records.KindKey {
+	switch rec.Spec.Kind {
+	case records.KindKey:
 		w.keys = append(w.keys, rec)
+		return
+	case records.KindGroupBudget, records.KindUserOverride:
+		w.budgets = append(w.budgets, rec)
 		return
 	}
 	if w.byName == nil {
@@ -100,7 +105,7 @@ func (w *clientWork) add(rec *clusterv1alpha1.CleanupRecord, byName bool) {
 	w.providers = append(w.providers, rec)
 }
 
-func (w *clientWork) len() int { return len(w.providers) + len(w.keys) }
+func (w *clientWork) len() int { return len(w.providers) + len(w.keys) + len(w.budgets) }
 
 // workFor returns the work of cl in this sweep, taking cl's budget on its
 // first record; nil when cl is nil or its worker from an earlier sweep
@@ -189,6 +194,9 @@ func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWo
 	for _, rec := range w.providers {
 		count(s.settle(ctx, rec, spent(cctx, s.sweepProvider(cctx, cl, rec, w.byName[rec], managing.Except(rec.Spec.ManagedResource.UID)))))
 	}
+	for _, rec := range w.budgets {
+		count(s.sweepBudget(ctx, cctx, cl, rec, managing.Except(rec.Spec.ManagedResource.UID)))
+	}
 	if len(w.keys) == 0 {
 		return swept, left
 	}
@@ -235,4 +243,22 @@ func ownersOf(recs []*clusterv1alpha1.CleanupRecord) []string {
 		out = append(out, r.Spec.ManagedResource.UID)
 	}
 	return out
+}
+
+// sweepBudget deletes the budget or override a record names while Coder
+// still shows the updated_at of the provider's last write, and settles the
+// record: a row written since is someone else's and is left (superseded),
+// and a 404 of the row, its group or its user is gone. Coder is called on cctx, the
+// record settled on ctx.
+func (s *Sweeper) sweepBudget(ctx, cctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, held coderobj.Held) bool {
+	if rec.Status.ExternalID == "" {
+		// The record never named a group or user: no PUT was sent.
+		return s.settle(ctx, rec, nil)
+	}
+	superseded, err := coderobj.SweepBudget(cctx, cl, records.BudgetClaimOf(rec), held)
+	result := metrics.SweepDeleted
+	if superseded {
+		result = metrics.SweepSuperseded
+	}
+	return s.settleAs(ctx, rec, spent(cctx, err), result)
 }

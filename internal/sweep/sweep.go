@@ -26,6 +26,7 @@ package sweep
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -274,7 +275,7 @@ func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.Cleanup
 // it: a second sweeper holding an older version gets a conflict and leaves
 // it alone.
 func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord) bool {
-	if rec.Spec.Kind != records.KindKey && rec.Spec.Kind != records.KindProvider {
+	if !slices.Contains([]string{records.KindKey, records.KindProvider, records.KindGroupBudget, records.KindUserOverride}, rec.Spec.Kind) {
 		s.Log.Info("Cannot sweep cleanup record of an unknown kind", "record", rec.Name, "kind", rec.Spec.Kind)
 		return false
 	}
@@ -286,6 +287,11 @@ func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord)
 // (err nil) it deletes the record, under the version it claimed; otherwise
 // it notes the error on the record for the retry.
 func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error) bool {
+	return s.settleAs(ctx, rec, err, metrics.SweepDeleted)
+}
+
+// settleAs is settle, counting a settled record as result.
+func (s *Sweeper) settleAs(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error, result string) bool {
 	if err != nil {
 		metrics.Swept(rec.Spec.Kind, metrics.SweepError)
 		s.Log.Info("Cannot sweep cleanup record; retrying", "record", rec.Name, "error", err)
@@ -297,8 +303,8 @@ func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord
 	if err := s.Kube.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rv}); err != nil && !kerrors.IsNotFound(err) {
 		return false
 	}
-	metrics.Swept(rec.Spec.Kind, metrics.SweepDeleted)
-	s.Log.Debug("Swept cleanup record", "record", rec.Name, "kind", rec.Spec.Kind)
+	metrics.Swept(rec.Spec.Kind, result)
+	s.Log.Debug("Swept cleanup record", "record", rec.Name, "kind", rec.Spec.Kind, "result", result)
 	return true
 }
 

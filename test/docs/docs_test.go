@@ -59,6 +59,7 @@ var pages = []string{
 	"docs/how-to/keys-and-gateway-replicas.md",
 	"docs/how-to/rotate-gateway-keys.md",
 	"docs/how-to/providers.md",
+	"docs/how-to/budgets.md",
 	"docs/how-to/importing.md",
 	"docs/how-to/abandon-with-orphan.md",
 	"docs/how-to/deletion.md",
@@ -325,6 +326,19 @@ func given(ctx context.Context, t *testing.T, kube client.Client, fake *fakecode
 		if err := kube.Create(ctx, sec); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// docs/how-to/budgets.md budgets a group its reader made in Coder, and
+	// overrides the budget of one of its members.
+	group, err := fake.CreateGroup("data-science")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := fake.CreateUser("alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.AddGroupMember(group.ID, alice.ID); err != nil {
+		t.Fatal(err)
 	}
 	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "argocd", Name: "argocd-cm"}}
 	if err := kube.Create(ctx, cm); err != nil {

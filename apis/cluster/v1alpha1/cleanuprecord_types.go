@@ -63,8 +63,9 @@ type RecordedProviderConfig struct {
 // status, which only the provider writes.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: the provider writes cleanup records"
 type CleanupRecordSpec struct {
-	// Kind of the object in Coder: AIGatewayKey or AIProvider.
-	// +kubebuilder:validation:Enum=AIGatewayKey;AIProvider
+	// Kind of the object in Coder: AIGatewayKey, AIProvider, GroupAIBudget
+	// or UserAIBudgetOverride.
+	// +kubebuilder:validation:Enum=AIGatewayKey;AIProvider;GroupAIBudget;UserAIBudgetOverride
 	Kind string `json:"kind"`
 	// ManagedResource is the managed resource that created it.
 	ManagedResource ManagedResourceReference `json:"managedResource"`
@@ -102,6 +103,20 @@ type CleanupRecordStatus struct {
 	// Coder created it within the attempt's request timeout.
 	// +optional
 	CreateAttemptedAt *metav1.Time `json:"createAttemptedAt,omitempty"`
+	// CoderUpdatedAt is, for a budget or an override, the updated_at Coder
+	// answered the provider's last write with, by Coder's clock (RFC 3339,
+	// to the nanosecond). The row in Coder is the provider's exactly while
+	// it shows this time: a later write, by anyone, changes it.
+	// +optional
+	CoderUpdatedAt string `json:"coderUpdatedAt,omitempty"`
+	// SpendLimitMicros is, for a budget or an override, the limit of the
+	// provider's last write.
+	// +optional
+	SpendLimitMicros *int64 `json:"spendLimitMicros,omitempty"`
+	// GroupID is, for an override, the group of the provider's last write
+	// (externalID is then the user's id).
+	// +optional
+	GroupID string `json:"groupID,omitempty"`
 	// Reason the record was abandoned.
 	// +optional
 	Reason string `json:"reason,omitempty"`

@@ -111,6 +111,11 @@ func (in *CleanupRecordStatus) DeepCopyInto(out *CleanupRecordStatus) {
 		in, out := &in.CreateAttemptedAt, &out.CreateAttemptedAt
 		*out = (*in).DeepCopy()
 	}
+	if in.SpendLimitMicros != nil {
+		in, out := &in.SpendLimitMicros, &out.SpendLimitMicros
+		*out = new(int64)
+		**out = **in
+	}
 	if in.AbandonedAt != nil {
 		in, out := &in.AbandonedAt, &out.AbandonedAt
 		*out = (*in).DeepCopy()

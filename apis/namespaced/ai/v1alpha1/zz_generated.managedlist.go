@@ -37,3 +37,21 @@ func (l *AIProviderList) GetItems() []resource.Managed {
 	}
 	return items
 }
+
+// GetItems of this GroupAIBudgetList.
+func (l *GroupAIBudgetList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}
+
+// GetItems of this UserAIBudgetOverrideList.
+func (l *UserAIBudgetOverrideList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}

@@ -1,0 +1,100 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+// budgetMutations break the rules of issue 34's budgets and overrides: a
+// row in Coder is the resource's only while Coder shows the updated_at of
+// its own last write (docs/explanation/budgets-design.md).
+var budgetMutations = []Mutation{
+	{
+		// The sweep deletes a budget someone wrote since the provider did.
+		Name: "budget-sweep-ignores-updated-at",
+		File: "internal/coderobj/budgets.go",
+		Old:  "\tif !ours || held.has(c.ID) {\n",
+		New:  "\tif false && !ours || held.has(c.ID) {\n",
+		Pkgs: []string{"./internal/coderobj/"},
+		Run:  "^TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches$",
+	},
+	{
+		// A deleting resource deletes a budget that is no longer its own.
+		Name: "budget-deleting-deletes-anothers",
+		File: "internal/budgets/decide.go",
+		Old:  "return Verdict{Exists: l.Present && l.Ours, Changed:",
+		New:  "return Verdict{Exists: l.Present, Changed:",
+		Pkgs: []string{"./internal/budgets/"},
+		Run:  "^TestDecideOwnsABudgetRowOnlyByItsRecordedUpdatedAt$",
+	},
+	{
+		// A budget someone else set is adopted and written over without an
+		// explicit import.
+		Name: "budget-written-over-without-import",
+		File: "internal/budgets/decide.go",
+		Old:  "\tcase l.Named && l.MayWrite:\n",
+		New:  "\tcase l.MayWrite:\n",
+		Pkgs: []string{"./internal/budgets/"},
+		Run:  "^TestDecideOwnsABudgetRowOnlyByItsRecordedUpdatedAt$",
+	},
+	{
+		// A deleting resource whose external name was stripped is gone
+		// while the budget its record names is still in Coder.
+		Name: "budget-records-look-skipped",
+		File: "internal/cleanup/verify.go",
+		Old:  "\t\tif ours && !slices.Contains(*to, bc.ID) {\n",
+		New:  "\t\tif false && ours && !slices.Contains(*to, bc.ID) {\n",
+		Pkgs: []string{"./internal/cleanup/"},
+		Run:  "^TestADeletingBudgetsRecordsFindItsBudgetOnlyWhileItIsTheirs$",
+	},
+	{
+		// A cache behind the record of the last PUT makes that PUT look
+		// like someone else's change, put back on every poll.
+		Name: "budget-stale-cache-taken-for-drift",
+		File: "internal/controller/groupaibudget/groupaibudget.go",
+		Old:  "l.Recorded, l.Ours, err = e.ours(ctx, b, id, got, present, e.records.Fresh)",
+		New:  "l.Recorded, l.Ours, err = e.ours(ctx, b, id, got, present, e.records.Of)",
+		Pkgs: []string{"./internal/controller/groupaibudget/"},
+		Run:  "^TestObserveTakesItsOwnLastPutForNoChangeWhenTheCacheLags$",
+	},
+	{
+		// Two resources of one group both write its budget.
+		Name: "budget-racers-both-write",
+		File: "internal/records/budgets.go",
+		Old:  "return !c.Record || c.UID == self",
+		New:  "return true || !c.Record || c.UID == self",
+		Pkgs: []string{"./internal/records/"},
+		Run:  "^TestBudgetOwnerLetsOnlyAnUncontestedRecordWrite$",
+	},
+	{
+		// An override record is swept as a provider's: its override stays.
+		Name: "override-sweep-dispatched-as-provider",
+		File: "internal/sweep/budget.go",
+		Old:  "\tcase records.KindGroupBudget, records.KindUserOverride:\n",
+		New:  "\tcase records.KindGroupBudget:\n",
+		Pkgs: []string{"./internal/sweep/"},
+		Run:  "^TestASweepDeletesABudgetOrOverrideOnlyWhileItsUpdatedAtIsTheRecords$",
+	},
+	{
+		// A user outside the group is retried silently.
+		Name: "override-not-member-unreported",
+		File: "internal/controller/useraibudgetoverride/write.go",
+		Old:  "\tif coder.IsNotGroupMember(err) {\n",
+		New:  "\tif false && coder.IsNotGroupMember(err) {\n",
+		Pkgs: []string{"./internal/controller/useraibudgetoverride/"},
+		Run:  "^TestAnOverrideOfAUserOutsideTheGroupSaysSo$",
+	},
+}
+
+func init() { Mutations = append(Mutations, budgetMutations...) }

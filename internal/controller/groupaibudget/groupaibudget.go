@@ -1,0 +1,274 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package groupaibudget is the one external client for GroupAIBudgets, both
+// scopes. The external name is the group's id. A budget is a singleton in
+// Coder that nobody names, so this resource owns it exactly while Coder
+// shows the updated_at its own last PUT was answered with, which its
+// cleanup record holds (budgets.Decide). It must not write over, or delete, a
+// budget it cannot prove its own.
+package groupaibudget
+
+import (
+	"context"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/budgets"
+	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
+)
+
+// Reasons of the Ready condition and of events.
+const (
+	// ReasonBudgetExists: the group has a budget in Coder that this
+	// resource did not write; it is not written over.
+	ReasonBudgetExists xpv2.ConditionReason = "BudgetExists"
+	// ReasonNotLicensed: Coder refused with 403 because its licence lacks
+	// what budgets need.
+	ReasonNotLicensed xpv2.ConditionReason = "NotLicensed"
+	// ReasonForbidden: Coder refused the token's user with 403.
+	ReasonForbidden xpv2.ConditionReason = "Forbidden"
+	// ReasonGroupNotFound: the group the spec names is not in Coder.
+	ReasonGroupNotFound xpv2.ConditionReason = "GroupNotFound"
+	// ReasonBudgetChangedInCoder: a deleting resource's budget was written
+	// in Coder since its last PUT, so it is someone else's and is left.
+	ReasonBudgetChangedInCoder event.Reason = "BudgetChangedInCoder"
+)
+
+const (
+	errGetBudget     = "cannot get the group's AI budget"
+	errPutBudget     = "cannot set the group's AI budget"
+	errDeleteBudget  = "cannot delete the group's AI budget"
+	errGetGroup      = "cannot find the group in Coder"
+	errRecordPut     = "cannot record Coder's answer to the budget's PUT"
+	errNoLimit       = "spec.forProvider.spendLimitMicros is required to write the budget"
+	errExternalName  = "the external name is not a Coder group id"
+	errFmtExists     = "group %s already has an AI budget in Coder (limit %d micros, updated %s by Coder's clock) that this resource did not set; it is not written over. To manage it, set the external name (crossplane.io/external-name) to the group id %s, or import it read-only with spec.managementPolicies: [\"Observe\"]"
+	errFmtGroupGone  = "group %q is not in Coder's organization %q"
+	msgFmtChanged    = "The AI budget of group %s was changed in Coder since this resource last set it (updated %s by Coder's clock); it is left there"
+	errFmtNotLicense = "%s: %s"
+)
+
+// A Resource is a GroupAIBudget of either scope.
+type Resource interface {
+	resource.Managed
+	BudgetParameters() *common.GroupAIBudgetParameters
+	BudgetObservation() *common.GroupAIBudgetObservation
+}
+
+// Setup adds a controller for the GroupAIBudget kind gvk to the manager.
+func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o managedkind.Options) error {
+	return managedkind.Setup(mgr, gvk, o, managedkind.Kind[Resource]{
+		// A budget has no name in Coder: its record names the group.
+		CoderName: func(Resource) string { return "" },
+		External: func(s providerconfig.Session, _ logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+			return &external{coder: s.Client, records: o.Records, kind: gvk.Kind, origin: managedkind.OriginOf(s), record: record}
+		},
+	})
+}
+
+// external talks to Coder for one GroupAIBudget during one reconcile.
+type external struct {
+	coder   *coder.Client
+	records *records.Store
+	kind    string
+	origin  records.Origin
+	record  event.Recorder
+
+	// groupID is the group Observe looked at, for Create, Update and
+	// Delete in the same reconcile.
+	groupID string
+}
+
+func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObservation, error) {
+	id, err := e.group(ctx, b)
+	if err != nil || id == "" {
+		return managed.ExternalObservation{}, err
+	}
+	e.groupID = id
+	got, present, err := coderobj.GroupBudget(ctx, e.coder, id)
+	if err != nil {
+		return managed.ExternalObservation{}, e.refused(b, errors.Wrap(err, errGetBudget))
+	}
+	l, err := e.look(ctx, b, id, got, present)
+	if err != nil {
+		return managed.ExternalObservation{}, err
+	}
+	v := budgets.Decide(l)
+	switch {
+	case v.Refuse:
+		err := errors.Errorf(errFmtExists, id, got.SpendLimitMicros, coderobj.FormatUpdatedAt(got.UpdatedAt), id)
+		b.SetConditions(unavailable(ReasonBudgetExists, err.Error()))
+		return managed.ExternalObservation{}, err
+	case v.Adopt:
+		err := e.records.EnsureAdoptedBudget(ctx, b, e.kind, e.origin, id, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, "")
+		if err != nil {
+			return managed.ExternalObservation{}, err
+		}
+	case v.Changed:
+		e.record.Event(b, event.Warning(ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged, id, coderobj.FormatUpdatedAt(got.UpdatedAt))))
+	}
+	if v.Exists && !l.Deleting && present {
+		e.observe(ctx, b, id, got)
+		b.SetConditions(xpv2.Available())
+	}
+	return managed.ExternalObservation{ResourceExists: v.Exists, ResourceUpToDate: v.UpToDate}, nil
+}
+
+// look gathers what Decide needs: the budget Coder holds for group id and
+// what this resource's record says it wrote there.
+func (e *external) look(ctx context.Context, b Resource, id string, got codersdk.GroupAIBudget, present bool) (budgets.Look, error) {
+	p := cleanup.Policies(b)
+	want := b.BudgetParameters().SpendLimitMicros
+	l := budgets.Look{
+		Deleting: meta.WasDeleted(b), Named: meta.GetExternalName(b) != "", Present: present,
+		Matches: want != nil && *want == got.SpendLimitMicros, MayWrite: p.ShouldUpdate() || p.ShouldDelete(),
+		ObserveOnly: !p.ShouldCreate() && !p.ShouldUpdate() && !p.ShouldDelete(),
+	}
+	var err error
+	if l.Recorded, l.Ours, err = e.ours(ctx, b, id, got, present, e.records.Of); err != nil || l.Ours || !l.Recorded {
+		return l, err
+	}
+	// The cache may not show the updated_at of the last PUT yet: a budget
+	// is someone else's change only by the record as the API server has it.
+	l.Recorded, l.Ours, err = e.ours(ctx, b, id, got, present, e.records.Fresh)
+	return l, err
+}
+
+// ours reads the resource's records through read and reports whether one
+// names group id with a PUT's answer (recorded), and whether the budget
+// Coder holds is that PUT's (ours).
+func (e *external) ours(ctx context.Context, b Resource, id string, got codersdk.GroupAIBudget, present bool,
+	read func(context.Context, resource.Managed) (records.Set, error)) (recorded, ours bool, err error) {
+	recs, err := read(ctx, b)
+	if err != nil {
+		return false, false, err
+	}
+	claim, ok := recs.BudgetClaim(e.kind, id)
+	if ok && present {
+		if ours, err = coderobj.BudgetIsClaims(claim, got.UpdatedAt, e.coder.Timeout(), e.coder.Clock()); err != nil {
+			return false, false, errors.Wrap(err, errGetBudget)
+		}
+	}
+	return ok && claim.UpdatedAt != "", ours, nil
+}
+
+// group is the id of the group the resource budgets: its external name,
+// or, before its first write, the group its spec names. A deleting
+// resource without an external name looks no further: what its records
+// name is looked at by the pass.
+func (e *external) group(ctx context.Context, b Resource) (string, error) {
+	if id := meta.GetExternalName(b); id != "" {
+		if _, err := uuid.Parse(id); err != nil {
+			return "", errors.New(errExternalName)
+		}
+		return id, nil
+	}
+	if meta.WasDeleted(b) {
+		return "", nil
+	}
+	p := b.BudgetParameters()
+	if p.GroupID != nil {
+		return *p.GroupID, nil
+	}
+	name, org := ptr.Deref(p.GroupName, ""), ptr.Deref(p.Organization, "")
+	g, err := e.coder.GroupByName(ctx, org, name)
+	if coder.IsNotFound(err) {
+		err = errors.Errorf(errFmtGroupGone, name, orDefault(org))
+		b.SetConditions(unavailable(ReasonGroupNotFound, err.Error()))
+		return "", err
+	}
+	if err != nil {
+		return "", e.refused(b, errors.Wrap(err, errGetGroup))
+	}
+	return g.ID.String(), nil
+}
+
+func orDefault(org string) string {
+	if org == "" {
+		return codersdk.DefaultOrganization
+	}
+	return org
+}
+
+// refused notes Coder's 403 in the Ready condition, with the licence or
+// the permission it lacks, and returns err.
+func (e *external) refused(b Resource, err error) error {
+	cause := coder.ForbiddenCause(err)
+	switch cause {
+	case "":
+	case coder.CauseGroupsNotLicensed, coder.CauseNotLicensed:
+		b.SetConditions(unavailable(ReasonNotLicensed, cause))
+	default:
+		b.SetConditions(unavailable(ReasonForbidden, cause))
+	}
+	return err
+}
+
+// observe writes Coder's budget and the group's spend into the status. The
+// spend is for the eye: a failure to read it changes nothing else.
+func (e *external) observe(ctx context.Context, b Resource, id string, got codersdk.GroupAIBudget) {
+	o := b.BudgetObservation()
+	o.GroupID = id
+	o.SpendLimitMicros = ptr.To(got.SpendLimitMicros)
+	o.UpdatedAt = timePtr(got.UpdatedAt)
+	s, err := e.coder.GroupAISpend(ctx, uuid.MustParse(id))
+	if err != nil {
+		return
+	}
+	o.CurrentSpendMicros = s.CurrentSpendMicros
+	o.TotalSpendLimitMicros = nil
+	if s.TotalSpendLimitMicros != nil {
+		o.TotalSpendLimitMicros = ptr.To(*s.TotalSpendLimitMicros)
+	}
+	o.PeriodStart, o.PeriodEnd = timePtr(s.PeriodStart), timePtr(s.PeriodEnd)
+}
+
+func timePtr(t time.Time) *metav1.Time {
+	if t.IsZero() {
+		return nil
+	}
+	mt := metav1.NewTime(t.UTC().Truncate(time.Second))
+	return &mt
+}
+
+// unavailable is the Ready condition of a budget Coder does not let this
+// resource write, with why.
+func unavailable(reason xpv2.ConditionReason, msg string) xpv2.Condition {
+	c := xpv2.Unavailable()
+	c.Reason, c.Message = reason, msg
+	return c
+}
