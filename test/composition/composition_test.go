@@ -431,8 +431,9 @@ func TestComposedResourcesPassAdmission(t *testing.T) {
 		names = append(names, c.Name)
 		byName[c.Name] = c.Object
 	}
-	// The sample XR sets both providers, so every template is composed.
-	if want := []string{"gateway-key", "openai", "anthropic"}; !slices.Equal(names, want) {
+	// The sample XR sets both providers and a budget, so every template is
+	// composed.
+	if want := []string{"gateway-key", "openai", "anthropic", "budget"}; !slices.Equal(names, want) {
 		t.Fatalf("composed resources %v, want %v", names, want)
 	}
 	for path, want := range map[string]string{
