@@ -365,3 +365,33 @@ func TestTwoGroupAIBudgetsOfOneGroupLeaveOneOwner(t *testing.T) {
 		t.Errorf("the refused resource keeps a record naming the group: %+v", r.Status)
 	}
 }
+
+// TestGroupAIBudgetOnTheRealUnlicensedCoderSaysSo: the real Coder v2.36.0
+// without a licence refuses its group routes ("Template RBAC is a Premium
+// feature") before it looks for the group; the resource says the licence
+// is missing, and its deletion writes and releases nothing. With a licence
+// supplied the real Coder serves budgets, which this scenario does not
+// cover.
+func TestGroupAIBudgetOnTheRealUnlicensedCoderSaysSo(t *testing.T) {
+	c := env.Cluster.RealCoder(t)
+	if c.ServesKeys() {
+		t.Skip("the real Coder is licensed: it serves budgets, and refuses nothing for a licence")
+	}
+	ns := env.Namespace(t)
+	env.ReadyProviderConfigOf(t, ns, c, nil)
+	b := newGroupBudget(ns, "real-unlicensed", "", 5_000_000)
+	b.Spec.ForProvider.GroupName = nil
+	b.Spec.ForProvider.GroupID = ptr.To(uuid.NewString())
+	env.Create(t, b)
+	testenv.Eventually(t, testenv.WaitLong, "Ready False with reason NotLicensed", func() (bool, string) {
+		env.Get(t, b)
+		c := b.GetCondition(xpv2.TypeReady)
+		return c.Reason == groupaibudget.ReasonNotLicensed && strings.Contains(c.Message, "licen"), fmt.Sprintf("Ready %s %s: %s", c.Status, c.Reason, c.Message)
+	})
+	before := releasedWithoutDelete(t, kindGroupBudget)
+	env.Delete(t, b)
+	env.WaitGone(t, b, testenv.WaitLong)
+	if got := releasedWithoutDelete(t, kindGroupBudget) - before; got != 0 {
+		t.Errorf("released_without_delete_total grew by %v for a budget never written", got)
+	}
+}
