@@ -60,6 +60,9 @@ var reasonFamilies = map[string]string{
 	"internal/clients/coder": familyRecord,
 	// RetiringKeyInUse, on AI Gateway keys.
 	"internal/controller/aigatewaykey": familyManaged,
+	// Why an AI budget or override is refused.
+	"internal/controller/groupaibudget":        familyManaged,
+	"internal/controller/useraibudgetoverride": familyManaged,
 }
 
 // crossplaneConditions is the package of Crossplane's managed-resource

@@ -79,6 +79,8 @@ type (
 		want health
 		// keys: a state only AI Gateway keys are in.
 		keys bool
+		// only, if set: the kinds the state is of.
+		only func(resource.Managed) bool
 	}
 	configState struct {
 		set  func(providerconfig.Object, configKind)
@@ -545,7 +547,7 @@ func samples(s *runtime.Scheme) (map[string][]sample, error) {
 		for _, name := range sortedKeys(managedStates) {
 			st := managedStates[name]
 			mg := k.New()
-			if st.keys && !isKey(mg) {
+			if st.keys && !isKey(mg) || st.only != nil && !st.only(mg) {
 				continue
 			}
 			managedSpec(mg, name)
