@@ -140,7 +140,9 @@ func TestAIProviderDriftIsPutBackOnBothCoders(t *testing.T) {
 			if ok, _ := asSpecified(edited); ok {
 				t.Fatalf("%s: the edit left the provider as specified; it tests nothing", d.name)
 			}
-			testenv.Eventually(t, pollInterval+5*time.Second, d.name+" put back", func() (bool, string) {
+			// A poll the rate limit sends back waits up to 10 s
+			// (fairlimit's maxSendBack) before it asks again.
+			testenv.Eventually(t, pollInterval+15*time.Second, d.name+" put back", func() (bool, string) {
 				got, err := apiProvider(t, c, name)
 				if err != nil {
 					return false, err.Error()
