@@ -60,7 +60,7 @@ func TestADeletingBudgetsRecordsFindItsBudgetOnlyWhileItIsTheirs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.changedLate {
-				time.Sleep(time.Millisecond)
+				srv.SetClockOffset(srv.ClockOffset() + time.Second)
 				if _, err := cl.UpsertGroupAIBudget(ctx, g.ID, 6); err != nil {
 					t.Fatal(err)
 				}

@@ -93,7 +93,7 @@ func TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches(t *testing.T) {
 	claim := BudgetClaim{ID: g.ID.String(), UpdatedAt: FormatUpdatedAt(ours.UpdatedAt)}
 
 	// Someone changes the budget in Coder: the claim's write is superseded.
-	time.Sleep(2 * time.Millisecond)
+	s.SetClockOffset(s.ClockOffset() + time.Second)
 	if _, err := cl.UpsertGroupAIBudget(ctx, g.ID, 7_000_000); err != nil {
 		t.Fatal(err)
 	}

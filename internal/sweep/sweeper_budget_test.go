@@ -98,7 +98,7 @@ func budgetRow(t *testing.T, srv *fakecoder.Server, cl *coder.Client, kind strin
 			t.Fatal(err)
 		}
 		if writtenSince {
-			time.Sleep(time.Millisecond)
+			srv.SetClockOffset(srv.ClockOffset() + time.Second)
 			if _, err := cl.UpsertGroupAIBudget(ctx, g.ID, 6); err != nil {
 				t.Fatal(err)
 			}
@@ -117,7 +117,7 @@ func budgetRow(t *testing.T, srv *fakecoder.Server, cl *coder.Client, kind strin
 		t.Fatal(err)
 	}
 	if writtenSince {
-		time.Sleep(time.Millisecond)
+		srv.SetClockOffset(srv.ClockOffset() + time.Second)
 		if _, err := cl.UpsertUserAIBudgetOverride(ctx, u.ID, g.ID, 6); err != nil {
 			t.Fatal(err)
 		}

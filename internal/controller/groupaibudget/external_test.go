@@ -57,7 +57,7 @@ func TestObserveTakesItsOwnLastPutForNoChangeWhenTheCacheLags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(time.Millisecond)
+	s.SetClockOffset(s.ClockOffset() + time.Second)
 	last, err := cl.UpsertGroupAIBudget(ctx, g.ID, 5)
 	if err != nil {
 		t.Fatal(err)
