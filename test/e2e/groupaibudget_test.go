@@ -148,7 +148,7 @@ func TestGroupAIBudgetIsSetPutBackAndDeleted(t *testing.T) {
 	waitBudget(t, s, g.ID, 7_000_000, "the change made in Coder to be put back")
 	// Two more polls find nothing to do: the provider's own PUT is not
 	// taken for a change in Coder.
-	time.Sleep(2*pollInterval + time.Second)
+	waitBudgetReads(t, s, 2, "two more polls of the budget")
 	// The new limit, the change made in Coder, and putting it back.
 	if n := s.Requests(fakecoder.EndpointGroupBudgetPut) - puts; n != 3 {
 		t.Errorf("%d PUT requests for a new limit and one change in Coder put back, want 3", n)
@@ -354,7 +354,7 @@ func TestTwoGroupAIBudgetsOfOneGroupLeaveOneOwner(t *testing.T) {
 	want := *owner.Spec.ForProvider.SpendLimitMicros
 	waitBudget(t, s, g.ID, want, "the owner's limit in Coder")
 	puts := s.Requests(fakecoder.EndpointGroupBudgetPut)
-	time.Sleep(2*pollInterval + time.Second)
+	waitBudgetReads(t, s, 4, "two more polls of both resources")
 	if n := s.Requests(fakecoder.EndpointGroupBudgetPut) - puts; n != 0 {
 		t.Errorf("%d PUT requests after one resource owned the budget, want 0: the two write over each other", n)
 	}
@@ -394,4 +394,15 @@ func TestGroupAIBudgetOnTheRealUnlicensedCoderSaysSo(t *testing.T) {
 	if got := releasedWithoutDelete(t, kindGroupBudget) - before; got != 0 {
 		t.Errorf("released_without_delete_total grew by %v for a budget never written", got)
 	}
+}
+
+// waitBudgetReads waits until s has answered n more reads of a group
+// budget: the polls a scenario gives the provider to do what it must not.
+func waitBudgetReads(t *testing.T, s *fakecoder.Server, n int, why string) {
+	t.Helper()
+	from := s.Requests(fakecoder.EndpointGroupBudgetGet)
+	testenv.Eventually(t, testenv.WaitLong, why, func() (bool, string) {
+		got := s.Requests(fakecoder.EndpointGroupBudgetGet) - from
+		return got >= n, fmt.Sprintf("%d reads of the budget", got)
+	})
 }
