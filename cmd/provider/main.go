@@ -39,6 +39,7 @@ func main() {
 	fs.BoolVar(&o.ManagementPolicies, "enable-management-policies", o.ManagementPolicies, "Honour spec.managementPolicies on managed resources.")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", o.MetricsBindAddress, "Address the Prometheus metrics endpoint binds to; 0 disables it.")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", o.HealthProbeBindAddress, "Address the health and readiness probes bind to.")
+	fs.StringVar(&o.PprofBindAddress, "pprof-bind-address", o.PprofBindAddress, "Address Go's profiles (/debug/pprof) bind to; empty or 0 serves none.")
 	fs.DurationVar(&o.CoderTimeout, "coder-timeout", o.CoderTimeout, "Timeout of each request to Coder.")
 	fs.DurationVar(&o.KeyListTTL, "key-list-ttl", o.KeyListTTL, "How long one list of AI Gateway keys serves every key of a ProviderConfig.")
 	fs.BoolVar(&o.Sweep, "sweep", o.Sweep, "Sweep Abandoned cleanup records: delete in Coder what a release without delete left, at start, when a record turns Abandoned or a ProviderConfig turns Ready, with backoff while records are left, and otherwise every --sync.")

@@ -68,6 +68,9 @@ type bed struct {
 	audit       string
 	providerBin string
 	kubeconfig  string
+	// profile is where the scale runs save their providers' CPU and heap
+	// profiles; empty saves none.
+	profile string
 }
 
 func startBed(ctx context.Context) (_ *bed, err error) {
@@ -157,6 +160,8 @@ type proc struct {
 	cmd     *exec.Cmd
 	metrics string
 	log     string
+	// pprof is the URL of its /debug/pprof, when the bed profiles.
+	pprof string
 	// done is closed when the process has exited, with exit its error.
 	done chan struct{}
 	exit error
@@ -173,6 +178,14 @@ func (b *bed) startProvider(ctx context.Context, name string, flags ...string) (
 		return nil, err
 	}
 	args := append([]string{"--metrics-bind-address=127.0.0.1:" + strconv.Itoa(port), "--health-probe-bind-address=0"}, flags...)
+	if b.profile != "" {
+		pport, err := ports.One()
+		if err != nil {
+			return nil, err
+		}
+		p.pprof = "http://127.0.0.1:" + strconv.Itoa(pport) + "/debug/pprof"
+		args = append(args, "--pprof-bind-address=127.0.0.1:"+strconv.Itoa(pport))
+	}
 	p.cmd = exec.Command(b.providerBin, args...)
 	p.cmd.Env = append(os.Environ(), "KUBECONFIG="+b.kubeconfig)
 	p.cmd.Stdout, p.cmd.Stderr = out, out

@@ -35,6 +35,10 @@ const backlogTolerance = 0.2
 // has no figure to compare (it ran no poll).
 type flatness struct {
 	CPU float64 `json:"cpuPerResourcePerPollMaxOverMin"`
+	// CPUNetOfIdle says CPU compares the figures without the idle
+	// provider's CPU (scaleRun.NetCPUPerPoll), as it does when every size
+	// measured it.
+	CPUNetOfIdle bool `json:"cpuNetOfIdle,omitempty"`
 	// RSS is over the memory each added key costs, from one size to the
 	// next (scaleRun.RSSPerAdded): 1 with two sizes.
 	RSS    float64 `json:"rssPerAddedResourceMaxOverMin"`
@@ -89,6 +93,16 @@ func (s scaleRun) cpuPerPoll() float64 {
 	return s.CPU * s.Window / polls
 }
 
+// netCPUPerPoll is cpuPerPoll without the idle provider's CPU, or 0 when
+// the idle CPU was not measured.
+func (s scaleRun) netCPUPerPoll() float64 {
+	polls := s.Reconciles * float64(s.Resources) * s.Window / poll.Seconds()
+	if polls <= 0 || s.IdleCPU <= 0 {
+		return 0
+	}
+	return (s.CPU - s.IdleCPU) * s.Window / polls
+}
+
 // rssPerKey is the provider's RSS over the keys, in KiB.
 func (s scaleRun) rssPerKey() float64 {
 	if s.Resources == 0 {
@@ -113,9 +127,9 @@ func deriveScale(runs []scaleRun) *flatness {
 		bySize[i] = &runs[i]
 	}
 	slices.SortStableFunc(bySize, func(a, b *scaleRun) int { return a.Resources - b.Resources })
-	var cpu, rss []float64
+	var cpu, net, rss []float64
 	for i, s := range bySize {
-		s.CPUPerPoll, s.RSSPerKey, s.PollsPerMinute = s.cpuPerPoll(), s.rssPerKey(), s.pollsPerMinute()
+		s.CPUPerPoll, s.NetCPUPerPoll, s.RSSPerKey, s.PollsPerMinute = s.cpuPerPoll(), s.netCPUPerPoll(), s.rssPerKey(), s.pollsPerMinute()
 		s.RSSPerAdded = 0
 		if i > 0 {
 			// What each key added since the next smaller size costs: the
@@ -128,11 +142,19 @@ func deriveScale(runs []scaleRun) *flatness {
 			}
 		}
 		cpu = append(cpu, s.CPUPerPoll)
+		net = append(net, s.NetCPUPerPoll)
 	}
 	if len(runs) < 2 {
 		return nil
 	}
-	return &flatness{CPU: maxOverMin(cpu), RSS: maxOverMin(rss), Target: flatnessTarget}
+	f := &flatness{CPU: maxOverMin(cpu), RSS: maxOverMin(rss), Target: flatnessTarget}
+	if !slices.Contains(net, 0) {
+		// The idle provider's CPU is the same whatever the keys, so it
+		// weighs most per key at the smallest size; without it the
+		// figures compare what the polls cost.
+		f.CPU, f.CPUNetOfIdle = maxOverMin(net), true
+	}
+	return f
 }
 
 // maxOverMin is the largest of vs over the smallest, or 0 when the

@@ -17,6 +17,7 @@ limitations under the License.
 package main
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -59,6 +60,30 @@ func TestScaleFiguresArePerKeyPerPollAndTheirFlatnessIsMaxOverMin(t *testing.T) 
 	// CPU 26.4 is not within the target, RSS 1.0 is.
 	if f.met(f.CPU) || !f.met(f.RSS) {
 		t.Errorf("flatness verdicts: CPU %.3f met=%v, RSS %.3f met=%v; want not met, met", f.CPU, f.met(f.CPU), f.RSS, f.met(f.RSS))
+	}
+}
+
+// With the idle provider's CPU measured at every size, flatness compares
+// the polls' own cost; a size without it leaves the raw figures compared.
+func TestScaleCPUFlatnessIsNetOfTheIdleProviderWhenEverySizeMeasuredIt(t *testing.T) {
+	runs := []scaleRun{
+		// (0.042 - 0.0245) × 120 over 2,000 polls: 1,050 µs.
+		{Resources: 1000, Window: 120, CPU: 0.042, IdleCPU: 0.0245, Reconciles: 1, RSS: 110},
+		// (0.555 - 0.0245) × 120 over 40,000 polls: 1,591.5 µs.
+		{Resources: 20000, Window: 120, CPU: 0.555, IdleCPU: 0.0245, Reconciles: 1, RSS: 637},
+	}
+	f := deriveScale(runs)
+	approx := cmpopts.EquateApprox(1e-9, 0)
+	if diff := cmp.Diff([]float64{0.00105, 0.0015915}, []float64{runs[0].NetCPUPerPoll, runs[1].NetCPUPerPoll}, approx); diff != "" {
+		t.Errorf("net CPU per poll: -want +got:\n%s", diff)
+	}
+	if !f.CPUNetOfIdle || math.Abs(f.CPU-0.0015915/0.00105) > 1e-9 {
+		t.Errorf("flatness %+v, want net of idle, %.4f", *f, 0.0015915/0.00105)
+	}
+	runs[0].IdleCPU = 0
+	f = deriveScale(runs)
+	if raw := (0.555 * 120 / 40000) / (0.042 * 120 / 2000); f.CPUNetOfIdle || math.Abs(f.CPU-1/raw) > 1e-9 {
+		t.Errorf("a size without its idle CPU: flatness %+v, want the raw figures' %.4f", *f, 1/raw)
 	}
 }
 
@@ -111,8 +136,12 @@ func TestReportShowsAPIServerCPUBacklogRatioAndTheScaleCurve(t *testing.T) {
 			Writes: map[string]int{"update aigatewaykeys": 800}, Bed: map[string]float64{"kube-apiserver": 20.24, "etcd": 5.25}}},
 		Backlog: []backlogRun{{Coder: "fake", Rate: 10, B0: 300, Lambda: 2.4, Mu: 4.9, MuFrom: 200, Drained: 237.9, Forecast: 122.6}},
 		Scale: []scaleRun{
-			{Coder: "fake", Resources: 1000, Configs: 2, Window: 120, CPU: 0.05, Reconciles: 1, RSS: 100},
-			{Coder: "fake", Resources: 5000, Configs: 10, Window: 120, CPU: 0.25, Reconciles: 1, RSS: 180},
+			// Flat per poll (3,000 µs both), but not once the idle
+			// provider's 0.02 s/s is taken out: (0.05 - 0.02) × 120 s
+			// over 2,000 polls is 1,800 µs, (0.25 - 0.02) × 120 s over
+			// 10,000 is 2,760 µs, 1.53 times as much.
+			{Coder: "fake", Resources: 1000, Configs: 2, Window: 120, CPU: 0.05, IdleCPU: 0.02, Reconciles: 1, RSS: 100},
+			{Coder: "fake", Resources: 5000, Configs: 10, Window: 120, CPU: 0.25, IdleCPU: 0.02, Reconciles: 1, RSS: 180},
 		},
 	}
 	r.derive()
@@ -122,9 +151,9 @@ func TestReportShowsAPIServerCPUBacklogRatioAndTheScaleCurve(t *testing.T) {
 		"| 0.0 | 0 | 101.2 |", // CPU s, peak RSS, then 20.24 s × 1000 / 200
 		"Measured / predicted = 1.94; within 20%: no.",
 		"#### Steady state as keys grow, fake Coder, defaults",
-		"| 1000 | 2 | 0 s | 0.003000 | 3000 | 100 | 0 | 102.4 | – | 1.00 |",
-		"| 5000 | 10 | 0 s | 0.003000 | 3000 | 180 | 0 | 36.9 | 20.5 | 1.00 |",
-		"provider CPU per key per poll 1.00, met; memory per key added 1.00, met.",
+		"| 1000 | 2 | 0 s | 0.003000 | 3000 | 0.020 | 1800 | 100 | 0 | 102.4 | – | 1.00 |",
+		"| 5000 | 10 | 0 s | 0.003000 | 3000 | 0.020 | 2760 | 180 | 0 | 36.9 | 20.5 | 1.00 |",
+		"provider CPU per key per poll net of the idle provider's 1.53, not met; memory per key added 1.00, met.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the report lacks %q:\n%s", want, md)

@@ -70,6 +70,8 @@ type options struct {
 	scale     []int
 	window    time.Duration
 	out, json string
+	// profile is where scale runs save CPU and heap profiles (-profile).
+	profile string
 }
 
 func main() {
@@ -87,6 +89,7 @@ func main() {
 	flag.IntVar(&o.backlog, "backlog", 300, "deletion backlog B0 of the queue-model run at the default rate (0: skip)")
 	flag.StringVar(&scale, "scale", "1000,5000,20000", "keys of the steady-state polling runs on the fake Coder, one provider process each, at most 500 keys per namespace (0 or empty: skip)")
 	flag.DurationVar(&o.window, "window", 2*time.Minute, "steady-state window of each scale run")
+	flag.StringVar(&o.profile, "profile", "", "directory where each scale run saves its provider's CPU profile of the window and heap profile at its end (go tool pprof reads them); empty: none")
 	flag.StringVar(&o.out, "out", "docs/performance.md", "Markdown file whose bench section is replaced")
 	flag.StringVar(&o.json, "json", "docs/performance.json", "results as JSON")
 	from := flag.String("from", "", "render -out from these results (JSON) instead of measuring")
@@ -137,6 +140,12 @@ func run(ctx context.Context, o options) (results, error) {
 		return res, err
 	}
 	defer b.stop()
+	if o.profile != "" {
+		if err := os.MkdirAll(o.profile, 0o750); err != nil {
+			return res, err
+		}
+		b.profile = o.profile
+	}
 	for _, name := range o.coders {
 		var c coderBed
 		switch name {

@@ -133,8 +133,8 @@ func reportScale(b *strings.Builder, runs []scaleRun, f *flatness) {
 	fmt.Fprintf(b, "#### Steady state as keys grow, %s Coder, defaults\n\n", runs[0].Coder)
 	fmt.Fprintf(b, "Each size through a provider process of its own, at most %d keys per namespace with a ProviderConfig each; "+
 		"measured over a window that starts a minute after the last key was Ready.\n\n", maxPerNamespace)
-	b.WriteString("| keys | namespaces | created and Ready in | provider CPU s per key per poll | µs | RSS MiB | peak RSS MiB | RSS KiB per key | KiB per key added since the next smaller size | polls per key per minute | key lists per ProviderConfig per poll | Kubernetes writes per key per poll | all Coder requests in the window |\n")
-	b.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
+	b.WriteString("| keys | namespaces | created and Ready in | provider CPU s per key per poll | µs | idle provider CPU s/s | µs per key per poll net of idle | RSS MiB | peak RSS MiB | RSS KiB per key | KiB per key added since the next smaller size | polls per key per minute | key lists per ProviderConfig per poll | Kubernetes writes per key per poll | all Coder requests in the window |\n")
+	b.WriteString("| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n")
 	for _, s := range runs {
 		added := "–"
 		if s.RSSPerAdded != 0 {
@@ -145,8 +145,12 @@ func reportScale(b *strings.Builder, runs []scaleRun, f *flatness) {
 		for _, k := range other {
 			parts = append(parts, fmt.Sprintf("%s %.0f", k, s.Other[k]))
 		}
-		fmt.Fprintf(b, "| %d | %d | %.0f s | %.6f | %.0f | %.0f | %.0f | %.1f | %s | %.2f | %.2f | %.3f | %s in %.0f s |\n",
-			s.Resources, s.Configs, s.CreateSecs, s.CPUPerPoll, s.CPUPerPoll*1e6, s.RSS, s.PeakRSS, s.RSSPerKey, added,
+		idle, net := "–", "–"
+		if s.IdleCPU > 0 {
+			idle, net = fmt.Sprintf("%.3f", s.IdleCPU), fmt.Sprintf("%.0f", s.NetCPUPerPoll*1e6)
+		}
+		fmt.Fprintf(b, "| %d | %d | %.0f s | %.6f | %.0f | %s | %s | %.0f | %.0f | %.1f | %s | %.2f | %.2f | %.3f | %s in %.0f s |\n",
+			s.Resources, s.Configs, s.CreateSecs, s.CPUPerPoll, s.CPUPerPoll*1e6, idle, net, s.RSS, s.PeakRSS, s.RSSPerKey, added,
 			s.PollsPerMinute, s.Lists, s.Writes, strings.Join(parts, ", "), s.Window)
 	}
 	b.WriteString("\n")
@@ -157,8 +161,12 @@ func reportScale(b *strings.Builder, runs []scaleRun, f *flatness) {
 	for _, s := range runs {
 		lo, hi = min(lo, s.Resources), max(hi, s.Resources)
 	}
+	cpu := "provider CPU per key per poll"
+	if f.CPUNetOfIdle {
+		cpu += " net of the idle provider's"
+	}
 	fmt.Fprintf(b, "Flatness from %d to %d keys, the largest per-key figure over the smallest (target at most %.1f): "+
-		"provider CPU per key per poll %s; memory per key added %s.\n\n", lo, hi, f.Target, flatnessVerdict(*f, f.CPU), flatnessVerdict(*f, f.RSS))
+		"%s %s; memory per key added %s.\n\n", lo, hi, f.Target, cpu, flatnessVerdict(*f, f.CPU), flatnessVerdict(*f, f.RSS))
 }
 
 func flatnessVerdict(f flatness, v float64) string {

@@ -19,6 +19,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -51,6 +55,11 @@ type scaleRun struct {
 	PeakRSS    float64 `json:"peakRSSMiB"`
 	// CPU is the provider's CPU seconds per second of the window.
 	CPU float64 `json:"cpuPerSecond"`
+	// IdleCPU is the same provider's CPU seconds per second over a window
+	// of the same length with its ProviderConfigs Ready and no key yet:
+	// what it costs whatever the keys (the ProviderConfigs' own polls,
+	// metrics, the Go runtime). 0 in results from before it was measured.
+	IdleCPU float64 `json:"idleCPUPerSecond,omitempty"`
 	// Lists is the key lists per ProviderConfig per poll interval.
 	Lists float64 `json:"listsPerConfigPerPoll"`
 	// Reconciles is the managed reconciles run (the polls) per key per
@@ -65,6 +74,10 @@ type scaleRun struct {
 	// CPUPerPoll is the provider's CPU seconds in the window over the
 	// managed reconciles it ran in the window: the polls.
 	CPUPerPoll float64 `json:"cpuSecondsPerResourcePerPoll"`
+	// NetCPUPerPoll is CPUPerPoll without the idle provider's CPU: what
+	// the polls themselves cost, the figure whose flatness is judged (0
+	// without IdleCPU).
+	NetCPUPerPoll float64 `json:"netCPUSecondsPerResourcePerPoll,omitempty"`
 	// RSSPerKey is RSS over keys; RSSPerAdded is RSS minus the smallest
 	// size's, over the keys added to it (0 for the smallest). Both KiB.
 	RSSPerKey   float64 `json:"rssKiBPerResource"`
@@ -87,8 +100,8 @@ func runScale(ctx context.Context, b *bed, o options, res *results) error {
 		if err != nil {
 			return err
 		}
-		fmt.Printf("scale: %d keys in %d namespaces, Ready in %.0fs: CPU %.0f µs per key per poll (%.3f s/s), RSS %.0f MiB (%.1f KiB per key, peak %.0f MiB), %.2f polls per key per minute, %.2f key lists per ProviderConfig per poll, %.3f Kubernetes writes per key per poll\n",
-			r.Resources, r.Configs, r.CreateSecs, r.cpuPerPoll()*1e6, r.CPU, r.RSS, r.rssPerKey(), r.PeakRSS, r.pollsPerMinute(), r.Lists, r.Writes)
+		fmt.Printf("scale: %d keys in %d namespaces, Ready in %.0fs: CPU %.0f µs per key per poll (%.3f s/s; idle %.3f s/s), RSS %.0f MiB (%.1f KiB per key, peak %.0f MiB), %.2f polls per key per minute, %.2f key lists per ProviderConfig per poll, %.3f Kubernetes writes per key per poll\n",
+			r.Resources, r.Configs, r.CreateSecs, r.cpuPerPoll()*1e6, r.CPU, r.IdleCPU, r.RSS, r.rssPerKey(), r.PeakRSS, r.pollsPerMinute(), r.Lists, r.Writes)
 		res.Scale = append(res.Scale, r)
 	}
 	return nil
@@ -133,6 +146,16 @@ func (b *bed) scale(ctx context.Context, c coderBed, n int, window time.Duration
 			return r, err
 		}
 	}
+	// Every namespace but the first (the session's own) gets a Ready
+	// ProviderConfig; with them and no key, the provider idles.
+	for _, ns := range names[1:] {
+		if err := first.providerConfig(ctx, ns); err != nil {
+			return r, err
+		}
+	}
+	if r.IdleCPU, err = idleWindow(ctx, first.p, window); err != nil {
+		return r, err
+	}
 	took, err := b.scaleCreate(ctx, first, names, each)
 	if err != nil {
 		return r, err
@@ -151,15 +174,29 @@ func (b *bed) scale(ctx context.Context, c coderBed, n int, window time.Duration
 	return r, b.drain(ctx, names)
 }
 
-// scaleCreate gives every namespace but the first (the session's own) a
-// Ready ProviderConfig, creates each namespace's keys, and returns how long
-// they took, from the first create to the last key Ready.
-func (b *bed) scaleCreate(ctx context.Context, first *session, names []string, each []int) (time.Duration, error) {
-	for _, ns := range names[1:] {
-		if err := first.providerConfig(ctx, ns); err != nil {
-			return 0, err
-		}
+// idleWindow is p's CPU seconds per second over window, after a minute
+// that lets the ProviderConfigs' first checks settle.
+func idleWindow(ctx context.Context, p *proc, window time.Duration) (float64, error) {
+	if err := sleep(ctx, time.Minute); err != nil {
+		return 0, err
 	}
+	u0, err := p.usage()
+	if err != nil {
+		return 0, err
+	}
+	if err := sleep(ctx, window); err != nil {
+		return 0, err
+	}
+	u1, err := p.usage()
+	if err != nil {
+		return 0, err
+	}
+	return (u1.CPU - u0.CPU) / window.Seconds(), nil
+}
+
+// scaleCreate creates each namespace's keys, and returns how long they
+// took, from the first create to the last key Ready.
+func (b *bed) scaleCreate(ctx context.Context, first *session, names []string, each []int) (time.Duration, error) {
 	trackers := make([]*tracker, 0, len(names))
 	defer func() {
 		for _, t := range trackers {
@@ -196,7 +233,14 @@ func (b *bed) scaleWindow(ctx context.Context, p *proc, window time.Duration, r 
 	}
 	u0, _ := p.usage()
 	off := b.auditOffset()
+	cpu := p.cpuProfile(ctx, window, b.profileFile(r.Resources, "cpu"))
 	if err := sleep(ctx, window); err != nil {
+		return err
+	}
+	if err := <-cpu; err != nil {
+		return err
+	}
+	if err := p.saveProfile(ctx, "heap", b.profileFile(r.Resources, "heap")); err != nil {
 		return err
 	}
 	s1, err := scrape(ctx, p.metrics)
@@ -290,4 +334,56 @@ func sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// profileFile is where the scale run of n keys saves its profile of kind,
+// or "" when the bed does not profile.
+func (b *bed) profileFile(n int, kind string) string {
+	if b.profile == "" {
+		return ""
+	}
+	return filepath.Join(b.profile, fmt.Sprintf("scale-%d.%s.pprof", n, kind))
+}
+
+// cpuProfile saves p's CPU profile of the next d to file, and sends its
+// error when done; with no file, or a p without pprof, it sends nil at
+// once.
+func (p *proc) cpuProfile(ctx context.Context, d time.Duration, file string) <-chan error {
+	done := make(chan error, 1)
+	if file == "" || p.pprof == "" {
+		done <- nil
+		return done
+	}
+	go func() {
+		done <- p.save(ctx, fmt.Sprintf("/profile?seconds=%d", int(d.Seconds())), file)
+	}()
+	return done
+}
+
+// saveProfile saves p's profile of kind (heap, goroutine) to file, if any.
+func (p *proc) saveProfile(ctx context.Context, kind, file string) error {
+	if file == "" || p.pprof == "" {
+		return nil
+	}
+	return p.save(ctx, "/"+kind, file)
+}
+
+func (p *proc) save(ctx context.Context, path, file string) error {
+	resp, err := httpGet(ctx, p.pprof+path)
+	if err != nil {
+		return fmt.Errorf("profile %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("profile %s: %s", path, resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		_ = f.Close()
+		return err
+	}
+	return f.Close()
 }

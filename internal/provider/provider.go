@@ -64,8 +64,11 @@ type Options struct {
 	ManagementPolicies     bool
 	MetricsBindAddress     string
 	HealthProbeBindAddress string
-	CoderTimeout           time.Duration
-	KeyListTTL             time.Duration
+	// PprofBindAddress serves Go's /debug/pprof profiles; empty or "0"
+	// serves none.
+	PprofBindAddress string
+	CoderTimeout     time.Duration
+	KeyListTTL       time.Duration
 	// Sweep enables the cleanup-record sweep (triggered, and every SyncInterval).
 	Sweep bool
 	// SweepInterval overrides SyncInterval for the sweep.
@@ -184,6 +187,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		Cache:                  cache.Options{SyncPeriod: &o.SyncInterval, DefaultTransform: cache.TransformStripManagedFields()},
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress: o.HealthProbeBindAddress,
+		PprofBindAddress:       o.PprofBindAddress,
 		Controller:             ctrlconfig.Controller{SkipNameValidation: &o.SkipControllerNameValidation},
 	})
 	if err != nil {

@@ -143,7 +143,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 			return err
 		}
 	}
-	r := managed.NewReconciler(mgr, resource.ManagedKind(gvk), opts...)
+	r := managed.NewReconciler(skipUnchangedPublish(mgr), resource.ManagedKind(gvk), opts...)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named(name).
 		WithOptions(o.ForControllerRuntime()).
