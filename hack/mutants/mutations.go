@@ -600,6 +600,38 @@ var Mutations = []Mutation{
 		Run:  "^(TestPublishUnchangedFollowsThePublishersRules|TestThePublisherWritesAConnectionSecretOnlyWhenItChanges)$",
 	},
 	{
+		// Issue 33: a status time set again from a clock finer than the
+		// second the API server stores compares changed, and every poll
+		// writes status.
+		Name: "status-time-compared-finer-than-stored",
+		File: "internal/writes/writes.go",
+		Old:  "\tfunc(a, b metav1.Time) bool { return a.Unix() == b.Unix() },\n",
+		New:  "\tfunc(a, b metav1.Time) bool { return a.Equal(&b) },\n",
+		Pkgs: []string{"./internal/writes/"},
+		Run:  "^TestAStatusUpdateThatChangesNothingIsNotSent$",
+	},
+	{
+		// Issue 33: a poll asks every managed kind who names its object,
+		// a list per kind where one per scope of its own kind answers.
+		Name: "ownership-asks-every-kind",
+		File: "internal/records/owner.go",
+		Old:  "\t\tif k.Kind == self.Kind {\n",
+		New:  "\t\tif k.Kind != self.Kind+\"x\" {\n",
+		Pkgs: []string{"./internal/records/"},
+		Run:  "^TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject$",
+	},
+	{
+		// Issue 33: narrowing the question to the poll's own kind drops
+		// the other scope, and a namespaced key takes a key an older
+		// cluster-scoped one names.
+		Name: "ownership-asks-one-scope",
+		File: "internal/records/owner.go",
+		Old:  "\t\t\tout = append(out, k)\n",
+		New:  "\t\t\treturn append(out, k)\n",
+		Pkgs: []string{"./internal/records/"},
+		Run:  "^TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject$",
+	},
+	{
 		// A reconcile that read the resource from a stale cache decides
 		// its release again, finds it gone, and counts it a second time
 		// (seed 20 of test/interleave, once under load).

@@ -23,6 +23,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 )
@@ -162,7 +163,7 @@ func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed) (coderob
 	var first error
 	self := string(mg.GetUID())
 	held := func(id string) bool {
-		recs, live, _, err := r.naming(ctx, id)
+		recs, live, _, err := r.naming(ctx, id, apis.ManagedKinds())
 		if err != nil {
 			if first == nil {
 				first = err

@@ -19,13 +19,20 @@ package records
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+
+	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/index"
@@ -72,5 +79,39 @@ func TestAResourcesRecordsAreReadByIndexNotByAScanOfEveryRecord(t *testing.T) {
 	}
 	if n := len(got.recs); n != 2 {
 		t.Errorf("found %d records of the resource, want its 2 of the 52", n)
+	}
+}
+
+// Every poll asks who else names the object its resource names. Only
+// resources of its own kind can (ids of one kind of Coder object are never
+// sent to another's endpoints), in either scope: a cluster-scoped key that
+// names a key first owns it against a namespaced one. The question costs
+// one list of records and one per such kind, not one per managed kind.
+func TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject(t *testing.T) {
+	const id = "0b7e0000-0000-0000-0000-000000000001"
+	older := metav1.NewTime(metav1.Now().Add(-time.Hour))
+	owner := &clusteraiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Name: "platform", UID: "aaaaaaaa-0000-0000-0000-000000000001",
+		CreationTimestamp: older, Annotations: map[string]string{meta.AnnotationKeyExternalName: id}}}
+	other := &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "cccccccc-0000-0000-0000-000000000001",
+		CreationTimestamp: older, Annotations: map[string]string{meta.AnnotationKeyExternalName: id}}}
+	mine := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "gw", UID: "bbbbbbbb-0000-0000-0000-000000000001",
+		CreationTimestamp: metav1.Now(), Annotations: map[string]string{meta.AnnotationKeyExternalName: id}}}
+	var listed []string
+	kube := fixture.Kube(t, owner, other, mine).WithInterceptorFuncs(interceptor.Funcs{
+		List: func(ctx context.Context, c client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
+			listed = append(listed, fmt.Sprintf("%T", l))
+			return c.List(ctx, l, opts...)
+		},
+	}).Build()
+	owned, err := NewStore(kube, fixture.Scheme(t), nil).OwnedByAnother(context.Background(), mine, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if owned == nil || !strings.Contains(owned.Error(), "AIGatewayKey platform") {
+		t.Errorf("OwnedByAnother = %v, want the older cluster-scoped key named as owner", owned)
+	}
+	want := []string{"*v1alpha1.CleanupRecordList", "*v1alpha1.AIGatewayKeyList", "*v1alpha1.AIGatewayKeyList"}
+	if diff := cmp.Diff(want, listed); diff != "" {
+		t.Errorf("lists read: -want +got:\n%s", diff)
 	}
 }

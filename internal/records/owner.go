@@ -102,7 +102,13 @@ func ErrOwned(id string, owner Claimant) error {
 // the owners of the cleanup records naming it, and the live resources whose
 // external name is it. It reads the cache.
 func (r *Store) Claimants(ctx context.Context, id string) ([]Claimant, error) {
-	recs, live, kinds, err := r.naming(ctx, id)
+	return r.claimants(ctx, id, apis.ManagedKinds())
+}
+
+// claimants are the Claimants of id among the live resources of kinds, and
+// every record naming id.
+func (r *Store) claimants(ctx context.Context, id string, kinds []apis.ManagedKind) ([]Claimant, error) {
+	recs, live, liveKinds, err := r.naming(ctx, id, kinds)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +119,7 @@ func (r *Store) Claimants(ctx context.Context, id string) ([]Claimant, error) {
 	}
 	for i, mg := range live {
 		out = append(out, Claimant{
-			UID: string(mg.GetUID()), Kind: kinds[i], Namespace: mg.GetNamespace(), Name: mg.GetName(),
+			UID: string(mg.GetUID()), Kind: liveKinds[i], Namespace: mg.GetNamespace(), Name: mg.GetName(),
 			Created: mg.GetCreationTimestamp().Time,
 		})
 	}
@@ -122,8 +128,9 @@ func (r *Store) Claimants(ctx context.Context, id string) ([]Claimant, error) {
 
 // naming reads, through the cache's indexes, the cleanup records that name
 // the Coder object id (with the UID of their resource) and the live
-// managed resources whose external name is id, with the kind of each.
-func (r *Store) naming(ctx context.Context, id string) ([]clusterv1alpha1.CleanupRecord, []resource.Managed, []string, error) {
+// managed resources of kinds whose external name is id, with the kind of
+// each.
+func (r *Store) naming(ctx context.Context, id string, kinds []apis.ManagedKind) ([]clusterv1alpha1.CleanupRecord, []resource.Managed, []string, error) {
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := r.kube.List(ctx, l, client.MatchingFields{index.RecordExternalID: id}); err != nil {
 		return nil, nil, nil, errors.Wrap(err, errListRecords)
@@ -135,19 +142,19 @@ func (r *Store) naming(ctx context.Context, id string) ([]clusterv1alpha1.Cleanu
 		}
 	}
 	var live []resource.Managed
-	var kinds []string
-	for _, k := range apis.ManagedKinds() {
+	var liveKinds []string
+	for _, k := range kinds {
 		ml := k.NewList()
 		if err := r.kube.List(ctx, ml, client.MatchingFields{index.ManagedExternalName: id}); err != nil {
 			return nil, nil, nil, errors.Wrap(err, errListManaged)
 		}
 		for _, mg := range ml.GetItems() {
 			if meta.GetExternalName(mg) == id {
-				live, kinds = append(live, mg), append(kinds, k.Kind)
+				live, liveKinds = append(live, mg), append(liveKinds, k.Kind)
 			}
 		}
 	}
-	return recs, live, kinds, nil
+	return recs, live, liveKinds, nil
 }
 
 // OwnedByAnother returns the error naming the resource that owns the Coder
@@ -157,7 +164,7 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 	if r == nil {
 		return nil, nil
 	}
-	cs, err := r.Claimants(ctx, id)
+	cs, err := r.claimants(ctx, id, sameKind(mg))
 	if err != nil {
 		return nil, err
 	}
@@ -165,4 +172,24 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 		return ErrOwned(id, owner), nil
 	}
 	return nil, nil
+}
+
+// sameKind are the managed kinds, of both scopes, whose resources name the
+// same kind of Coder object as mg: the only live resources that can claim
+// what mg names, since ids of one kind of object are never sent to the
+// endpoints of another. Every poll asks who owns what its resource names,
+// and reads one list per kind it asks about. Records of any kind count
+// (naming).
+func sameKind(mg resource.Managed) []apis.ManagedKind {
+	self, ok := apis.ManagedKindOf(mg)
+	if !ok {
+		return apis.ManagedKinds()
+	}
+	var out []apis.ManagedKind
+	for _, k := range apis.ManagedKinds() {
+		if k.Kind == self.Kind {
+			out = append(out, k)
+		}
+	}
+	return out
 }

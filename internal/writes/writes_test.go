@@ -19,6 +19,7 @@ package writes
 import (
 	"context"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -121,6 +122,7 @@ func (f *fixedReader) Get(_ context.Context, _ client.ObjectKey, o client.Object
 // crossplane-runtime writes status at the end of every reconcile; the
 // client sends only the updates that change it.
 func TestAStatusUpdateThatChangesNothingIsNotSent(t *testing.T) {
+	started := time.Unix(1_700_000_000, 0)
 	cases := map[string]struct {
 		tracked bool
 		edit    func(*corev1.Pod)
@@ -130,10 +132,16 @@ func TestAStatusUpdateThatChangesNothingIsNotSent(t *testing.T) {
 		"changed":                    {tracked: true, edit: func(p *corev1.Pod) { p.Status.Message = "new" }, want: 1},
 		"a kind not reconciled":      {tracked: false, edit: func(*corev1.Pod) {}, want: 1},
 		"a spec change is no status": {tracked: true, edit: func(p *corev1.Pod) { p.Spec.NodeName = "n" }, want: 0},
+		// The API server stores a time to the second: a time set again
+		// from a finer clock within that second changes nothing stored.
+		"a time within its second": {tracked: true, edit: func(p *corev1.Pod) { p.Status.StartTime = &metav1.Time{Time: started.Add(500 * time.Millisecond)} }, want: 0},
+		"a time a second later":    {tracked: true, edit: func(p *corev1.Pod) { p.Status.StartTime = &metav1.Time{Time: started.Add(time.Second)} }, want: 1},
+		"a time removed":           {tracked: true, edit: func(p *corev1.Pod) { p.Status.StartTime = nil }, want: 1},
+		"empty for missing":        {tracked: true, edit: func(p *corev1.Pod) { p.Status.Conditions = []corev1.PodCondition{} }, want: 0},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}, Status: corev1.PodStatus{Message: "old"}}
+			pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p"}, Status: corev1.PodStatus{Message: "old", StartTime: &metav1.Time{Time: started}}}
 			sent := 0
 			api := fake.NewClientBuilder().WithObjects(pod).WithStatusSubresource(pod).WithInterceptorFuncs(interceptor.Funcs{
 				SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, o client.Object, opts ...client.SubResourceUpdateOption) error {
