@@ -51,8 +51,11 @@ type scaleRun struct {
 	Configs    int     `json:"providerConfigs"`
 	CreateSecs float64 `json:"createSeconds"`
 	Window     float64 `json:"windowSeconds"`
-	RSS        float64 `json:"rssMiB"`
-	PeakRSS    float64 `json:"peakRSSMiB"`
+	// RSS is the mean of the provider's resident memory sampled every 5 s
+	// over the window: one sample swings with the garbage collector's
+	// cycle by up to the size of the live heap.
+	RSS     float64 `json:"rssMiB"`
+	PeakRSS float64 `json:"peakRSSMiB"`
 	// CPU is the provider's CPU seconds per second of the window.
 	CPU float64 `json:"cpuPerSecond"`
 	// IdleCPU is the same provider's CPU seconds per second over a window
@@ -234,7 +237,8 @@ func (b *bed) scaleWindow(ctx context.Context, p *proc, window time.Duration, r 
 	u0, _ := p.usage()
 	off := b.auditOffset()
 	cpu := p.cpuProfile(ctx, window, b.profileFile(r.Resources, "cpu"))
-	if err := sleep(ctx, window); err != nil {
+	rss, err := p.meanRSS(ctx, window, rssSample)
+	if err != nil {
 		return err
 	}
 	if err := <-cpu; err != nil {
@@ -263,8 +267,32 @@ func (b *bed) scaleWindow(ctx context.Context, p *proc, window time.Duration, r 
 	r.Writes = float64(nw) / float64(r.Resources) / polls
 	r.Other = per(d.coder, 1)
 	r.CPU = (u1.CPU - u0.CPU) / window.Seconds()
-	r.RSS, r.PeakRSS = u1.RSS, u1.PeakRSS
+	r.RSS, r.PeakRSS = rss, u1.PeakRSS
 	return nil
+}
+
+// rssSample is how often the scale window samples the provider's RSS.
+const rssSample = 5 * time.Second
+
+// meanRSS samples p's RSS every period over window and returns the mean of
+// the samples, in MiB.
+func (p *proc) meanRSS(ctx context.Context, window, period time.Duration) (float64, error) {
+	end := time.Now().Add(window)
+	sum, n := 0.0, 0
+	for {
+		u, err := p.usage()
+		if err != nil {
+			return 0, err
+		}
+		sum, n = sum+u.RSS, n+1
+		left := time.Until(end)
+		if left <= 0 {
+			return sum / float64(n), nil
+		}
+		if err := sleep(ctx, min(period, left)); err != nil {
+			return 0, err
+		}
+	}
 }
 
 // drain deletes the namespaces while the provider runs, and waits until
