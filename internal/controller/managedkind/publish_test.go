@@ -28,29 +28,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
-
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
-	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
-
-func scheme(t *testing.T) *runtime.Scheme {
-	t.Helper()
-	s := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	if err := apis.AddToScheme(s); err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
 
 func controlled(uid string, data map[string][]byte) *corev1.Secret {
 	return &corev1.Secret{
@@ -92,7 +77,7 @@ func TestPublishUnchangedFollowsThePublishersRules(t *testing.T) {
 // send nothing, changed ones are patched, and a Secret another resource
 // controls is refused as before.
 func TestThePublisherWritesAConnectionSecretOnlyWhenItChanges(t *testing.T) {
-	s := scheme(t)
+	s := fixture.Scheme(t)
 	var writes []string
 	kube := fake.NewClientBuilder().WithScheme(s).WithInterceptorFuncs(interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
@@ -154,7 +139,7 @@ func TestThePublisherWritesAConnectionSecretOnlyWhenItChanges(t *testing.T) {
 
 // A Get that reads a Secret, rather than publishing one, reads it.
 func TestAReadOfASecretIsNotAPublish(t *testing.T) {
-	s := scheme(t)
+	s := fixture.Scheme(t)
 	sec := controlled("uid-k", map[string][]byte{"id": []byte("1")})
 	sec.Namespace, sec.Name = "team", "k-conn"
 	c := publishClient{Client: fake.NewClientBuilder().WithScheme(s).WithObjects(sec).Build()}
