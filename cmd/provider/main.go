@@ -47,6 +47,7 @@ func main() {
 	fs.DurationVar(&o.SweepGrace, "sweep-grace", o.SweepGrace, "How old an Active cleanup record must be before its missing managed resource counts as gone.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The provider's own namespace, where it keeps the Secret of its fingerprint key; empty means $POD_NAMESPACE (Crossplane sets it), else the pod's.")
 	_ = fs.Parse(os.Args[1:])
+	o.MemoryLimit, _ = provider.SoftMemoryLimit(os.Getenv, os.ReadFile)
 
 	cfg, err := ctrl.GetConfig()
 	if err != nil {

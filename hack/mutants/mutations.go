@@ -632,6 +632,16 @@ var Mutations = []Mutation{
 		Run:  "^TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject$",
 	},
 	{
+		// Issue 33: the provider overrides the soft memory limit an
+		// operator set with GOMEMLIMIT.
+		Name: "soft-memory-limit-overrides-gomemlimit",
+		File: "internal/provider/memlimit.go",
+		Old:  "\tif getenv(\"GOMEMLIMIT\") != \"\" {\n",
+		New:  "\tif getenv(\"GOMEMLIMIT\") == \"never\" {\n",
+		Pkgs: []string{"./internal/provider/"},
+		Run:  "^TestSoftMemoryLimitIsNinetyPercentOfTheContainersLimit$",
+	},
+	{
 		// A reconcile that read the resource from a stale cache decides
 		// its release again, finds it gone, and counts it a second time
 		// (seed 20 of test/interleave, once under load).

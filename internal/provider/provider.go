@@ -23,6 +23,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,10 @@ type Options struct {
 	// SkipControllerNameValidation lets one process run the provider more
 	// than once, as tests that simulate a crash and restart do.
 	SkipControllerNameValidation bool
+	// MemoryLimit, when above zero, is the Go runtime's soft memory limit
+	// (SoftMemoryLimit); the binary sets it, tests running the provider in
+	// their own process do not.
+	MemoryLimit int64
 	// Namespace is the namespace the provider runs in, where it keeps the
 	// Secret of its fingerprint key. Empty: $POD_NAMESPACE, which
 	// Crossplane sets on every provider pod, else the namespace of the
@@ -160,6 +165,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	zl := zap.New(zo...)
 	ctrl.SetLogger(zl)
 	log := logging.NewLogrLogger(zl.WithName("provider-coder"))
+	if o.MemoryLimit > 0 {
+		debug.SetMemoryLimit(o.MemoryLimit)
+		log.Info("Go soft memory limit set from the container's memory limit", "bytes", o.MemoryLimit)
+	}
 
 	s, err := Scheme()
 	if err != nil {
