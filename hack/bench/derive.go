@@ -30,19 +30,24 @@ const flatnessTarget = 1.2
 // queue model's before the model is not taken to hold: 20%.
 const backlogTolerance = 0.2
 
-// flatness is how the scale runs' per-key costs vary over the sizes: the
-// largest over the smallest, 1 when they do not vary at all; 0 when a size
+// flatness is how the scale runs' per-key costs grow with the keys: the
+// largest figure over the figure at the smallest size, the verdict's
+// figure, at most 1 when nothing costs more per key as keys grow; and the
+// largest over the smallest figure, whatever their sizes, which counts a
+// cost that falls as keys grow as much as one that rises. 0 when a size
 // has no figure to compare (it ran no poll).
 type flatness struct {
-	CPU float64 `json:"cpuPerResourcePerPollMaxOverMin"`
+	CPU       float64 `json:"cpuPerResourcePerPollOverSmallestSize"`
+	CPUSpread float64 `json:"cpuPerResourcePerPollMaxOverMin"`
 	// CPUNetOfIdle says CPU compares the figures without the idle
 	// provider's CPU (scaleRun.NetCPUPerPoll), as it does when every size
 	// measured it.
 	CPUNetOfIdle bool `json:"cpuNetOfIdle,omitempty"`
 	// RSS is over the memory each added key costs, from one size to the
 	// next (scaleRun.RSSPerAdded): 1 with two sizes.
-	RSS    float64 `json:"rssPerAddedResourceMaxOverMin"`
-	Target float64 `json:"target"`
+	RSS       float64 `json:"rssPerAddedResourceOverSmallestSize"`
+	RSSSpread float64 `json:"rssPerAddedResourceMaxOverMin"`
+	Target    float64 `json:"target"`
 }
 
 // derive computes the figures that follow from what was measured. They are
@@ -147,14 +152,23 @@ func deriveScale(runs []scaleRun) *flatness {
 	if len(runs) < 2 {
 		return nil
 	}
-	f := &flatness{CPU: maxOverMin(cpu), RSS: maxOverMin(rss), Target: flatnessTarget}
+	f := &flatness{CPU: overFirst(cpu), CPUSpread: maxOverMin(cpu), RSS: overFirst(rss), RSSSpread: maxOverMin(rss), Target: flatnessTarget}
 	if !slices.Contains(net, 0) {
 		// The idle provider's CPU is the same whatever the keys, so it
 		// weighs most per key at the smallest size; without it the
 		// figures compare what the polls cost.
-		f.CPU, f.CPUNetOfIdle = maxOverMin(net), true
+		f.CPU, f.CPUSpread, f.CPUNetOfIdle = overFirst(net), maxOverMin(net), true
 	}
 	return f
+}
+
+// overFirst is the largest of vs over the first, the smallest size's, or
+// 0 when any is not above zero (a size without a figure).
+func overFirst(vs []float64) float64 {
+	if len(vs) == 0 || slices.ContainsFunc(vs, func(v float64) bool { return v <= 0 }) {
+		return 0
+	}
+	return slices.Max(vs) / vs[0]
 }
 
 // maxOverMin is the largest of vs over the smallest, or 0 when the

@@ -165,8 +165,9 @@ func reportScale(b *strings.Builder, runs []scaleRun, f *flatness) {
 	if f.CPUNetOfIdle {
 		cpu += " net of the idle provider's"
 	}
-	fmt.Fprintf(b, "Flatness from %d to %d keys, the largest per-key figure over the smallest (target at most %.1f): "+
-		"%s %s; memory per key added %s.\n\n", lo, hi, f.Target, cpu, flatnessVerdict(*f, f.CPU), flatnessVerdict(*f, f.RSS))
+	fmt.Fprintf(b, "Flatness from %d to %d keys, the largest per-key figure over the figure at %d keys (target at most %.1f): "+
+		"%s %s; memory per key added %s. The largest over the smallest, whatever the size: %.2f and %.2f.\n\n",
+		lo, hi, lo, f.Target, cpu, flatnessVerdict(*f, f.CPU), flatnessVerdict(*f, f.RSS), f.CPUSpread, f.RSSSpread)
 }
 
 func flatnessVerdict(f flatness, v float64) string {
