@@ -18,6 +18,7 @@ package apis
 
 import (
 	"reflect"
+	"sync"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
@@ -82,12 +83,42 @@ func ManagedKinds() []ManagedKind {
 	}
 }
 
+// kinds is each managed kind by its Go type, with the kinds, of both
+// scopes, whose resources name the same kind of Coder object: built once,
+// since every poll asks.
+var kinds = sync.OnceValue(func() map[reflect.Type]kindOf {
+	all := ManagedKinds()
+	out := make(map[reflect.Type]kindOf, len(all))
+	for _, k := range all {
+		of := kindOf{kind: k}
+		for _, o := range all {
+			if o.Kind == k.Kind {
+				of.same = append(of.same, o)
+			}
+		}
+		out[reflect.TypeOf(k.New())] = of
+	}
+	return out
+})
+
+type kindOf struct {
+	kind ManagedKind
+	same []ManagedKind
+}
+
 // ManagedKindOf returns the ManagedKind of a managed resource's Go type.
 func ManagedKindOf(mg resource.Managed) (ManagedKind, bool) {
-	for _, k := range ManagedKinds() {
-		if reflect.TypeOf(k.New()) == reflect.TypeOf(mg) {
-			return k, true
-		}
+	of, ok := kinds()[reflect.TypeOf(mg)]
+	return of.kind, ok
+}
+
+// SameCoderKinds are the managed kinds, of both scopes, whose resources
+// name the same kind of Coder object as mg's (ids of one kind of object
+// are never sent to another's endpoints); every kind when mg's type is
+// not one of the provider's. Callers must not change the slice.
+func SameCoderKinds(mg resource.Managed) []ManagedKind {
+	if of, ok := kinds()[reflect.TypeOf(mg)]; ok {
+		return of.same
 	}
-	return ManagedKind{}, false
+	return ManagedKinds()
 }

@@ -614,9 +614,9 @@ var Mutations = []Mutation{
 		// Issue 33: a poll asks every managed kind who names its object,
 		// a list per kind where one per scope of its own kind answers.
 		Name: "ownership-asks-every-kind",
-		File: "internal/records/owner.go",
-		Old:  "\t\tif k.Kind == self.Kind {\n",
-		New:  "\t\tif k.Kind != self.Kind+\"x\" {\n",
+		File: "apis/managed.go",
+		Old:  "\t\t\tif o.Kind == k.Kind {\n",
+		New:  "\t\t\tif o.Kind != k.Kind+\"x\" {\n",
 		Pkgs: []string{"./internal/records/"},
 		Run:  "^TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject$",
 	},
@@ -625,9 +625,9 @@ var Mutations = []Mutation{
 		// the other scope, and a namespaced key takes a key an older
 		// cluster-scoped one names.
 		Name: "ownership-asks-one-scope",
-		File: "internal/records/owner.go",
-		Old:  "\t\t\tout = append(out, k)\n",
-		New:  "\t\t\treturn append(out, k)\n",
+		File: "apis/managed.go",
+		Old:  "\t\t\t\tof.same = append(of.same, o)\n",
+		New:  "\t\t\t\tof.same = append(of.same[:0], o)\n",
 		Pkgs: []string{"./internal/records/"},
 		Run:  "^TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject$",
 	},

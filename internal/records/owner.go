@@ -98,15 +98,9 @@ func ErrOwned(id string, owner Claimant) error {
 	return errors.Errorf(errFmtOwned, id, owner.Kind, ref, owner.UID)
 }
 
-// Claimants gathers every managed resource that claims the Coder object id:
-// the owners of the cleanup records naming it, and the live resources whose
-// external name is it. It reads the cache.
-func (r *Store) Claimants(ctx context.Context, id string) ([]Claimant, error) {
-	return r.claimants(ctx, id, apis.ManagedKinds())
-}
-
-// claimants are the Claimants of id among the live resources of kinds, and
-// every record naming id.
+// claimants gathers every managed resource that claims the Coder object id:
+// the owners of the cleanup records naming it, and the live resources of
+// kinds whose external name is it. It reads the cache.
 func (r *Store) claimants(ctx context.Context, id string, kinds []apis.ManagedKind) ([]Claimant, error) {
 	recs, live, liveKinds, err := r.naming(ctx, id, kinds)
 	if err != nil {
@@ -164,7 +158,9 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 	if r == nil {
 		return nil, nil
 	}
-	cs, err := r.claimants(ctx, id, sameKind(mg))
+	// Only the kinds that name the same kind of Coder object can claim
+	// it; records of any kind count (naming). Every poll asks.
+	cs, err := r.claimants(ctx, id, apis.SameCoderKinds(mg))
 	if err != nil {
 		return nil, err
 	}
@@ -172,24 +168,4 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 		return ErrOwned(id, owner), nil
 	}
 	return nil, nil
-}
-
-// sameKind are the managed kinds, of both scopes, whose resources name the
-// same kind of Coder object as mg: the only live resources that can claim
-// what mg names, since ids of one kind of object are never sent to the
-// endpoints of another. Every poll asks who owns what its resource names,
-// and reads one list per kind it asks about. Records of any kind count
-// (naming).
-func sameKind(mg resource.Managed) []apis.ManagedKind {
-	self, ok := apis.ManagedKindOf(mg)
-	if !ok {
-		return apis.ManagedKinds()
-	}
-	var out []apis.ManagedKind
-	for _, k := range apis.ManagedKinds() {
-		if k.Kind == self.Kind {
-			out = append(out, k)
-		}
-	}
-	return out
 }
