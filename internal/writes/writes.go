@@ -29,11 +29,9 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/conversion"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -71,18 +69,18 @@ func (w *Writes) isTracked(o client.Object) bool {
 }
 
 // unchanged reports whether the cache holds o at o's version with o's
-// status.
+// status. An object without a typed Status field (unstructured) is never
+// taken for unchanged: its update is sent.
 func (s *writingStatus) unchanged(ctx context.Context, o client.Object) bool {
+	mine := statusOf(o)
+	if !mine.IsValid() {
+		return false
+	}
 	cached, ok := o.DeepCopyObject().(client.Object)
 	if !ok || s.reader.Get(ctx, client.ObjectKeyFromObject(o), cached) != nil || cached.GetResourceVersion() != o.GetResourceVersion() {
 		return false
 	}
-	if a, b := statusOf(o), statusOf(cached); a.IsValid() && b.IsValid() {
-		return statusEqual.DeepEqual(a.Interface(), b.Interface())
-	}
-	a, err1 := runtime.DefaultUnstructuredConverter.ToUnstructured(o)
-	b, err2 := runtime.DefaultUnstructuredConverter.ToUnstructured(cached)
-	return err1 == nil && err2 == nil && equality.Semantic.DeepEqual(a["status"], b["status"])
+	return statusEqual.DeepEqual(mine.Interface(), statusOf(cached).Interface())
 }
 
 // statusOf is the Status field of the struct o points to, or the zero
