@@ -121,7 +121,7 @@ func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObs
 	e.groupID = id
 	got, present, err := coderobj.GroupBudget(ctx, e.coder, id)
 	if err != nil {
-		return managed.ExternalObservation{}, e.refused(b, errors.Wrap(err, errGetBudget))
+		return managed.ExternalObservation{}, Refused(b, errors.Wrap(err, errGetBudget))
 	}
 	l, err := e.look(ctx, b, id, got, present)
 	if err != nil {
@@ -131,7 +131,7 @@ func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObs
 	switch {
 	case v.Refuse:
 		err := errors.Errorf(errFmtExists, id, got.SpendLimitMicros, coderobj.FormatUpdatedAt(got.UpdatedAt), id)
-		b.SetConditions(unavailable(ReasonBudgetExists, err.Error()))
+		b.SetConditions(Unavailable(ReasonBudgetExists, err.Error()))
 		return managed.ExternalObservation{}, err
 	case v.Adopt:
 		err := e.records.EnsureAdoptedBudget(ctx, b, e.kind, e.origin, id, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, "")
@@ -201,39 +201,47 @@ func (e *external) group(ctx context.Context, b Resource) (string, error) {
 		return "", nil
 	}
 	p := b.BudgetParameters()
-	if p.GroupID != nil {
-		return *p.GroupID, nil
+	return GroupOf(ctx, e.coder, b, p.GroupID, p.GroupName, p.Organization)
+}
+
+// GroupOf is the id of the group a spec names: groupID, or the group of
+// that name in the organization (Coder's default one when empty). A group
+// Coder does not have, or a refusal, is also said in mg's Ready condition.
+// UserAIBudgetOverride names its group the same way.
+func GroupOf(ctx context.Context, c *coder.Client, mg Conditioned, groupID, groupName, organization *string) (string, error) {
+	if groupID != nil {
+		return *groupID, nil
 	}
-	name, org := ptr.Deref(p.GroupName, ""), ptr.Deref(p.Organization, "")
-	g, err := e.coder.GroupByName(ctx, org, name)
+	name, org := ptr.Deref(groupName, ""), ptr.Deref(organization, "")
+	g, err := c.GroupByName(ctx, org, name)
 	if coder.IsNotFound(err) {
-		err = errors.Errorf(errFmtGroupGone, name, orDefault(org))
-		b.SetConditions(unavailable(ReasonGroupNotFound, err.Error()))
+		if org == "" {
+			org = codersdk.DefaultOrganization
+		}
+		err = errors.Errorf(errFmtGroupGone, name, org)
+		mg.SetConditions(Unavailable(ReasonGroupNotFound, err.Error()))
 		return "", err
 	}
 	if err != nil {
-		return "", e.refused(b, errors.Wrap(err, errGetGroup))
+		return "", Refused(mg, errors.Wrap(err, errGetGroup))
 	}
 	return g.ID.String(), nil
 }
 
-func orDefault(org string) string {
-	if org == "" {
-		return codersdk.DefaultOrganization
-	}
-	return org
+// Conditioned is what GroupOf and Refused write their conditions to.
+type Conditioned interface {
+	SetConditions(c ...xpv2.Condition)
 }
 
-// refused notes Coder's 403 in the Ready condition, with the licence or
+// Refused notes Coder's 403 in mg's Ready condition, with the licence or
 // the permission it lacks, and returns err.
-func (e *external) refused(b Resource, err error) error {
-	cause := coder.ForbiddenCause(err)
-	switch cause {
+func Refused(mg Conditioned, err error) error {
+	switch cause := coder.ForbiddenCause(err); cause {
 	case "":
 	case coder.CauseGroupsNotLicensed, coder.CauseNotLicensed:
-		b.SetConditions(unavailable(ReasonNotLicensed, cause))
+		mg.SetConditions(Unavailable(ReasonNotLicensed, cause))
 	default:
-		b.SetConditions(unavailable(ReasonForbidden, cause))
+		mg.SetConditions(Unavailable(ReasonForbidden, cause))
 	}
 	return err
 }
@@ -244,7 +252,7 @@ func (e *external) observe(ctx context.Context, b Resource, id string, got coder
 	o := b.BudgetObservation()
 	o.GroupID = id
 	o.SpendLimitMicros = ptr.To(got.SpendLimitMicros)
-	o.UpdatedAt = timePtr(got.UpdatedAt)
+	o.UpdatedAt = TimeOf(got.UpdatedAt)
 	s, err := e.coder.GroupAISpend(ctx, uuid.MustParse(id))
 	if err != nil {
 		return
@@ -254,10 +262,12 @@ func (e *external) observe(ctx context.Context, b Resource, id string, got coder
 	if s.TotalSpendLimitMicros != nil {
 		o.TotalSpendLimitMicros = ptr.To(*s.TotalSpendLimitMicros)
 	}
-	o.PeriodStart, o.PeriodEnd = timePtr(s.PeriodStart), timePtr(s.PeriodEnd)
+	o.PeriodStart, o.PeriodEnd = TimeOf(s.PeriodStart), TimeOf(s.PeriodEnd)
 }
 
-func timePtr(t time.Time) *metav1.Time {
+// TimeOf is a time Coder answered as status holds it: to the second, nil
+// for none.
+func TimeOf(t time.Time) *metav1.Time {
 	if t.IsZero() {
 		return nil
 	}
@@ -265,9 +275,9 @@ func timePtr(t time.Time) *metav1.Time {
 	return &mt
 }
 
-// unavailable is the Ready condition of a budget Coder does not let this
-// resource write, with why.
-func unavailable(reason xpv2.ConditionReason, msg string) xpv2.Condition {
+// Unavailable is the Ready condition of a budget or override Coder does
+// not let the resource write, with why.
+func Unavailable(reason xpv2.ConditionReason, msg string) xpv2.Condition {
 	c := xpv2.Unavailable()
 	c.Reason, c.Message = reason, msg
 	return c

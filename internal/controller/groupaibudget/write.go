@@ -85,7 +85,7 @@ func (e *external) put(ctx context.Context, b Resource, id string) error {
 	}
 	got, err := e.coder.UpsertGroupAIBudget(ctx, gid, *want)
 	if err != nil {
-		return e.refused(b, errors.Wrap(err, errPutBudget))
+		return Refused(b, errors.Wrap(err, errPutBudget))
 	}
 	if err := e.records.SetCoderUpdatedAt(ctx, b, e.kind, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, ""); err != nil {
 		return errors.Wrap(err, errRecordPut)

@@ -24,11 +24,9 @@ package useraibudgetoverride
 
 import (
 	"context"
-	"time"
 
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -76,7 +74,6 @@ const (
 	errExternalName   = "the external name is not a Coder user id"
 	errFmtExists      = "user %s already has an AI budget override in Coder (limit %d micros in group %s, updated %s by Coder's clock) that this resource did not set; it is not written over. To manage it, set the external name (crossplane.io/external-name) to the user id %s, or import it read-only with spec.managementPolicies: [\"Observe\"]"
 	errFmtUserGone    = "user %q is not in Coder"
-	errFmtGroupGone   = "group %q is not in Coder's organization %q"
 	errFmtNotMember   = "user %s is not a member of group %s, and Coder overrides a user's budget only within a group of theirs: add the user to the group in Coder, or name one of the user's groups"
 	msgFmtChanged     = "The AI budget override of user %s was changed in Coder since this resource last set it (updated %s by Coder's clock); it is left there"
 )
@@ -121,7 +118,7 @@ func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObs
 	e.userID = id
 	got, present, err := coderobj.UserOverride(ctx, e.coder, id)
 	if err != nil {
-		return managed.ExternalObservation{}, e.refused(r, errors.Wrap(err, errGetOverride))
+		return managed.ExternalObservation{}, groupaibudget.Refused(r, errors.Wrap(err, errGetOverride))
 	}
 	if !meta.WasDeleted(r) {
 		if e.groupID, err = e.group(ctx, r); err != nil {
@@ -137,7 +134,7 @@ func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObs
 	switch {
 	case v.Refuse:
 		err := errors.Errorf(errFmtExists, id, got.SpendLimitMicros, got.GroupID, at, id)
-		r.SetConditions(unavailable(ReasonOverrideExists, err.Error()))
+		r.SetConditions(groupaibudget.Unavailable(ReasonOverrideExists, err.Error()))
 		return managed.ExternalObservation{}, err
 	case v.Adopt:
 		if err := e.records.EnsureAdoptedBudget(ctx, r, e.kind, e.origin, id, at, got.SpendLimitMicros, got.GroupID.String()); err != nil {
@@ -210,11 +207,11 @@ func (e *external) user(ctx context.Context, r Resource) (string, error) {
 	u, err := e.coder.User(ctx, ident)
 	if coder.IsNotFound(err) {
 		err = errors.Errorf(errFmtUserGone, ident)
-		r.SetConditions(unavailable(ReasonUserNotFound, err.Error()))
+		r.SetConditions(groupaibudget.Unavailable(ReasonUserNotFound, err.Error()))
 		return "", err
 	}
 	if err != nil {
-		return "", e.refused(r, errors.Wrap(err, errGetUser))
+		return "", groupaibudget.Refused(r, errors.Wrap(err, errGetUser))
 	}
 	return u.ID.String(), nil
 }
@@ -222,36 +219,7 @@ func (e *external) user(ctx context.Context, r Resource) (string, error) {
 // group is the id of the group the spec attributes the user's spend to.
 func (e *external) group(ctx context.Context, r Resource) (string, error) {
 	p := r.OverrideParameters()
-	if p.GroupID != nil {
-		return *p.GroupID, nil
-	}
-	name, org := ptr.Deref(p.GroupName, ""), ptr.Deref(p.Organization, "")
-	g, err := e.coder.GroupByName(ctx, org, name)
-	if coder.IsNotFound(err) {
-		if org == "" {
-			org = codersdk.DefaultOrganization
-		}
-		err = errors.Errorf(errFmtGroupGone, name, org)
-		r.SetConditions(unavailable(groupaibudget.ReasonGroupNotFound, err.Error()))
-		return "", err
-	}
-	if err != nil {
-		return "", e.refused(r, errors.Wrap(err, errGetGroup))
-	}
-	return g.ID.String(), nil
-}
-
-// refused notes Coder's 403 in the Ready condition, with the licence or
-// the permission it lacks, and returns err.
-func (e *external) refused(r Resource, err error) error {
-	switch cause := coder.ForbiddenCause(err); cause {
-	case "":
-	case coder.CauseGroupsNotLicensed, coder.CauseNotLicensed:
-		r.SetConditions(unavailable(groupaibudget.ReasonNotLicensed, cause))
-	default:
-		r.SetConditions(unavailable(groupaibudget.ReasonForbidden, cause))
-	}
-	return err
+	return groupaibudget.GroupOf(ctx, e.coder, r, p.GroupID, p.GroupName, p.Organization)
 }
 
 // observe writes Coder's override and the user's spend into the status.
@@ -261,27 +229,11 @@ func (e *external) observe(ctx context.Context, r Resource, got codersdk.UserAIB
 	o := r.OverrideObservation()
 	o.UserID, o.GroupID, o.Member = got.UserID.String(), got.GroupID.String(), true
 	o.SpendLimitMicros = ptr.To(got.SpendLimitMicros)
-	o.UpdatedAt = timePtr(got.UpdatedAt)
+	o.UpdatedAt = groupaibudget.TimeOf(got.UpdatedAt)
 	s, err := e.coder.UserAISpend(ctx, got.UserID)
 	if err != nil {
 		return
 	}
 	o.CurrentSpendMicros = s.CurrentSpendMicros
-	o.PeriodStart, o.PeriodEnd = timePtr(s.PeriodStart), timePtr(s.PeriodEnd)
-}
-
-func timePtr(t time.Time) *metav1.Time {
-	if t.IsZero() {
-		return nil
-	}
-	mt := metav1.NewTime(t.UTC().Truncate(time.Second))
-	return &mt
-}
-
-// unavailable is the Ready condition of an override Coder does not let
-// this resource write, with why.
-func unavailable(reason xpv2.ConditionReason, msg string) xpv2.Condition {
-	c := xpv2.Unavailable()
-	c.Reason, c.Message = reason, msg
-	return c
+	o.PeriodStart, o.PeriodEnd = groupaibudget.TimeOf(s.PeriodStart), groupaibudget.TimeOf(s.PeriodEnd)
 }

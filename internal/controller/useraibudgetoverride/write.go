@@ -28,6 +28,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
@@ -92,11 +93,11 @@ func (e *external) put(ctx context.Context, r Resource) error {
 		o := r.OverrideObservation()
 		o.UserID, o.Member = e.userID, false
 		err := errors.Errorf(errFmtNotMember, e.userID, e.groupID)
-		r.SetConditions(unavailable(ReasonUserNotGroupMember, err.Error()))
+		r.SetConditions(groupaibudget.Unavailable(ReasonUserNotGroupMember, err.Error()))
 		return err
 	}
 	if err != nil {
-		return e.refused(r, errors.Wrap(err, errPutOverride))
+		return groupaibudget.Refused(r, errors.Wrap(err, errPutOverride))
 	}
 	if err := e.records.SetCoderUpdatedAt(ctx, r, e.kind, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, got.GroupID.String()); err != nil {
 		return errors.Wrap(err, errRecordPut)
