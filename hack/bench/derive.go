@@ -91,21 +91,26 @@ func (q backlogRun) holds() bool {
 // cpuPerPoll is the provider's CPU seconds in the window over the managed
 // reconciles it ran in the window.
 func (s scaleRun) cpuPerPoll() float64 {
-	polls := s.Reconciles * float64(s.Resources) * s.Window / poll.Seconds()
-	if polls <= 0 {
-		return 0
-	}
-	return s.CPU * s.Window / polls
+	return s.perPoll(s.CPU)
 }
 
 // netCPUPerPoll is cpuPerPoll without the idle provider's CPU, or 0 when
 // the idle CPU was not measured.
 func (s scaleRun) netCPUPerPoll() float64 {
-	polls := s.Reconciles * float64(s.Resources) * s.Window / poll.Seconds()
-	if polls <= 0 || s.IdleCPU <= 0 {
+	if s.IdleCPU <= 0 {
 		return 0
 	}
-	return (s.CPU - s.IdleCPU) * s.Window / polls
+	return s.perPoll(s.CPU - s.IdleCPU)
+}
+
+// perPoll is cpu CPU seconds a second over the window, over the polls in
+// it; 0 without polls.
+func (s scaleRun) perPoll(cpu float64) float64 {
+	polls := s.Reconciles * float64(s.Resources) * s.Window / poll.Seconds()
+	if polls <= 0 {
+		return 0
+	}
+	return cpu * s.Window / polls
 }
 
 // rssPerKey is the provider's RSS over the keys, in KiB.
