@@ -642,6 +642,36 @@ var Mutations = []Mutation{
 		Run:  "^TestSoftMemoryLimitIsNinetyPercentOfTheContainersLimit$",
 	},
 	{
+		// Issue 33: the deletes whose deployment id expired together
+		// each ask Coder for it, instead of sharing one request.
+		Name: "deployment-id-asked-per-caller",
+		File: "internal/clients/coder/answer.go",
+		Old:  "\tif f == nil {\n\t\tf = &answerFlight[T]",
+		New:  "\tif f == nil || f != nil {\n\t\tf = &answerFlight[T]",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestCallersWhoseDeploymentIDExpiredTogetherShareOneRequest$",
+	},
+	{
+		// The shared request ends with the cancellation of the caller
+		// that started it, failing every other caller waiting on it.
+		Name: "answer-ends-with-its-first-caller",
+		File: "internal/clients/coder/answer.go",
+		Old:  "context.WithTimeout(context.WithoutCancel(ctx), c.Timeout())",
+		New:  "context.WithTimeout(ctx, c.Timeout())",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestACallerThatGivesUpLeavesTheSharedRequestToTheOthers$",
+	},
+	{
+		// A failed answer of Coder about itself is kept, so the next
+		// caller gets the error without asking.
+		Name: "answer-keeps-an-error",
+		File: "internal/clients/coder/answer.go",
+		Old:  "\tif f.err == nil {\n\t\ta.value",
+		New:  "\tif f.err == nil || f.err != nil {\n\t\ta.value",
+		Pkgs: []string{"./internal/clients/coder/"},
+		Run:  "^TestAFailedDeploymentIDIsNotKept$",
+	},
+	{
 		// A reconcile that read the resource from a stale cache decides
 		// its release again, finds it gone, and counts it a second time
 		// (seed 20 of test/interleave, once under load).

@@ -117,9 +117,9 @@ type Client struct {
 	breaker *breaker
 	clock   *atomic.Pointer[Clock]
 	// deployment is Coder's last answer of its deployment id.
-	deployment *atomic.Pointer[deploymentAnswer]
+	deployment *answer[string]
 	// seeded is Coder's last answer of its env-seeded providers (seeded.go).
-	seeded *atomic.Pointer[seededAnswer]
+	seeded *answer[EnvSeeded]
 }
 
 // New returns a Client for cfg, with request slots of its own. It does not
@@ -156,8 +156,8 @@ func newClient(cfg Config, pool chan struct{}) (*Client, error) {
 		clock:   clock,
 		// One answer serves every deleting resource of the client for
 		// deploymentTTL.
-		deployment: &atomic.Pointer[deploymentAnswer]{},
-		seeded:     &atomic.Pointer[seededAnswer]{},
+		deployment: newAnswer[string](deploymentTTL),
+		seeded:     newAnswer[EnvSeeded](seededTTL),
 	}, nil
 }
 
@@ -216,26 +216,16 @@ func (c *Client) BuildInfo(ctx context.Context) (codersdk.BuildInfoResponse, err
 // two requests per key delete.
 const deploymentTTL = DefaultKeyListTTL
 
-type deploymentAnswer struct {
-	id string
-	at time.Time
-}
-
 // DeploymentID returns the id of the deployment the client reaches, as
 // Coder answered it at most deploymentTTL ago. A URL that reaches another
 // deployment is another client (Cache keys clients by URL); this bounds how
-// long the same URL answering for another deployment goes unseen.
+// long the same URL answering for another deployment goes unseen. Callers
+// that find the answer expired together share one request.
 func (c *Client) DeploymentID(ctx context.Context) (string, error) {
-	if a := c.deployment.Load(); a != nil && time.Since(a.at) < deploymentTTL {
-		return a.id, nil
-	}
-	sent := time.Now()
-	bi, err := c.BuildInfo(ctx)
-	if err != nil {
-		return "", err
-	}
-	c.deployment.Store(&deploymentAnswer{id: bi.DeploymentID, at: sent})
-	return bi.DeploymentID, nil
+	return c.deployment.get(ctx, c, func(ctx context.Context) (string, error) {
+		bi, err := c.BuildInfo(ctx)
+		return bi.DeploymentID, err
+	})
 }
 
 // Me returns the user the token belongs to, which proves the token is valid.

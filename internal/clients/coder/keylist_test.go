@@ -156,7 +156,8 @@ func TestOneAnswerOfTheDeploymentIDServesItsClientForItsTTL(t *testing.T) {
 			t.Fatalf("DeploymentID = %q, %v; want deployment-1", id, err)
 		}
 	}
-	c.deployment.Store(&deploymentAnswer{id: "deployment-1", at: time.Now().Add(-deploymentTTL)})
+	clock := &fakeClock{t: time.Now().Add(deploymentTTL)}
+	c.deployment.now = clock.now
 	if id, err := c.DeploymentID(context.Background()); err != nil || id != "deployment-2" {
 		t.Errorf("DeploymentID past its TTL = %q, %v; want Coder asked again (deployment-2)", id, err)
 	}

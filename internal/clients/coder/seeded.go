@@ -63,11 +63,6 @@ type EnvSeeded struct {
 	Unknown string
 }
 
-type seededAnswer struct {
-	seeded EnvSeeded
-	at     time.Time
-}
-
 // DeploymentConfig returns the deployment's configuration as Coder shows
 // it: secret values empty, and each option's value source.
 func (c *Client) DeploymentConfig(ctx context.Context) (*codersdk.DeploymentConfig, error) {
@@ -84,22 +79,17 @@ func (c *Client) DeploymentConfig(ctx context.Context) (*codersdk.DeploymentConf
 // only while Coder does not answer, or not usefully (Unavailable,
 // Unauthorized, Unknown), and is not kept.
 func (c *Client) EnvSeededProviders(ctx context.Context) (EnvSeeded, error) {
-	if a := c.seeded.Load(); a != nil && time.Since(a.at) < seededTTL {
-		return a.seeded, nil
-	}
-	sent := time.Now()
-	cfg, err := c.DeploymentConfig(ctx)
-	var s EnvSeeded
-	switch ClassOf(err) {
-	case "":
-		s = SeededProviders(cfg)
-	case ClassForbidden, ClassInvalid, ClassNotFound:
-		s = EnvSeeded{Unknown: err.Error()}
-	default:
-		return EnvSeeded{}, err
-	}
-	c.seeded.Store(&seededAnswer{seeded: s, at: sent})
-	return s, nil
+	return c.seeded.get(ctx, c, func(ctx context.Context) (EnvSeeded, error) {
+		cfg, err := c.DeploymentConfig(ctx)
+		switch ClassOf(err) {
+		case "":
+			return SeededProviders(cfg), nil
+		case ClassForbidden, ClassInvalid, ClassNotFound:
+			return EnvSeeded{Unknown: err.Error()}, nil
+		default:
+			return EnvSeeded{}, err
+		}
+	})
 }
 
 // SeededProviders mirrors providersFromEnv (coderd/ai_providers_migrate.go)
