@@ -97,12 +97,18 @@ func assertCounts(t *testing.T, l lifecycle) {
 	if l.ReconcilesCreate > 2 {
 		t.Errorf("reconciles per create = %.2f, want at most 2", l.ReconcilesCreate)
 	}
-	// A key's delete, then the list that shows it gone (shared by the
-	// verifies that come together: seen 0.97 to 1.03 at rate 10, where
-	// they rarely do).
+	// A key's delete, then the list that shows it gone: one sent after
+	// Coder answered the delete, which the verifies of every key deleted
+	// before it share, the records' look included (issue 33: a look of
+	// its own cost 0.87 to 1.02 lists per delete at rate 10, 0.57 to 0.67
+	// at 100; the shared one 0.03 and 0.01).
 	checks := l.CoderDelete["GET "+coder.EndpointBuildInfo]
-	if got := total(l.CoderDelete) - checks; got > 2.1 {
-		t.Errorf("Coder requests per delete besides the deployment check = %.2f (%s), want at most 2.1", got, perEach(l.CoderDelete, 1))
+	t.Logf("Coder requests per delete: %.2f (%s)", total(l.CoderDelete), perEach(l.CoderDelete, 1))
+	if got := total(l.CoderDelete); got > 2 {
+		t.Errorf("Coder requests per delete = %.2f (%s), want at most 2", got, perEach(l.CoderDelete, 1))
+	}
+	if got := l.CoderDelete["GET "+coder.EndpointKeys]; got > 0.5 {
+		t.Errorf("key lists per delete = %.2f, want at most 0.5: the verifies of deletes Coder answered before a list share it", got)
 	}
 	// And the deployment id a verify needs (the absence counts only in
 	// the deployment that made the key), which one client asks at most

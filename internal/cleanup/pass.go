@@ -206,7 +206,14 @@ func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservat
 // own look (or of finding which Coder made the object), the second of the
 // records' look.
 func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, error) {
-	start := time.Now()
+	// The list the records' look may go by: one sent during this look,
+	// or after Coder answered the resource's last delete of keys (a
+	// deleting resource makes none since). Read before the own look,
+	// which forgets that delete once it finds its keys gone.
+	since, deleted := n.pass.keysDeletedAt(mg)
+	if !deleted {
+		since = time.Now()
+	}
 	recs, now, err := n.pass.otherDeployment(ctx, mg)
 	if err != nil {
 		return finding{}, err, nil
@@ -222,7 +229,15 @@ func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, e
 	// The resource's own look found nothing, or is not all: its external
 	// name and annotations, which anyone editing it may have set, decided
 	// where it looked. Its records decide whether it is gone.
-	f.left, err = n.pass.recordsLeft(ctx, mg, recs, now, start)
+	if o.ResourceExists {
+		// The object is there, so a delete follows, and whether all is
+		// gone is decided by the look after it, on a list sent after
+		// Coder answered the delete. The shared list serves this look:
+		// a key it predates is found then. One sent now cost a list per
+		// key deleted with its namespace (issue 33).
+		since = time.Time{}
+	}
+	f.left, err = n.pass.recordsLeft(ctx, mg, recs, now, since)
 	if o.ResourceExists {
 		// A budget is keyed by its group, an override by its user: the
 		// own look found the one its records name, and its Delete

@@ -115,22 +115,24 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records
 	return left, lookup()
 }
 
+// keysDeletedAt is when Coder answered the resource's last delete of keys,
+// while its look has not yet found them gone.
+func (p Pass) keysDeletedAt(mg resource.Managed) (time.Time, bool) {
+	if p.Keys == nil {
+		return time.Time{}, false
+	}
+	return p.Keys.Pending(p.Scope, string(mg.GetUID()))
+}
+
 // findKeys finds the keys of claims on the shared key list of the
-// resource's ProviderConfig: one sent after Coder answered the resource's
-// last delete, or at since or later when it deleted none. That is the list
-// its own look just read, not one more request. Without a shared list it
-// lists.
+// resource's ProviderConfig, one sent at since or later (see seek): the
+// list its own look just read, not one more request. Without a shared list
+// it lists.
 func (p Pass) findKeys(ctx context.Context, mg resource.Managed, claims []coderobj.KeyClaim, held coderobj.Held, since time.Time) ([][]uuid.UUID, []error) {
 	if p.Keys == nil {
 		return coderobj.FindKeys(ctx, p.Coder, claims, held)
 	}
 	owner := string(mg.GetUID())
-	if at, ok := p.Keys.Pending(p.Scope, owner); ok {
-		// The resource deleted keys: a list sent after Coder answered
-		// shows every key its records name that was there to delete,
-		// and a deleting resource makes none.
-		since = at
-	}
 	list, err := p.Keys.ListFor(ctx, p.Scope, owner, p.Coder, since)
 	if err != nil {
 		return coderobj.ListFailed(len(claims), err)

@@ -76,7 +76,7 @@ func KeyClaimOf(rec *clusterv1alpha1.CleanupRecord) coderobj.KeyClaim {
 
 // errFmtOnlyCreatorFinds is the error of a provider record without an id,
 // swept by a ProviderConfig other than its creator.
-const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again"
+const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again; if it was deleted, make it again there (same kind, namespace, name and URL)"
 
 // ProviderClaimOf is what a provider record names: its id once known, and its
 // name, which counts only for a provider Coder created within the window of

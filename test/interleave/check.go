@@ -19,14 +19,18 @@ package interleave
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // killWindow is how close to a resource's observed removal a SIGKILL may
@@ -126,7 +130,11 @@ func (r *run) teardown(ctx context.Context) {
 	// What vanished without our finalizer (stripped, or deleted before it
 	// was placed) is swept once its records pass the grace.
 	r.waitGrace(ctx)
+	made := r.makeCreatorsAgain(ctx)
 	r.until(ctx, time.Minute, func() bool { return len(r.abandoned(ctx)) == 0 && len(r.vanished(ctx)) == 0 })
+	if len(made) > 0 {
+		r.deleteAll(ctx, made)
+	}
 	o := Ownership{World: w, Imported: r.imported, Adopted: map[string]bool{}}
 	for id := range r.imported {
 		o.Adopted[id] = r.watch.wasRecorded(id)
@@ -142,6 +150,99 @@ func (r *run) teardown(ctx context.Context) {
 		&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.Prefix + "-quiet"}},
 	})
 	r.logf("teardown: done")
+}
+
+// waitsForCreator is what the sweep writes in the lastError of a record of
+// an AI provider known by name only, swept through another ProviderConfig
+// than the one that made it.
+const waitsForCreator = "only the ProviderConfig that made it may find it by name"
+
+// makeCreatorsAgain makes again, as docs/how-to/deletion.md tells an
+// operator to, each ProviderConfig of the world that the teardown deleted
+// and an Abandoned record of an AI provider known by name only waits for.
+// Only that ProviderConfig may find the provider by the name its resource
+// chose, so it is the sweep's only way to it: a resource released while
+// Coder's answer to its create went unread (Coder went down in between),
+// whose ProviderConfig was then deleted, leaves such a record. It returns
+// what it made, for the teardown to delete again once the sweep is done.
+func (r *run) makeCreatorsAgain(ctx context.Context) []client.Object {
+	w := r.plan.World
+	var made []client.Object
+	done := map[int]bool{}
+	for _, rec := range r.waitingForCreators(ctx) {
+		i, ok := w.pcNamed(*rec.Spec.ProviderConfig)
+		if !ok {
+			r.violate("1 leak after teardown: record %s waits for %s %s, which is not the world's", rec.Name, rec.Spec.ProviderConfig.Kind, objName(rec.Spec.ProviderConfig.Namespace, rec.Spec.ProviderConfig.Name))
+			continue
+		}
+		if o := w.pcKey(w.PCs[i]); done[i] || r.kube.Get(ctx, client.ObjectKeyFromObject(o), o) == nil {
+			continue
+		}
+		done[i] = true
+		made = append(made, r.makeAgain(ctx, w.PCs[i])...)
+		r.logf("teardown: made %s %s again, which record %s of a provider known by name only waits for", rec.Spec.ProviderConfig.Kind, objName(w.PCs[i].Namespace, w.PCs[i].Name), rec.Name)
+	}
+	return made
+}
+
+// waitingForCreators are the world's Abandoned records of AI providers
+// known by name only, once each says in its lastError that it waits for
+// the ProviderConfig that made it (within a minute, or a violation: a
+// human reads that message to act).
+func (r *run) waitingForCreators(ctx context.Context) []clusterv1alpha1.CleanupRecord {
+	var waiting []clusterv1alpha1.CleanupRecord
+	said := func() bool {
+		for _, rec := range waiting {
+			if !strings.Contains(rec.Status.LastError, waitsForCreator) {
+				return false
+			}
+		}
+		return true
+	}
+	if r.until(ctx, time.Minute, func() bool {
+		waiting = waiting[:0]
+		l := &clusterv1alpha1.CleanupRecordList{}
+		if err := r.kube.List(ctx, l); err != nil {
+			return false
+		}
+		for _, rec := range l.Items {
+			uid := types.UID(rec.Labels[records.ManagedResourceUIDLabel])
+			if r.incarnation(uid) && rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned && rec.Spec.Kind == records.KindProvider &&
+				rec.Status.ExternalID == "" && rec.Status.CreateAttemptedAt != nil && rec.Spec.ProviderConfig != nil {
+				waiting = append(waiting, rec)
+			}
+		}
+		return said()
+	}) {
+		return waiting
+	}
+	for _, rec := range waiting {
+		if !strings.Contains(rec.Status.LastError, waitsForCreator) {
+			r.violate("1 leak after teardown: record %s of a provider known by name only does not say what it waits for (lastError %q)", rec.Name, rec.Status.LastError)
+		}
+	}
+	return waiting
+}
+
+// makeAgain makes pc again, with its namespace and its token Secret's, and
+// returns what the teardown deletes again: the ProviderConfig, then the
+// namespaces.
+func (r *run) makeAgain(ctx context.Context, pc PC) []client.Object {
+	w := r.plan.World
+	sec := w.Secrets[pc.Secret]
+	var namespaces []client.Object
+	for _, ns := range []string{pc.Namespace, sec.Namespace} {
+		if ns != "" && (len(namespaces) == 0 || namespaces[0].GetName() != ns) {
+			namespaces = append(namespaces, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+		}
+	}
+	o := w.pcObject(pc, r.coder.URL(), sec.Name)
+	for _, obj := range append(append(namespaces, secretObject(sec, tokenKey, r.coder.Token())), o) {
+		if err := r.kube.Create(ctx, obj); err != nil && !kerrors.IsAlreadyExists(err) {
+			r.violate("teardown: cannot make %T %s again: %v", obj, objName(obj.GetNamespace(), obj.GetName()), err)
+		}
+	}
+	return append([]client.Object{o}, namespaces...)
 }
 
 // deleteAll deletes objs and waits, within a bound, until they are gone.

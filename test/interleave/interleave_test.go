@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -144,6 +145,71 @@ func TestInterleavingsOnTheFakeCoderKeepTheDeletionContract(t *testing.T) {
 
 func TestInterleavingsOnTheRealCoderKeepTheDeletionContract(t *testing.T) {
 	runFlavour(t, Real, shareOf(fixed(realSeeds, realFlavour()), len(fixed(fakeSeeds, Fake))))
+}
+
+// A resource's AI provider whose create Coder made but never answered, and
+// whose ProviderConfig lost its credentials before the provider could look
+// for it, is known by name only; once the teardown deletes its namespace,
+// the resource is released without delete and its record waits for that
+// ProviderConfig, the only one that may find the provider by the name the
+// tenant chose. As an operator would, the teardown makes it again, and the
+// sweep takes the provider: nothing is left in Coder. (CI, seed 103 on the
+// real Coder, where Coder went down between a create and its read.)
+func TestAProviderKnownByNameOnlyIsSweptThroughItsProviderConfigMadeAgain(t *testing.T) {
+	if _, ok := onlySeed(); ok {
+		t.Skip("replaying a seed")
+	}
+	if !lastShard() {
+		t.Skipf("runs in the last shard (%s=%s)", EnvShard, os.Getenv(EnvShard))
+	}
+	if bed == nil {
+		t.Skip("skipping interleavings: no control plane (or -short)")
+	}
+	c := testenv.LocalCoder(bed.Fake)
+	plan := nameOnlyPlan()
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	res := Run(ctx, bed, c, c.SDK(t), plan)
+	fmt.Println("interleavings: " + res.Line())
+	t.Logf("operations:\n  %s", strings.Join(res.Log, "\n  "))
+	for _, v := range res.Violations {
+		t.Error(v)
+	}
+	if !slices.ContainsFunc(res.Log, func(l string) bool { return strings.Contains(l, "teardown: made ProviderConfig") }) {
+		t.Error("the teardown made no ProviderConfig again: the provider was not left known by name only, so this tests nothing")
+	}
+}
+
+// nameOnlyPlan is the world of one tenant with one AI provider, and the
+// operations that leave it known by name only.
+func nameOnlyPlan() Plan {
+	const prefix = "iname"
+	ns := prefix + "-t0"
+	w := World{Prefix: prefix, System: prefix + "-sys", Namespaces: []string{ns},
+		Secrets: []Secret{{Namespace: ns, Name: "token"}},
+		PCs:     []PC{{Kind: Namespaced, Namespace: ns, Name: "pc", Secret: 0, Short: true}},
+		MRs:     []MR{{Kind: Provider, Namespace: ns, Name: "mr0", PC: 0, CoderName: prefix + "-p0"}},
+	}
+	providers := slices.Index(CreateEndpoints, "POST /api/v2/ai/providers")
+	return Plan{Flavour: Fake, World: w, Ops: []Op{
+		// The ProviderConfig turns Ready.
+		{Kind: OpPoll},
+		// Coder makes the provider and never answers the create.
+		{Kind: OpCoderLoseAnswer, Target: providers},
+		{Kind: OpCreate, Target: 0},
+		// Before the provider looks for it: the token Secret goes (held
+		// for the LiveDependentTimeout of 3s, then released) and Coder
+		// stops answering.
+		{Kind: OpDeleteSecret, Target: 0, Pause: 500 * time.Millisecond},
+		{Kind: OpCoderDown},
+		{Kind: OpDelete, Target: 0, Pause: 5 * time.Second},
+	}}
+}
+
+// lastShard reports whether this process runs the last shard, or all.
+func lastShard() bool {
+	is, ns, ok := strings.Cut(os.Getenv(EnvShard), "/")
+	return !ok || is == ns
 }
 
 // EnvShard is set by hack/shard, which runs the package as n processes at

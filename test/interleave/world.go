@@ -105,6 +105,22 @@ func (w World) pcKey(pc PC) client.Object {
 	return &namespacedv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: pc.Namespace, Name: pc.Name}}
 }
 
+// pcNamed is the index of the world's ProviderConfig a record names: a
+// ClusterProviderConfig, a legacy cluster-scoped ProviderConfig (no
+// namespace) or a namespaced one.
+func (w World) pcNamed(rec clusterv1alpha1.RecordedProviderConfig) (int, bool) {
+	for i, pc := range w.PCs {
+		kind := "ProviderConfig"
+		if pc.Kind == Cluster {
+			kind = "ClusterProviderConfig"
+		}
+		if kind == rec.Kind && pc.Namespace == rec.Namespace && pc.Name == rec.Name {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // apiKeySecret is where an AIProvider reads its API key.
 func apiKeySecret(m MR, system string) Secret {
 	ns := m.Namespace
