@@ -36,6 +36,8 @@ type sample struct {
 	coder map[string]float64
 	// reconciles counts reconciles by controller.
 	reconciles map[string]float64
+	// released counts the resources released without a verified delete.
+	released float64
 }
 
 func scrape(ctx context.Context, url string) (sample, error) {
@@ -62,6 +64,9 @@ func scrape(ctx context.Context, url string) (sample, error) {
 	}
 	for _, m := range families["provider_coder_reconciles_deferred_total"].GetMetric() {
 		s.reconciles[label(m, "controller")] -= m.GetCounter().GetValue()
+	}
+	for _, m := range families["provider_coder_cleanup_released_without_delete_total"].GetMetric() {
+		s.released += m.GetCounter().GetValue()
 	}
 	return s, nil
 }

@@ -71,6 +71,12 @@ type scaleRun struct {
 	// Writes are the provider's Kubernetes writes per key per poll.
 	Writes float64            `json:"kubernetesWritesPerResourcePerPoll"`
 	Other  map[string]float64 `json:"coderRequestsInWindow"`
+	// DrainSecs is how long deleting the namespaces took, until nothing
+	// of them was left, records included, when another size followed;
+	// DrainReleased the keys released without a delete meanwhile (the
+	// sweep then deletes them). 0 when not measured.
+	DrainSecs     float64 `json:"drainSeconds,omitempty"`
+	DrainReleased float64 `json:"drainReleasedWithoutDelete,omitempty"`
 
 	// Derived from the figures above (derive.go).
 
@@ -174,7 +180,22 @@ func (b *bed) scale(ctx context.Context, c coderBed, n int, window time.Duration
 	if !drain {
 		return r, nil
 	}
-	return r, b.drain(ctx, names)
+	s0, err := scrape(ctx, first.p.metrics)
+	if err != nil {
+		return r, err
+	}
+	start := time.Now()
+	if err := b.drain(ctx, names); err != nil {
+		return r, err
+	}
+	r.DrainSecs = time.Since(start).Seconds()
+	s1, err := scrape(ctx, first.p.metrics)
+	if err != nil {
+		return r, err
+	}
+	r.DrainReleased = s1.released - s0.released
+	fmt.Printf("scale %d: namespaces deleted and drained in %.0f s, %.0f keys released without a delete (swept after)\n", n, r.DrainSecs, r.DrainReleased)
+	return r, nil
 }
 
 // idleWindow is p's CPU seconds per second over window, after a minute

@@ -663,6 +663,18 @@ var Mutations = []Mutation{
 		Run:  "^TestBenchmarkCountsMeetTheirTargets$",
 	},
 	{
+		// Issue 33: during a namespace deletion the dependents the
+		// namespace controller has not reached yet count as live, and
+		// the hold lets go of them after liveDependentTimeout (1,000 of
+		// 5,000 keys released without a delete in the bench's drain).
+		Name: "namespace-deletion-dependents-counted-live",
+		File: "internal/hold/hold.go",
+		Old:  "if d.Deleting || in.DeletingNamespaces[d.Namespace] && d.Namespace != \"\" {",
+		New:  "if d.Deleting {",
+		Pkgs: []string{"./internal/hold/"},
+		Run:  "^TestHoldPhasesFollowDependentsAndBounds$",
+	},
+	{
 		// The shared request ends with the cancellation of the caller
 		// that started it, failing every other caller waiting on it.
 		Name: "answer-ends-with-its-first-caller",

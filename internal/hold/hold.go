@@ -130,6 +130,12 @@ type Input struct {
 	// NamespaceDeleting: the ProviderConfig's namespace, or the namespace
 	// of its credentials Secret, is being deleted.
 	NamespaceDeleting bool
+	// DeletingNamespaces are those of the two being deleted. A dependent
+	// in one of them counts as deleting before its own deletion starts:
+	// the namespace controller deletes it too, whatever order it takes
+	// the kinds in (with thousands of keys, minutes after the
+	// ProviderConfig), so the hold waits for it as for one being deleted.
+	DeletingNamespaces map[string]bool
 	// UnreachableSince is when Coder's /api/v2/buildinfo last started
 	// failing without an answer since; zero while Coder answers.
 	UnreachableSince time.Time
@@ -187,7 +193,8 @@ type Decision struct {
 func Decide(in Input) Decision {
 	var deleting, live []Dependent
 	for _, d := range in.Dependents {
-		if d.Deleting {
+		if d.Deleting || in.DeletingNamespaces[d.Namespace] && d.Namespace != "" {
+			d.Deleting = true
 			deleting = append(deleting, d)
 		} else {
 			live = append(live, d)

@@ -113,6 +113,19 @@ func TestHoldPhasesFollowDependentsAndBounds(t *testing.T) {
 			want: Decision{Phase: PhaseHolding, Why: WhyDeletingDependents, Until: t0.Add(10 * time.Minute),
 				RequeueAfter: 3 * time.Second, Waiting: []Dependent{key("a", true)}},
 		},
+		"NamespaceDeletionCountsItsLiveDependentsAsDeleting": {
+			reason: "the namespace controller deletes the dependents in a deleting namespace too, minutes after the ProviderConfig when they are thousands: they hold as deleting ones, not for liveDependentTimeout",
+			in: Input{Now: t0.Add(time.Minute), DeletedAt: t0, NamespaceDeleting: true, DeletingNamespaces: map[string]bool{"team-a": true}, Bounds: b,
+				Dependents: []Dependent{key("a", false)}},
+			want: Decision{Phase: PhaseHolding, Why: WhyDeletingDependents, Until: t0.Add(10 * time.Minute),
+				RequeueAfter: Recheck, Waiting: []Dependent{key("a", true)}},
+		},
+		"NamespaceDeletionElsewhereLeavesLiveDependentsLive": {
+			reason: "live dependents in a namespace that is not being deleted (a token Secret's namespace is) still hold only for liveDependentTimeout",
+			in: Input{Now: t0.Add(time.Minute), DeletedAt: t0, NamespaceDeleting: true, DeletingNamespaces: map[string]bool{"platform": true}, Bounds: b,
+				Dependents: []Dependent{key("a", false)}},
+			want: Decision{Phase: PhaseReleased, Why: WhyLiveDependentTimeout},
+		},
 		"UnreachableOutsideNamespaceDeletionStillHolds": {
 			reason: "outside a namespace deletion Coder may come back: hold to the bound",
 			in: Input{Now: t0.Add(5 * time.Minute), DeletedAt: t0, Bounds: b,

@@ -113,11 +113,12 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	if h := status.Hold; h != nil && h.GraceUntil != nil {
 		in.GraceUntil = h.GraceUntil.Time
 	}
-	nsDeleting, err := r.namespaceDeleting(ctx, pc, conn)
+	nsDeleting, err := r.namespacesDeleting(ctx, pc, conn)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if in.NamespaceDeleting = nsDeleting; nsDeleting {
+	in.DeletingNamespaces = nsDeleting
+	if in.NamespaceDeleting = len(nsDeleting) > 0; in.NamespaceDeleting {
 		in.UnreachableSince = r.probe(ctx, ref, pc, now)
 	}
 	d := hold.Decide(in)
@@ -170,9 +171,9 @@ func HoldDependents(deps []Dependent) []hold.Dependent {
 	return out
 }
 
-// namespaceDeleting reports whether the ProviderConfig's namespace, or the
-// namespace of its token Secret, is being deleted.
-func (r *Reconciler) namespaceDeleting(ctx context.Context, pc providerconfig.Object, conn providerconfig.Connection) (bool, error) {
+// namespacesDeleting returns which of the ProviderConfig's namespace and the
+// namespace of its token Secret are being deleted (or gone).
+func (r *Reconciler) namespacesDeleting(ctx context.Context, pc providerconfig.Object, conn providerconfig.Connection) (map[string]bool, error) {
 	names := map[string]bool{}
 	if pc.GetNamespace() != "" {
 		names[pc.GetNamespace()] = true
@@ -180,19 +181,21 @@ func (r *Reconciler) namespaceDeleting(ctx context.Context, pc providerconfig.Ob
 	if conn.Token != nil {
 		names[conn.Token.Namespace] = true
 	}
+	deleting := map[string]bool{}
 	for n := range names {
 		ns := &corev1.Namespace{}
 		if err := r.kube.Get(ctx, types.NamespacedName{Name: n}, ns); err != nil {
 			if kerrors.IsNotFound(err) {
-				return true, nil
+				deleting[n] = true
+				continue
 			}
-			return false, errors.Wrap(err, "cannot get namespace")
+			return nil, errors.Wrap(err, "cannot get namespace")
 		}
 		if ns.DeletionTimestamp != nil {
-			return true, nil
+			deleting[n] = true
 		}
 	}
-	return false, nil
+	return deleting, nil
 }
 
 // probe asks /api/v2/buildinfo whether Coder still answers, and returns

@@ -119,10 +119,15 @@ func Decide(s Secret, configs []Config, now time.Time) Decision {
 			d.need(c.Ref, 0)
 			continue
 		}
-		h := hold.Decide(hold.Input{
+		in := hold.Input{
 			Now: now, DeletedAt: s.DeletedAt, Dependents: c.Dependents,
 			NamespaceDeleting: s.NamespaceDeleting, Bounds: c.Bounds,
-		})
+		}
+		if s.NamespaceDeleting {
+			// Its dependents there are deleted with the namespace.
+			in.DeletingNamespaces = map[string]bool{s.Name.Namespace: true}
+		}
+		h := hold.Decide(in)
 		if h.Phase != hold.PhaseReleased {
 			d.need(c.Ref, h.RequeueAfter)
 			continue
