@@ -481,8 +481,8 @@ var Mutations = []Mutation{
 		// releasing it after unreachableTimeout.
 		Name: "no-namespace-check-in-the-hold",
 		File: "internal/controller/config/hold.go",
-		Old:  "if in.NamespaceDeleting = nsDeleting; nsDeleting {",
-		New:  "if in.NamespaceDeleting = nsDeleting && false; in.NamespaceDeleting {",
+		Old:  "if in.NamespaceDeleting = len(nsDeleting) > 0; in.NamespaceDeleting {",
+		New:  "if in.NamespaceDeleting = len(nsDeleting) > 0 && false; in.NamespaceDeleting {",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout$",
 	},
