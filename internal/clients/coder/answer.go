@@ -66,32 +66,15 @@ func (a *answer[T]) get(ctx context.Context, c *Client, ask func(context.Context
 	if f == nil {
 		f = &answerFlight[T]{started: a.now(), done: make(chan struct{})}
 		a.flight = f
-		// Detached from this caller's cancellation, which must not fail
-		// the others, but keeping its values (e.g. the logger).
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.Timeout())
-		go func() {
-			defer cancel()
-			a.run(fctx, f, ask)
-		}()
+		c.detached(ctx, func(ctx context.Context) { a.run(ctx, f, ask) })
 	}
 	a.mu.Unlock()
 
-	t := time.NewTicker(c.SlotWait())
-	defer t.Stop()
-	for {
-		select {
-		case <-f.done:
-			return f.value, f.err
-		case <-ctx.Done():
-			var zero T
-			return zero, ctx.Err()
-		case <-t.C:
-			if err := c.Silent(f.started); err != nil {
-				var zero T
-				return zero, err
-			}
-		}
+	if err := c.await(ctx, f.done, f.started); err != nil {
+		var zero T
+		return zero, err
 	}
+	return f.value, f.err
 }
 
 func (a *answer[T]) run(ctx context.Context, f *answerFlight[T], ask func(context.Context) (T, error)) {
@@ -103,4 +86,37 @@ func (a *answer[T]) run(ctx context.Context, f *answerFlight[T], ask func(contex
 	}
 	a.mu.Unlock()
 	close(f.done)
+}
+
+// detached runs a request that callers share: detached from the
+// cancellation of the caller that starts it, which must not fail the
+// others, but keeping its values (e.g. the logger), and bounded by c's
+// timeout.
+func (c *Client) detached(ctx context.Context, run func(context.Context)) {
+	dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.Timeout())
+	go func() {
+		defer cancel()
+		run(dctx)
+	}()
+}
+
+// await waits until done closes (nil), ctx ends (its error), or Coder has
+// been silent since started for long enough that a caller should stop
+// holding its worker (Client.Silent): a Coder that never answers would
+// otherwise hold every caller of a shared request for its timeout.
+func (c *Client) await(ctx context.Context, done <-chan struct{}, started time.Time) error {
+	t := time.NewTicker(c.SlotWait())
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			if err := c.Silent(started); err != nil {
+				return err
+			}
+		}
+	}
 }

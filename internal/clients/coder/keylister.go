@@ -236,33 +236,16 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 	if f == nil || f.gen != s.gen {
 		f = &keyFlight{gen: s.gen, started: l.now(), done: make(chan struct{})}
 		s.flight = f
-		// Detached from this caller's cancellation, which must not fail the
-		// others, but keeping its values (e.g. the logger).
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.Timeout())
-		go func() {
-			defer cancel()
-			l.run(fctx, s, f, c)
-		}()
+		c.detached(ctx, func(ctx context.Context) { l.run(ctx, s, f, c) })
 	}
 	l.mu.Unlock()
 
-	// Every caller waits on the one list, so a Coder that never answers
-	// would hold them all for its timeout: each stops waiting once the
-	// Coder has been silent for a while.
-	t := time.NewTicker(c.SlotWait())
-	defer t.Stop()
-	for {
-		select {
-		case <-f.done:
-			return f.keys, f.err
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-t.C:
-			if err := c.Silent(f.started); err != nil {
-				return nil, err
-			}
-		}
+	// Every caller waits on the one list, each no longer than Coder stays
+	// silent.
+	if err := c.await(ctx, f.done, f.started); err != nil {
+		return nil, err
 	}
+	return f.keys, f.err
 }
 
 func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Client) {
