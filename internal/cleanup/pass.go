@@ -324,7 +324,7 @@ func (n *normal[R]) ownedByAnother(ctx context.Context, mg resource.Managed, id 
 	if id == "" {
 		return false, nil
 	}
-	owned, err := n.pass.Records.OwnedByAnother(ctx, mg, id)
+	owned, err := n.pass.Records.OwnedByAnother(ctx, mg, id, n.pass.Origin)
 	if err != nil {
 		return false, err
 	}

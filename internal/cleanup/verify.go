@@ -79,7 +79,7 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs records
 	if p.Coder == nil {
 		return Leftovers{}, errors.New(errNoClientVerify)
 	}
-	held, lookup := p.Records.HeldByAnother(ctx, mg)
+	held, lookup := p.Records.HeldByAnother(ctx, mg, now)
 	var left Leftovers
 	for i, pc := range c.Providers {
 		found, err := coderobj.FindProviders(ctx, p.Coder, pc, held)

@@ -155,11 +155,12 @@ func claimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) 
 }
 
 // HeldByAnother reports the Coder objects another live managed resource
-// holds (see Holders), read through the cache one id at a time. The
+// holds in the Coder at now (see Holders), read through the cache one id
+// at a time. The
 // second result is the first failure to find out; an object whose holders
 // could not be read counts as held meanwhile, so nothing is deleted on a
 // guess, and the failure fails the verification.
-func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed) (coderobj.Held, func() error) {
+func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed, now Origin) (coderobj.Held, func() error) {
 	var first error
 	self := string(mg.GetUID())
 	held := func(id string) bool {
@@ -170,7 +171,7 @@ func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed) (coderob
 			}
 			return true
 		}
-		return HoldersOf(recs, live).Except(self)(id)
+		return HoldersOf(recs, live, now).Except(self)(id)
 	}
 	return held, func() error { return first }
 }

@@ -29,17 +29,20 @@ import (
 // Holders are the Coder objects live managed resources hold, by id, with
 // the UIDs of their holders. A resource holds an object when its external
 // name is the object's id and a cleanup record of its own names the id
-// too (its create, or its adoption of an import): an external name alone
-// is anyone's to write, and would keep another resource's released key
-// alive. This is the one rule of who holds an object; the sweep and a
-// deleting resource's look at what its records name both go by it, and
-// coderobj leaves a held object alone.
+// too (its create, or its adoption of an import), made through the Coder
+// acted on (Speaks): an external name alone is anyone's to write, and
+// would keep another resource's released key alive, and a record of
+// another Coder names another object, whatever id its server answered.
+// This is the one rule of who holds an object; the sweep and a deleting
+// resource's look at what its records name both go by it, and coderobj
+// leaves a held object alone.
 type Holders map[string][]string
 
 // HoldersOf decides who holds what from the cleanup records and the live
-// managed resources the caller read: all of them for the sweep, those
-// naming one id for a deleting resource.
-func HoldersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed) Holders {
+// managed resources the caller read (all of them for the sweep, those
+// naming one id for a deleting resource), in the Coder at now.
+func HoldersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) Holders {
+	recs = InCoder(recs, now)
 	recorded := make(map[[2]string]bool, len(recs))
 	for i := range recs {
 		if id := recs[i].Status.ExternalID; id != "" {

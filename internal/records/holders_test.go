@@ -30,12 +30,15 @@ import (
 )
 
 func TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn(t *testing.T) {
-	rec := func(uid, id string) clusterv1alpha1.CleanupRecord {
+	platform := originAt(platformURL, platformDepl, "")
+	recAt := func(o Origin, uid, id string) clusterv1alpha1.CleanupRecord {
 		return clusterv1alpha1.CleanupRecord{
 			ObjectMeta: metav1.ObjectMeta{Name: Name(KindKey, types.UID(uid)), Labels: map[string]string{ManagedResourceUIDLabel: uid}},
+			Spec:       clusterv1alpha1.CleanupRecordSpec{DeploymentID: o.DeploymentID, ProviderConfig: o.Spec()},
 			Status:     clusterv1alpha1.CleanupRecordStatus{ExternalID: id},
 		}
 	}
+	rec := func(uid, id string) clusterv1alpha1.CleanupRecord { return recAt(platform, uid, id) }
 	live := func(uid, id string) resource.Managed {
 		k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: uid, UID: types.UID(uid)}}
 		meta.SetExternalName(k, id)
@@ -65,6 +68,14 @@ func TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn(t *te
 			reason: "a record whose resource is gone holds nothing: that is what the sweep deletes",
 			recs:   []clusterv1alpha1.CleanupRecord{rec("a", "id")},
 		},
+		"RecordOfATenantsOwnServer": {
+			reason: "a record made through a tenant's server, which answered with the platform's id and deployment, holds nothing in the platform's Coder",
+			recs:   []clusterv1alpha1.CleanupRecord{recAt(originAt(tenantURL, platformDepl, "ns"), "a", "id")}, live: []resource.Managed{live("a", "id")},
+		},
+		"RecordOfAnotherDeploymentAtTheURL": {
+			reason: "a record of the deployment the URL reached before holds nothing in the one it reaches now",
+			recs:   []clusterv1alpha1.CleanupRecord{recAt(originAt(platformURL, "deployment-old", ""), "a", "id")}, live: []resource.Managed{live("a", "id")},
+		},
 		"ExceptTheHolder": {
 			reason: "the resource deleting for itself does not count its own holding",
 			recs:   []clusterv1alpha1.CleanupRecord{rec("a", "id")}, live: []resource.Managed{live("a", "id")}, except: []string{"a"},
@@ -77,7 +88,7 @@ func TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn(t *te
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := HoldersOf(tc.recs, tc.live).Except(tc.except...)("id"); got != tc.want {
+			if got := HoldersOf(tc.recs, tc.live, platform).Except(tc.except...)("id"); got != tc.want {
 				t.Errorf("%s: held = %t, want %t", tc.reason, got, tc.want)
 			}
 		})

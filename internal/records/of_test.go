@@ -103,7 +103,7 @@ func TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject(t *testing.T) {
 			return c.List(ctx, l, opts...)
 		},
 	}).Build()
-	owned, err := NewStore(kube, fixture.Scheme(t), nil).OwnedByAnother(context.Background(), mine, id)
+	owned, err := NewStore(kube, fixture.Scheme(t), nil).OwnedByAnother(context.Background(), mine, id, Origin{})
 	if err != nil {
 		t.Fatal(err)
 	}

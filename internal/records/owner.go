@@ -29,7 +29,9 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/index"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 const (
@@ -98,20 +100,25 @@ func ErrOwned(id string, owner Claimant) error {
 	return errors.Errorf(errFmtOwned, id, owner.Kind, ref, owner.UID)
 }
 
-// claimants gathers every managed resource that claims the Coder object id:
-// the owners of the cleanup records naming it, and the live resources of
-// kinds whose external name is it. It reads the cache.
-func (r *Store) claimants(ctx context.Context, id string, kinds []apis.ManagedKind) ([]Claimant, error) {
+// claimants gathers every managed resource that claims the Coder object id
+// in the Coder at now: the owners of the cleanup records made through it
+// naming id, and the live resources of kinds whose external name is id
+// and whose ProviderConfig reaches it (Speaks). It reads the cache.
+func (r *Store) claimants(ctx context.Context, id string, kinds []apis.ManagedKind, now Origin) ([]Claimant, error) {
 	recs, live, liveKinds, err := r.naming(ctx, id, kinds)
 	if err != nil {
 		return nil, err
 	}
+	recs = InCoder(recs, now)
 	var out []Claimant
 	for i := range recs {
 		m := recs[i].Spec.ManagedResource
 		out = append(out, Claimant{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
 	}
 	for i, mg := range live {
+		if !r.reaches(ctx, mg, now) {
+			continue
+		}
 		out = append(out, Claimant{
 			UID: string(mg.GetUID()), Kind: liveKinds[i], Namespace: mg.GetNamespace(), Name: mg.GetName(),
 			Created: mg.GetCreationTimestamp().Time,
@@ -152,15 +159,15 @@ func (r *Store) naming(ctx context.Context, id string, kinds []apis.ManagedKind)
 }
 
 // OwnedByAnother returns the error naming the resource that owns the Coder
-// object id, when it is not mg (owned); err is a failure to find out. No
-// records (nil) know no owners.
-func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id string) (owned, err error) {
+// object id in the Coder at now, when it is not mg (owned); err is a
+// failure to find out. No records (nil) know no owners.
+func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id string, now Origin) (owned, err error) {
 	if r == nil {
 		return nil, nil
 	}
 	// Only the kinds that name the same kind of Coder object can claim
 	// it; records of any kind count (naming). Every poll asks.
-	cs, err := r.claimants(ctx, id, apis.SameCoderKinds(mg))
+	cs, err := r.claimants(ctx, id, apis.SameCoderKinds(mg), now)
 	if err != nil {
 		return nil, err
 	}
@@ -168,4 +175,26 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 		return ErrOwned(id, owner), nil
 	}
 	return nil, nil
+}
+
+// reaches reports whether the ProviderConfig of the live resource mg
+// reaches the Coder at now, read from the cache: its external name speaks
+// of that Coder only then (Speaks). A ProviderConfig that has not reported
+// its deployment yet is judged by its URL. One that cannot be read may
+// reach any Coder, so the claim counts: of two wrong answers, refusing an
+// import waits for a human, adopting another's object cannot be undone.
+func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bool {
+	ref, err := providerconfig.RefOf(mg)
+	if err != nil {
+		return true
+	}
+	pc, err := providerconfig.Get(ctx, r.kube, ref)
+	if err != nil {
+		return true
+	}
+	at := Origin{ProviderConfig: clusterv1alpha1.RecordedProviderConfig{URL: coder.CanonicalURL(providerconfig.ConnectionOf(pc).URL)}}
+	if at.DeploymentID = providerconfig.StatusOf(pc).DeploymentID; at.DeploymentID == "" {
+		now.DeploymentID = ""
+	}
+	return Speaks(at, now)
 }

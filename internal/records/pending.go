@@ -34,8 +34,11 @@ const errFmtPendingCreate = "the Coder provider named %q may be the result of a 
 // names the provider by that name and carries a create attempt whose
 // answer was lost. Such a resource adopts the provider it finds by name
 // when Coder created it after the attempt, so nothing else may take it
-// meanwhile. self (a UID) is never its own rival.
-func PendingCreateOf(self, name string, recs []clusterv1alpha1.CleanupRecord) (Claimant, bool) {
+// meanwhile. self (a UID) is never its own rival. Only records made
+// through the Coder at now count (Speaks): a create sent to another Coder
+// wrote nothing here.
+func PendingCreateOf(self, name string, recs []clusterv1alpha1.CleanupRecord, now Origin) (Claimant, bool) {
+	recs = InCoder(recs, now)
 	for i := range recs {
 		rec := &recs[i]
 		uid := rec.GetLabels()[ManagedResourceUIDLabel]
@@ -50,11 +53,11 @@ func PendingCreateOf(self, name string, recs []clusterv1alpha1.CleanupRecord) (C
 }
 
 // PendingCreateByAnother returns the error naming the resource whose lost
-// create may have written the AI provider named name, when it is not mg
-// (claimed); err is a failure to find out. It reads every cleanup record
+// create may have written the AI provider named name in the Coder at now,
+// when it is not mg (claimed); err is a failure to find out. It reads every cleanup record
 // through the cache, so it suits a one-time decision such as an import by
 // name, not a poll. No records (nil) know no claims.
-func (r *Store) PendingCreateByAnother(ctx context.Context, mg resource.Managed, name string) (claimed, err error) {
+func (r *Store) PendingCreateByAnother(ctx context.Context, mg resource.Managed, name string, now Origin) (claimed, err error) {
 	if r == nil {
 		return nil, nil
 	}
@@ -62,7 +65,7 @@ func (r *Store) PendingCreateByAnother(ctx context.Context, mg resource.Managed,
 	if err := r.kube.List(ctx, l); err != nil {
 		return nil, errors.Wrap(err, errListRecords)
 	}
-	c, ok := PendingCreateOf(string(mg.GetUID()), name, l.Items)
+	c, ok := PendingCreateOf(string(mg.GetUID()), name, l.Items, now)
 	if !ok {
 		return nil, nil
 	}

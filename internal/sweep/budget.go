@@ -24,6 +24,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
@@ -87,6 +89,9 @@ type clientWork struct {
 	byName map[*clusterv1alpha1.CleanupRecord]bool
 	// per is the worker's time on Coder, from its start.
 	per time.Duration
+	// now is the Coder the client reaches: only records made through it
+	// say who holds an object there (records.Speaks).
+	now records.Origin
 }
 
 func (w *clientWork) add(rec *clusterv1alpha1.CleanupRecord, byName bool) {
@@ -110,7 +115,7 @@ func (w *clientWork) len() int { return len(w.providers) + len(w.keys) + len(w.b
 // workFor returns the work of cl in this sweep, taking cl's budget on its
 // first record; nil when cl is nil or its worker from an earlier sweep
 // still runs.
-func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client) *clientWork {
+func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client, now records.Origin) *clientWork {
 	if cl == nil {
 		return nil
 	}
@@ -124,15 +129,16 @@ func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client) 
 	if !ok {
 		return nil
 	}
-	w := &clientWork{per: s.budgets.Per}
+	w := &clientWork{per: s.budgets.Per, now: now}
 	work[cl] = w
 	return w
 }
 
 // sweepAll runs each client's work on a worker of its own and waits for
 // them for at most the sweep's wait. Records a worker has not settled by
-// then count as left.
-func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWork, managing records.Holders) Result {
+// then count as left. Each worker decides from recs and live what other
+// resources hold in its Coder (records.HoldersOf).
+func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWork, recs []clusterv1alpha1.CleanupRecord, live []resource.Managed) Result {
 	type done struct{ swept, left int }
 	results := make(chan done, len(work))
 	out := Result{}
@@ -144,7 +150,7 @@ func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWo
 		out.Left += w.len()
 		go func() {
 			defer s.release(cl)
-			swept, left := s.sweepClient(ctx, cl, w, managing)
+			swept, left := s.sweepClient(ctx, cl, w, records.HoldersOf(recs, live, w.now))
 			results <- done{swept, left}
 		}()
 	}

@@ -105,17 +105,17 @@ func legacySweeperFor(configs []SweepConfig, id, ns string) (SweepPick, bool) {
 }
 
 // sweeperFor returns the client of the ProviderConfig that sweeps rec
-// (see SweeperFor), building it on first use, and whether it may delete
-// by name; nil when none is entitled.
-func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) (*coder.Client, bool) {
+// (see SweeperFor), building it on first use, the Coder it reaches, and
+// whether it may delete by name; nil when none is entitled.
+func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) (*coder.Client, records.Origin, bool) {
 	for {
 		sw, ok := SweeperFor(configs, records.OriginOf(rec), rec.Spec.ManagedResource.Namespace)
 		if !ok {
-			return nil, false
+			return nil, records.Origin{}, false
 		}
 		c := &configs[sw.Index]
 		if c.Client != nil {
-			return c.Client, sw.ByName
+			return c.Client, c.Origin, sw.ByName
 		}
 		cfg, err := providerconfig.ClientConfig(ctx, s.Kube, c.conn, s.Timeout)
 		if err == nil {
@@ -125,7 +125,7 @@ func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *cl
 			c.Unusable = true
 			continue
 		}
-		return c.Client, sw.ByName
+		return c.Client, c.Origin, sw.ByName
 	}
 }
 

@@ -191,7 +191,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	// are swept by a worker of its own, within its budget.
 	work := map[*coder.Client]*clientWork{}
 	var sweepers []SweepConfig
-	var managing records.Holders
+	var live []resource.Managed
 	var err error
 	loaded := false
 	// Whether a managed resource exists, by UID: a rotated key's records
@@ -229,19 +229,19 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 			if sweepers, err = s.readyConfigs(ctx); err != nil {
 				return Result{Swept: swept}, err
 			}
-			if managing, err = s.managing(ctx, l.Items); err != nil {
+			if live, err = s.managing(ctx); err != nil {
 				return Result{Swept: swept}, err
 			}
 		}
-		cl, byName := s.sweeperFor(ctx, sweepers, rec)
-		w := s.workFor(work, cl)
+		cl, now, byName := s.sweeperFor(ctx, sweepers, rec)
+		w := s.workFor(work, cl, now)
 		if w == nil || !s.claim(ctx, rec) {
 			phases[rec.Status.Phase]++
 			continue
 		}
 		w.add(rec, byName)
 	}
-	done := s.sweepAll(ctx, work, managing)
+	done := s.sweepAll(ctx, work, l.Items, live)
 	swept += done.Swept
 	phases[clusterv1alpha1.CleanupPhaseAbandoned] += done.Left
 	for p, n := range phases {
@@ -336,10 +336,10 @@ func (s *Sweeper) sweepProvider(ctx context.Context, cl *coder.Client, rec *clus
 }
 
 // managing reads every managed resource past the cache, since a stale read
-// could miss the resource that imported an object, and decides from them
-// and the records which Coder objects live resources hold
-// (records.HoldersOf).
-func (s *Sweeper) managing(ctx context.Context, recs []clusterv1alpha1.CleanupRecord) (records.Holders, error) {
+// could miss the resource that imported an object. From them and the
+// records each client's worker decides which objects of its Coder live
+// resources hold (records.HoldersOf).
+func (s *Sweeper) managing(ctx context.Context) ([]resource.Managed, error) {
 	var live []resource.Managed
 	for _, k := range apis.ManagedKinds() {
 		l := k.NewList()
@@ -348,5 +348,5 @@ func (s *Sweeper) managing(ctx context.Context, recs []clusterv1alpha1.CleanupRe
 		}
 		live = append(live, l.GetItems()...)
 	}
-	return records.HoldersOf(recs, live), nil
+	return live, nil
 }

@@ -141,7 +141,7 @@ type connection struct {
 // through the session its ProviderConfig opened.
 func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
 	return &external{
-		coder: s.Client, url: s.URL, kube: c.kube, reader: c.reader, records: c.records,
+		coder: s.Client, url: s.URL, origin: managedkind.OriginOf(s), kube: c.kube, reader: c.reader, records: c.records,
 		kind: c.kind, log: log, record: record, fingerprintKey: c.fingerprintKey,
 	}
 }
@@ -150,7 +150,10 @@ func (c *connection) external(s providerconfig.Session, log logging.Logger, reco
 type external struct {
 	coder *coder.Client
 	// url is Coder's URL as the ProviderConfig names it.
-	url  string
+	url string
+	// origin is the Coder the session reaches: only its records and
+	// resources say who owns a provider there (records.Speaks).
+	origin records.Origin
 	kube client.Client
 	// reader reads the cleanup record past the cache.
 	reader client.Reader

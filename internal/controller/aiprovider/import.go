@@ -90,9 +90,9 @@ func (e *external) observeByName(ctx context.Context, p Resource, name string) (
 // lost create may have written it, when that is not p; err is a failure to
 // find out, which imports nothing either.
 func (e *external) takenByAnother(ctx context.Context, p Resource, got codersdk.AIProvider) (taken, err error) {
-	owned, err := e.records.OwnedByAnother(ctx, p, got.ID.String())
+	owned, err := e.records.OwnedByAnother(ctx, p, got.ID.String(), e.origin)
 	if owned != nil || err != nil {
 		return owned, err
 	}
-	return e.records.PendingCreateByAnother(ctx, p, got.Name)
+	return e.records.PendingCreateByAnother(ctx, p, got.Name, e.origin)
 }

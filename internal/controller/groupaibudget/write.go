@@ -42,16 +42,16 @@ func (e *external) Create(ctx context.Context, b Resource) (managed.ExternalCrea
 			return managed.ExternalCreation{}, err
 		}
 	}
-	if err := e.records.NameGroup(ctx, b, e.kind, id); err != nil {
+	if err := e.records.NameGroup(ctx, b, e.kind, e.origin, id); err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	claims, err := e.records.ActiveClaimants(ctx, id)
+	claims, err := e.records.ActiveClaimants(ctx, id, e.origin)
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
 	if owner, ok := records.BudgetOwner(string(b.GetUID()), claims); ok {
 		// Nothing was sent to Coder: the record names nothing there.
-		if err := e.records.Delete(ctx, b, e.kind); err != nil {
+		if err := e.records.DeleteBudgetRecord(ctx, b, e.kind, id); err != nil {
 			return managed.ExternalCreation{}, err
 		}
 		err := records.ErrOwned(id, owner)
@@ -87,7 +87,7 @@ func (e *external) put(ctx context.Context, b Resource, id string) error {
 	if err != nil {
 		return Refused(b, errors.Wrap(err, errPutBudget))
 	}
-	if err := e.records.SetCoderUpdatedAt(ctx, b, e.kind, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, ""); err != nil {
+	if err := e.records.SetCoderUpdatedAt(ctx, b, e.kind, id, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, ""); err != nil {
 		return errors.Wrap(err, errRecordPut)
 	}
 	e.observe(ctx, b, id, got)

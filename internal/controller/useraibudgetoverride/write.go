@@ -40,16 +40,16 @@ func (e *external) Create(ctx context.Context, r Resource) (managed.ExternalCrea
 	if e.userID == "" || e.groupID == "" {
 		return managed.ExternalCreation{}, errors.New(errNotObserved)
 	}
-	if err := e.records.NameGroup(ctx, r, e.kind, e.userID); err != nil {
+	if err := e.records.NameGroup(ctx, r, e.kind, e.origin, e.userID); err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	claims, err := e.records.ActiveClaimants(ctx, e.userID)
+	claims, err := e.records.ActiveClaimants(ctx, e.userID, e.origin)
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
 	if owner, ok := records.BudgetOwner(string(r.GetUID()), claims); ok {
 		// Nothing was sent to Coder: the record names nothing there.
-		if err := e.records.Delete(ctx, r, e.kind); err != nil {
+		if err := e.records.DeleteBudgetRecord(ctx, r, e.kind, e.userID); err != nil {
 			return managed.ExternalCreation{}, err
 		}
 		err := records.ErrOwned(e.userID, owner)
@@ -99,7 +99,7 @@ func (e *external) put(ctx context.Context, r Resource) error {
 	if err != nil {
 		return groupaibudget.Refused(r, errors.Wrap(err, errPutOverride))
 	}
-	if err := e.records.SetCoderUpdatedAt(ctx, r, e.kind, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, got.GroupID.String()); err != nil {
+	if err := e.records.SetCoderUpdatedAt(ctx, r, e.kind, e.userID, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, got.GroupID.String()); err != nil {
 		return errors.Wrap(err, errRecordPut)
 	}
 	e.observe(ctx, r, got)

@@ -266,7 +266,7 @@ func (s *Server) createKey(r *http.Request) reply {
 
 	secret := randomAlphanumeric(keyLength)
 	k := &KeyRow{
-		ID:        uuid.New(),
+		ID:        s.newID(),
 		Name:      req.Name,
 		KeyPrefix: secret[:keyPrefixLength],
 		Key:       secret,

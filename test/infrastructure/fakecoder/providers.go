@@ -274,7 +274,7 @@ func (s *Server) createProvider(r *http.Request) reply {
 	}
 	t := s.now()
 	p := &ProviderRow{
-		ID:          uuid.New(),
+		ID:          s.newID(),
 		Type:        req.Type,
 		Name:        req.Name,
 		DisplayName: req.DisplayName,

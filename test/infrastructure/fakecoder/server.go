@@ -137,6 +137,9 @@ type Server struct {
 	envProviders     []EnvProvider  // the AI providers env vars seed (envseed.go)
 	dir              directory      // users, groups, AI budgets (directory.go)
 	faults           map[string]*Fault
+	// mimic are the ids the next created keys and providers take
+	// (Mimic): a hostile server's.
+	mimic []uuid.UUID
 	counts           map[string]int
 	// sessions counts open /serve sessions by key id (serve.go).
 	sessions map[uuid.UUID]int
