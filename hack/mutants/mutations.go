@@ -1195,8 +1195,8 @@ var Mutations = []Mutation{
 		// resource owns, and shows its status to the importer.
 		Name: "aiprovider-import-by-name-ignores-the-owner",
 		File: "internal/controller/aiprovider/import.go",
-		Old:  "\towned, err := e.records.OwnedByAnother(ctx, p, got.ID.String())\n",
-		New:  "\towned, err := e.records.OwnedByAnother(ctx, p, \"\")\n",
+		Old:  "\towned, err := e.records.OwnedByAnother(ctx, p, got.ID.String(), e.origin)\n",
+		New:  "\towned, err := e.records.OwnedByAnother(ctx, p, \"\", e.origin)\n",
 		Pkgs: []string{"./internal/controller/aiprovider/"},
 		Run:  "^TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns$",
 	},
