@@ -95,6 +95,26 @@ var budgetMutations = []Mutation{
 		Pkgs: []string{"./internal/controller/useraibudgetoverride/"},
 		Run:  "^TestAnOverrideOfAUserOutsideTheGroupSaysSo$",
 	},
+	{
+		// Issue 49 finding 4: a budget's 404 is taken for gone though its
+		// group's 404 may mean the token may not read it (DESIGN.md §9).
+		Name: "budget-unseen-404-taken-for-gone",
+		File: "internal/coderobj/absence.go",
+		Old:  "\tcase sightErr == nil:\n",
+		New:  "\tcase sightErr == nil || coder.IsNotFound(sightErr):\n",
+		Pkgs: []string{"./internal/coderobj/"},
+		Run:  "^TestABudget(sNotFoundCountsOnlyWhileTheTokenSeesItsGroupOrUser|WhoseGroupOrUserTheTokenCannotSeeIsNotGone)$",
+	},
+	{
+		// The group is not read after the budget's 404, so nothing shows
+		// the token can see it and the 404 counts as gone.
+		Name: "budget-404-without-sight-read",
+		File: "internal/coderobj/budgets.go",
+		Old:  "\tif coder.IsNotFound(err) {\n\t\t_, sight = cl.Group(ctx, id)\n",
+		New:  "\tif false && coder.IsNotFound(err) {\n\t\t_, sight = cl.Group(ctx, id)\n",
+		Pkgs: []string{"./internal/coderobj/"},
+		Run:  "^TestABudgetWhoseGroupOrUserTheTokenCannotSeeIsNotGone$",
+	},
 }
 
 func init() { Mutations = append(Mutations, budgetMutations...) }

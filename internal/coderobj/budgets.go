@@ -71,33 +71,40 @@ func BudgetIsClaims(c BudgetClaim, updatedAt time.Time, timeout time.Duration, c
 // nanosecond, in UTC, so no digit Coder gave is lost.
 func FormatUpdatedAt(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
-// GroupBudget reads a group's budget; found is false when Coder answers 404
-// for the budget or for the group (whose deletion removes its budget).
+// GroupBudget reads a group's budget; found is false only when Coder
+// answers 404 for the budget while the token reads the group (RowFound).
+// A 404 for both is an UnseenError: the group may be gone (with its
+// budget) or hidden from the token, and Coder does not say which.
 func GroupBudget(ctx context.Context, cl *coder.Client, groupID string) (codersdk.GroupAIBudget, bool, error) {
 	id, err := parseID(groupID)
 	if err != nil {
 		return codersdk.GroupAIBudget{}, false, err
 	}
 	b, err := cl.GroupAIBudget(ctx, id)
+	var sight error
 	if coder.IsNotFound(err) {
-		return codersdk.GroupAIBudget{}, false, nil
+		_, sight = cl.Group(ctx, id)
 	}
-	return b, err == nil, err
+	found, err := RowFound(BudgetClaim{ID: groupID}, err, sight)
+	return b, found, err
 }
 
-// UserOverride reads a user's override; found is false when Coder answers
-// 404 for the override or the user. Coder deletes an override when its user
-// leaves the group, or the group or user goes.
+// UserOverride reads a user's override; found is false only when Coder
+// answers 404 for the override while the token reads the user (RowFound).
+// Coder deletes an override when its user leaves the group, or the group
+// or user goes.
 func UserOverride(ctx context.Context, cl *coder.Client, userID string) (codersdk.UserAIBudgetOverride, bool, error) {
 	id, err := parseID(userID)
 	if err != nil {
 		return codersdk.UserAIBudgetOverride{}, false, err
 	}
 	o, err := cl.UserAIBudgetOverride(ctx, id)
+	var sight error
 	if coder.IsNotFound(err) {
-		return codersdk.UserAIBudgetOverride{}, false, nil
+		_, sight = cl.User(ctx, id.String())
 	}
-	return o, err == nil, err
+	found, err := RowFound(BudgetClaim{ID: userID, Override: true}, err, sight)
+	return o, found, err
 }
 
 func parseID(s string) (uuid.UUID, error) {
@@ -130,7 +137,8 @@ func FindBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held)
 }
 
 // DeleteGroupBudget asks Coder to remove a group's budget, which restores
-// its default. A 404 is done, never verified absence: a read after it is.
+// its default. A 404 is done, never verified absence: a read after it is
+// (GroupBudget, by RowFound).
 func DeleteGroupBudget(ctx context.Context, cl *coder.Client, groupID string) error {
 	return DeleteBudget(ctx, cl, BudgetClaim{ID: groupID})
 }
@@ -159,7 +167,9 @@ func DeleteBudget(ctx context.Context, cl *coder.Client, c BudgetClaim) error {
 }
 
 // SweepBudget deletes the claim's row while it is still the claim's, and
-// verifies with a read that answers 404. superseded is true when someone
+// verifies with a read that answers 404 while the token sees the row's
+// group or user (RowFound); a 404 that may mean forbidden is an
+// UnseenError, never swept as deleted. superseded is true when someone
 // wrote the row since the claim's PUT: it is not deleted, and nothing of
 // the claim's is left.
 func SweepBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held) (superseded bool, err error) {

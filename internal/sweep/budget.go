@@ -254,8 +254,9 @@ func ownersOf(recs []*clusterv1alpha1.CleanupRecord) []string {
 // sweepBudget deletes the budget or override a record names while Coder
 // still shows the updated_at of the provider's last write, and settles the
 // record: a row written since is someone else's and is left (superseded),
-// and a 404 of the row, its group or its user is gone. Coder is called on cctx, the
-// record settled on ctx.
+// and a 404 of the row is gone only while the token reads its group or user
+// (coderobj.RowFound); otherwise the record keeps the error and waits for
+// the next sweep. Coder is called on cctx, the record settled on ctx.
 func (s *Sweeper) sweepBudget(ctx, cctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, held coderobj.Held) bool {
 	if rec.Status.ExternalID == "" {
 		// The record never named a group or user: no PUT was sent.

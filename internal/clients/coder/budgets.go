@@ -35,6 +35,7 @@ import (
 const (
 	EndpointUser                = "/api/v2/users/{user}"
 	EndpointGroupByName         = "/api/v2/organizations/{organization}/groups/{groupName}"
+	EndpointGroup               = "/api/v2/groups/{group}"
 	EndpointGroupBudget         = "/api/v2/groups/{group}/ai/budget"
 	EndpointGroupSpend          = "/api/v2/groups/{group}/ai/spend"
 	EndpointUserBudgetOverride  = "/api/v2/users/{user}/ai/budget/override"
@@ -77,6 +78,16 @@ func (c *Client) GroupByName(ctx context.Context, organization, name string) (co
 	ctx, rec := c.begin(ctx, http.MethodGet, EndpointGroupByName)
 	var g codersdk.Group
 	err := c.getJSON(ctx, fmt.Sprintf("/api/v2/organizations/%s/groups/%s", organization, name), &g)
+	return g, wrap(rec, err)
+}
+
+// Group returns a group by id, without its members. Coder answers 404 both
+// for a group that does not exist and for one the token may not read
+// (httpmw.ExtractGroupParam reads dbauthz's refusal with
+// httpapi.Is404Error), so a 200 is what proves the token sees the group.
+func (c *Client) Group(ctx context.Context, group uuid.UUID) (codersdk.Group, error) {
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointGroup)
+	g, err := c.sdk.Group(ctx, group, codersdk.GroupRequest{ExcludeMembers: true})
 	return g, wrap(rec, err)
 }
 

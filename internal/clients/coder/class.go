@@ -132,7 +132,9 @@ func transportClass(err error) Class {
 	return ClassUnknown
 }
 
-// IsNotFound is true when Coder verified the object does not exist.
+// IsNotFound is true when Coder's own API answered 404 for the object: it
+// does not exist, or, for groups, users and their AI budgets, the token may
+// not read it (see coderobj.RowFound).
 func IsNotFound(err error) bool { return ClassOf(err) == ClassNotFound }
 
 // IsConflict is true when the name is taken.

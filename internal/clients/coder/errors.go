@@ -36,7 +36,10 @@ type Class string
 const (
 	// ClassNotFound: Coder's own API answered 404 for the object. A 404 for a
 	// route Coder does not serve, or from something that is not Coder, is
-	// Invalid, so it can never be mistaken for verified absence.
+	// Invalid, so it can never be mistaken for verified absence. Coder also
+	// answers 404 for a group or user the token may not read, and for
+	// what hangs off them (AI budgets): there a 404 proves absence only
+	// with coderobj.RowFound.
 	ClassNotFound Class = "NotFound"
 	// ClassConflict: the name is taken.
 	ClassConflict Class = "Conflict"

@@ -63,6 +63,10 @@ const (
 	ReasonForbidden xpv2.ConditionReason = "Forbidden"
 	// ReasonGroupNotFound: the group the spec names is not in Coder.
 	ReasonGroupNotFound xpv2.ConditionReason = "GroupNotFound"
+	// ReasonNotVisible: Coder answers 404 for the budget and for its group
+	// (or user), which it also answers when the token may not read it; the
+	// budget is not taken for gone (coderobj.RowFound).
+	ReasonNotVisible xpv2.ConditionReason = "NotVisibleToToken"
 	// ReasonBudgetChangedInCoder: a deleting resource's budget was written
 	// in Coder since its last PUT, so it is someone else's and is left.
 	ReasonBudgetChangedInCoder event.Reason = "BudgetChangedInCoder"
@@ -234,8 +238,14 @@ type Conditioned interface {
 }
 
 // Refused notes Coder's 403 in mg's Ready condition, with the licence or
-// the permission it lacks, and returns err.
+// the permission it lacks, or a 404 that may mean the token cannot see the
+// group or user, and returns err.
 func Refused(mg Conditioned, err error) error {
+	var unseen *coderobj.UnseenError
+	if errors.As(err, &unseen) {
+		mg.SetConditions(Unavailable(ReasonNotVisible, unseen.Error()))
+		return err
+	}
 	switch cause := coder.ForbiddenCause(err); cause {
 	case "":
 	case coder.CauseGroupsNotLicensed, coder.CauseNotLicensed:

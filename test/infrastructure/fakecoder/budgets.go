@@ -32,6 +32,7 @@ import (
 const (
 	EndpointGroupByName       = "GET /api/v2/organizations/{organization}/groups/{groupName}"
 	EndpointUserGet           = "GET /api/v2/users/{user}"
+	EndpointGroupGet          = "GET /api/v2/groups/{group}"
 	EndpointGroupBudgetGet    = "GET /api/v2/groups/{group}/ai/budget"
 	EndpointGroupBudgetPut    = "PUT /api/v2/groups/{group}/ai/budget"
 	EndpointGroupBudgetDelete = "DELETE /api/v2/groups/{group}/ai/budget"
@@ -44,7 +45,7 @@ const (
 
 // budgetEndpoints are the endpoints of this file, in Endpoints' order.
 var budgetEndpoints = []string{
-	EndpointGroupByName, EndpointUserGet,
+	EndpointGroupByName, EndpointUserGet, EndpointGroupGet,
 	EndpointGroupBudgetGet, EndpointGroupBudgetPut, EndpointGroupBudgetDelete, EndpointGroupSpend,
 	EndpointOverrideGet, EndpointOverridePut, EndpointOverrideDelete, EndpointUserSpend,
 }
@@ -60,6 +61,7 @@ func (s *Server) budgetRoutes(handle func(endpoint string, h http.Handler)) {
 
 	handle(EndpointGroupByName, s.requireAuth(s.requireTemplateRBAC(s.api(s.groupByName))))
 	handle(EndpointUserGet, s.requireAuth(s.api(s.userByParam)))
+	handle(EndpointGroupGet, groups(s.groupByID))
 	handle(EndpointGroupBudgetGet, groups(s.groupBudget))
 	handle(EndpointGroupBudgetPut, groups(s.upsertGroupBudget))
 	handle(EndpointGroupBudgetDelete, groups(s.deleteGroupBudget))
@@ -224,7 +226,7 @@ func (s *Server) upsertUserOverride(r *http.Request) reply {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.groupLocked(req.GroupID)
-	if g == nil || !s.owner {
+	if !s.seesGroupLocked(g) {
 		return notFoundReply
 	}
 	if !s.memberLocked(g, u.ID) {
@@ -252,8 +254,14 @@ func (s *Server) deleteUserOverride(r *http.Request) reply {
 	if !ok {
 		return rep
 	}
-	if s.dir.overrides[u.ID] == nil || !s.owner {
+	o := s.dir.overrides[u.ID]
+	if o == nil || !s.owner {
 		return notFoundReply
+	}
+	if s.dir.hidden[o.GroupID] {
+		// GetGroupByID of the override's group, for the audit log, is
+		// refused and any error there is a 500.
+		return errorReply(http.StatusInternalServerError, "An internal server error occurred.", "")
 	}
 	delete(s.dir.overrides, u.ID)
 	return reply{status: http.StatusNoContent}

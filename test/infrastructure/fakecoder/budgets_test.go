@@ -19,6 +19,7 @@ package fakecoder
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -313,4 +314,45 @@ func decodeOK(res *http.Response, v any) error {
 		return codersdk.ReadBodyAsError(res)
 	}
 	return json.NewDecoder(res.Body).Decode(v)
+}
+
+// A group or user the token may not read is a 404 wherever Coder resolves
+// it, as a group that is not there; the rows stay, and show again once
+// readable.
+func TestAHiddenGroupOrUserIsNotFoundWhereverCoderResolvesIt(t *testing.T) {
+	ctx := testContext(t)
+	f := newBudgetFixture(t, Options{})
+	if _, err := f.c.UpsertGroupAIBudget(ctx, f.eng.ID, codersdk.UpsertGroupAIBudgetRequest{SpendLimitMicros: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.c.UpsertUserAIBudgetOverride(ctx, f.alice.ID, codersdk.UpsertUserAIBudgetOverrideRequest{GroupID: f.eng.ID, SpendLimitMicros: 7}); err != nil {
+		t.Fatal(err)
+	}
+	f.s.SetHidden(f.eng.ID, true)
+	f.s.SetHidden(f.alice.ID, true)
+	for name, err := range map[string]error{
+		"group":           func() error { _, err := f.c.Group(ctx, f.eng.ID, codersdk.GroupRequest{}); return err }(),
+		"group by name":   func() error { _, err := f.c.GroupByOrgAndName(ctx, f.s.OrganizationID(), "eng"); return err }(),
+		"group budget":    func() error { _, err := f.c.GroupAIBudget(ctx, f.eng.ID); return err }(),
+		"delete budget":   f.c.DeleteGroupAIBudget(ctx, f.eng.ID),
+		"user":            func() error { _, err := f.c.User(ctx, f.alice.ID.String()); return err }(),
+		"override":        func() error { _, err := f.c.UserAIBudgetOverride(ctx, f.alice.ID); return err }(),
+		"delete override": f.c.DeleteUserAIBudgetOverride(ctx, f.alice.ID),
+	} {
+		var e *codersdk.Error
+		if !errors.As(err, &e) || e.StatusCode() != http.StatusNotFound {
+			t.Errorf("%s of a hidden group or user: %v, want 404", name, err)
+		}
+	}
+	if len(f.s.GroupBudgets()) != 1 || len(f.s.BudgetOverrides()) != 1 {
+		t.Fatalf("hiding changed Coder: budgets %v, overrides %v", f.s.GroupBudgets(), f.s.BudgetOverrides())
+	}
+	f.s.SetHidden(f.eng.ID, false)
+	f.s.SetHidden(f.alice.ID, false)
+	if g, err := f.c.Group(ctx, f.eng.ID, codersdk.GroupRequest{ExcludeMembers: true}); err != nil || g.ID != f.eng.ID || len(g.Members) != 0 {
+		t.Errorf("group readable again = (%+v, %v), want it without members", g, err)
+	}
+	if _, err := f.c.GroupAIBudget(ctx, f.eng.ID); err != nil {
+		t.Errorf("budget of a group readable again: %v", err)
+	}
 }

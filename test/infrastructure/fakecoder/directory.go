@@ -76,6 +76,8 @@ type directory struct {
 	budgets   map[uuid.UUID]*codersdk.GroupAIBudget
 	overrides map[uuid.UUID]*codersdk.UserAIBudgetOverride
 	spend     map[spendKey]int64
+	// hidden are the groups and users the token may not read (SetHidden).
+	hidden map[uuid.UUID]bool
 }
 
 func newDirectory(admin codersdk.User) directory {
@@ -87,6 +89,7 @@ func newDirectory(admin codersdk.User) directory {
 		budgets:   map[uuid.UUID]*codersdk.GroupAIBudget{},
 		overrides: map[uuid.UUID]*codersdk.UserAIBudgetOverride{},
 		spend:     map[spendKey]int64{},
+		hidden:    map[uuid.UUID]bool{},
 	}
 }
 
@@ -170,6 +173,36 @@ func (s *Server) DeleteGroup(group uuid.UUID) error {
 		}
 	}
 	return nil
+}
+
+// SetHidden makes a group or user one the token may not read (true), as
+// for a token whose user was demoted, a scoped token, or an organization
+// whose members may not read its groups, or readable again (false). As
+// Coder v2.36.0 does, whose dbauthz refusal httpmw.ExtractGroupParam and
+// ExtractUserParam read with httpapi.Is404Error, the fake then answers 404
+// for it and for every route that resolves it: the group, its budget and
+// spend, an override naming it; the user and its override. Nothing in
+// Coder changes.
+func (s *Server) SetHidden(id uuid.UUID, hidden bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if hidden {
+		s.dir.hidden[id] = true
+		return
+	}
+	delete(s.dir.hidden, id)
+}
+
+// seesGroupLocked is dbauthz's read of a group: only an owner reads other
+// groups here, and no one a hidden one.
+func (s *Server) seesGroupLocked(g *GroupRow) bool {
+	return g != nil && s.owner && !s.dir.hidden[g.ID]
+}
+
+// seesUserLocked is dbauthz's read of a user: a member reads only itself,
+// and no one a hidden user.
+func (s *Server) seesUserLocked(u *UserRow) bool {
+	return u != nil && (s.owner || u.ID == s.user.ID) && !s.dir.hidden[u.ID]
 }
 
 // SetSpend sets a user's spend attributed to a group over the current

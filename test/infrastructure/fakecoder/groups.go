@@ -19,6 +19,7 @@ package fakecoder
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/google/uuid"
 
@@ -86,7 +87,7 @@ func (s *Server) groupParamLocked(r *http.Request) (*GroupRow, reply, bool) {
 		return nil, errorReply(http.StatusBadRequest, fmt.Sprintf("Invalid UUID %q.", raw), err.Error()), false
 	}
 	g := s.groupLocked(id)
-	if g == nil || !s.owner {
+	if !s.seesGroupLocked(g) {
 		return nil, notFoundReply, false
 	}
 	return g, reply{}, true
@@ -106,7 +107,7 @@ func (s *Server) userParamLocked(r *http.Request) (*UserRow, reply, bool) {
 	} else {
 		u = s.userByNameLocked(q)
 	}
-	if u == nil || (!s.owner && u.ID != s.user.ID) {
+	if !s.seesUserLocked(u) {
 		return nil, notFoundReply, false
 	}
 	return u, reply{}, true
@@ -136,10 +137,27 @@ func (s *Server) groupByName(r *http.Request) reply {
 		return notFoundReply
 	}
 	g := s.groupByNameLocked(r.PathValue("groupName"))
-	if g == nil || !s.owner {
+	if !s.seesGroupLocked(g) {
 		return notFoundReply
 	}
 	return reply{http.StatusOK, s.sdkGroupLocked(g)}
+}
+
+// groupByID mirrors api.group (enterprise/coderd/groups.go) behind
+// httpmw.ExtractGroupParam: the group, with its members unless
+// exclude_members is true.
+func (s *Server) groupByID(r *http.Request) reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, rep, ok := s.groupParamLocked(r)
+	if !ok {
+		return rep
+	}
+	out := s.sdkGroupLocked(g)
+	if exclude, _ := strconv.ParseBool(r.URL.Query().Get("exclude_members")); exclude {
+		out.Members = []codersdk.ReducedUser{}
+	}
+	return reply{http.StatusOK, out}
 }
 
 // sdkGroupLocked is db2sdk.Group of a group of the default organization.
