@@ -23,6 +23,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,6 +70,8 @@ func (r *run) do(ctx context.Context, op Op) string {
 		return deleted(r.kube.Patch(ctx, w.pcKey(w.PCs[op.Target]), client.RawPatch(types.MergePatchType, repointURL(url))))
 	case OpCoderLieID:
 		return done(r.coder.SetFault(CreateEndpoints[op.Target], fakecoder.Fault{AnswerOtherID: true, Times: 1}))
+	case OpOtherMimics:
+		return r.mimic()
 	case OpDeleteNamespace:
 		return deleted(r.kube.Delete(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: w.Namespaces[op.Target]}}))
 	case OpDeleteSecret:
@@ -195,4 +198,22 @@ func (r *run) kill(ctx context.Context, wait time.Duration) string {
 func isReady(o client.Object) bool {
 	c, ok := o.(resource.Conditioned)
 	return ok && c.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue
+}
+
+// mimic makes the other Coder a tenant's hostile server: its next creates
+// take the ids of every key and provider the run's Coder has now, as a
+// server that saw them there would answer. A resource repointed to it then
+// holds one of the run's ids under a record of the other Coder, which must
+// shield, block or adopt nothing in the run's (the invariants: no leak, no
+// duplicate, every release counted).
+func (r *run) mimic() string {
+	var ids []uuid.UUID
+	for _, k := range r.bed.Fake.Keys() {
+		ids = append(ids, k.ID)
+	}
+	for _, p := range r.bed.Fake.Providers(false) {
+		ids = append(ids, p.ID)
+	}
+	r.bed.Other.Mimic(ids...)
+	return fmt.Sprintf("the other Coder answers its next %d creates with the run's ids", len(ids))
 }

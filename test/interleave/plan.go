@@ -169,6 +169,7 @@ const (
 	OpCoderLoseAnswer OpKind = "coder-lose-answer" // Target: create endpoint index
 	OpRepointURL      OpKind = "repoint-url"       // PC; Arg 1: to the other Coder, 0: back to the run's
 	OpCoderLieID      OpKind = "coder-lie-id"      // Target: create endpoint index
+	OpOtherMimics     OpKind = "other-mimics"      // the other Coder answers its next creates with the run's Coder's ids
 	OpKill            OpKind = "kill-provider"     // Arg: ms before it starts again
 	OpPoll            OpKind = "next-poll"
 )
@@ -329,6 +330,12 @@ func withHostileServers(seed uint64, f Flavour, w World, ops []Op) []Op {
 		back := away + 1 + r.IntN(len(ops)-away+1)
 		insert(away, Op{Kind: OpRepointURL, Target: pc, Arg: 1})
 		insert(back, Op{Kind: OpRepointURL, Target: pc, Arg: 0, Pause: time.Duration(r.IntN(7)) * 250 * time.Millisecond})
+		// Issue 49, from a stream of its own: the other Coder is a
+		// tenant's hostile server, which answers the creates sent to it
+		// with ids it saw in the run's Coder.
+		if rand.New(rand.NewPCG(seed, 0x49)).IntN(2) == 0 {
+			insert(away, Op{Kind: OpOtherMimics})
+		}
 	}
 	if r.IntN(2) == 0 {
 		insert(r.IntN(len(ops)+1), Op{Kind: OpCoderLieID, Target: r.IntN(len(CreateEndpoints))})

@@ -56,7 +56,7 @@ func TestSomeFakePlansRunOnACoderClockApartFromTheClusters(t *testing.T) {
 }
 
 func TestEveryPlanKillsTheProviderAndUsesOnlyFaultsItsCoderCanProduce(t *testing.T) {
-	fakeOnly := map[OpKind]bool{OpCoderSlow: true, OpCoderStatus: true, OpCoderLoseAnswer: true, OpRepointURL: true, OpCoderLieID: true}
+	fakeOnly := map[OpKind]bool{OpCoderSlow: true, OpCoderStatus: true, OpCoderLoseAnswer: true, OpRepointURL: true, OpCoderLieID: true, OpOtherMimics: true}
 	seen := map[OpKind]int{}
 	for seed := range uint64(200) {
 		for _, f := range []Flavour{Fake, Real, RealUnlicensed} {
@@ -75,7 +75,7 @@ func TestEveryPlanKillsTheProviderAndUsesOnlyFaultsItsCoderCanProduce(t *testing
 		}
 	}
 	all := []OpKind{OpCreate, OpDelete, OpStrip, OpRotate, OpDeletePC, OpRepointPC, OpDeleteNamespace, OpDeleteSecret,
-		OpCoderDown, OpCoderUp, OpCoderSlow, OpCoderStatus, OpCoderLoseAnswer, OpRepointURL, OpCoderLieID, OpKill, OpPoll}
+		OpCoderDown, OpCoderUp, OpCoderSlow, OpCoderStatus, OpCoderLoseAnswer, OpRepointURL, OpCoderLieID, OpOtherMimics, OpKill, OpPoll}
 	for _, k := range all {
 		if seen[k] == 0 {
 			t.Errorf("200 fake plans never use %s", k)
