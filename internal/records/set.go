@@ -44,6 +44,11 @@ func (r *Store) Of(ctx context.Context, mg resource.Managed) (Set, error) {
 	return Set{uid: mg.GetUID(), recs: recs}, err
 }
 
+// In returns the records of s that speak of the Coder at now (Speaks):
+// an id a record of another Coder holds names another object, whatever
+// that Coder's server answered.
+func (s Set) In(now Origin) Set { return Set{uid: s.uid, recs: InCoder(s.recs, now)} }
+
 // Rotations returns the rotation counters of the set's records of kind.
 func (s Set) Rotations(kind string) []int {
 	out := make([]int, 0, len(s.recs))

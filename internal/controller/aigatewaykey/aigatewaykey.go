@@ -177,7 +177,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	keys := own(k, list, append(recorded.ExternalIDs(), id)...)
+	keys := own(k, list, append(recorded.In(e.origin).ExternalIDs(), id)...)
 	if meta.WasDeleted(k) {
 		return e.observeDeleting(k, keys, id), nil
 	}
