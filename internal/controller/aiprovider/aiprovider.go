@@ -154,7 +154,7 @@ type external struct {
 	// origin is the Coder the session reaches: only its records and
 	// resources say who owns a provider there (records.Speaks).
 	origin records.Origin
-	kube client.Client
+	kube   client.Client
 	// reader reads the cleanup record past the cache.
 	reader client.Reader
 	// records decide who owns a provider imported by name.

@@ -139,8 +139,8 @@ type Server struct {
 	faults           map[string]*Fault
 	// mimic are the ids the next created keys and providers take
 	// (Mimic): a hostile server's.
-	mimic []uuid.UUID
-	counts           map[string]int
+	mimic  []uuid.UUID
+	counts map[string]int
 	// sessions counts open /serve sessions by key id (serve.go).
 	sessions map[uuid.UUID]int
 	// sessionsChanged is closed, and replaced, each time sessions changes.
