@@ -65,7 +65,7 @@ func (r *Store) NameGroup(ctx context.Context, mg resource.Managed, kind string,
 		return err
 	}
 	if name == Name(kind, mg.GetUID()) {
-		return r.SetExternalID(ctx, mg, kind, id)
+		return r.SetRotatedExternalID(ctx, mg, kind, 0, id)
 	}
 	return r.ensure(ctx, mg, kind, name, o, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id, "createAttemptedAt": metav1.Now(),

@@ -282,8 +282,14 @@ func (r *Store) EnsureAdopted(ctx context.Context, mg resource.Managed, kind str
 
 // SetExternalID records the Coder id once a create returned it. It patches
 // instead of reading first: the cache may not have the record just created.
-// A record without the id is still swept, by name.
+// A record without the id is still swept, by name. A budget's or
+// override's create named its record of the row before its PUT
+// (NameGroup), and a record never changes the row it names: for those
+// kinds it writes nothing.
 func (r *Store) SetExternalID(ctx context.Context, mg resource.Managed, kind, id string) error {
+	if kind == KindGroupBudget || kind == KindUserOverride {
+		return nil
+	}
 	return r.SetRotatedExternalID(ctx, mg, kind, 0, id)
 }
 

@@ -99,8 +99,8 @@ func TestATenantsServerAnsweringWithAPlatformKeysIDDoesNotShieldItFromTheSweep(t
 
 // TestATenantsBudgetThroughItsOwnServerBlocksNoBudgetOfThePlatformsCoder:
 // a tenant's GroupAIBudget names a group of the platform's Coder through
-// the tenant's own server, which has no such group; its record names the
-// group, in the tenant's Coder. Another team's GroupAIBudget of that group
+// the tenant's own server, which answers for a group of that id; its
+// record names the group, in the tenant's Coder. Another team's GroupAIBudget of that group
 // through the platform's Coder is written, not refused as owned.
 func TestATenantsBudgetThroughItsOwnServerBlocksNoBudgetOfThePlatformsCoder(t *testing.T) {
 	s := env.Coder
@@ -108,6 +108,11 @@ func TestATenantsBudgetThroughItsOwnServerBlocksNoBudgetOfThePlatformsCoder(t *t
 	pns := env.Namespace(t)
 	g := budgetGroup(t, s, pns, 0)
 
+	// The tenant's server answers for the platform's group as its own.
+	tenant.Mimic(g.ID)
+	if _, err := tenant.CreateGroup("squat"); err != nil {
+		t.Fatal(err)
+	}
 	tns := env.Namespace(t)
 	env.ReadyProviderConfigOf(t, tns, testenv.LocalCoder(tenant), nil)
 	squat := &aiv1alpha1.GroupAIBudget{ObjectMeta: metav1.ObjectMeta{Namespace: tns, Name: "squat"}}

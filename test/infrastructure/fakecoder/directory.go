@@ -121,7 +121,7 @@ func (s *Server) CreateGroup(name string) (GroupRow, error) {
 	if s.groupByNameLocked(name) != nil {
 		return GroupRow{}, ErrConflict
 	}
-	g := &GroupRow{ID: uuid.New(), OrganizationID: s.dir.orgID, Name: name, CreatedAt: s.now()}
+	g := &GroupRow{ID: s.newID(), OrganizationID: s.dir.orgID, Name: name, CreatedAt: s.now()}
 	s.dir.groups = append(s.dir.groups, g)
 	return g.clone(), nil
 }

@@ -18,8 +18,8 @@ package fakecoder
 
 import "github.com/google/uuid"
 
-// Mimic makes s a tenant's hostile server: the next keys and AI providers
-// it creates take ids, in turn, instead of new ones, such as ids it saw at
+// Mimic makes s a tenant's hostile server: the next keys, AI providers and
+// groups it creates take ids, in turn, instead of new ones, such as ids it saw at
 // another deployment (the platform's). Unlike the AnswerOtherID fault its
 // answers agree with each other: the create answers the id, and every list
 // and read shows the object under the name asked for with that id, so a
