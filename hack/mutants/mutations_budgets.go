@@ -115,6 +115,17 @@ var budgetMutations = []Mutation{
 		Pkgs: []string{"./internal/coderobj/"},
 		Run:  "^TestABudgetWhoseGroupOrUserTheTokenCannotSeeIsNotGone$",
 	},
+	{
+		// Issue 49, finding 3: the documented policy leaves budgets open, so
+		// a tenant imports the platform's budget through its
+		// ClusterProviderConfig, raises it and deletes it.
+		Name: "import-policy-leaves-budgets-open",
+		File: "docs/how-to/importing.md",
+		Old:  `resources: ["aigatewaykeys", "aiproviders", "groupaibudgets", "useraibudgetoverrides"]`,
+		New:  `resources: ["aigatewaykeys", "aiproviders"]`,
+		Pkgs: []string{"./test/e2e/"},
+		Run:  "^TestDocumentedImportPolicyKeepsTenantsFromImporting$",
+	},
 }
 
 func init() { Mutations = append(Mutations, budgetMutations...) }

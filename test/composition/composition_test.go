@@ -176,6 +176,51 @@ func TestExampleFilesReferToEachOther(t *testing.T) {
 	}
 }
 
+// TestTheBudgetsGroupIsTheNamespaceNotTheTeamsChoice: the composed
+// GroupAIBudget budgets the Coder group named after the XR's namespace,
+// which the platform team creates, so a team cannot put a limit on another
+// team's group: the XRD has no field for a group, and one set anyway is
+// not what the Composition reads.
+func TestTheBudgetsGroupIsTheNamespaceNotTheTeamsChoice(t *testing.T) {
+	xrd, xr := readOne(t, definitionFile), readOne(t, xrFile)
+	budget, err := fieldpath.Pave(xrd).GetValue("spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.budget.properties")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for field := range budget.(map[string]any) {
+		if field != "spendLimitMicros" {
+			t.Errorf("the XRD lets a team set spec.budget.%s; the team sets only the limit", field)
+		}
+	}
+
+	// A team names the platform's group: the Composition does not read it.
+	p := fieldpath.Pave(xr)
+	for _, f := range []string{"groupName", "groupID", "organization"} {
+		if err := p.SetValue("spec.budget."+f, "admins"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	composed, err := Compose(xr, ptInput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range composed {
+		if c.Name != "budget" {
+			continue
+		}
+		if got, want := str(t, c.Object, "spec.forProvider.groupName"), str(t, xr, "metadata.namespace"); got != want {
+			t.Errorf("the composed budget's group = %q, want the XR's namespace %q", got, want)
+		}
+		for _, f := range []string{"groupID", "organization"} {
+			if v, err := fieldpath.Pave(c.Object).GetValue("spec.forProvider." + f); err == nil {
+				t.Errorf("the composed budget's spec.forProvider.%s = %v, want unset", f, v)
+			}
+		}
+		return
+	}
+	t.Fatal("the sample XR composes no budget")
+}
+
 // crank runs `crossplane beta validate` from tools/crank, offline: the
 // schemas of Crossplane's own kinds come from the crossplane module in the
 // Go module cache, seeded into validate's cache so it never downloads them.

@@ -25,14 +25,20 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 
+	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 )
 
@@ -72,11 +78,67 @@ func docBlock(t *testing.T, file, heading, lang string) string {
 	return block
 }
 
+// The documented policy's refusals.
+const (
+	refusedByName   = "tenants cannot set crossplane.io/external-name"
+	refusedReadOnly = "tenants cannot import a budget read-only"
+)
+
+// An import is one way of naming an object someone may already manage in
+// Coder, made by a person in namespace ns.
+type anImport struct {
+	object  func(ns string) client.Object
+	refused string
+}
+
+// imports are the imports of every namespaced kind: by external name, and
+// for the budget kinds, read-only.
+func imports() map[string]anImport {
+	const id = "0b7e4a4e-0000-4000-8000-000000000001"
+	named := func(o client.Object, name string) client.Object {
+		meta.SetExternalName(o, name)
+		return o
+	}
+	groupBudget := func(ns string) *aiv1alpha1.GroupAIBudget {
+		b := newGroupBudget(ns, "imported", "", 50_000_000)
+		b.Spec.ForProvider.GroupName, b.Spec.ForProvider.GroupID = nil, ptr.To(id)
+		return b
+	}
+	override := func(ns string) *aiv1alpha1.UserAIBudgetOverride {
+		o := &aiv1alpha1.UserAIBudgetOverride{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "imported"}}
+		o.Spec.ProviderConfigReference = testenv.PCRef()
+		o.Spec.ForProvider.User = id
+		o.Spec.ForProvider.GroupName = ptr.To("data-science")
+		o.Spec.ForProvider.SpendLimitMicros = ptr.To[int64](1_000_000_000_000)
+		return o
+	}
+	observeOnly := xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+	return map[string]anImport{
+		"KeyByID": {func(ns string) client.Object { return named(newKey(ns, "imported"), id) }, refusedByName},
+		"ProviderByName": {func(ns string) client.Object {
+			return named(newAIProvider(ns, "imported", "openai", "https://api.openai.com/v1"), "legacy-openai")
+		}, refusedByName},
+		"GroupBudgetByGroupID": {func(ns string) client.Object { return named(groupBudget(ns), id) }, refusedByName},
+		"GroupBudgetReadOnly": {func(ns string) client.Object {
+			b := groupBudget(ns)
+			b.Spec.ManagementPolicies, b.Spec.ForProvider.SpendLimitMicros = observeOnly, nil
+			return b
+		}, refusedReadOnly},
+		"OverrideByUserID": {func(ns string) client.Object { return named(override(ns), id) }, refusedByName},
+		"OverrideReadOnly": {func(ns string) client.Object {
+			o := override(ns)
+			o.Spec.ManagementPolicies, o.Spec.ForProvider.SpendLimitMicros = observeOnly, nil
+			return o
+		}, refusedReadOnly},
+	}
+}
+
 // TestDocumentedImportPolicyKeepsTenantsFromImporting applies the
 // ValidatingAdmissionPolicy of docs/how-to/importing.md: in a tenant
-// namespace a person cannot set an external name, while the provider still
-// records the id of what it creates; outside tenant namespaces imports stay
-// open.
+// namespace a person can import no key, provider, group budget or
+// override, by external name or (budgets) read-only, while the provider
+// still records the id of what it creates there; outside tenant namespaces
+// the same imports stay open to the platform team.
 func TestDocumentedImportPolicyKeepsTenantsFromImporting(t *testing.T) {
 	for _, u := range docPolicy(t, "importing.md", "### Restrict imports to the platform team") {
 		env.Create(t, u)
@@ -91,28 +153,70 @@ func TestDocumentedImportPolicyKeepsTenantsFromImporting(t *testing.T) {
 	env.ProviderConfig(t, tenant)
 	platform := env.Namespace(t)
 
-	importing := func(ns string) error {
-		k := newKey(ns, "imported")
-		meta.SetExternalName(k, "0b7e4a4e-0000-4000-8000-000000000001")
-		return env.Kube.Create(t.Context(), k, client.DryRunAll)
+	importing := func(i anImport, ns string) error {
+		return env.Kube.Create(t.Context(), i.object(ns), client.DryRunAll)
 	}
+	all := imports()
 	// A policy takes effect a moment after it is created.
 	testenv.Eventually(t, testenv.WaitLong, "the policy to refuse an import in a tenant namespace", func() (bool, string) {
-		err := importing(tenant)
-		return err != nil && strings.Contains(err.Error(), "tenants cannot set crossplane.io/external-name"), errText(err)
+		err := importing(all["KeyByID"], tenant)
+		return err != nil && strings.Contains(err.Error(), refusedByName), errText(err)
 	})
-	if err := importing(platform); err != nil {
-		t.Errorf("an import outside tenant namespaces was refused: %v", err)
+	for name, i := range all {
+		t.Run(name, func(t *testing.T) {
+			if err := importing(i, tenant); err == nil || !strings.Contains(err.Error(), i.refused) {
+				t.Errorf("a person's import in a tenant namespace: %v, want refused with %q", errText(err), i.refused)
+			}
+			if err := importing(i, platform); err != nil {
+				t.Errorf("the platform team's import outside tenant namespaces was refused: %v", err)
+			}
+		})
 	}
 
-	// A tenant's own key: the provider, as its ServiceAccount in
-	// crossplane-system, writes the id of the key it created.
+	// A tenant's own key, group budget and override: the provider, as its
+	// ServiceAccount in crossplane-system, writes the id of what it created.
+	g := budgetGroup(t, env.Coder, tenant, 0)
 	k := newKey(tenant, "own")
-	env.Create(t, k)
-	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
-	if meta.GetExternalName(k) == "" {
-		t.Error("the provider could not record the id of the key it created in a tenant namespace")
+	b := newGroupBudget(tenant, "own", g.Name, 5_000_000)
+	o := &aiv1alpha1.UserAIBudgetOverride{ObjectMeta: metav1.ObjectMeta{Namespace: tenant, Name: "own"}}
+	o.Spec.ProviderConfigReference = testenv.PCRef()
+	o.Spec.ForProvider.User = memberOf(t, g.ID).String()
+	o.Spec.ForProvider.GroupName = ptr.To(g.Name)
+	o.Spec.ForProvider.SpendLimitMicros = ptr.To[int64](20_000_000)
+	for _, mg := range []resource.Managed{k, b, o} {
+		env.Create(t, mg)
 	}
+	for _, mg := range []resource.Managed{k, b, o} {
+		env.WaitCondition(t, mg, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+		if meta.GetExternalName(mg) == "" {
+			t.Errorf("the provider could not record the id of the %T it created in a tenant namespace", mg)
+		}
+	}
+	// The tenant still edits its budget, the external name unchanged, but
+	// cannot narrow it to read-only, which would read any group's budget.
+	if err := env.Update(t, b, func() { b.Spec.ForProvider.SpendLimitMicros = ptr.To[int64](6_000_000) }); err != nil {
+		t.Errorf("a tenant's change of its own budget's limit was refused: %v", err)
+	}
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		env.Get(t, b)
+		b.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
+		return env.Kube.Update(t.Context(), b, client.DryRunAll)
+	})
+	if err == nil || !strings.Contains(err.Error(), refusedReadOnly) {
+		t.Errorf("a tenant's budget narrowed to read-only: %v, want refused with %q", errText(err), refusedReadOnly)
+	}
+}
+
+// memberOf is the one member budgetGroup gave group g.
+func memberOf(t *testing.T, g uuid.UUID) uuid.UUID {
+	t.Helper()
+	for _, row := range env.Coder.Groups() {
+		if row.ID == g && len(row.Members) == 1 {
+			return row.Members[0]
+		}
+	}
+	t.Fatalf("group %s has not the one member budgetGroup added", g)
+	return uuid.Nil
 }
 
 func errText(err error) string {
