@@ -444,3 +444,45 @@ func TestKeyRotationEveryMustExceedTheSettleWindow(t *testing.T) {
 		t.Errorf("create with every 6m and settleWindow 5m: %v", err)
 	}
 }
+
+// TestAConnectionSecretRemovedAgainAndAgainKeepsAtMostMaxKeys deletes the
+// connection Secret six times, each once the provider restored it, as a
+// GitOps tool that owns it would, all within one settle window: every loss
+// starts a rotation, but the oldest retiring key goes first, so Coder never
+// holds more than MaxKeys of the resource's keys, and a condition names the
+// Secret and what to do.
+func TestAConnectionSecretRemovedAgainAndAgainKeepsAtMostMaxKeys(t *testing.T) {
+	const settle, losses = 3 * time.Minute, 6
+	k, row := readyRotatingKey(t, "churn", 0, settle)
+	last := row.ID.String()
+	for i := range losses {
+		env.Delete(t, connSecret(t, k))
+		last = waitPublished(t, k, last, testenv.WaitLong).ID.String()
+		if n := len(liveKeysOf(k)); n > aigatewaykey.MaxKeys {
+			t.Fatalf("after loss %d of the connection Secret, %d keys of the resource are in Coder, more than %d", i+1, n, aigatewaykey.MaxKeys)
+		}
+	}
+	if peak := env.Coder.PeakKeys(isKeyOf(k)); peak != aigatewaykey.MaxKeys {
+		t.Errorf("at most %d keys existed at once, want exactly %d (the bound, reached from the third loss on)", peak, aigatewaykey.MaxKeys)
+	}
+	if time.Since(row.CreatedAt) >= settle {
+		t.Fatalf("the losses took %s, longer than the settle window %s: a rotation may have settled between them", time.Since(row.CreatedAt), settle)
+	}
+	c := env.WaitCondition(t, k, aigatewaykey.TypeConnectionSecretLost, corev1.ConditionTrue, testenv.WaitLong)
+	t.Logf("condition %s: %s", c.Reason, c.Message)
+	if c.Reason != aigatewaykey.ReasonRemovedRepeatedly || !strings.Contains(c.Message, k.Namespace+"/"+k.Spec.WriteConnectionSecretToReference.Name) ||
+		!strings.Contains(c.Message, "GitOps") {
+		t.Errorf("condition %s/%s %q names neither the Secret nor what removes it", c.Type, c.Reason, c.Message)
+	}
+	var n int
+	if i := strings.Index(c.Message, "removed "); i < 0 {
+		t.Errorf("condition message %q does not say how often the Secret was removed", c.Message)
+	} else if _, err := fmt.Sscanf(c.Message[i:], "removed %d times", &n); err != nil || n < 2 || n > losses {
+		t.Errorf("condition message %q does not count the losses (2 to %d): %v", c.Message, losses, err)
+	}
+	waitEvent(t, k, string(aigatewaykey.ReasonRetiringKeyRevokedEarly))
+	s := connSecret(t, k)
+	if _, ok := env.Coder.ValidKey(string(s.Data[aigatewaykey.ConnectionKey])); !ok || string(s.Data[aigatewaykey.ConnectionID]) != last {
+		t.Errorf("the connection Secret holds id %s, not the last key %s with its valid plaintext", s.Data[aigatewaykey.ConnectionID], last)
+	}
+}
