@@ -116,7 +116,7 @@ func FuzzDecideRotationKeepsTheServingKey(f *testing.F) {
 		{keys: k1, ext: 1, pub: 9, records: []byte{1}, now: 16},                                                    // SecretHoldsDeletedKey
 		{keys: cat(k0, k1, k2), ext: 0, pub: 1, writes: true, records: []byte{0, 1, 2}, requested: "x", now: 30},   // published, uncommitted, and newer
 		{keys: cat(k2, k0), ext: 2, pub: 0, writes: false, records: []byte{2}, requested: "x", every: 1, now: 300}, // Secret behind the committed key
-		{keys: cat(k0, k1, k2), ext: 2, pub: 0xff, writes: true, records: []byte{0, 1, 2}, now: 21},                 // SecretLostAgainDuringTheWindow
+		{keys: cat(k0, k1, k2), ext: 2, pub: 0xff, writes: true, records: []byte{0, 1, 2}, now: 21},                // SecretLostAgainDuringTheWindow
 	} {
 		f.Add(s.keys, s.ext, s.pub, s.writes, s.records, s.requested, s.handled, s.every, uint16(5), s.now)
 	}
