@@ -1232,4 +1232,15 @@ var Mutations = []Mutation{
 		Pkgs: []string{"./internal/controller/aiprovider/"},
 		Run:  "^(TestGuardSeededRefusesOnlyTheFieldsCoderHashes|TestAnEnvSeededProviderKeepsWhatCoderHashesAndSaysWhy)$",
 	},
+	{
+		// Issue 49: a connection Secret lost again before a rotation
+		// settled starts a key each time, and keys pile up in Coder
+		// without a bound.
+		Name: "secret-lost-keys-unbounded",
+		File: "internal/controller/aigatewaykey/rotation_decide.go",
+		Old:  "\tif keep := MaxKeys - 2; len(p.Retiring) > keep {\n",
+		New:  "\tif keep := MaxKeys - 2; false && len(p.Retiring) > keep {\n",
+		Pkgs: []string{"./internal/controller/aigatewaykey/", "./test/e2e/"},
+		Run:  "^(TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption|FuzzDecideRotationKeepsTheServingKey|FuzzRotationUnderALostSecretNeverExceedsMaxKeys|TestAConnectionSecretRemovedAgainAndAgainKeepsAtMostMaxKeys)$",
+	},
 }

@@ -444,3 +444,65 @@ func TestKeyRotationEveryMustExceedTheSettleWindow(t *testing.T) {
 		t.Errorf("create with every 6m and settleWindow 5m: %v", err)
 	}
 }
+
+// TestAConnectionSecretRemovedAgainAndAgainKeepsAtMostMaxKeys deletes the
+// connection Secret again and again, each time once the provider restored
+// it, as a GitOps tool that owns it would, all within one settle window:
+// six of the losses start a rotation, but the oldest retiring key goes
+// first, so Coder never holds more than MaxKeys of the resource's keys, and
+// a condition names the Secret and what to do. (A loss the provider answers
+// from the Secret its cache still holds restores the same key and counts
+// for nothing.)
+func TestAConnectionSecretRemovedAgainAndAgainKeepsAtMostMaxKeys(t *testing.T) {
+	const settle, losses = 3 * time.Minute, 6
+	k, row := readyRotatingKey(t, "churn", 0, settle)
+	last, started := row.ID.String(), 0
+	for i := 0; started < losses && i < 3*losses; i++ {
+		s := connSecret(t, k)
+		env.Delete(t, s)
+		testenv.Eventually(t, testenv.WaitLong, "the connection Secret to be restored with a valid key", func() (bool, string) {
+			r := connSecret(t, k)
+			if r == nil || r.UID == s.UID {
+				return false, "not restored"
+			}
+			row, ok := env.Coder.ValidKey(string(r.Data[aigatewaykey.ConnectionKey]))
+			if !ok || string(r.Data[aigatewaykey.ConnectionID]) != row.ID.String() {
+				return false, "the restored Secret holds no valid key of its id"
+			}
+			if row.ID.String() != last {
+				started++
+				last = row.ID.String()
+			}
+			return true, ""
+		})
+		if n := len(liveKeysOf(k)); n > aigatewaykey.MaxKeys {
+			t.Fatalf("after loss %d of the connection Secret (%d new keys), %d keys of the resource are in Coder, more than %d", i+1, started, n, aigatewaykey.MaxKeys)
+		}
+	}
+	if started < aigatewaykey.MaxKeys {
+		t.Fatalf("only %d losses of the Secret started a rotation; the bound needs %d to be reached", started, aigatewaykey.MaxKeys)
+	}
+	if peak := env.Coder.PeakKeys(isKeyOf(k)); peak != aigatewaykey.MaxKeys {
+		t.Errorf("at most %d keys existed at once, want exactly %d (the bound, reached from the third loss on)", peak, aigatewaykey.MaxKeys)
+	}
+	if time.Since(row.CreatedAt) >= settle {
+		t.Fatalf("the losses took %s, longer than the settle window %s: a rotation may have settled between them", time.Since(row.CreatedAt), settle)
+	}
+	c := env.WaitCondition(t, k, aigatewaykey.TypeConnectionSecretLost, corev1.ConditionTrue, testenv.WaitLong)
+	t.Logf("condition %s: %s", c.Reason, c.Message)
+	if c.Reason != aigatewaykey.ReasonRemovedRepeatedly || !strings.Contains(c.Message, k.Namespace+"/"+k.Spec.WriteConnectionSecretToReference.Name) ||
+		!strings.Contains(c.Message, "GitOps") {
+		t.Errorf("condition %s/%s %q names neither the Secret nor what removes it", c.Type, c.Reason, c.Message)
+	}
+	var n int
+	if i := strings.Index(c.Message, "removed "); i < 0 {
+		t.Errorf("condition message %q does not say how often the Secret was removed", c.Message)
+	} else if _, err := fmt.Sscanf(c.Message[i:], "removed %d times", &n); err != nil || n < 2 || n > started {
+		t.Errorf("condition message %q does not count the losses that started a rotation (2 to %d): %v", c.Message, started, err)
+	}
+	waitEvent(t, k, string(aigatewaykey.ReasonRetiringKeyRevokedEarly))
+	s := connSecret(t, k)
+	if _, ok := env.Coder.ValidKey(string(s.Data[aigatewaykey.ConnectionKey])); !ok || string(s.Data[aigatewaykey.ConnectionID]) != last {
+		t.Errorf("the connection Secret holds id %s, not the last key %s with its valid plaintext", s.Data[aigatewaykey.ConnectionID], last)
+	}
+}

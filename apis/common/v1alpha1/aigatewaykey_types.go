@@ -165,4 +165,16 @@ type AIGatewayKeyRotationObservation struct {
 	// NextRotationAt is when rotation.every starts the next rotation.
 	// +optional
 	NextRotationAt *metav1.Time `json:"nextRotationAt,omitempty"`
+	// SecretLosses is how many times in a row the connection Secret lost
+	// the key's plaintext (deleted, or edited by hand or by a sync), each
+	// within an hour of the one before; a rotation answered each. Two or
+	// more set the ConnectionSecretLost condition.
+	// +optional
+	SecretLosses int `json:"secretLosses,omitempty"`
+	// FirstSecretLossAt is the first of those losses.
+	// +optional
+	FirstSecretLossAt *metav1.Time `json:"firstSecretLossAt,omitempty"`
+	// LastSecretLossAt is the last of those losses.
+	// +optional
+	LastSecretLossAt *metav1.Time `json:"lastSecretLossAt,omitempty"`
 }

@@ -205,8 +205,9 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 		return managed.ExternalObservation{}, err
 	}
 	plan := DecideRotation(st)
-	if plan.Action == ActionStart && e.createRefused != "" {
-		// No new key through a ProviderConfig that takes none.
+	if (plan.Action == ActionStart || plan.Action == ActionRetireOldest) && e.createRefused != "" {
+		// No new key through a ProviderConfig that takes none, nor an
+		// early retire that only makes room for one.
 		plan.Action = ActionNone
 	}
 	e.plan = &plan
@@ -223,6 +224,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	observeRotation(k.KeyObservation(), plan)
 	k.SetConditions(xpv2.Available())
 	e.observeInUse(k, plan)
+	e.observeSecretLosses(k)
 	// The plaintext is not among them: Coder returned it once, at create,
 	// and the publisher keeps keys it is not given.
 	details := managed.ConnectionDetails{
@@ -338,6 +340,8 @@ func (e *external) Update(ctx context.Context, k Resource) (managed.ExternalUpda
 		return managed.ExternalUpdate{}, e.restart(ctx, k, p)
 	case ActionRetire:
 		return managed.ExternalUpdate{}, e.retire(ctx, k, p)
+	case ActionRetireOldest:
+		return managed.ExternalUpdate{}, e.retireOldest(ctx, k, p)
 	case ActionFinish:
 		return managed.ExternalUpdate{}, e.finish(ctx, k, p)
 	case ActionNone:

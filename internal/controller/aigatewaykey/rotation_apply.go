@@ -19,6 +19,7 @@ package aigatewaykey
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
@@ -49,6 +50,10 @@ const (
 	// ReasonWorkloadsRestarted: the workloads of rotation.restart were
 	// restarted onto the new key.
 	ReasonWorkloadsRestarted event.Reason = "WorkloadsRestarted"
+	// ReasonRetiringKeyRevokedEarly: the connection Secret was lost again
+	// before a rotation settled, so the oldest retiring key was deleted
+	// before its window ended, to keep the resource within MaxKeys.
+	ReasonRetiringKeyRevokedEarly event.Reason = "RetiringKeyRevokedEarly"
 )
 
 // Labels of the rotations metric: how the settle window ended.
@@ -106,6 +111,7 @@ func (e *external) start(ctx context.Context, k Resource, p RotationPlan) (manag
 	msg := fmt.Sprintf("Rotation %d (%s): published key %s... to the connection Secret; key %s... stays valid until %s, or until the gateway replicas have moved; while they still use it, until %s at the latest",
 		p.Next, p.Trigger, resp.KeyPrefix, p.Current.Prefix, retiresAt.UTC().Format(time.RFC3339), revokeBy.UTC().Format(time.RFC3339))
 	if p.Trigger == TriggerSecretLost {
+		e.noteSecretLost(k)
 		e.record.Event(k, event.Warning(ReasonConnectionSecretLost, errors.Errorf(
 			"The connection Secret no longer held the plaintext of key %s... (deleted, or edited by hand or by a sync), so it was not revoked: %s", p.Current.Prefix, msg)))
 	} else {
@@ -140,6 +146,27 @@ func (e *external) retire(ctx context.Context, k Resource, p RotationPlan) error
 			"Deleted retiring key %s... at the end of rotation.maxSettleWindow (%s) although gateway replicas still used it (last heartbeat %s, Coder's clock): they lose their connection within a minute and exit; restart them so they read key %s... from the connection Secret",
 			p.Retiring[0].Prefix, p.RevokeBy.Sub(p.StartedAt), lastBeat(p.Retiring), p.Current.Prefix)))
 	}
+	return nil
+}
+
+// retireOldest deletes the oldest retiring keys before their window ends:
+// the connection Secret was lost again, and the rotation that answers it
+// may not make more than MaxKeys keys. Their absence is verified on a later
+// list, before the start; their records go when the rotation finishes.
+func (e *external) retireOldest(ctx context.Context, k Resource, p RotationPlan) error {
+	if err := e.deleteKeys(ctx, k, idsOf(p.RetireOldest)...); err != nil {
+		metrics.ExternalDeleteFailed(e.kind, string(coder.ClassOf(err)))
+		return errors.Wrap(err, errRetireKey)
+	}
+	prefixes := make([]string, 0, len(p.RetireOldest))
+	for _, r := range p.RetireOldest {
+		prefixes = append(prefixes, r.Prefix+"...")
+	}
+	e.log.Info("Connection Secret lost again before the rotation settled; deleted the oldest retiring keys early", "counter", p.Current.Counter,
+		"retiredKeyPrefixes", prefixes, "maxKeys", MaxKeys)
+	e.record.Event(k, event.Warning(ReasonRetiringKeyRevokedEarly, errors.Errorf(
+		"The connection Secret no longer held the plaintext of key %s... before the last rotation settled: deleted retiring key %s before its settle window ended, so the new key leaves at most %d keys in Coder; replicas still on it lose their connection and must read the connection Secret again",
+		p.Current.Prefix, strings.Join(prefixes, ", "), MaxKeys)))
 	return nil
 }
 

@@ -44,6 +44,13 @@ const DefaultSettleWindow = 5 * time.Minute
 // when that is longer).
 const DefaultMaxSettleWindow = time.Hour
 
+// MaxKeys is the most keys a resource has in Coder at once: the serving
+// key, the one a rotation retires, and the new key of a rotation a lost
+// connection Secret starts before that window ends. A Secret lost again
+// and again (a GitOps tool that owns it) would otherwise start a key each
+// time while none settles.
+const MaxKeys = 3
+
 // inUseFor is how recent a heartbeat shows a key in use: two heartbeat
 // periods, so one late heartbeat does not count as the replicas gone.
 const inUseFor = 2 * HeartbeatPeriod
@@ -125,6 +132,10 @@ const (
 	// was interrupted before publishing). They were never published, so no
 	// replica uses them.
 	ActionDiscard Action = "Discard"
+	// ActionRetireOldest: the Secret lost the committed key while older
+	// keys still retire; delete the oldest of them (RetireOldest) before
+	// their window ends, so the start that follows keeps MaxKeys.
+	ActionRetireOldest Action = "RetireOldest"
 )
 
 // Rotation triggers, for events and logs.
@@ -148,6 +159,9 @@ type RotationPlan struct {
 	Retiring []Key
 	// Discard are the keys ActionDiscard deletes.
 	Discard []Key
+	// RetireOldest are the retiring keys ActionRetireOldest deletes,
+	// newest first: the oldest of Retiring.
+	RetireOldest []Key
 	// Next is the counter of the key ActionStart creates; Trigger says why.
 	Next    int
 	Trigger string
@@ -291,7 +305,11 @@ func secretLost(keys []Key, s RotationState) *Key {
 // restore is the plan when the Secret lost the committed key: keys newer
 // than it were never published (a start publishes before it commits), so
 // they go first; then a rotation publishes a new key, and the committed key
-// and every older one retire through the settle window.
+// and every older one retire through the settle window. The plaintext of
+// the committed key exists nowhere else, so the Secret cannot be restored
+// from it. A Secret lost again before that window ends would start a key
+// each time: the oldest retiring keys go first, so the new key makes no
+// more than MaxKeys.
 func restore(keys []Key, committed Key, s RotationState) RotationPlan {
 	p := RotationPlan{Action: ActionNone, Current: &committed}
 	var newer []Key
@@ -307,10 +325,15 @@ func restore(keys []Key, committed Key, s RotationState) RotationPlan {
 		p.Action, p.Discard = ActionDiscard, newer
 		return p
 	}
-	p.Action, p.Next, p.Trigger = ActionStart, committed.Counter+1, TriggerSecretLost
 	if s.Every > 0 {
 		p.NextRotationAt = committed.CreatedAt.Add(s.Every)
 	}
+	// The committed key and the new one stay: MaxKeys-2 retiring keys may.
+	if keep := MaxKeys - 2; len(p.Retiring) > keep {
+		p.Action, p.RetireOldest = ActionRetireOldest, slices.Clone(p.Retiring[keep:])
+		return p
+	}
+	p.Action, p.Next, p.Trigger = ActionStart, committed.Counter+1, TriggerSecretLost
 	return p
 }
 

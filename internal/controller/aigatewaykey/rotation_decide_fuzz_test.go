@@ -116,6 +116,7 @@ func FuzzDecideRotationKeepsTheServingKey(f *testing.F) {
 		{keys: k1, ext: 1, pub: 9, records: []byte{1}, now: 16},                                                    // SecretHoldsDeletedKey
 		{keys: cat(k0, k1, k2), ext: 0, pub: 1, writes: true, records: []byte{0, 1, 2}, requested: "x", now: 30},   // published, uncommitted, and newer
 		{keys: cat(k2, k0), ext: 2, pub: 0, writes: false, records: []byte{2}, requested: "x", every: 1, now: 300}, // Secret behind the committed key
+		{keys: cat(k0, k1, k2), ext: 2, pub: 0xff, writes: true, records: []byte{0, 1, 2}, now: 21},                // SecretLostAgainDuringTheWindow
 	} {
 		f.Add(s.keys, s.ext, s.pub, s.writes, s.records, s.requested, s.handled, s.every, uint16(5), s.now)
 	}
@@ -143,11 +144,11 @@ func checkRotation(t *testing.T, s RotationState, p RotationPlan) {
 			published = &s.Keys[i]
 		}
 	}
-	deleted := slices.Concat(p.Discard)
+	deleted := slices.Concat(p.Discard, p.RetireOldest)
 	if p.Action == ActionRetire {
 		deleted = append(deleted, p.Retiring...)
 	}
-	for _, k := range slices.Concat(p.Discard, p.Retiring) {
+	for _, k := range slices.Concat(p.Discard, p.Retiring, p.RetireOldest) {
 		if published != nil && k.ID == published.ID {
 			t.Fatalf("%s plans to delete the key the Secret holds (%s): %+v", p.Action, k.ID, p)
 		}
@@ -177,12 +178,13 @@ func checkRotation(t *testing.T, s RotationState, p RotationPlan) {
 	}
 	lost := s.WritesSecret && committed != nil && (published == nil || published.Counter < committed.Counter)
 	if lost {
-		if p.Current.ID != committed.ID || (p.Action != ActionStart && p.Action != ActionDiscard && p.Action != ActionNone) {
+		if p.Current.ID != committed.ID || !slices.Contains([]Action{ActionStart, ActionDiscard, ActionRetireOldest, ActionNone}, p.Action) {
 			t.Fatalf("the Secret lost committed key %s, but the plan is %+v", committed.ID, p)
 		}
 		if p.Action == ActionStart && p.Trigger != TriggerSecretLost {
 			t.Fatalf("the Secret lost committed key %s, but the start's trigger is %q", committed.ID, p.Trigger)
 		}
+		checkBound(t, s, p)
 		return
 	}
 	if published != nil && p.Current.ID != published.ID {
@@ -239,5 +241,117 @@ func checkRotation(t *testing.T, s RotationState, p RotationPlan) {
 		if p.Current.ID == s.ExternalName {
 			t.Fatalf("commits the key already committed")
 		}
+	}
+}
+
+// checkBound checks the plan of a lost Secret keeps the resource within
+// MaxKeys: a start only with fewer keys, and only the oldest retiring keys
+// go before their window ends, as many as the start needs.
+func checkBound(t *testing.T, s RotationState, p RotationPlan) {
+	t.Helper()
+	if p.Action == ActionStart && len(s.Keys) >= MaxKeys {
+		t.Fatalf("starts a rotation with %d keys in Coder: %d would exist, more than MaxKeys (%d)", len(s.Keys), len(s.Keys)+1, MaxKeys)
+	}
+	if (p.Action == ActionRetireOldest) != (len(p.RetireOldest) > 0) {
+		t.Fatalf("%s with %d oldest keys to retire", p.Action, len(p.RetireOldest))
+	}
+	if p.Action != ActionRetireOldest {
+		return
+	}
+	if left := len(s.Keys) - len(p.RetireOldest); left != MaxKeys-1 {
+		t.Fatalf("retires the oldest %d of %d keys: %d are left, want %d so the next start makes MaxKeys", len(p.RetireOldest), len(s.Keys), left, MaxKeys-1)
+	}
+	for _, k := range s.Keys {
+		gone := slices.ContainsFunc(p.RetireOldest, func(r Key) bool { return r.ID == k.ID })
+		for _, r := range p.RetireOldest {
+			if !gone && k.Counter < r.Counter {
+				t.Fatalf("retires %s but keeps the older %s: %+v", r.ID, k.ID, p)
+			}
+		}
+	}
+}
+
+// FuzzRotationUnderALostSecretNeverExceedsMaxKeys applies the plans one
+// after another from a resource's first key, as the reconciler does, while
+// the Secret is lost (deleted, or overwritten by a sync) at any step and
+// time moves on by any amount: Coder never holds more than MaxKeys of the
+// resource's keys, however often the Secret goes.
+func FuzzRotationUnderALostSecretNeverExceedsMaxKeys(f *testing.F) {
+	// Each byte is a step: bit 7 loses the Secret before it, bits 0-6 are
+	// the seconds it comes after the one before, times ten.
+	f.Add([]byte{0x80, 1, 0x80, 1, 0x80, 1, 0x80, 1, 0x80, 1, 0x80, 1})
+	f.Add([]byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80})
+	f.Add([]byte{0x80, 40, 40, 0x80, 1, 0x80, 100, 100, 0x80})
+	f.Fuzz(func(t *testing.T, steps []byte) {
+		w := newWorld()
+		for i, b := range steps {
+			w.now = w.now.Add(time.Duration(b&0x7f) * 10 * time.Second)
+			if b&0x80 != 0 {
+				w.s.Published = ""
+			}
+			p := DecideRotation(w.state())
+			w.apply(t, p)
+			if n := len(w.s.Keys); n > MaxKeys {
+				t.Fatalf("step %d (%s): %d keys in Coder, more than MaxKeys (%d)", i, p.Action, n, MaxKeys)
+			}
+		}
+	})
+}
+
+// world is a resource, its keys in Coder and its Secret, changed only by
+// the plans applied to it.
+type world struct {
+	s   RotationState
+	now time.Time
+	ids int
+}
+
+func newWorld() *world {
+	t0 := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	k0 := Key{Counter: 0, ID: "id0", Prefix: "p0", CreatedAt: t0}
+	return &world{
+		s: RotationState{
+			Keys: []Key{k0}, ExternalName: k0.ID, Published: k0.ID, WritesSecret: true, Records: []int{0},
+			Settle: 5 * time.Minute, MaxSettle: time.Hour,
+		},
+		now: t0, ids: 1,
+	}
+}
+
+func (w *world) state() RotationState {
+	s := w.s
+	s.Keys, s.Records = slices.Clone(w.s.Keys), slices.Clone(w.s.Records)
+	s.Now, s.Clock = w.now, coder.Clock{Date: w.now, Received: w.now}
+	return s
+}
+
+// apply takes the step of p as the reconciler does, at once and in full.
+func (w *world) apply(t *testing.T, p RotationPlan) {
+	t.Helper()
+	remove := func(keys []Key) {
+		w.s.Keys = slices.DeleteFunc(w.s.Keys, func(k Key) bool {
+			return slices.ContainsFunc(keys, func(r Key) bool { return r.ID == k.ID })
+		})
+	}
+	switch p.Action {
+	case ActionStart:
+		k := Key{Counter: p.Next, ID: fmt.Sprintf("id%d", w.ids), Prefix: fmt.Sprintf("p%d", w.ids), CreatedAt: w.now}
+		w.ids++
+		w.s.Keys = append(w.s.Keys, k)
+		w.s.Records = append(w.s.Records, p.Next)
+		w.s.Published, w.s.ExternalName, w.s.Handled = k.ID, k.ID, w.s.Requested
+	case ActionCommit:
+		w.s.ExternalName = p.Current.ID
+	case ActionDiscard:
+		remove(p.Discard)
+	case ActionRetireOldest:
+		remove(p.RetireOldest)
+	case ActionRetire:
+		remove(p.Retiring)
+	case ActionFinish:
+		w.s.Records = slices.DeleteFunc(w.s.Records, func(r int) bool { return slices.Contains(p.Finished, r) })
+	case ActionNone, ActionRestart:
+	default:
+		t.Fatalf("unknown action %s", p.Action)
 	}
 }

@@ -35,6 +35,7 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 	k0 := Key{Counter: 0, ID: "k0", Prefix: "p0", CreatedAt: at(0)}
 	k1 := Key{Counter: 1, ID: "k1", Prefix: "p1", CreatedAt: at(10 * time.Minute)}
 	k2 := Key{Counter: 2, ID: "k2", Prefix: "p2", CreatedAt: at(20 * time.Minute)}
+	k3 := Key{Counter: 3, ID: "k3", Prefix: "p3", CreatedAt: at(30 * time.Minute)}
 	with := func(k Key, hb *time.Time) Key { k.LastHeartbeatAt = hb; return k }
 	settle := 5 * time.Minute
 
@@ -77,6 +78,28 @@ func TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption(t *testing
 			reason: "a lost Secret shows when the committed key would rotate next",
 			in:     RotationState{Keys: []Key{k1}, ExternalName: "k1", WritesSecret: true, Every: time.Hour, Settle: settle, Now: at(20 * time.Minute)},
 			want:   RotationPlan{Action: ActionStart, Current: &k1, Next: 2, Trigger: TriggerSecretLost, NextRotationAt: at(70 * time.Minute)},
+		},
+		"SecretLostAgainDuringTheWindow": {
+			reason: "the Secret was lost before the last rotation, itself started by a lost Secret, settled: a fourth key would exist, so the oldest retiring key goes first, before its window ends",
+			in:     RotationState{Keys: []Key{k0, k1, k2}, ExternalName: "k2", WritesSecret: true, Records: []int{0, 1, 2}, Settle: settle, Now: at(21 * time.Minute)},
+			want:   RotationPlan{Action: ActionRetireOldest, Current: &k2, Retiring: []Key{k1, k0}, RetireOldest: []Key{k0}},
+		},
+		"SecretLostAgainOnceTheOldestRetired": {
+			reason: "with the oldest retiring key gone, the lost Secret's rotation starts: three keys at most",
+			in:     RotationState{Keys: []Key{k1, k2}, ExternalName: "k2", WritesSecret: true, Records: []int{0, 1, 2}, Settle: settle, Now: at(21 * time.Minute)},
+			want:   RotationPlan{Action: ActionStart, Current: &k2, Retiring: []Key{k1}, Next: 3, Trigger: TriggerSecretLost},
+		},
+		"SecretLostWithManyRetiringKeys": {
+			reason: "keys piled up before the bound (an older provider): every retiring key but the newest goes before the next start",
+			in:     RotationState{Keys: []Key{k0, k1, k2, k3}, ExternalName: "k3", Published: "k1", WritesSecret: true, Records: []int{0, 1, 2, 3}, Every: time.Hour, Settle: settle, Now: at(31 * time.Minute)},
+			want: RotationPlan{
+				Action: ActionRetireOldest, Current: &k3, Retiring: []Key{k2, k1, k0}, RetireOldest: []Key{k1, k0}, NextRotationAt: at(90 * time.Minute),
+			},
+		},
+		"SecretLostAgainWithAnUnpublishedNewerKey": {
+			reason: "an unpublished newer key goes before the oldest retiring one: the discard frees its counter, then the bound applies",
+			in:     RotationState{Keys: []Key{k0, k1, k2, k3}, ExternalName: "k2", WritesSecret: true, Records: []int{0, 1, 2, 3}, Settle: settle, Now: at(31 * time.Minute)},
+			want:   RotationPlan{Action: ActionDiscard, Current: &k2, Retiring: []Key{k1, k0}, Discard: []Key{k3}},
 		},
 		"OldKeyInUseAfterTheWindow": {
 			reason: "the window is over but a replica used the old key within two heartbeat periods: keep it, and say so",
