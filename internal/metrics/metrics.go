@@ -185,25 +185,29 @@ func SetHolding(n, grace int) {
 // CodeError is the code label of a request that got no HTTP response.
 const CodeError = "error"
 
+// registered are every collector of the package, all in controller-runtime's
+// registry: the metrics the provider serves.
+var registered = []prometheus.Collector{
+	coderAPIRequests,
+	coderAPIRequestDuration,
+	releasedWithoutDelete,
+	deletionDuration,
+	externalDeleteFailures,
+	holdDuration,
+	holding,
+	holdingInGrace,
+	records,
+	swept,
+	sweepDuration,
+	keyRotations,
+	reconcilesDeferred,
+	buildInfo,
+	providerConfigs,
+	tokenExpiry,
+}
+
 func init() {
-	metrics.Registry.MustRegister(
-		coderAPIRequests,
-		coderAPIRequestDuration,
-		releasedWithoutDelete,
-		deletionDuration,
-		externalDeleteFailures,
-		holdDuration,
-		holding,
-		holdingInGrace,
-		records,
-		swept,
-		sweepDuration,
-		keyRotations,
-		reconcilesDeferred,
-		buildInfo,
-		providerConfigs,
-		tokenExpiry,
-	)
+	metrics.Registry.MustRegister(registered...)
 	publishBuildInfo()
 }
 
