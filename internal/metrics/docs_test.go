@@ -129,3 +129,17 @@ func sortedKeys(m map[string]bool) []string {
 	sort.Strings(out)
 	return out
 }
+
+// TestEveryMetricIsOnTheMetricsPage: the reference page has a row for each
+// metric the provider serves.
+func TestEveryMetricIsOnTheMetricsPage(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "reference", "metrics.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range sortedKeys(names(t)) {
+		if !strings.Contains(string(b), "| `"+n+"` |") {
+			t.Errorf("docs/reference/metrics.md has no row for %s", n)
+		}
+	}
+}
