@@ -40,10 +40,11 @@ import (
 )
 
 const (
-	flagsPage      = "../../docs/reference/flags.md"
-	conditionsPage = "../../docs/reference/conditions.md"
-	mainFile       = "../../cmd/provider/main.go"
-	internalDir    = "../../internal"
+	flagsPage           = "../../docs/reference/flags.md"
+	conditionsPage      = "../../docs/reference/conditions.md"
+	troubleshootingPage = "../../docs/troubleshooting.md"
+	mainFile            = "../../cmd/provider/main.go"
+	internalDir         = "../../internal"
 )
 
 // A flagDef is one flag the binary registers: its name and the Options
@@ -279,5 +280,52 @@ func TestDocsWriteDurationsWithoutZeroUnits(t *testing.T) {
 		if got := shortDuration(in); got != want {
 			t.Errorf("shortDuration(%s) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// entries are the reasons troubleshooting.md has an entry for: a heading
+// that names it in backticks (### `Connected`, or several: ### `A`, `B`),
+// or a table row whose first cell is it.
+func entries(t *testing.T, page string) map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]bool{}
+	for r := range rows(t, page) {
+		out[r] = true
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		for _, m := range codeSpan.FindAllStringSubmatch(line, -1) {
+			out[m[1]] = true
+		}
+	}
+	return out
+}
+
+var codeSpan = regexp.MustCompile("`([^`]+)`")
+
+// TestTroubleshootingPageHasAnEntryForEveryReason holds the troubleshooting
+// page to its first sentence: one entry for each reason the provider
+// reports (the reference page has a row for each; this one says what to do).
+func TestTroubleshootingPageHasAnEntryForEveryReason(t *testing.T) {
+	reasons := reasonsIn(t, internalDir)
+	doc := entries(t, troubleshootingPage)
+	if !doc["Connected"] {
+		t.Fatalf("%s has no entry for Connected; the reading of its entries is broken", troubleshootingPage)
+	}
+	var missing []string
+	for r, where := range reasons {
+		if !doc[r] {
+			missing = append(missing, r+" ("+where+")")
+		}
+	}
+	sort.Strings(missing)
+	for _, m := range missing {
+		t.Errorf("docs/troubleshooting.md has no entry (a heading or a table row) for reason %s", m)
 	}
 }

@@ -137,6 +137,25 @@ var keyRotations = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Help:      "AI Gateway key rotations whose settle window ended and whose retiring key was deleted in Coder, by kind and how the window ended (early: Coder showed the gateway replicas on the new key; full: the window ran its length).",
 }, []string{"kind", "settle"})
 
+// retiringInUse counts the retiring keys that gateway replicas still used
+// once their settle window was over.
+var retiringInUse = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Namespace: namespace,
+	Name:      "retiring_keys_in_use_total",
+	Help:      "Retiring AI Gateway keys that gateway replicas still used after the settle window, by kind and outcome (kept: kept past the window while they heartbeat, up to rotation.maxSettleWindow, with the RetiringKeyInUse condition; revoked: deleted at rotation.maxSettleWindow while still in use).",
+}, []string{"kind", "outcome"})
+
+// The outcomes of retiring_keys_in_use_total.
+const (
+	InUseKept    = "kept"
+	InUseRevoked = "revoked"
+)
+
+// RetiringKeyInUse counts a retiring key of kind still in use after its
+// settle window: kept (InUseKept) or revoked at the window's bound
+// (InUseRevoked).
+func RetiringKeyInUse(kind, outcome string) { retiringInUse.WithLabelValues(kind, outcome).Inc() }
+
 // The per-namespace reconcile rate (internal/fairlimit).
 var reconcilesDeferred = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Namespace: namespace,
@@ -185,25 +204,30 @@ func SetHolding(n, grace int) {
 // CodeError is the code label of a request that got no HTTP response.
 const CodeError = "error"
 
+// registered are every collector of the package, all in controller-runtime's
+// registry: the metrics the provider serves.
+var registered = []prometheus.Collector{
+	coderAPIRequests,
+	coderAPIRequestDuration,
+	releasedWithoutDelete,
+	deletionDuration,
+	externalDeleteFailures,
+	holdDuration,
+	holding,
+	holdingInGrace,
+	records,
+	swept,
+	sweepDuration,
+	keyRotations,
+	retiringInUse,
+	reconcilesDeferred,
+	buildInfo,
+	providerConfigs,
+	tokenExpiry,
+}
+
 func init() {
-	metrics.Registry.MustRegister(
-		coderAPIRequests,
-		coderAPIRequestDuration,
-		releasedWithoutDelete,
-		deletionDuration,
-		externalDeleteFailures,
-		holdDuration,
-		holding,
-		holdingInGrace,
-		records,
-		swept,
-		sweepDuration,
-		keyRotations,
-		reconcilesDeferred,
-		buildInfo,
-		providerConfigs,
-		tokenExpiry,
-	)
+	metrics.Registry.MustRegister(registered...)
 	publishBuildInfo()
 }
 

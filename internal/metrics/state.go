@@ -159,6 +159,9 @@ func Initialise(k Known) {
 		for _, s := range k.Settles {
 			keyRotations.WithLabelValues(kind, s)
 		}
+		for _, o := range []string{InUseKept, InUseRevoked} {
+			retiringInUse.WithLabelValues(kind, o)
+		}
 	}
 	for _, p := range k.RecordPhases {
 		records.WithLabelValues(p)

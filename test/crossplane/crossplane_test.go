@@ -185,7 +185,7 @@ func startBedWith(t *testing.T, run func(context.Context, *controlplane.ControlP
 func (b *bed) install(t *testing.T, rel crossplane.Release) *pkgv1.ProviderRevision {
 	t.Helper()
 	start := time.Now()
-	rev, err := crossplane.Install(t.Context(), b.kube, rel.Ref)
+	rev, err := crossplane.Install(t.Context(), b.cp, b.kube, rel.Ref)
 	if err != nil {
 		t.Fatalf("%v\nCrossplane's logs:\n%s", err, b.xp.Logs())
 	}

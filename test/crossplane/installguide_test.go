@@ -24,6 +24,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,7 +53,7 @@ const (
 	installGuide   = "docs/how-to/install.md"
 	upgradeGuide   = "docs/how-to/upgrade.md"
 	uninstallGuide = "docs/how-to/uninstall.md"
-	publishedAs    = "xpkg.crossplane.io/" + crossplane.Org
+	publishedAs    = "registry.example.com/platform"
 )
 
 // TestTheInstallGuideMakesARestrictedDeployment runs the install guide's
@@ -74,6 +75,16 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 
 	runPage(t, b, installGuide, path)
 	first := activeRevision(t, b.kube)
+	t.Run("one inactive revision is kept, as the upgrade guide says", func(t *testing.T) {
+		// crossplane xpkg install without -r sets 0, which keeps every revision.
+		p := &pkgv1.Provider{}
+		if err := b.kube.Get(t.Context(), client.ObjectKey{Name: crossplane.ProviderName}, p); err != nil {
+			t.Fatal(err)
+		}
+		if l := p.Spec.RevisionHistoryLimit; l == nil || *l != 1 {
+			t.Errorf("spec.revisionHistoryLimit = %v, want 1 (%s: one inactive revision kept)", ptrString(l), upgradeGuide)
+		}
+	})
 	d := providerDeployment(t, b.kube)
 	t.Run("every managed kind and the cleanup records are active ManagedResourceDefinitions", func(t *testing.T) {
 		l := &unstructured.UnstructuredList{}
@@ -311,4 +322,11 @@ func toolPath(t *testing.T, bin string) string {
 		}
 	}
 	return dir
+}
+
+func ptrString(p *int64) string {
+	if p == nil {
+		return "unset"
+	}
+	return strconv.FormatInt(*p, 10)
 }

@@ -250,6 +250,11 @@ func alertTests(t *testing.T, scraped map[string][]map[string]string, rules []al
 		notReadyAlerts = append(notReadyAlerts, map[string]string{"reason": l["reason"]})
 	}
 	connected := pick("provider_coder_providerconfigs", map[string]string{"ready": "True", "reason": string(providerconfig.ReasonConnected)})
+	kept := pick("provider_coder_retiring_keys_in_use_total", map[string]string{"kind": "AIGatewayKey", "outcome": "kept"})
+	revoked := pick("provider_coder_retiring_keys_in_use_total", map[string]string{"kind": "AIGatewayKey", "outcome": "revoked"})
+	// up is Prometheus's own series of a scrape, with the job label the
+	// Prometheus Operator gives a PodMonitor's targets (namespace/name).
+	up := map[string]string{"job": "crossplane-system/provider-coder", "namespace": "crossplane-system", "pod": "provider-coder-1a2b3c4d5e6f-7d9f8b6c5-x2x4z"}
 	const day = 24 * 3600
 	scenarios := map[string]scenario{
 		// The first release after a start: the series is there at 0.
@@ -266,6 +271,15 @@ func alertTests(t *testing.T, scraped map[string][]map[string]string, rules []al
 		// promtool's clock starts at the Unix epoch: 10 days, then 2.
 		"CoderTokenExpiresSoon": {input: []series{{"provider_coder_token_expiry_timestamp_seconds", tokens, fmt.Sprintf("%dx10 %dx10", 10*day, 2*day)}},
 			at: 15 * time.Minute, fires: []map[string]string{{"scope": "Namespaced"}}, quiet: 5 * time.Minute},
+		"CoderProviderDown": {input: []series{{"up", up, "1x5 0x20"}},
+			at: 15 * time.Minute, fires: []map[string]string{up}, quiet: 8 * time.Minute},
+		// A pod scraped for 5 minutes, then none.
+		"CoderProviderNotScraped": {input: []series{{"up", up, "1x5"}},
+			at: 30 * time.Minute, fires: []map[string]string{{"job": "crossplane-system/provider-coder"}}, quiet: 15 * time.Minute},
+		"CoderRetiringKeyInUse": {input: []series{{"provider_coder_retiring_keys_in_use_total", kept, "0x10 1x60"}},
+			at: 15 * time.Minute, fires: []map[string]string{{"kind": "AIGatewayKey"}}, quiet: 5 * time.Minute},
+		"CoderRetiringKeyRevokedInUse": {input: []series{{"provider_coder_retiring_keys_in_use_total", revoked, "0x10 1x60"}},
+			at: 15 * time.Minute, fires: []map[string]string{{"kind": "AIGatewayKey"}}, quiet: 5 * time.Minute},
 		"CoderTokenExpiresToday": {input: []series{{"provider_coder_token_expiry_timestamp_seconds", tokens, fmt.Sprintf("%dx10 %dx10", 2*day, day/2)}},
 			at: 15 * time.Minute, fires: []map[string]string{{"scope": "Namespaced"}}, quiet: 5 * time.Minute},
 	}

@@ -37,6 +37,7 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/gatewayreplica"
 )
@@ -243,6 +244,13 @@ func TestKeyRotationKeepsARetiringKeyInUseUntilMaxSettleWindowAndSaysSo(t *testi
 	t.Cleanup(replica.Stop)
 	testenv.Eventually(t, testenv.WaitLong, "the replica on the first key", func() (bool, string) { return replica.Ready(), "not ready" })
 
+	// provider_coder_retiring_keys_in_use_total, which the alerts of
+	// examples/monitoring read: one kept, then one revoked.
+	inUse := func(outcome string) float64 {
+		return testenv.Counter(env.Cluster.ProviderMetrics(t), "provider_coder_retiring_keys_in_use_total", "outcome", outcome)
+	}
+	kept, revoked := inUse(metrics.InUseKept), inUse(metrics.InUseRevoked)
+
 	requestRotation(t, k, "1")
 	newRow := waitPublished(t, k, oldRow.ID.String(), testenv.WaitLong)
 	c := env.WaitCondition(t, k, aigatewaykey.TypeRetiringKeyInUse, corev1.ConditionTrue, settle+testenv.WaitLong)
@@ -253,6 +261,9 @@ func TestKeyRotationKeepsARetiringKeyInUseUntilMaxSettleWindowAndSaysSo(t *testi
 		t.Fatalf("the retiring key was deleted at the end of the settle window while a replica used it")
 	}
 	waitEvent(t, k, string(aigatewaykey.ReasonRetiringKeyInUse))
+	if got := inUse(metrics.InUseKept); got <= kept {
+		t.Errorf("retiring_keys_in_use_total{outcome=kept} = %v while the key is kept in use, want more than %v", got, kept)
+	}
 	testenv.Eventually(t, maxSettle+testenv.WaitLong, "the old key to be deleted at maxSettleWindow", func() (bool, string) {
 		_, ok := env.Coder.ValidKey(oldRow.Key)
 		return !ok, "old key still valid"
@@ -263,6 +274,9 @@ func TestKeyRotationKeepsARetiringKeyInUseUntilMaxSettleWindowAndSaysSo(t *testi
 	testenv.Eventually(t, testenv.WaitLong, "the revocation to be announced", func() (bool, string) {
 		return hasEvent(t, k, string(aigatewaykey.ReasonRetiringKeyRevokedInUse)), "no event"
 	})
+	if got := inUse(metrics.InUseRevoked); got <= revoked {
+		t.Errorf("retiring_keys_in_use_total{outcome=revoked} = %v after the revocation, want more than %v", got, revoked)
+	}
 	// Coder closes the session within a period; the redial gets 401.
 	select {
 	case <-replica.Done():

@@ -37,6 +37,7 @@ import (
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
 
 // RestartedForKeyAnnotation is the pod template annotation a rotation sets
@@ -166,6 +167,7 @@ func (e *external) observeInUse(k Resource, p RotationPlan) {
 	k.SetConditions(xpv2.Condition{Type: TypeRetiringKeyInUse, Status: corev1.ConditionTrue, Reason: ReasonHeartbeating, Message: msg,
 		LastTransitionTime: metav1.NewTime(e.now())})
 	if !was {
+		metrics.RetiringKeyInUse(e.kind, metrics.InUseKept)
 		e.record.Event(k, event.Warning(ReasonRetiringKeyInUse, errors.New(msg)))
 	}
 }

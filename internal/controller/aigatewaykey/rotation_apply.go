@@ -142,6 +142,7 @@ func (e *external) retire(ctx context.Context, k Resource, p RotationPlan) error
 	e.log.Info("Settle window ended; deleted the retiring key", "counter", p.Current.Counter, "settle", how,
 		"retiringKeyPrefix", p.Retiring[0].Prefix, "window", p.RetiresAt.Sub(p.StartedAt).String(), "after", after, "inUse", p.RevokedInUse)
 	if p.RevokedInUse {
+		metrics.RetiringKeyInUse(e.kind, metrics.InUseRevoked)
 		e.record.Event(k, event.Warning(ReasonRetiringKeyRevokedInUse, errors.Errorf(
 			"Deleted retiring key %s... at the end of rotation.maxSettleWindow (%s) although gateway replicas still used it (last heartbeat %s, Coder's clock): they lose their connection within a minute and exit; restart them so they read key %s... from the connection Secret",
 			p.Retiring[0].Prefix, p.RevokeBy.Sub(p.StartedAt), lastBeat(p.Retiring), p.Current.Prefix)))

@@ -30,6 +30,7 @@ import (
 	"io"
 	"math/big"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -50,6 +51,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/docblocks"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 	"github.com/crossplane-contrib/provider-coder/test/framework/providerprocess"
 )
@@ -129,10 +131,11 @@ func ExtractProvider(xpkg, dir string) (string, error) {
 
 // Install creates the Provider for the package ref, or points the existing
 // one at ref, exactly as a user does; acts as the External runtime of ref's
-// revision (actAsRuntime); and waits until Crossplane reports that revision
+// revision (actAsRuntime, which runs step 2 of ExternalRuntimeGuide with
+// cp's kubectl); and waits until Crossplane reports that revision
 // Healthy and active and its RBAC manager bound the revision's ClusterRole to
 // the provider's ServiceAccount. It returns the revision.
-func Install(ctx context.Context, kube client.Client, ref string) (*pkgv1.ProviderRevision, error) {
+func Install(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, ref string) (*pkgv1.ProviderRevision, error) {
 	p := &pkgv1.Provider{ObjectMeta: metav1.ObjectMeta{Name: ProviderName}}
 	err := kube.Get(ctx, client.ObjectKeyFromObject(p), p)
 	switch {
@@ -160,7 +163,7 @@ func Install(ctx context.Context, kube client.Client, ref string) (*pkgv1.Provid
 			if r.Spec.DesiredState != pkgv1.PackageRevisionActive {
 				return false, fmt.Sprintf("revision %s is %s", r.Name, r.Spec.DesiredState), nil
 			}
-			if err := actAsRuntime(ctx, kube, r); err != nil {
+			if err := actAsRuntime(ctx, cp, kube, r); err != nil {
 				return false, "", err
 			}
 			if c := r.GetCondition(pkgv1.TypeRevisionHealthy); c.Status != corev1.ConditionTrue {
@@ -181,8 +184,14 @@ func Install(ctx context.Context, kube client.Client, ref string) (*pkgv1.Provid
 }
 
 // tlsServerSecret is the Secret the runtime fills with the provider's
-// webhook serving certificate, named as the Deployment runtime names it.
+// webhook serving certificate, named as the Deployment runtime names it and
+// as ExternalRuntimeGuide's step 2 creates it.
 const tlsServerSecret = ProviderName + "-tls-server"
+
+// ExternalRuntimeGuide is the page of what the External runtime leaves to
+// whoever runs the provider. actAsRuntime runs its step 2, the one shell
+// block that sets the revision's status.tlsServerSecretName, as written.
+const ExternalRuntimeGuide = "docs/how-to/external-runtime.md"
 
 // actAsRuntime does for rev what Crossplane's Deployment runtime does and the
 // External runtime leaves to whoever runs the provider; it is idempotent,
@@ -191,33 +200,22 @@ const tlsServerSecret = ProviderName + "-tls-server"
 //   - The webhook TLS Secret, and its name in the revision's status: the
 //     revision controller establishes nothing until the runtime set it (it
 //     injects the CA into CRDs with conversion webhooks; ours have none).
+//     This is the guide's block, run with bash and cp's kubectl, so that a
+//     field or a command the page gets wrong fails here.
 //   - The Deployment that would run the provider, owned by rev and naming
 //     packagerbac's ServiceAccount: Crossplane's RBAC manager binds the
 //     revision's system ClusterRole to the ServiceAccounts of the
 //     Deployments a revision owns. It has no replicas (there is no kubelet);
 //     the provider runs as a process authenticated as that ServiceAccount.
 //     An upgrade moves it to the new revision.
-func actAsRuntime(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRevision) error {
+func actAsRuntime(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, rev *pkgv1.ProviderRevision) error {
 	ns := packagerbac.ServiceAccountNamespace
-	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: tlsServerSecret}}
-	if err := kube.Get(ctx, client.ObjectKeyFromObject(sec), sec); kerrors.IsNotFound(err) {
-		crt, key, err := selfSigned(ProviderName + "." + ns + ".svc")
-		if err != nil {
-			return err
-		}
-		sec.Type = corev1.SecretTypeTLS
-		sec.Data = map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key, "ca.crt": crt}
-		if err := kube.Create(ctx, sec); err != nil {
-			return err
-		}
-	} else if err != nil {
-		return err
-	}
 	if name := rev.GetObservedTLSServerSecretName(); name == nil || *name != tlsServerSecret {
-		rev.SetObservedTLSServerSecretName(ptr.To(tlsServerSecret))
-		if err := kube.Status().Update(ctx, rev); err != nil {
-			return client.IgnoreNotFound(ignoreConflict(err))
+		if err := runTLSStep(ctx, cp, ns); err != nil {
+			return err
 		}
+		// The revision read before the block ran is stale now.
+		return nil
 	}
 
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: packagerbac.ServiceAccountName}}
@@ -260,6 +258,53 @@ func actAsRuntime(ctx context.Context, kube client.Client, rev *pkgv1.ProviderRe
 	}
 	if err := ignoreConflict(err); err != nil {
 		return fmt.Errorf("cannot apply the runtime Deployment: %w", err)
+	}
+	return nil
+}
+
+// runTLSStep runs the shell block of ExternalRuntimeGuide that gives the
+// active revision its webhook TLS Secret, in a directory holding the
+// tls.crt and tls.key it names (a self-signed certificate for the
+// provider's Service in ns), with cp's kubectl first on PATH.
+func runTLSStep(ctx context.Context, cp *controlplane.ControlPlane, ns string) error {
+	page, err := os.ReadFile(filepath.Join(crds.RepoRoot(), ExternalRuntimeGuide))
+	if err != nil {
+		return err
+	}
+	blocks, err := docblocks.Blocks(page)
+	if err != nil {
+		return fmt.Errorf("%s: %w", ExternalRuntimeGuide, err)
+	}
+	var step []docblocks.Block
+	for _, b := range blocks {
+		if b.Shell() && strings.Contains(b.Text, "--subresource=status") {
+			step = append(step, b)
+		}
+	}
+	if len(step) != 1 {
+		return fmt.Errorf("%s has %d shell blocks that patch a revision's status, want step 2's one", ExternalRuntimeGuide, len(step))
+	}
+	dir, err := os.MkdirTemp("", "provider-coder-tls-")
+	if err != nil {
+		return err
+	}
+	defer func() { _ = os.RemoveAll(dir) }()
+	crt, key, err := selfSigned(ProviderName + "." + ns + ".svc")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, corev1.TLSCertKey), crt, 0o600); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, corev1.TLSPrivateKeyKey), key, 0o600); err != nil {
+		return err
+	}
+	cmd := exec.CommandContext(ctx, "bash", "-euo", "pipefail", "-c", step[0].Text)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "KUBECONFIG="+cp.KubeconfigPath,
+		"PATH="+filepath.Dir(cp.Kubectl().Path)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("%s:%d: %w\n%s", ExternalRuntimeGuide, step[0].Line, err, out)
 	}
 	return nil
 }

@@ -87,7 +87,7 @@ func StartCrossplane(ctx context.Context, xpkg string) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := crossplane.Install(ctx, e.Kube, ref); err != nil {
+	if _, err := crossplane.Install(ctx, e.ControlPlane, e.Kube, ref); err != nil {
 		return nil, fmt.Errorf("%w\nCrossplane's logs:\n%s", err, xp.Logs())
 	}
 	if c.proc, err = crossplane.RunProvider(ctx, e.Kube, e.ControlPlane, xpkg, dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...); err != nil {
