@@ -110,8 +110,8 @@ var budgetMutations = []Mutation{
 		// the token can see it and the 404 counts as gone.
 		Name: "budget-404-without-sight-read",
 		File: "internal/coderobj/budgets.go",
-		Old:  "\tif coder.IsNotFound(err) {\n\t\t_, sight = cl.Group(ctx, id)\n",
-		New:  "\tif false && coder.IsNotFound(err) {\n\t\t_, sight = cl.Group(ctx, id)\n",
+		Old:  "\tif coder.IsNotFound(err) {\n\t\tseen = sight()\n",
+		New:  "\tif false && coder.IsNotFound(err) {\n\t\tseen = sight()\n",
 		Pkgs: []string{"./internal/coderobj/"},
 		Run:  "^TestABudgetWhoseGroupOrUserTheTokenCannotSeeIsNotGone$",
 	},

@@ -35,8 +35,8 @@ var perCoderMutations = []Mutation{
 		// deleted.
 		Name: "holders-of-every-coder",
 		File: "internal/records/holders.go",
-		Old:  "\trecs = InCoder(recs, now)\n",
-		New:  "\t_ = now\n",
+		Old:  "\t\tif id := recs[i].Status.ExternalID; id != \"\" && SpeaksOf(&recs[i], now) {\n",
+		New:  "\t\tif id := recs[i].Status.ExternalID; id != \"\" {\n",
 		Pkgs: []string{"./internal/records/", "./test/e2e/"},
 		Run:  "^(TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn|TestATenantsServerAnsweringWithAPlatformKeysIDDoesNotShieldItFromTheSweep)$",
 	},
@@ -45,8 +45,8 @@ var perCoderMutations = []Mutation{
 		// group.
 		Name: "budget-owners-of-every-coder",
 		File: "internal/records/budgets.go",
-		Old:  "\trecs := InCoder(l.Items, now)\n",
-		New:  "\trecs := l.Items\n",
+		Old:  " || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive || !SpeaksOf(rec, now) {\n",
+		New:  " || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestATenantsBudgetThroughItsOwnServerBlocksNoBudgetOfThePlatformsCoder$",
 	},

@@ -19,8 +19,6 @@ package coderobj
 import (
 	"fmt"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
@@ -45,12 +43,6 @@ func (e *UnseenError) Error() string {
 	return fmt.Sprintf("Coder answers 404 for the AI budget of group %s and for the group itself: "+
 		"the group is gone or the token may not read it (Coder answers both alike), so the budget is not taken for deleted; "+
 		"give the token's user read on the group (e.g. the Owner, User Admin or Organization User Admin role)", e.ID)
-}
-
-// IsUnseen reports whether err is, or wraps, an UnseenError.
-func IsUnseen(err error) bool {
-	var e *UnseenError
-	return errors.As(err, &e)
 }
 
 // RowFound is the one rule by which a budget row's read counts: found is

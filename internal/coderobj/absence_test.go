@@ -153,3 +153,9 @@ func TestABudgetWhoseGroupOrUserTheTokenCannotSeeIsNotGone(t *testing.T) {
 		t.Errorf("left in Coder after the sweep: budgets %v, overrides %v", s.GroupBudgets(), s.BudgetOverrides())
 	}
 }
+
+// IsUnseen reports whether err is, or wraps, an UnseenError.
+func IsUnseen(err error) bool {
+	var e *UnseenError
+	return errors.As(err, &e)
+}

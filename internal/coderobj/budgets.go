@@ -80,13 +80,9 @@ func GroupBudget(ctx context.Context, cl *coder.Client, groupID string) (codersd
 	if err != nil {
 		return codersdk.GroupAIBudget{}, false, err
 	}
-	b, err := cl.GroupAIBudget(ctx, id)
-	var sight error
-	if coder.IsNotFound(err) {
-		_, sight = cl.Group(ctx, id)
-	}
-	found, err := RowFound(BudgetClaim{ID: groupID}, err, sight)
-	return b, found, err
+	return readRow(BudgetClaim{ID: groupID},
+		func() (codersdk.GroupAIBudget, error) { return cl.GroupAIBudget(ctx, id) },
+		func() error { _, err := cl.Group(ctx, id); return err })
 }
 
 // UserOverride reads a user's override; found is false only when Coder
@@ -98,13 +94,22 @@ func UserOverride(ctx context.Context, cl *coder.Client, userID string) (codersd
 	if err != nil {
 		return codersdk.UserAIBudgetOverride{}, false, err
 	}
-	o, err := cl.UserAIBudgetOverride(ctx, id)
-	var sight error
+	return readRow(BudgetClaim{ID: userID, Override: true},
+		func() (codersdk.UserAIBudgetOverride, error) { return cl.UserAIBudgetOverride(ctx, id) },
+		func() error { _, err := cl.User(ctx, id.String()); return err })
+}
+
+// readRow reads a budget row and, only after its 404, the group or user
+// whose read proves the token sees it; RowFound decides what the two
+// answers mean.
+func readRow[T any](c BudgetClaim, row func() (T, error), sight func() error) (T, bool, error) {
+	got, err := row()
+	var seen error
 	if coder.IsNotFound(err) {
-		_, sight = cl.User(ctx, id.String())
+		seen = sight()
 	}
-	found, err := RowFound(BudgetClaim{ID: userID, Override: true}, err, sight)
-	return o, found, err
+	found, err := RowFound(c, err, seen)
+	return got, found, err
 }
 
 func parseID(s string) (uuid.UUID, error) {

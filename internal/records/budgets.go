@@ -165,11 +165,10 @@ func (r *Store) ActiveClaimants(ctx context.Context, id string, now Origin) ([]C
 		return nil, errors.Wrap(err, errListRecords)
 	}
 	var out []Claimant
-	recs := InCoder(l.Items, now)
-	for i := range recs {
-		rec := &recs[i]
+	for i := range l.Items {
+		rec := &l.Items[i]
 		uid := rec.GetLabels()[ManagedResourceUIDLabel]
-		if rec.Status.ExternalID != id || uid == "" || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {
+		if rec.Status.ExternalID != id || uid == "" || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive || !SpeaksOf(rec, now) {
 			continue
 		}
 		m := rec.Spec.ManagedResource

@@ -43,15 +43,10 @@ func Speaks(o, now Origin) bool {
 	return o.SameCoder(now)
 }
 
-// InCoder returns the records of recs that speak of the Coder at now
-// (Speaks): the only ones any ownership decision about an object there
-// may read.
-func InCoder(recs []clusterv1alpha1.CleanupRecord, now Origin) []clusterv1alpha1.CleanupRecord {
-	out := make([]clusterv1alpha1.CleanupRecord, 0, len(recs))
-	for i := range recs {
-		if Speaks(OriginOf(&recs[i]), now) {
-			out = append(out, recs[i])
-		}
-	}
-	return out
+// SpeaksOf reports whether rec speaks of the Coder at now (Speaks): only
+// such records may enter any ownership decision about an object there.
+// Callers test it in their own loop over the records they read, so the
+// sweep's pass over every record copies none.
+func SpeaksOf(rec *clusterv1alpha1.CleanupRecord, now Origin) bool {
+	return Speaks(OriginOf(rec), now)
 }

@@ -42,10 +42,9 @@ type Holders map[string][]string
 // managed resources the caller read (all of them for the sweep, those
 // naming one id for a deleting resource), in the Coder at now.
 func HoldersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) Holders {
-	recs = InCoder(recs, now)
 	recorded := make(map[[2]string]bool, len(recs))
 	for i := range recs {
-		if id := recs[i].Status.ExternalID; id != "" {
+		if id := recs[i].Status.ExternalID; id != "" && SpeaksOf(&recs[i], now) {
 			recorded[[2]string{recs[i].GetLabels()[ManagedResourceUIDLabel], id}] = true
 		}
 	}

@@ -103,20 +103,25 @@ func ErrOwned(id string, owner Claimant) error {
 // claimants gathers every managed resource that claims the Coder object id
 // in the Coder at now: the owners of the cleanup records made through it
 // naming id, and the live resources of kinds whose external name is id
-// and whose ProviderConfig reaches it (Speaks). It reads the cache.
-func (r *Store) claimants(ctx context.Context, id string, kinds []apis.ManagedKind, now Origin) ([]Claimant, error) {
+// and whose ProviderConfig reaches it (Speaks), self (a UID) among them
+// whatever its ProviderConfig. It reads the cache.
+func (r *Store) claimants(ctx context.Context, self, id string, kinds []apis.ManagedKind, now Origin) ([]Claimant, error) {
 	recs, live, liveKinds, err := r.naming(ctx, id, kinds)
 	if err != nil {
 		return nil, err
 	}
-	recs = InCoder(recs, now)
 	var out []Claimant
 	for i := range recs {
+		if !SpeaksOf(&recs[i], now) {
+			continue
+		}
 		m := recs[i].Spec.ManagedResource
 		out = append(out, Claimant{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
 	}
 	for i, mg := range live {
-		if !r.reaches(ctx, mg, now) {
+		// self is never its own owner (OwnerOf): its poll reads no
+		// ProviderConfig to find that out.
+		if string(mg.GetUID()) != self && !r.reaches(ctx, mg, now) {
 			continue
 		}
 		out = append(out, Claimant{
@@ -167,7 +172,7 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 	}
 	// Only the kinds that name the same kind of Coder object can claim
 	// it; records of any kind count (naming). Every poll asks.
-	cs, err := r.claimants(ctx, id, apis.SameCoderKinds(mg), now)
+	cs, err := r.claimants(ctx, string(mg.GetUID()), id, apis.SameCoderKinds(mg), now)
 	if err != nil {
 		return nil, err
 	}

@@ -38,12 +38,11 @@ const errFmtPendingCreate = "the Coder provider named %q may be the result of a 
 // through the Coder at now count (Speaks): a create sent to another Coder
 // wrote nothing here.
 func PendingCreateOf(self, name string, recs []clusterv1alpha1.CleanupRecord, now Origin) (Claimant, bool) {
-	recs = InCoder(recs, now)
 	for i := range recs {
 		rec := &recs[i]
 		uid := rec.GetLabels()[ManagedResourceUIDLabel]
 		pending := rec.Spec.Kind == KindProvider && rec.Status.Phase != "" && rec.Status.CoderName == name &&
-			rec.Status.ExternalID == "" && rec.Status.CreateAttemptedAt != nil
+			rec.Status.ExternalID == "" && rec.Status.CreateAttemptedAt != nil && SpeaksOf(rec, now)
 		if pending && uid != "" && uid != self {
 			m := rec.Spec.ManagedResource
 			return Claimant{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true}, true

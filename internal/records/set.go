@@ -47,7 +47,10 @@ func (r *Store) Of(ctx context.Context, mg resource.Managed) (Set, error) {
 // In returns the records of s that speak of the Coder at now (Speaks):
 // an id a record of another Coder holds names another object, whatever
 // that Coder's server answered.
-func (s Set) In(now Origin) Set { return Set{uid: s.uid, recs: InCoder(s.recs, now)} }
+func (s Set) In(now Origin) Set {
+	recs := slices.DeleteFunc(slices.Clone(s.recs), func(rec clusterv1alpha1.CleanupRecord) bool { return !SpeaksOf(&rec, now) })
+	return Set{uid: s.uid, recs: recs}
+}
 
 // Rotations returns the rotation counters of the set's records of kind.
 func (s Set) Rotations(kind string) []int {
