@@ -33,9 +33,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/internal/sweep"
 )
 
 const (
@@ -200,8 +200,8 @@ func TestDiagramBoundsAreTheDefaults(t *testing.T) {
 			t.Errorf("no diagram names %s with its default", name)
 		}
 	}
-	first, _ := sweep.NextSweep(time.Hour, 0, true, 0)
-	longest, _ := sweep.NextSweep(time.Hour, 64, true, 0)
+	first, _ := deletion.NextSweep(time.Hour, 0, true, 0)
+	longest, _ := deletion.NextSweep(time.Hour, 64, true, 0)
 	for _, s := range []string{
 		"min(" + shortDuration(b.GraceMax) + ", " + shortDuration(b.GraceBase) + " + " + shortDuration(b.GracePerDependent) + " x N)",
 		"within " + shortDuration(hold.Recheck),

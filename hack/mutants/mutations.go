@@ -60,49 +60,49 @@ var Mutations = []Mutation{
 		// tenant's server claiming the platform's id gets the platform's
 		// ProviderConfig to delete the id it answered a create with.
 		Name: "sweep-trusts-a-claimed-deployment-id",
-		File: "internal/sweep/pick.go",
+		File: "internal/deletion/sweep_pick.go",
 		Old:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.SameCoder(c.Origin) && cluster < 0:",
 		New:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.DeploymentID == c.Origin.DeploymentID && cluster < 0:",
-		Pkgs: []string{"./internal/sweep/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
 	},
 	{
 		// Issue 26, item 2: the platform's ProviderConfig finds a tenant's
 		// provider by the name the tenant chose.
 		Name: "sweep-by-name-through-any-providerconfig",
-		File: "internal/sweep/pick.go",
+		File: "internal/deletion/sweep_pick.go",
 		Old:  "\treturn SweepPick{Index: cluster}, cluster >= 0\n",
 		New:  "\treturn SweepPick{Index: cluster, ByName: true}, cluster >= 0\n",
-		Pkgs: []string{"./internal/sweep/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
 	},
 	{
 		// Issue 26, item 2: a server at another URL claiming the record's
 		// deployment id verifies a delete.
 		Name: "absence-at-any-url",
-		File: "internal/records/origin.go",
+		File: "internal/deletion/origin.go",
 		Old:  "(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)",
 		New:  "(o.Legacy() || true)",
-		Pkgs: []string{"./internal/cleanup/", "./internal/records/"},
+		Pkgs: []string{"./internal/deletion/", "./internal/deletion/"},
 		Run:  "^(TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject|TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord)$",
 	},
 	{
 		// Issue 26, item 5: an adopted object's id never reaches its record.
 		Name: "adopted-id-not-recorded",
-		File: "internal/cleanup/pass.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\tif id == \"\" || n.pass.Records == nil {\n",
 		New:  "\tif true || id == \"\" || n.pass.Records == nil {\n",
-		Pkgs: []string{"./internal/cleanup/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt$",
 	},
 	{
 		// Issue 26, item 11: a finalizer removal whose answer was lost but
 		// which persisted is never counted.
 		Name: "lost-finalizer-removal-uncounted",
-		File: "internal/cleanup/finalizer.go",
+		File: "internal/deletion/finalizer.go",
 		Old:  "\tif f.persisted(ctx, obj) {\n",
 		New:  "\tif false && f.persisted(ctx, obj) {\n",
-		Pkgs: []string{"./internal/cleanup/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists$",
 	},
 	{
@@ -131,30 +131,30 @@ var Mutations = []Mutation{
 		// worker however long its Coder takes, so one tenant's slow Coder
 		// delays everyone's records again.
 		Name: "sweep-waits-for-every-coder",
-		File: "internal/sweep/budget.go",
+		File: "internal/deletion/sweep_share.go",
 		Old:  "\twait := time.NewTimer(s.waitFor())\n",
 		New:  "\twait := time.NewTimer(time.Hour)\n",
-		Pkgs: []string{"./internal/sweep/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep|TestASlowTenantsCoderDoesNotDelayAnotherTenantsSweep)$",
 	},
 	{
 		// Issue 26, item 9: a worker calls its Coder without a budget, as
 		// long as the Coder keeps answering.
 		Name: "no-sweep-budget",
-		File: "internal/sweep/budget.go",
+		File: "internal/deletion/sweep_share.go",
 		Old:  "\tt := time.AfterFunc(w.per, func() { cancel(errBudgetSpent(w.per)) })\n",
 		New:  "\tt := time.AfterFunc(time.Hour, func() { cancel(errBudgetSpent(w.per)) })\n",
-		Pkgs: []string{"./internal/sweep/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep$",
 	},
 	{
 		// Issue 26, item 9: a client whose worker of an earlier sweep
 		// still runs gets more work, so a slow Coder piles up workers.
 		Name: "sweep-worker-per-sweep-not-per-client",
-		File: "internal/sweep/budget.go",
+		File: "internal/deletion/sweep_share.go",
 		Old:  "\tif b.running[cl] {\n",
 		New:  "\tif false && b.running[cl] {\n",
-		Pkgs: []string{"./internal/sweep/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^(TestBudgetGivesEachClientOneWorkerAtATime|TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep)$",
 	},
 	{
@@ -243,10 +243,10 @@ var Mutations = []Mutation{
 		// Coder's clock behind, the key a record names looks older than the
 		// record and is left in Coder while the record goes.
 		Name: "sweep-compares-coders-times-with-ours",
-		File: "internal/coderobj/coderobj.go",
+		File: "internal/deletion/coder_find.go",
 		Old:  "\tcase createdAt.Before(clock.At(notBefore)):\n",
 		New:  "\tcase createdAt.Before(notBefore):\n",
-		Pkgs: []string{"./internal/coderobj/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestAnObjectOlderThanItsRecordIsNeitherOursNorAbsent|TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock|TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock|TestClockSkewSweepDeletesTheKeyItsRecordNames)$",
 	},
 	{
@@ -254,29 +254,29 @@ var Mutations = []Mutation{
 		// on the cluster's clock, so a provider Coder dated by a clock ten
 		// seconds behind is someone else's: never adopted, left in Coder.
 		Name: "adoption-compares-coders-times-with-ours",
-		File: "internal/coderobj/coderobj.go",
+		File: "internal/deletion/coder_find.go",
 		Old:  "\tat := clock.At(attempt)\n",
 		New:  "\tat := attempt\n",
-		Pkgs: []string{"./internal/coderobj/", "./internal/controller/aiprovider/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./internal/controller/aiprovider/", "./test/e2e/"},
 		Run:  "^(TestUncertainCreateAdoptsOnlyWhatTheAttemptCreated|TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock|TestObserveOfADeletingProviderFindsWhatItOwnsAndNothingElse|TestClockSkewAdoptedProviderIsDeleted)$",
 	},
 	{
 		// Issue 26, item 6: a key the record names but Coder dated before
 		// the record counts as absent, so the record goes and the key stays.
 		Name: "predated-key-counts-as-absent",
-		File: "internal/coderobj/keys.go",
+		File: "internal/deletion/coder_keys.go",
 		Old:  "\t\t\t\terrs[i] = cmp.Or(errs[i], err)\n\t\t\t\tcontinue\n",
 		New:  "\t\t\t\tcontinue\n",
-		Pkgs: []string{"./internal/coderobj/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock|TestClockSkewSweepKeepsARecordThatNamesAnOlderKey)$",
 	},
 	{
 		// Issue 26, item 6: the same for the provider a record names by id.
 		Name: "predated-provider-counts-as-absent",
-		File: "internal/coderobj/providers.go",
+		File: "internal/deletion/coder_providers.go",
 		Old:  "p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\treturn nil, err\n",
 		New:  "p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\tbreak\n",
-		Pkgs: []string{"./internal/coderobj/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^(TestSweepDeletesNothingOlderThanTheClaim|TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock)$",
 	},
 	{
@@ -388,10 +388,10 @@ var Mutations = []Mutation{
 		// Issue 26, item 8: a record delete RBAC forbids keeps its resource
 		// (and its namespace) for good.
 		Name: "forbidden-record-delete-holds",
-		File: "internal/cleanup/finalizer.go",
+		File: "internal/deletion/finalizer.go",
 		Old:  "\tif !kerrors.IsForbidden(err) || !MayDelete(mg) {\n",
 		New:  "\tif true {\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestARecordDeleteTheProviderMayNotMakeDoesNotHoldAResource|TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept)$",
 	},
 	{
@@ -399,28 +399,28 @@ var Mutations = []Mutation{
 		// seen, so a paused deleting resource waits for a reconcile that
 		// never acts.
 		Name: "paused-annotation-not-seen",
-		File: "internal/cleanup/decide.go",
+		File: "internal/deletion/decide.go",
 		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
 		New:  "\tcase false && meta.IsPaused(mg) || p.IsPaused():\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
 	},
 	{
 		// Issue 26, item 8: managementPolicies: [] is not seen as a pause.
 		Name: "empty-policies-not-seen",
-		File: "internal/cleanup/decide.go",
+		File: "internal/deletion/decide.go",
 		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
 		New:  "\tcase meta.IsPaused(mg):\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
 	},
 	{
 		// Issue 26, item 8: unsupported management policies are not seen.
 		Name: "unsupported-policies-not-seen",
-		File: "internal/cleanup/decide.go",
+		File: "internal/deletion/decide.go",
 		Old:  "\tcase p.Validate() != nil:\n",
 		New:  "\tcase false:\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds)$",
 	},
 	{
@@ -428,10 +428,10 @@ var Mutations = []Mutation{
 		// taken for a normal release: nothing counted, evented or left for
 		// the sweep, although nothing was deleted.
 		Name: "stalled-release-not-counted",
-		File: "internal/cleanup/decide.go",
+		File: "internal/deletion/decide.go",
 		Old:  "\t\tif !r.MayHaveCreated {\n\t\t\treturn PassOutcome{}\n\t\t}\n\t\treturn PassOutcome{WithoutDelete: true, Reason: r.Stalled}\n",
 		New:  "\t\treturn PassOutcome{}\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified|TestAStalledResourceIsReleasedWithoutAskingCoder|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
 	},
 	{
@@ -459,20 +459,20 @@ var Mutations = []Mutation{
 		// ProviderConfig repointed to another Coder "verifies" a delete
 		// there and forgets the object the first Coder keeps.
 		Name: "absence-from-any-deployment",
-		File: "internal/cleanup/pass.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\t\tif !o.SameCoder(now) {\n",
 		New:  "\t\tif !o.SameCoder(now) && false {\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject|TestRepointedProviderConfigDeletesNothingItCannotVerifyAndTheSweepFinishesInTheDeploymentThatMadeIt)$",
 	},
 	{
 		// Issue 25: a deleting key whose create was never sent still
 		// waits for a Coder that refuses every call (no licence).
 		Name: "never-created-asks-coder",
-		File: "internal/cleanup/pass.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\treturn !begun, err\n",
 		New:  "\treturn false && !begun, err\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder|TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder)$",
 	},
 	{
@@ -510,8 +510,8 @@ var Mutations = []Mutation{
 		// ProviderConfig still holds for it, and gives up on a failure.
 		Name: "key-bounded-pass-under-the-hold",
 		File: "internal/controller/managedkind/managedkind.go",
-		Old:  "\tpass := cleanup.Pass{\n",
-		New:  "\tif c.Kind == \"AIGatewayKey\" && mg.GetDeletionTimestamp() != nil {\n\t\ts.Mode = \"BoundedPass\"\n\t}\n\tpass := cleanup.Pass{\n",
+		Old:  "\tpass := deletion.Pass{\n",
+		New:  "\tif c.Kind == \"AIGatewayKey\" && mg.GetDeletionTimestamp() != nil {\n\t\ts.Mode = \"BoundedPass\"\n\t}\n\tpass := deletion.Pass{\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestHoldKeepsTheFinalizerWhileCoderFailsThenDeletes$",
 	},
@@ -519,8 +519,8 @@ var Mutations = []Mutation{
 		// The same for AIProviders.
 		Name: "provider-bounded-pass-under-the-hold",
 		File: "internal/controller/managedkind/managedkind.go",
-		Old:  "\tpass := cleanup.Pass{\n",
-		New:  "\tif c.Kind == \"AIProvider\" && mg.GetDeletionTimestamp() != nil {\n\t\ts.Mode = \"BoundedPass\"\n\t}\n\tpass := cleanup.Pass{\n",
+		Old:  "\tpass := deletion.Pass{\n",
+		New:  "\tif c.Kind == \"AIProvider\" && mg.GetDeletionTimestamp() != nil {\n\t\ts.Mode = \"BoundedPass\"\n\t}\n\tpass := deletion.Pass{\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestHoldKeepsTheProviderFinalizerWhileCoderFailsThenDeletes$",
 	},
@@ -539,7 +539,7 @@ var Mutations = []Mutation{
 		// finalizer's removal is persisted: a refused removal counts, and
 		// each retry counts again.
 		Name: "metric-counted-before-the-finalizer-removal",
-		File: "internal/cleanup/finalizer.go",
+		File: "internal/deletion/finalizer.go",
 		Old: `	if removed, err := f.remove(ctx, obj); err != nil || !removed {
 		return err
 	}
@@ -572,10 +572,10 @@ var Mutations = []Mutation{
 		// which controller-runtime's cache answers by scanning every
 		// record: a cost per poll that grows with the keys.
 		Name: "records-read-by-a-scan",
-		File: "internal/records/records.go",
+		File: "internal/deletion/records.go",
 		Old:  "client.MatchingFields{index.RecordManagedUID: string(mg.GetUID())}",
 		New:  "client.MatchingLabels{index.RecordManagedUID[:0] + ManagedResourceUIDLabel: string(mg.GetUID())}",
-		Pkgs: []string{"./internal/records/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestAResourcesRecordsAreReadByIndexNotByAScanOfEveryRecord$",
 	},
 	{
@@ -617,7 +617,7 @@ var Mutations = []Mutation{
 		File: "apis/managed.go",
 		Old:  "\t\t\tif o.Kind == k.Kind {\n",
 		New:  "\t\t\tif o.Kind != k.Kind+\"x\" {\n",
-		Pkgs: []string{"./internal/records/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject$",
 	},
 	{
@@ -628,7 +628,7 @@ var Mutations = []Mutation{
 		File: "apis/managed.go",
 		Old:  "\t\t\t\tof.same = append(of.same, o)\n",
 		New:  "\t\t\t\tof.same = append(of.same[:0], o)\n",
-		Pkgs: []string{"./internal/records/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestOwnershipAsksOnlyTheKindsThatNameTheSameCoderObject$",
 	},
 	{
@@ -656,7 +656,7 @@ var Mutations = []Mutation{
 		// during it, once its own look has verified its keys gone,
 		// instead of the one sent after Coder answered its delete.
 		Name: "records-look-lists-again-after-a-verify",
-		File: "internal/cleanup/pass.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\tsince, deleted := n.pass.keysDeletedAt(mg)\n",
 		New:  "\tsince, deleted := time.Time{}, false\n",
 		Pkgs: []string{"./hack/bench/"},
@@ -699,17 +699,17 @@ var Mutations = []Mutation{
 		// its release again, finds it gone, and counts it a second time
 		// (seed 20 of test/interleave, once under load).
 		Name: "stale-retry-counts-a-release-again",
-		File: "internal/cleanup/releases.go",
+		File: "internal/deletion/releases.go",
 		Old:  "\tif _, done := r.counted[uid]; done {\n",
 		New:  "\tif _, done := r.counted[uid]; done && false {\n",
-		Pkgs: []string{"./internal/cleanup/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestAReleaseReadAgainFromAStaleCacheIsCountedOnce$",
 	},
 	{
 		// The sweep deletes an Abandoned record's object through a Ready
 		// ProviderConfig of whatever deployment it finds.
 		Name: "sweep-through-another-deployment",
-		File: "internal/sweep/pick.go",
+		File: "internal/deletion/sweep_pick.go",
 		Old:  "\t\tcase id == \"\" || c.Origin.DeploymentID != id || c.Unusable:\n",
 		New:  "\t\tcase id == \"\" || c.Unusable:\n",
 		Pkgs: []string{"./test/e2e/"},
@@ -731,7 +731,7 @@ var Mutations = []Mutation{
 		// a namespace deletion interrupts in between is in Coder with no
 		// record anywhere.
 		Name: "record-written-after-the-create",
-		File: "internal/cleanup/pass.go",
+		File: "internal/deletion/pass.go",
 		Old: `	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
 		return managed.ExternalCreation{}, n.refuse(mg, err)
 	}
@@ -750,20 +750,20 @@ var Mutations = []Mutation{
 		// 404 for "not there") for absence, and removes the record of a
 		// key Coder still lists.
 		Name: "sweep-keys-trusts-the-delete",
-		File: "internal/coderobj/keys.go",
+		File: "internal/deletion/coder_keys.go",
 		Old:  "\t\tcase len(left[i]) > 0:\n",
 		New:  "\t\tcase len(left[i]) > 0 && false:\n",
-		Pkgs: []string{"./internal/coderobj/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt|TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete)$",
 	},
 	{
 		// Issue 26, item 13: the same for a provider: no read after the
 		// delete.
 		Name: "sweep-provider-trusts-the-delete",
-		File: "internal/coderobj/providers.go",
+		File: "internal/deletion/coder_providers.go",
 		Old:  "\t\tif err == nil {\n\t\t\treturn ErrStillPresent\n",
 		New:  "\t\tif err == nil && false {\n\t\t\treturn ErrStillPresent\n",
-		Pkgs: []string{"./internal/coderobj/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestSweepCountsAProviderGoneOnlyWhenAReadAfterItsDeleteLacksIt|TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete)$",
 	},
 	{
@@ -793,10 +793,10 @@ var Mutations = []Mutation{
 		// absence: a release it cannot verify is neither counted nor
 		// evented, and the record goes instead of staying Abandoned.
 		Name: "bounded-pass-trusts-the-delete",
-		File: "internal/cleanup/bounded.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\tr.AfterErr, r.RecordsErr, r.StillThere = observeErr, recordsErr, f.exists()\n",
 		New:  "\tr.AfterErr, r.RecordsErr, r.StillThere = observeErr, recordsErr, f.exists() && false\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete|TestBoundedPassCountsADeleteCoderDidNotCarryOutAsAReleaseWithoutDelete)$",
 	},
 	{
@@ -895,10 +895,10 @@ var Mutations = []Mutation{
 		// key, an unknown id, or a forged refusal, it leaves its object in
 		// Coder and its record is deleted.
 		Name: "deleting-resource-trusts-its-own-look",
-		File: "internal/cleanup/verify.go",
+		File: "internal/deletion/verify.go",
 		Old:  "\tif p.Records == nil {\n\t\treturn Leftovers{}, nil\n",
 		New:  "\tif true || p.Records == nil {\n\t\treturn Leftovers{}, nil\n",
-		Pkgs: []string{"./internal/cleanup/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs|TestADeletingKeyNamingASiblingsKeyDeletesItsOwn|TestADeletingProviderNamingAnUnknownIDDeletesItsOwn|TestADeletingProviderWithAForgedRefusalDeletesWhatItsAttemptWrote)$",
 	},
 	{
@@ -907,10 +907,10 @@ var Mutations = []Mutation{
 		// (crossplane-runtime's contract: Observe must not change the
 		// external resource).
 		Name: "observe-deletes-what-records-name",
-		File: "internal/cleanup/verify.go",
+		File: "internal/deletion/verify.go",
 		Old:  "\treturn left, lookup()\n",
 		New:  "\treturn left, cmp.Or(p.deleteLeft(ctx, mg, left), lookup())\n",
-		Pkgs: []string{"./internal/cleanup/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs$",
 	},
 	{
@@ -918,10 +918,10 @@ var Mutations = []Mutation{
 		// records deletes a key another live resource holds by a record of
 		// its own. Since issue 31 the sweep goes by the same rule.
 		Name: "records-verification-ignores-other-holders",
-		File: "internal/records/holders.go",
+		File: "internal/deletion/holders.go",
 		Old:  "\t\treturn slices.ContainsFunc(h[id], ",
 		New:  "\t\treturn false && slices.ContainsFunc(h[id], ",
-		Pkgs: []string{"./internal/records/", "./internal/cleanup/"},
+		Pkgs: []string{"./internal/deletion/", "./internal/deletion/"},
 		Run:  "^(TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn|TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs)$",
 	},
 	{
@@ -1001,10 +1001,10 @@ var Mutations = []Mutation{
 		// Issue 26: a removal that conflicts with a hand that stripped the
 		// finalizers leaves the release the provider decided uncounted.
 		Name: "stripped-release-uncounted",
-		File: "internal/cleanup/finalizer.go",
+		File: "internal/deletion/finalizer.go",
 		Old:  "\t\treturn releasing, nil\n\t}\n",
 		New:  "\t\treturn releasing, nil\n\tcase kerrors.IsConflict(err):\n\t\treturn false, errors.Wrap(err, errRemoveFinalizer)\n\t}\n",
-		Pkgs: []string{"./internal/cleanup/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestAReleaseIsCountedOnlyWhenOurFinalizerRemovalPersists$",
 	},
 	{

@@ -23,39 +23,39 @@ var budgetMutations = []Mutation{
 	{
 		// The sweep deletes a budget someone wrote since the provider did.
 		Name: "budget-sweep-ignores-updated-at",
-		File: "internal/coderobj/budgets.go",
+		File: "internal/deletion/coder_budgets.go",
 		Old:  "\tif !ours || held.has(c.ID) {\n",
 		New:  "\tif false && !ours || held.has(c.ID) {\n",
-		Pkgs: []string{"./internal/coderobj/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches$",
 	},
 	{
 		// A deleting resource deletes a budget that is no longer its own.
 		Name: "budget-deleting-deletes-anothers",
-		File: "internal/budgets/decide.go",
+		File: "internal/deletion/budget_owner.go",
 		Old:  "return Verdict{Exists: l.Present && l.Ours, Changed:",
 		New:  "return Verdict{Exists: l.Present, Changed:",
-		Pkgs: []string{"./internal/budgets/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestDecideOwnsABudgetRowOnlyByItsRecordedUpdatedAt$",
 	},
 	{
 		// A budget someone else set is adopted and written over without an
 		// explicit import.
 		Name: "budget-written-over-without-import",
-		File: "internal/budgets/decide.go",
+		File: "internal/deletion/budget_owner.go",
 		Old:  "\tcase l.Named && l.MayWrite:\n",
 		New:  "\tcase l.MayWrite:\n",
-		Pkgs: []string{"./internal/budgets/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestDecideOwnsABudgetRowOnlyByItsRecordedUpdatedAt$",
 	},
 	{
 		// A deleting resource whose external name was stripped is gone
 		// while the budget its record names is still in Coder.
 		Name: "budget-records-look-skipped",
-		File: "internal/cleanup/verify.go",
+		File: "internal/deletion/verify.go",
 		Old:  "\t\tif ours && !slices.Contains(*to, bc.ID) {\n",
 		New:  "\t\tif false && ours && !slices.Contains(*to, bc.ID) {\n",
-		Pkgs: []string{"./internal/cleanup/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestADeletingBudgetsRecordsFindItsBudgetOnlyWhileItIsTheirs$",
 	},
 	{
@@ -71,19 +71,19 @@ var budgetMutations = []Mutation{
 	{
 		// Two resources of one group both write its budget.
 		Name: "budget-racers-both-write",
-		File: "internal/records/budgets.go",
+		File: "internal/deletion/budget_records.go",
 		Old:  "return !c.Record || c.UID == self",
 		New:  "return true || !c.Record || c.UID == self",
-		Pkgs: []string{"./internal/records/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestBudgetOwnerLetsOnlyAnUncontestedRecordWrite$",
 	},
 	{
 		// An override record is swept as a provider's: its override stays.
 		Name: "override-sweep-dispatched-as-provider",
-		File: "internal/sweep/budget.go",
-		Old:  "\tcase records.KindGroupBudget, records.KindUserOverride:\n",
-		New:  "\tcase records.KindGroupBudget:\n",
-		Pkgs: []string{"./internal/sweep/"},
+		File: "internal/deletion/sweep_share.go",
+		Old:  "\tcase KindGroupBudget, KindUserOverride:\n",
+		New:  "\tcase KindGroupBudget:\n",
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestASweepDeletesABudgetOrOverrideOnlyWhileItsUpdatedAtIsTheRecords$",
 	},
 	{
@@ -99,20 +99,20 @@ var budgetMutations = []Mutation{
 		// Issue 49 finding 4: a budget's 404 is taken for gone though its
 		// group's 404 may mean the token may not read it (DESIGN.md §9).
 		Name: "budget-unseen-404-taken-for-gone",
-		File: "internal/coderobj/absence.go",
+		File: "internal/deletion/coder_absence.go",
 		Old:  "\tcase sightErr == nil:\n",
 		New:  "\tcase sightErr == nil || coder.IsNotFound(sightErr):\n",
-		Pkgs: []string{"./internal/coderobj/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestABudget(sNotFoundCountsOnlyWhileTheTokenSeesItsGroupOrUser|WhoseGroupOrUserTheTokenCannotSeeIsNotGone)$",
 	},
 	{
 		// The group is not read after the budget's 404, so nothing shows
 		// the token can see it and the 404 counts as gone.
 		Name: "budget-404-without-sight-read",
-		File: "internal/coderobj/budgets.go",
+		File: "internal/deletion/coder_budgets.go",
 		Old:  "\tif coder.IsNotFound(err) {\n\t\tseen = sight()\n",
 		New:  "\tif false && coder.IsNotFound(err) {\n\t\tseen = sight()\n",
-		Pkgs: []string{"./internal/coderobj/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestABudgetWhoseGroupOrUserTheTokenCannotSeeIsNotGone$",
 	},
 	{

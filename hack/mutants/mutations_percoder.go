@@ -23,10 +23,10 @@ var perCoderMutations = []Mutation{
 		// A record of a tenant's server, which claims the platform's
 		// deployment id, speaks of the platform's Coder.
 		Name: "speaks-by-deployment-id-alone",
-		File: "internal/records/coder.go",
+		File: "internal/deletion/coder.go",
 		Old:  "\treturn o.SameCoder(now)\n",
 		New:  "\treturn o.DeploymentID == now.DeploymentID\n",
-		Pkgs: []string{"./internal/records/"},
+		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^(TestARecordSpeaksOnlyOfTheCoderItWasMadeThrough|TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn)$",
 	},
 	{
@@ -34,17 +34,17 @@ var perCoderMutations = []Mutation{
 		// record shields the platform's key, which the sweep then counts
 		// deleted.
 		Name: "holders-of-every-coder",
-		File: "internal/records/holders.go",
+		File: "internal/deletion/holders.go",
 		Old:  "\t\tif id := recs[i].Status.ExternalID; id != \"\" && SpeaksOf(&recs[i], now) {\n",
 		New:  "\t\tif id := recs[i].Status.ExternalID; id != \"\" {\n",
-		Pkgs: []string{"./internal/records/", "./test/e2e/"},
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn|TestATenantsServerAnsweringWithAPlatformKeysIDDoesNotShieldItFromTheSweep)$",
 	},
 	{
 		// A budget's record of a tenant's server blocks the platform's
 		// group.
 		Name: "budget-owners-of-every-coder",
-		File: "internal/records/budgets.go",
+		File: "internal/deletion/budget_records.go",
 		Old:  " || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive || !SpeaksOf(rec, now) {\n",
 		New:  " || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {\n",
 		Pkgs: []string{"./test/e2e/"},
@@ -53,7 +53,7 @@ var perCoderMutations = []Mutation{
 	{
 		// A budget whose external name moves rewrites its only record.
 		Name: "budget-record-renames-its-row",
-		File: "internal/records/budgets.go",
+		File: "internal/deletion/budget_records.go",
 		Old:  "\treturn BudgetRecordName(kind, mg.GetUID(), id), nil\n",
 		New:  "\treturn base, nil\n",
 		Pkgs: []string{"./test/e2e/"},

@@ -33,7 +33,6 @@ import (
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
@@ -42,13 +41,12 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/useraibudgetoverride"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/fingerprintkey"
 	"github.com/crossplane-contrib/provider-coder/internal/index"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/internal/sweep"
 	"github.com/crossplane-contrib/provider-coder/internal/writes"
 )
 
@@ -94,7 +92,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	// would otherwise wait for the next interval.
 	var sweepNow func()
 	if o.SweepInterval > 0 {
-		sw := sweep.NewSweeper()
+		sw := deletion.NewSweeper()
 		sw.Kube, sw.Reader, sw.Clients, sw.Log = mgr.GetClient(), mgr.GetAPIReader(), clients, o.Logger.WithValues("controller", "cleanup-sweep")
 		sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
 		if err := mgr.Add(sw); err != nil {
@@ -119,8 +117,8 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		return err
 	}
 	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
-	releases := cleanup.NewReleases()
-	records := records.NewStore(mgr.GetClient(), mgr.GetScheme(), sweepNow).WithReader(mgr.GetAPIReader())
+	releases := deletion.NewReleases()
+	records := deletion.NewStore(mgr.GetClient(), mgr.GetScheme(), sweepNow).WithReader(mgr.GetAPIReader())
 	kinds := managedkind.Options{
 		Options:            o.Options,
 		Limiter:            o.Limiter,
@@ -161,7 +159,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 func knownMetrics() metrics.Known {
 	k := metrics.Known{
 		Kinds:                []string{namespacedaiv1alpha1.AIGatewayKeyKind, namespacedaiv1alpha1.AIProviderKind, namespacedaiv1alpha1.GroupAIBudgetKind, namespacedaiv1alpha1.UserAIBudgetOverrideKind},
-		DeleteFailureReasons: cleanup.DeleteFailureReasons(),
+		DeleteFailureReasons: deletion.DeleteFailureReasons(),
 		RotatingKinds:        []string{namespacedaiv1alpha1.AIGatewayKeyKind},
 		BudgetKinds:          []string{namespacedaiv1alpha1.GroupAIBudgetKind, namespacedaiv1alpha1.UserAIBudgetOverrideKind},
 		Settles:              []string{aigatewaykey.SettleEarly, aigatewaykey.SettleFull},

@@ -54,8 +54,7 @@ var reasonFamilies = map[string]string{
 	// The hold's decisions are the Ready reasons while it holds.
 	"internal/hold": familyConfig,
 	// Why a record turned Abandoned: in a bounded pass, or by the sweep.
-	"internal/cleanup": familyRecord,
-	"internal/sweep":   familyRecord,
+	"internal/deletion": familyRecord,
 	// Coder's failure classes: why a bounded pass left a record Abandoned.
 	"internal/clients/coder": familyRecord,
 	// RetiringKeyInUse, on AI Gateway keys.

@@ -40,13 +40,12 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	coder "github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/sweep"
 )
 
 // The samples are built from the API types and the provider's own
@@ -451,7 +450,7 @@ var recordStates = map[string]recordState{
 	},
 	"abandoned": {
 		set: func(r *clusterv1alpha1.CleanupRecord) {
-			abandon(r, cleanup.ReasonCredentialsUnavailable)
+			abandon(r, deletion.ReasonCredentialsUnavailable)
 		},
 		want: health{"Degraded", "Abandoned (CredentialsUnavailable): AIGatewayKey team-a-gateway-5f0c7b1e may still exist in Coder; a sweep deletes it"},
 	},
@@ -472,11 +471,11 @@ var recordStates = map[string]recordState{
 	},
 	// Every other reason a record turns Abandoned for: the reasons of a
 	// release without delete and the failure classes of Coder's answers.
-	"abandoned-other-deployment":        abandonedFor(cleanup.ReasonOtherDeployment),
+	"abandoned-other-deployment":        abandonedFor(deletion.ReasonOtherDeployment),
 	"abandoned-still-present":           abandonedFor("StillPresent"),
-	"abandoned-paused":                  abandonedFor(cleanup.ReasonPaused),
-	"abandoned-unsupported-policies":    abandonedFor(cleanup.ReasonUnsupportedPolicies),
-	"abandoned-record-delete-forbidden": abandonedFor(cleanup.ReasonRecordDeleteForbidden),
+	"abandoned-paused":                  abandonedFor(deletion.ReasonPaused),
+	"abandoned-unsupported-policies":    abandonedFor(deletion.ReasonUnsupportedPolicies),
+	"abandoned-record-delete-forbidden": abandonedFor(deletion.ReasonRecordDeleteForbidden),
 	"abandoned-not-found":               abandonedFor(string(coder.ClassNotFound)),
 	"abandoned-conflict":                abandonedFor(string(coder.ClassConflict)),
 	"abandoned-forbidden":               abandonedFor(string(coder.ClassForbidden)),
@@ -493,7 +492,7 @@ var recordStates = map[string]recordState{
 				APIVersion: clusteraiv1alpha1.SchemeGroupVersion.String(), Kind: "AIProvider",
 				Name: "openai", UID: "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d",
 			}
-			abandon(r, sweep.ReasonManagedResourceGone)
+			abandon(r, deletion.ReasonManagedResourceGone)
 			r.Status.Attempts = 3
 			r.Status.LastError = "Coder is unavailable: 503 Service Unavailable"
 		},

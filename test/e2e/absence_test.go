@@ -37,8 +37,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -111,7 +110,7 @@ func TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete(t *testing
 					if !env.Get(t, rec) {
 						t.Fatalf("record %s was swept while Coder still lists its object: the sweep took the delete's answer for absence", rec.Name)
 					}
-					return rec.Status.Attempts >= 3 && strings.Contains(rec.Status.LastError, coderobj.ErrStillPresent.Error()),
+					return rec.Status.Attempts >= 3 && strings.Contains(rec.Status.LastError, deletion.ErrStillPresent.Error()),
 						fmt.Sprintf("phase %s, attempts %d, last error %q", rec.Status.Phase, rec.Status.Attempts, rec.Status.LastError)
 				})
 				if rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
@@ -216,7 +215,7 @@ func TestBoundedPassCountsADeleteCoderDidNotCarryOutAsAReleaseWithoutDelete(t *t
 			testenv.Eventually(t, testenv.WaitLong, "a ReleasedWithoutDelete event for the key and the provider", func() (bool, string) {
 				evented := map[string]bool{}
 				for _, e := range env.Events(t) {
-					if e.Reason == string(cleanup.ReasonReleasedWithoutDelete) {
+					if e.Reason == string(deletion.ReasonReleasedWithoutDelete) {
 						evented[string(e.InvolvedObject.UID)] = true
 					}
 				}

@@ -34,10 +34,9 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -97,8 +96,8 @@ func TestRepointedProviderConfigDeletesNothingItCannotVerifyAndTheSweepFinishesI
 	}
 	for _, o := range s.managed() {
 		r := s.record(t, kindOf(o), o.GetUID())
-		if r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned || r.Status.Reason != cleanup.ReasonOtherDeployment || r.Spec.DeploymentID != deploymentA {
-			t.Fatalf("cleanup record of the %s = %+v, want Abandoned for %s, naming deployment %s", kindOf(o), r, cleanup.ReasonOtherDeployment, deploymentA)
+		if r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned || r.Status.Reason != deletion.ReasonOtherDeployment || r.Spec.DeploymentID != deploymentA {
+			t.Fatalf("cleanup record of the %s = %+v, want Abandoned for %s, naming deployment %s", kindOf(o), r, deletion.ReasonOtherDeployment, deploymentA)
 		}
 	}
 	if !s.keyInCoder() || !s.providerInCoder() {
@@ -145,7 +144,7 @@ func TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatform
 	record := func(pc *clusterv1alpha1.RecordedProviderConfig, id string) *clusterv1alpha1.CleanupRecord {
 		uid := types.UID(uuid.NewString())
 		return &clusterv1alpha1.CleanupRecord{
-			ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIProvider", uid)},
+			ObjectMeta: metav1.ObjectMeta{Name: deletion.Name("AIProvider", uid)},
 			Spec: clusterv1alpha1.CleanupRecordSpec{
 				Kind: "AIProvider",
 				ManagedResource: clusterv1alpha1.ManagedResourceReference{

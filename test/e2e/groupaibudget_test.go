@@ -43,8 +43,8 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
@@ -131,7 +131,7 @@ func TestGroupAIBudgetIsSetPutBackAndDeleted(t *testing.T) {
 		t.Errorf("external name = %q, want the group id %s", got, g.ID)
 	}
 	rec := recordOf(t, kindGroupBudget, b.UID)
-	if rec == nil || rec.Status.ExternalID != g.ID.String() || rec.Status.CoderUpdatedAt != coderobj.FormatUpdatedAt(s.GroupBudgets()[g.ID].UpdatedAt) {
+	if rec == nil || rec.Status.ExternalID != g.ID.String() || rec.Status.CoderUpdatedAt != deletion.FormatUpdatedAt(s.GroupBudgets()[g.ID].UpdatedAt) {
 		t.Fatalf("cleanup record = %+v, want it to name the group and Coder's updated_at %s", rec, s.GroupBudgets()[g.ID].UpdatedAt)
 	}
 

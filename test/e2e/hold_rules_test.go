@@ -40,8 +40,8 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -96,7 +96,7 @@ func TestNamespaceDeletionWithCoderDownReleasesWithinUnreachableTimeout(t *testi
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", k.UID)}}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: deletion.Name("AIGatewayKey", k.UID)}}
 	if !env.Get(t, rec) || rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
 		t.Fatalf("cleanup record = %+v, want Abandoned", rec.Spec)
 	}

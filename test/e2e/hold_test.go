@@ -38,9 +38,9 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -389,7 +389,7 @@ func TestOrphanLeavesNoRecord(t *testing.T) {
 // record returns the cleanup record of a managed resource, nil if none.
 func (s holdSetup) record(t *testing.T, kind string, uid types.UID) *clusterv1alpha1.CleanupRecord {
 	t.Helper()
-	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: records.Name(kind, uid)}}
+	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: deletion.Name(kind, uid)}}
 	if !env.Get(t, r) {
 		return nil
 	}

@@ -38,9 +38,8 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -54,7 +53,7 @@ import (
 // there is none.
 func recordOf(t *testing.T, kind string, uid types.UID) *clusterv1alpha1.CleanupRecord {
 	t.Helper()
-	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: records.Name(kind, uid)}}
+	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: deletion.Name(kind, uid)}}
 	if !env.Get(t, r) {
 		return nil
 	}
@@ -169,8 +168,8 @@ func TestLostCreateReleasedWithCoderDownIsAbandonedCountedAndSwept(t *testing.T)
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete_total{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
-	if !hasWarning(t, ns, k.Name, string(cleanup.ReasonReleasedWithoutDelete)) {
-		t.Errorf("no %s event on the key", cleanup.ReasonReleasedWithoutDelete)
+	if !hasWarning(t, ns, k.Name, string(deletion.ReasonReleasedWithoutDelete)) {
+		t.Errorf("no %s event on the key", deletion.ReasonReleasedWithoutDelete)
 	}
 
 	if err := c.SetDown(false); err != nil {
@@ -287,7 +286,7 @@ func TestSweepLeavesAProviderSomeoneElseCreatedLater(t *testing.T) {
 	}
 	uid := types.UID(uuid.NewString())
 	rec := &clusterv1alpha1.CleanupRecord{
-		ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIProvider", uid)},
+		ObjectMeta: metav1.ObjectMeta{Name: deletion.Name("AIProvider", uid)},
 		Spec: clusterv1alpha1.CleanupRecordSpec{
 			Kind: "AIProvider",
 			ManagedResource: clusterv1alpha1.ManagedResourceReference{
@@ -484,7 +483,7 @@ func TestRefusedCreateReleasesWithoutACount(t *testing.T) {
 	if r := recordOf(t, "AIGatewayKey", late.UID); r != nil {
 		t.Errorf("a key that never sent a create left a %s record", r.Status.Phase)
 	}
-	if hasWarning(t, ns, late.Name, string(cleanup.ReasonReleasedWithoutDelete)) {
-		t.Errorf("a key that never sent a create has a %s event", cleanup.ReasonReleasedWithoutDelete)
+	if hasWarning(t, ns, late.Name, string(deletion.ReasonReleasedWithoutDelete)) {
+		t.Errorf("a key that never sent a create has a %s event", deletion.ReasonReleasedWithoutDelete)
 	}
 }

@@ -31,7 +31,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -124,7 +124,7 @@ func claimedBy(t *testing.T, id string) []string {
 	}
 	for _, rec := range l.Items {
 		if rec.Status.ExternalID == id {
-			out = append(out, rec.GetLabels()[records.ManagedResourceUIDLabel])
+			out = append(out, rec.GetLabels()[deletion.ManagedResourceUIDLabel])
 		}
 	}
 	return out

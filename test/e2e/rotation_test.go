@@ -36,7 +36,7 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -105,7 +105,7 @@ func waitPublished(t *testing.T, k *aiv1alpha1.AIGatewayKey, old string, timeout
 func recordsOf(t *testing.T, k *aiv1alpha1.AIGatewayKey) []string {
 	t.Helper()
 	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := env.Kube.List(context.Background(), l, client.MatchingLabels{records.ManagedResourceUIDLabel: string(k.UID)}); err != nil {
+	if err := env.Kube.List(context.Background(), l, client.MatchingLabels{deletion.ManagedResourceUIDLabel: string(k.UID)}); err != nil {
 		t.Fatalf("cannot list cleanup records: %v", err)
 	}
 	out := make([]string, 0, len(l.Items))
@@ -402,7 +402,7 @@ func TestKeyBoundedPassMidRotationLeavesARecordPerKeyForTheSweep(t *testing.T) {
 	env.Delete(t, pc)
 	env.WaitGone(t, k, testenv.WaitLong)
 	l := &clusterv1alpha1.CleanupRecordList{}
-	if err := env.Kube.List(context.Background(), l, client.MatchingLabels{records.ManagedResourceUIDLabel: string(k.UID)}); err != nil {
+	if err := env.Kube.List(context.Background(), l, client.MatchingLabels{deletion.ManagedResourceUIDLabel: string(k.UID)}); err != nil {
 		t.Fatal(err)
 	}
 	named := map[string]bool{}

@@ -36,8 +36,8 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
@@ -68,7 +68,7 @@ func waitSynced(t *testing.T, o interface {
 func waitReleasedEvent(t *testing.T, uid types.UID, reason string) {
 	t.Helper()
 	testenv.Eventually(t, testenv.WaitLong, "a ReleasedWithoutDelete event naming "+reason, func() (bool, string) {
-		return eventWith(t, string(uid), string(cleanup.ReasonReleasedWithoutDelete), "("+reason+")"), fmt.Sprint(eventsOf(t, string(uid)))
+		return eventWith(t, string(uid), string(deletion.ReasonReleasedWithoutDelete), "("+reason+")"), fmt.Sprint(eventsOf(t, string(uid)))
 	})
 }
 
@@ -136,12 +136,12 @@ func TestPausedResourcesDoNotKeepTheirNamespaceTerminating(t *testing.T) {
 	// Kubernetes refuses events in a terminating namespace (the scenario of
 	// unsupported policies sees them); the log says why each went.
 	for _, name := range []string{k.Name, p.Name} {
-		if logLine(env.Cluster.ProviderLogs(t), "Releasing a deleting resource the managed reconciler leaves alone", tenant+"/"+name, cleanup.ReasonPaused) == "" {
+		if logLine(env.Cluster.ProviderLogs(t), "Releasing a deleting resource the managed reconciler leaves alone", tenant+"/"+name, deletion.ReasonPaused) == "" {
 			t.Errorf("no log line says %s/%s was released for being paused", tenant, name)
 		}
 	}
-	wantAbandoned(t, "AIGatewayKey", k.UID, cleanup.ReasonPaused, testenv.LiveKey(coder, keyID))
-	wantAbandoned(t, "AIProvider", p.UID, cleanup.ReasonPaused, providerInCoder())
+	wantAbandoned(t, "AIGatewayKey", k.UID, deletion.ReasonPaused, testenv.LiveKey(coder, keyID))
+	wantAbandoned(t, "AIProvider", p.UID, deletion.ReasonPaused, providerInCoder())
 
 	// The records cover the rest: the ClusterProviderConfig's sweep deletes
 	// what the paused resources left in Coder.
@@ -182,8 +182,8 @@ func TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds(t *testing.T)
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
-	waitReleasedEvent(t, s.key.UID, cleanup.ReasonUnsupportedPolicies)
-	wantAbandoned(t, "AIGatewayKey", s.key.UID, cleanup.ReasonUnsupportedPolicies, testenv.LiveKey(s.coder, keyID))
+	waitReleasedEvent(t, s.key.UID, deletion.ReasonUnsupportedPolicies)
+	wantAbandoned(t, "AIGatewayKey", s.key.UID, deletion.ReasonUnsupportedPolicies, testenv.LiveKey(s.coder, keyID))
 	if s.providerInCoder() {
 		t.Errorf("the provider, whose policies are the default, was not deleted in Coder")
 	}
@@ -286,11 +286,11 @@ func TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept(t *tes
 	if got := releasedWithoutDelete(t, "AIProvider") - provsBefore; got != 1 {
 		t.Errorf("released_without_delete{kind=AIProvider} grew by %v, want 1", got)
 	}
-	waitReleasedEvent(t, s.key.UID, cleanup.ReasonRecordDeleteForbidden)
-	waitReleasedEvent(t, s.ai.UID, cleanup.ReasonRecordDeleteForbidden)
+	waitReleasedEvent(t, s.key.UID, deletion.ReasonRecordDeleteForbidden)
+	waitReleasedEvent(t, s.ai.UID, deletion.ReasonRecordDeleteForbidden)
 	for kind, uid := range map[string]types.UID{"AIGatewayKey": s.key.UID, "AIProvider": s.ai.UID} {
-		if r := recordOf(t, kind, uid); r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned || r.Status.Reason != cleanup.ReasonRecordDeleteForbidden {
-			t.Errorf("the %s's record = %+v, want Abandoned (%s)", kind, r, cleanup.ReasonRecordDeleteForbidden)
+		if r := recordOf(t, kind, uid); r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned || r.Status.Reason != deletion.ReasonRecordDeleteForbidden {
+			t.Errorf("the %s's record = %+v, want Abandoned (%s)", kind, r, deletion.ReasonRecordDeleteForbidden)
 		}
 	}
 

@@ -37,8 +37,8 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -141,7 +141,7 @@ func TestProviderKilledMidCreateLeavesOneKeyAndOneRecord(t *testing.T) {
 	})
 	// The record came first: whatever the crash interrupts, the key is
 	// already in the inventory a namespace deletion cannot reach.
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: records.Name("AIGatewayKey", k.UID)}}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: deletion.Name("AIGatewayKey", k.UID)}}
 	if !env.Get(t, rec) || rec.Status.CoderName != name {
 		t.Fatalf("Coder holds key %s while no cleanup record names it (record %+v)", name, rec.Spec)
 	}

@@ -30,7 +30,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
 // killWindow is how close to a resource's observed removal a SIGKILL may
@@ -206,8 +206,8 @@ func (r *run) waitingForCreators(ctx context.Context) []clusterv1alpha1.CleanupR
 			return false
 		}
 		for _, rec := range l.Items {
-			uid := types.UID(rec.Labels[records.ManagedResourceUIDLabel])
-			if r.incarnation(uid) && rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned && rec.Spec.Kind == records.KindProvider &&
+			uid := types.UID(rec.Labels[deletion.ManagedResourceUIDLabel])
+			if r.incarnation(uid) && rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned && rec.Spec.Kind == deletion.KindProvider &&
 				rec.Status.ExternalID == "" && rec.Status.CreateAttemptedAt != nil && rec.Spec.ProviderConfig != nil {
 				waiting = append(waiting, rec)
 			}

@@ -33,8 +33,8 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // settle is how long past its documented bound the harness gives anything
@@ -263,7 +263,7 @@ func (r *run) waitGrace(ctx context.Context) {
 	live := r.liveUIDs(ctx)
 	var latest time.Time
 	for _, rec := range l.Items {
-		uid := types.UID(rec.Labels[records.ManagedResourceUIDLabel])
+		uid := types.UID(rec.Labels[deletion.ManagedResourceUIDLabel])
 		if !r.incarnation(uid) || live[uid] || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {
 			continue
 		}
@@ -321,7 +321,7 @@ func (r *run) records(ctx context.Context, match func(rec *clusterv1alpha1.Clean
 	live := r.liveUIDs(ctx)
 	var out []string
 	for i := range l.Items {
-		uid := types.UID(l.Items[i].Labels[records.ManagedResourceUIDLabel])
+		uid := types.UID(l.Items[i].Labels[deletion.ManagedResourceUIDLabel])
 		if r.incarnation(uid) && match(&l.Items[i], live[uid]) {
 			out = append(out, l.Items[i].Name)
 		}

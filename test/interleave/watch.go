@@ -36,8 +36,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
-	"github.com/crossplane-contrib/provider-coder/internal/sweep"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
 // A watcher follows, for one run, what the provider writes to the API
@@ -107,9 +106,9 @@ func (wt *watcher) observe(t watch.EventType, o client.Object) {
 	switch rec := o.(type) {
 	case *clusterv1alpha1.CleanupRecord:
 		wt.records = append(wt.records, RecordEvent{
-			RV: rv, Record: rec.Name, UID: types.UID(rec.Labels[records.ManagedResourceUIDLabel]),
+			RV: rv, Record: rec.Name, UID: types.UID(rec.Labels[deletion.ManagedResourceUIDLabel]),
 			Abandoned: rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned, Deleted: t == watch.Deleted,
-			Released: rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned && rec.Status.Reason != sweep.ReasonManagedResourceGone,
+			Released: rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned && rec.Status.Reason != deletion.ReasonManagedResourceGone,
 		})
 		if rec.Status.ExternalID != "" && rec.Spec.DeploymentID != "" {
 			wt.recorded[rec.Status.ExternalID] = true

@@ -41,11 +41,10 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // Connection detail keys written to writeConnectionSecretToRef.
@@ -111,7 +110,7 @@ type connection struct {
 	kube    client.Client
 	reader  client.Reader
 	scheme  *runtime.Scheme
-	records *records.Store
+	records *deletion.Store
 	kind    string
 	// clocks is Coder's clock per key, for the poll hook.
 	clocks *clocks
@@ -143,10 +142,10 @@ type external struct {
 	reader client.Reader
 	scheme *runtime.Scheme
 	// records writes the cleanup record of each key a rotation creates.
-	records *records.Store
+	records *deletion.Store
 	kind    string
 	// origin is where a rotation's create goes, as its record names it.
-	origin        records.Origin
+	origin        deletion.Origin
 	createRefused string
 	// now is our clock; Coder's times meet it only on Coder's clock
 	// (coder.Client.Clock).
@@ -214,7 +213,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	if plan.Current == nil {
 		// None of the resource's keys serves: it is created anew, after
 		// Create deletes the keys nobody holds, so their names are free.
-		if plan.Action == ActionDiscard && cleanup.MayDelete(k) {
+		if plan.Action == ActionDiscard && deletion.MayDelete(k) {
 			e.discards = plan.Discard
 		}
 		return managed.ExternalObservation{ResourceExists: false}, nil
@@ -271,7 +270,7 @@ func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed
 // object whose response was lost: Coder returned its plaintext to nobody,
 // so it can never be published. Create deletes it and makes a new one.
 func (e *external) observeUncreated(k Resource, keys []ownKey) (managed.ExternalObservation, error) {
-	if len(keys) > 0 && !cleanup.MayDelete(k) {
+	if len(keys) > 0 && !deletion.MayDelete(k) {
 		// Policies that exclude Delete never delete a key in Coder, and a
 		// key whose plaintext is lost can never be published: say so.
 		return managed.ExternalObservation{}, errors.Errorf(errFmtLostKeyKept, keys[0].KeyPrefix)

@@ -41,7 +41,7 @@ import (
 
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -345,7 +345,7 @@ func TestRotationCommitPersistsTheExternalNameAndAnswersTheRequest(t *testing.T)
 func TestRotationFinishForgetsTheRetiredKey(t *testing.T) {
 	f := newFixture(t)
 	r := setUpRotation(t, f, nil, map[string][]byte{ConnectionKey: []byte("cur-plaintext"), ConnectionPreviousKeyPrefix: []byte("oldp")})
-	if err := f.ext.records.EnsureRotated(context.Background(), r.k, f.ext.kind, 1, records.Origin{}, "n"); err != nil {
+	if err := f.ext.records.EnsureRotated(context.Background(), r.k, f.ext.kind, 1, deletion.Origin{}, "n"); err != nil {
 		t.Fatal(err)
 	}
 	f.update(t, r, &RotationPlan{Action: ActionFinish, Current: &Key{Counter: 1, ID: r.cur.String(), Prefix: "curp"}, Finished: []int{1}})

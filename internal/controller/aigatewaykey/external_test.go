@@ -31,7 +31,7 @@ import (
 
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	testfixture "github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -60,7 +60,7 @@ func newFixture(t *testing.T) *fixture {
 		coder: cl, keys: keys, scope: "test", url: srv.URL(),
 		record: event.NewNopRecorder(), log: logging.NewNopLogger(),
 		kube: kube, reader: kube, scheme: s,
-		records: records.NewStore(kube, s, nil), kind: "AIGatewayKey", now: time.Now,
+		records: deletion.NewStore(kube, s, nil), kind: "AIGatewayKey", now: time.Now,
 	}}
 }
 

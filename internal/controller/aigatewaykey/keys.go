@@ -24,7 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
 // The resource's keys in Coder: which they are, how they are listed
@@ -45,10 +45,10 @@ type ownKey struct {
 // stays the resource's while a rotation retires it).
 func own(k Resource, list *coder.KeyList, ids ...string) []ownKey {
 	names := NamesOf(k.KeyParameters().NamePrefix, k.GetNamespace(), k.GetName(), string(k.GetUID()))
-	claim := coderobj.KeyClaim{IDs: ids, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
+	claim := deletion.KeyClaim{IDs: ids, Name: func(n string) bool { _, ok := names.Counter(n); return ok }}
 	// The index narrows the deployment's keys to a few candidates; the
 	// claim decides which are the resource's.
-	owned := coderobj.OwnedKeys(list.Find(names.Word(), ids...), claim, nil)
+	owned := deletion.OwnedKeys(list.Find(names.Word(), ids...), claim, nil)
 	out := make([]ownKey, 0, len(owned))
 	for _, c := range owned {
 		n, derived := names.Counter(c.Name)
@@ -122,7 +122,7 @@ func (e *external) deleteKeys(ctx context.Context, k Resource, ids ...uuid.UUID)
 	if len(ids) == 0 {
 		return nil
 	}
-	err := coderobj.DeleteKeys(ctx, e.coder, ids...)
+	err := deletion.DeleteKeys(ctx, e.coder, ids...)
 	// Noted whatever the answer: a delete that failed may have been
 	// carried out.
 	e.keys.Deleted(e.scope, string(k.GetUID()), time.Now(), ids...)

@@ -36,7 +36,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
 
@@ -75,7 +75,7 @@ func workload(w common.WorkloadReference, ns string) *unstructured.Unstructured 
 // k writes no Secret.
 func restartTargets(k Resource) ([]common.WorkloadReference, string) {
 	r := k.KeyParameters().Rotation
-	nn, ok := cleanup.ConnectionSecret(k)
+	nn, ok := deletion.ConnectionSecret(k)
 	if r == nil || !ok {
 		return nil, ""
 	}

@@ -24,13 +24,12 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
 // gather builds the rotation state from Coder's keys, the connection
 // Secret, the cleanup records and the resource.
-func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, recorded records.Set, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
+func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, recorded deletion.Set, id string) (RotationState, map[string]codersdk.AIGatewayKey, error) {
 	rs := rotationSettings(k.KeyParameters())
 	a := k.GetAnnotations()
 	st := RotationState{
@@ -53,8 +52,8 @@ func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, record
 	// Only a key the resource created had a plaintext for it to publish,
 	// and only a resource that may delete replaces one whose plaintext
 	// was lost.
-	_, writes := cleanup.ConnectionSecret(k)
-	st.WritesSecret = writes && cleanup.MayDelete(k) && !slices.ContainsFunc(keys, func(c ownKey) bool { return !c.derived })
+	_, writes := deletion.ConnectionSecret(k)
+	st.WritesSecret = writes && deletion.MayDelete(k) && !slices.ContainsFunc(keys, func(c ownKey) bool { return !c.derived })
 	st.Records = recorded.Rotations(e.kind)
 	if len(keys) > 1 {
 		// A rotation is under way: the workloads that read the Secret

@@ -28,12 +28,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 )
 
 const (
@@ -49,7 +48,7 @@ const (
 // It returns nil when k writes no Secret, or its Secret does not exist or is
 // not controlled by k.
 func (e *external) readSecret(ctx context.Context, k Resource) (*corev1.Secret, error) {
-	nn, ok := cleanup.ConnectionSecret(k)
+	nn, ok := deletion.ConnectionSecret(k)
 	if !ok {
 		return nil, nil
 	}
@@ -71,7 +70,7 @@ func (e *external) readSecret(ctx context.Context, k Resource) (*corev1.Secret, 
 // Secret holding the committed key; anything else is read past the cache,
 // because a stale read would replace a published key.
 func (e *external) published(ctx context.Context, k Resource, keys []ownKey, id string) (string, error) {
-	nn, ok := cleanup.ConnectionSecret(k)
+	nn, ok := deletion.ConnectionSecret(k)
 	if !ok {
 		return "", nil
 	}
@@ -135,7 +134,7 @@ func (e *external) publishedAmong(ctx context.Context, k Resource, keys []ownKey
 // it was cached with, when it is that key's (keepsPlaintext). Otherwise they
 // carry none, and the merge leaves the Secret's own plaintext as it is.
 func (e *external) keepPublished(ctx context.Context, k Resource, details managed.ConnectionDetails) {
-	nn, ok := cleanup.ConnectionSecret(k)
+	nn, ok := deletion.ConnectionSecret(k)
 	if !ok {
 		return
 	}
@@ -168,7 +167,7 @@ func keepsPlaintext(cached map[string][]byte, details managed.ConnectionDetails)
 // not yet garbage collected): a key created or replaced now could not be
 // published, and its plaintext would be lost.
 func (e *external) secretWritable(ctx context.Context, k Resource) error {
-	nn, ok := cleanup.ConnectionSecret(k)
+	nn, ok := deletion.ConnectionSecret(k)
 	if !ok || meta.WasDeleted(k) {
 		return nil
 	}
@@ -191,7 +190,7 @@ func (e *external) secretWritable(ctx context.Context, k Resource) error {
 // but the external name may move to a new key (commit) only once the Secret
 // holds its plaintext, which exists nowhere else.
 func (e *external) publish(ctx context.Context, k Resource, details managed.ConnectionDetails) error {
-	nn, ok := cleanup.ConnectionSecret(k)
+	nn, ok := deletion.ConnectionSecret(k)
 	if !ok {
 		return nil
 	}

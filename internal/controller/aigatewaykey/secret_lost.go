@@ -26,7 +26,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
 // SecretLossWindow is how soon after a lost connection Secret another loss
@@ -101,7 +101,7 @@ func (e *external) observeSecretLosses(k Resource) {
 		}
 		return
 	}
-	nn, _ := cleanup.ConnectionSecret(k)
+	nn, _ := deletion.ConnectionSecret(k)
 	msg := fmt.Sprintf("The connection Secret %s was removed %d times in %s; something deletes it (or overwrites its key), e.g. a GitOps tool that owns it: exclude it from that tool. "+
 		"Each removal starts a new key and restarts the workloads of rotation.restart; at most %d keys of this resource exist in Coder at once, so the oldest retiring key goes before its settle window ends",
 		nn, l.Count, l.Last.Sub(l.First).Round(time.Second), MaxKeys)

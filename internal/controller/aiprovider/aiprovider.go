@@ -46,12 +46,10 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // AnnotationRefusedCreate holds the external-create-pending time of the last
@@ -132,7 +130,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 type connection struct {
 	kube           client.Client
 	reader         client.Reader
-	records        *records.Store
+	records        *deletion.Store
 	kind           string
 	fingerprintKey KeySource
 }
@@ -153,12 +151,12 @@ type external struct {
 	url string
 	// origin is the Coder the session reaches: only its records and
 	// resources say who owns a provider there (records.Speaks).
-	origin records.Origin
+	origin deletion.Origin
 	kube   client.Client
 	// reader reads the cleanup record past the cache.
 	reader client.Reader
 	// records decide who owns a provider imported by name.
-	records *records.Store
+	records *deletion.Store
 	kind    string
 	log     logging.Logger
 	record  event.Recorder
@@ -195,7 +193,7 @@ func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk
 	observe(p.ProviderObservation(), got)
 	p.SetConditions(xpv2.Available())
 	details := ConnectionDetails(e.url, got)
-	if meta.WasDeleted(p) || !cleanup.Policies(p).ShouldUpdate() {
+	if meta.WasDeleted(p) || !deletion.Policies(p).ShouldUpdate() {
 		// Nothing will be changed, so neither the Secrets nor the drift
 		// matter: deleting works even when the Secrets are gone, and an
 		// observe-only import reads no Secrets it does not use, and needs
@@ -378,7 +376,7 @@ func (e *external) Delete(ctx context.Context, p Resource) (managed.ExternalDele
 	if _, err := uuid.Parse(id); err != nil {
 		return managed.ExternalDelete{}, errors.New(errExternalName)
 	}
-	if err := coderobj.DeleteProvider(ctx, e.coder, id); err != nil {
+	if err := deletion.DeleteProvider(ctx, e.coder, id); err != nil {
 		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteProvider)
 	}
 	return managed.ExternalDelete{}, nil

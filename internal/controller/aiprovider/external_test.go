@@ -37,7 +37,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	testfixture "github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -159,8 +159,8 @@ func TestObserveOfADeletingProviderFindsWhatItOwnsAndNothingElse(t *testing.T) {
 	// record is the cleanup record of the create attempted at t.
 	record := func(at time.Time) *clusterv1alpha1.CleanupRecord {
 		r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{
-			Name:   records.Name("AIProvider", testUID),
-			Labels: map[string]string{records.ManagedResourceUIDLabel: testUID},
+			Name:   deletion.Name("AIProvider", testUID),
+			Labels: map[string]string{deletion.ManagedResourceUIDLabel: testUID},
 		}}
 		r.Spec.ManagedResource.UID = testUID
 		r.Status.CreateAttemptedAt = &metav1.Time{Time: at}

@@ -35,7 +35,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	testfixture "github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
@@ -63,9 +63,9 @@ func importer(externalName string, deleting bool) *aiv1alpha1.AIProvider {
 // attempt whose answer was lost when attempted is set.
 func rivalRecord(uid, id, coderName string, attempted bool) *clusterv1alpha1.CleanupRecord {
 	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{
-		Name: records.Name(records.KindProvider, types.UID(uid)), Labels: map[string]string{records.ManagedResourceUIDLabel: uid},
+		Name: deletion.Name(deletion.KindProvider, types.UID(uid)), Labels: map[string]string{deletion.ManagedResourceUIDLabel: uid},
 	}}
-	r.Spec.Kind = records.KindProvider
+	r.Spec.Kind = deletion.KindProvider
 	r.Spec.ManagedResource = clusterv1alpha1.ManagedResourceReference{
 		APIVersion: aiv1alpha1.SchemeGroupVersion.String(), Kind: aiv1alpha1.AIProviderKind, Namespace: "team-b", Name: "openai", UID: uid,
 	}
@@ -89,7 +89,7 @@ func rivalResource(id string) *aiv1alpha1.AIProvider {
 // provider Coder finds by it is imported only when nothing else owns it,
 // and the external name then settles to its id.
 func TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns(t *testing.T) {
-	rival := records.Claimant{UID: rivalUID, Kind: aiv1alpha1.AIProviderKind, Namespace: "team-b", Name: "openai"}
+	rival := deletion.Claimant{UID: rivalUID, Kind: aiv1alpha1.AIProviderKind, Namespace: "team-b", Name: "openai"}
 	type want struct {
 		Exists bool
 		// ExternalName and ObservedID are the id when "id".
@@ -141,14 +141,14 @@ func TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns(t *testing.T) {
 			externalName: "openai",
 			others:       func(id string) []client.Object { return []client.Object{rivalRecord(rivalUID, id, "openai", false)} },
 			want: func(id string) want {
-				return want{ExternalName: "openai", Err: records.ErrOwned(id, records.Claimant{UID: rivalUID, Kind: rival.Kind, Namespace: rival.Namespace, Name: rival.Name, Record: true})}
+				return want{ExternalName: "openai", Err: deletion.ErrOwned(id, deletion.Claimant{UID: rivalUID, Kind: rival.Kind, Namespace: rival.Namespace, Name: rival.Name, Record: true})}
 			},
 		},
 		"ExternalNameOfAnotherResource": {
 			reason:       "Another live resource names the id without a record (an import): it was first, and keeps it.",
 			externalName: "openai",
 			others:       func(id string) []client.Object { return []client.Object{rivalResource(id)} },
-			want:         func(id string) want { return want{ExternalName: "openai", Err: records.ErrOwned(id, rival)} },
+			want:         func(id string) want { return want{ExternalName: "openai", Err: deletion.ErrOwned(id, rival)} },
 		},
 		"LostCreateOfAnotherResource": {
 			reason:       "Another resource's create of that name lost its answer: it may adopt the provider, so no import takes it meanwhile.",
@@ -214,7 +214,7 @@ func TestPendingCreateOfNamesOnlyAnotherResourcesLostCreateOfThatName(t *testing
 	withID := rivalRecord(rivalUID, "4d2c1a8e-0000-4000-8000-000000000001", "openai", true)
 	own := rivalRecord(testUID, "", "openai", true)
 	key := rivalRecord(rivalUID, "", "openai", true)
-	key.Spec.Kind = records.KindKey
+	key.Spec.Kind = deletion.KindKey
 	unwritten := rivalRecord(rivalUID, "", "openai", true)
 	unwritten.Status.Phase = ""
 	cases := map[string]struct {
@@ -233,7 +233,7 @@ func TestPendingCreateOfNamesOnlyAnotherResourcesLostCreateOfThatName(t *testing
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, got := records.PendingCreateOf(testUID, tc.name, tc.recs, records.Origin{})
+			_, got := deletion.PendingCreateOf(testUID, tc.name, tc.recs, deletion.Origin{})
 			if got != tc.want {
 				t.Errorf("%s\nPendingCreateOf(%q) = %t, want %t", tc.reason, tc.name, got, tc.want)
 			}
@@ -251,7 +251,7 @@ func (f *fixture) withKube(t *testing.T, objs ...client.Object) *fixture {
 			return c.Update(ctx, o, opts...)
 		}}).Build()
 	f.ext.kube, f.ext.reader = kube, kube
-	f.ext.records = records.NewStore(kube, testfixture.Scheme(t), nil)
+	f.ext.records = deletion.NewStore(kube, testfixture.Scheme(t), nil)
 	f.ext.url = testCoderURL
 	return f
 }

@@ -27,8 +27,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
 // observeUncreated handles a resource without an external name. Only a
@@ -44,7 +43,7 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	// The annotation only says an attempt may be pending; anyone who may
 	// edit the resource can set it. The proof is our own record, written
 	// before the create, with the time of the attempt.
-	attempt, err := records.CreateAttempt(ctx, e.reader, p, e.kind)
+	attempt, err := deletion.CreateAttempt(ctx, e.reader, p, e.kind)
 	if err != nil || attempt.IsZero() {
 		return managed.ExternalObservation{ResourceExists: false}, err
 	}
@@ -58,7 +57,7 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	}
 	// The attempt is ours, by our clock; Coder dated the provider by its
 	// own, which the answer just read places the attempt on.
-	ours, err := coderobj.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout(), e.coder.Clock())
+	ours, err := deletion.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout(), e.coder.Clock())
 	if err != nil {
 		// Neither adopted nor someone else's: a deleting resource must not
 		// take the provider for absent.

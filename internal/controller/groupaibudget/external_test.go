@@ -31,17 +31,16 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
 // budgetRecord is the record of b naming group id with Coder's updated_at.
 func budgetRecord(b *aiv1alpha1.GroupAIBudget, id, updatedAt string) *clusterv1alpha1.CleanupRecord {
 	r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{
-		Name: records.Name(aiv1alpha1.GroupAIBudgetKind, b.UID), Labels: map[string]string{records.ManagedResourceUIDLabel: string(b.UID)},
+		Name: deletion.Name(aiv1alpha1.GroupAIBudgetKind, b.UID), Labels: map[string]string{deletion.ManagedResourceUIDLabel: string(b.UID)},
 	}}
-	r.Spec.Kind = records.KindGroupBudget
+	r.Spec.Kind = deletion.KindGroupBudget
 	r.Status = clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: id, CoderUpdatedAt: updatedAt}
 	return r
 }
@@ -75,12 +74,12 @@ func TestObserveTakesItsOwnLastPutForNoChangeWhenTheCacheLags(t *testing.T) {
 	}{
 		"CacheLags": {
 			reason: "The cache shows the updated_at of the PUT before our last; the API server has the last: no change.",
-			cached: coderobj.FormatUpdatedAt(first.UpdatedAt), fresh: coderobj.FormatUpdatedAt(last.UpdatedAt),
+			cached: deletion.FormatUpdatedAt(first.UpdatedAt), fresh: deletion.FormatUpdatedAt(last.UpdatedAt),
 			want: managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true},
 		},
 		"ChangedInCoder": {
 			reason: "Neither shows Coder's updated_at: someone wrote it since, and Update puts it back.",
-			cached: coderobj.FormatUpdatedAt(first.UpdatedAt), fresh: coderobj.FormatUpdatedAt(first.UpdatedAt),
+			cached: deletion.FormatUpdatedAt(first.UpdatedAt), fresh: deletion.FormatUpdatedAt(first.UpdatedAt),
 			want: managed.ExternalObservation{ResourceExists: true},
 		},
 	}
@@ -89,7 +88,7 @@ func TestObserveTakesItsOwnLastPutForNoChangeWhenTheCacheLags(t *testing.T) {
 			cache := fixture.Kube(t, budgetRecord(b, g.ID.String(), tc.cached)).Build()
 			api := fixture.Kube(t, budgetRecord(b, g.ID.String(), tc.fresh)).Build()
 			e := &external{coder: cl, kind: aiv1alpha1.GroupAIBudgetKind, record: event.NewNopRecorder(),
-				records: records.NewStore(cache, fixture.Scheme(t), nil).WithReader(api)}
+				records: deletion.NewStore(cache, fixture.Scheme(t), nil).WithReader(api)}
 			got, err := e.Observe(ctx, b.DeepCopy())
 			if err != nil {
 				t.Fatal(err)

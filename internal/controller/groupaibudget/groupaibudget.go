@@ -42,13 +42,10 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/budgets"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // Reasons of the Ready condition and of events.
@@ -107,9 +104,9 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o managedkind.Options)
 // external talks to Coder for one GroupAIBudget during one reconcile.
 type external struct {
 	coder   *coder.Client
-	records *records.Store
+	records *deletion.Store
 	kind    string
-	origin  records.Origin
+	origin  deletion.Origin
 	record  event.Recorder
 
 	// groupID is the group Observe looked at, for Create, Update and
@@ -123,7 +120,7 @@ func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObs
 		return managed.ExternalObservation{}, err
 	}
 	e.groupID = id
-	got, present, err := coderobj.GroupBudget(ctx, e.coder, id)
+	got, present, err := deletion.GroupBudget(ctx, e.coder, id)
 	if err != nil {
 		return managed.ExternalObservation{}, Refused(b, errors.Wrap(err, errGetBudget))
 	}
@@ -131,19 +128,19 @@ func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObs
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	v := budgets.Decide(l)
+	v := deletion.Decide(l)
 	switch {
 	case v.Refuse:
-		err := errors.Errorf(errFmtExists, id, got.SpendLimitMicros, coderobj.FormatUpdatedAt(got.UpdatedAt), id)
+		err := errors.Errorf(errFmtExists, id, got.SpendLimitMicros, deletion.FormatUpdatedAt(got.UpdatedAt), id)
 		b.SetConditions(Unavailable(ReasonBudgetExists, err.Error()))
 		return managed.ExternalObservation{}, err
 	case v.Adopt:
-		err := e.records.EnsureAdoptedBudget(ctx, b, e.kind, e.origin, id, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, "")
+		err := e.records.EnsureAdoptedBudget(ctx, b, e.kind, e.origin, id, deletion.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, "")
 		if err != nil {
 			return managed.ExternalObservation{}, err
 		}
 	case v.Changed:
-		e.record.Event(b, event.Warning(ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged, id, coderobj.FormatUpdatedAt(got.UpdatedAt))))
+		e.record.Event(b, event.Warning(ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged, id, deletion.FormatUpdatedAt(got.UpdatedAt))))
 	}
 	if v.Exists && !l.Deleting && present {
 		e.observe(ctx, b, id, got)
@@ -154,10 +151,10 @@ func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObs
 
 // look gathers what Decide needs: the budget Coder holds for group id and
 // what this resource's record says it wrote there.
-func (e *external) look(ctx context.Context, b Resource, id string, got codersdk.GroupAIBudget, present bool) (budgets.Look, error) {
-	p := cleanup.Policies(b)
+func (e *external) look(ctx context.Context, b Resource, id string, got codersdk.GroupAIBudget, present bool) (deletion.Look, error) {
+	p := deletion.Policies(b)
 	want := b.BudgetParameters().SpendLimitMicros
-	l := budgets.Look{
+	l := deletion.Look{
 		Deleting: meta.WasDeleted(b), Named: meta.GetExternalName(b) != "", Present: present,
 		Matches: want != nil && *want == got.SpendLimitMicros, MayWrite: p.ShouldUpdate() || p.ShouldDelete(),
 		ObserveOnly: !p.ShouldCreate() && !p.ShouldUpdate() && !p.ShouldDelete(),
@@ -176,14 +173,14 @@ func (e *external) look(ctx context.Context, b Resource, id string, got codersdk
 // names group id with a PUT's answer (recorded), and whether the budget
 // Coder holds is that PUT's (ours).
 func (e *external) ours(ctx context.Context, b Resource, id string, got codersdk.GroupAIBudget, present bool,
-	read func(context.Context, resource.Managed) (records.Set, error)) (recorded, ours bool, err error) {
+	read func(context.Context, resource.Managed) (deletion.Set, error)) (recorded, ours bool, err error) {
 	recs, err := read(ctx, b)
 	if err != nil {
 		return false, false, err
 	}
 	claim, ok := recs.BudgetClaim(e.kind, id)
 	if ok && present {
-		if ours, err = coderobj.BudgetIsClaims(claim, got.UpdatedAt, e.coder.Timeout(), e.coder.Clock()); err != nil {
+		if ours, err = deletion.BudgetIsClaims(claim, got.UpdatedAt, e.coder.Timeout(), e.coder.Clock()); err != nil {
 			return false, false, errors.Wrap(err, errGetBudget)
 		}
 	}
@@ -241,7 +238,7 @@ type Conditioned interface {
 // the permission it lacks, or a 404 that may mean the token cannot see the
 // group or user, and returns err.
 func Refused(mg Conditioned, err error) error {
-	var unseen *coderobj.UnseenError
+	var unseen *deletion.UnseenError
 	if errors.As(err, &unseen) {
 		mg.SetConditions(Unavailable(ReasonNotVisible, unseen.Error()))
 		return err

@@ -19,15 +19,13 @@ package groupaibudget
 import (
 	"context"
 
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // Create writes the budget of a group that has none. The pass wrote the
@@ -49,12 +47,12 @@ func (e *external) Create(ctx context.Context, b Resource) (managed.ExternalCrea
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	if owner, ok := records.BudgetOwner(string(b.GetUID()), claims); ok {
+	if owner, ok := deletion.BudgetOwner(string(b.GetUID()), claims); ok {
 		// Nothing was sent to Coder: the record names nothing there.
 		if err := e.records.DeleteBudgetRecord(ctx, b, e.kind, id); err != nil {
 			return managed.ExternalCreation{}, err
 		}
-		err := records.ErrOwned(id, owner)
+		err := deletion.ErrOwned(id, owner)
 		b.SetConditions(xpv2.Unavailable().WithMessage(err.Error()))
 		return managed.ExternalCreation{}, err
 	}
@@ -87,7 +85,7 @@ func (e *external) put(ctx context.Context, b Resource, id string) error {
 	if err != nil {
 		return Refused(b, errors.Wrap(err, errPutBudget))
 	}
-	if err := e.records.SetCoderUpdatedAt(ctx, b, e.kind, id, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, ""); err != nil {
+	if err := e.records.SetCoderUpdatedAt(ctx, b, e.kind, id, deletion.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, ""); err != nil {
 		return errors.Wrap(err, errRecordPut)
 	}
 	e.observe(ctx, b, id, got)
@@ -103,7 +101,7 @@ func (e *external) Delete(ctx context.Context, b Resource) (managed.ExternalDele
 	if id == "" {
 		id = meta.GetExternalName(b)
 	}
-	return managed.ExternalDelete{}, errors.Wrap(coderobj.DeleteGroupBudget(ctx, e.coder, id), errDeleteBudget)
+	return managed.ExternalDelete{}, errors.Wrap(deletion.DeleteGroupBudget(ctx, e.coder, id), errDeleteBudget)
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }

@@ -41,12 +41,11 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/internal/writes"
 )
 
@@ -63,9 +62,9 @@ type Options struct {
 	// ManagementPolicies enables management policies.
 	ManagementPolicies bool
 	// Releases counts releases without a verified delete.
-	Releases *cleanup.Releases
+	Releases *deletion.Releases
 	// Records writes the cleanup records.
-	Records *records.Store
+	Records *deletion.Store
 	// PollHook, if set, says when a resource is reconciled next instead of
 	// after PollInterval.
 	PollHook managed.PollIntervalHook
@@ -109,7 +108,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	}
 	log := o.Logger.WithValues("controller", name)
 	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
-	fin := cleanup.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)
+	fin := deletion.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)
 	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused,
 		External: func(s providerconfig.Session) managed.TypedExternalClient[R] { return k.External(s, log, record) }}
 	opts := []managed.ReconcilerOption{
@@ -211,8 +210,8 @@ type connector[R resource.Managed] struct {
 }
 
 // OriginOf is where a create through session s goes, as records name it.
-func OriginOf(s providerconfig.Session) records.Origin {
-	return records.Origin{DeploymentID: s.DeploymentID, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
+func OriginOf(s providerconfig.Session) deletion.Origin {
+	return deletion.Origin{DeploymentID: s.DeploymentID, ProviderConfig: clusterv1alpha1.RecordedProviderConfig{
 		Group: s.Ref.Group, Kind: s.Ref.Kind, Namespace: s.Ref.Namespace, Name: s.Ref.Name, URL: coder.CanonicalURL(s.URL),
 	}}
 }
@@ -223,17 +222,17 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
-	pass := cleanup.Pass{
+	pass := deletion.Pass{
 		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, CreateRefused: s.CreateRefused,
 		Records: c.Records, Origin: OriginOf(s), Refused: c.Refused,
 		// The reconciler gives the client the object it connected.
 		CoderName: func(resource.Managed) string { return c.CoderName(mg) },
 	}
 	if s.Client == nil {
-		return cleanup.Wrap[R](pass, nil), nil
+		return deletion.Wrap[R](pass, nil), nil
 	}
 	pass.Deployment = s.Client.DeploymentID
 	pass.Coder = s.Client
 	pass.Keys, pass.Scope = c.Keys, s.Scope
-	return cleanup.Wrap(pass, c.External(s)), nil
+	return deletion.Wrap(pass, c.External(s)), nil
 }

@@ -27,7 +27,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -50,7 +50,7 @@ type stalledReconciler struct {
 	newObj    func() resource.Managed
 	policies  bool
 	connector *providerconfig.Connector
-	finalizer *cleanup.Finalizer
+	finalizer *deletion.Finalizer
 	log       logging.Logger
 }
 
@@ -59,7 +59,7 @@ func (r *stalledReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err := r.cache.Get(ctx, req.NamespacedName, mg); err != nil || !meta.WasDeleted(mg) || !meta.FinalizerExists(mg, providerconfig.ManagedFinalizer) {
 		return r.inner.Reconcile(ctx, req)
 	}
-	why := cleanup.Stalled(mg, r.policies)
+	why := deletion.Stalled(mg, r.policies)
 	if why == "" {
 		return r.inner.Reconcile(ctx, req)
 	}

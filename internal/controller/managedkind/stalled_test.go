@@ -38,10 +38,9 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
@@ -147,7 +146,7 @@ func TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds(t
 			r := &stalledReconciler{
 				inner: inner, cache: kube, newObj: func() resource.Managed { return &aiv1alpha1.AIGatewayKey{} }, policies: true,
 				connector: &providerconfig.Connector{Kube: kube},
-				finalizer: cleanup.NewFinalizer(kube, providerconfig.ManagedFinalizer, "AIGatewayKey", cleanup.NewReleases(), records.NewStore(kube, s, nil), event.NewNopRecorder()),
+				finalizer: deletion.NewFinalizer(kube, providerconfig.ManagedFinalizer, "AIGatewayKey", deletion.NewReleases(), deletion.NewStore(kube, s, nil), event.NewNopRecorder()),
 				log:       logging.NewNopLogger(),
 			}
 			res, err := r.Reconcile(context.Background(), reconcile.Request{NamespacedName: key})

@@ -30,7 +30,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
@@ -51,13 +51,13 @@ func TestAnOverrideOfAUserOutsideTheGroupSaysSo(t *testing.T) {
 	r.Spec.ForProvider.SpendLimitMicros = ptr.To[int64](5)
 	meta.SetExternalName(r, u.ID.String())
 	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{
-		Name: records.Name(aiv1alpha1.UserAIBudgetOverrideKind, r.UID), Labels: map[string]string{records.ManagedResourceUIDLabel: string(r.UID)},
+		Name: deletion.Name(aiv1alpha1.UserAIBudgetOverrideKind, r.UID), Labels: map[string]string{deletion.ManagedResourceUIDLabel: string(r.UID)},
 	}}
-	rec.Spec.Kind = records.KindUserOverride
+	rec.Spec.Kind = deletion.KindUserOverride
 	rec.Status = clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: u.ID.String(), CoderUpdatedAt: "2026-01-01T00:00:00Z"}
 	kube := fixture.Kube(t, rec).Build()
 	e := &external{coder: cl, kind: aiv1alpha1.UserAIBudgetOverrideKind, record: event.NewNopRecorder(),
-		records: records.NewStore(kube, fixture.Scheme(t), nil)}
+		records: deletion.NewStore(kube, fixture.Scheme(t), nil)}
 
 	// The override this resource wrote is gone: Coder dropped it when the
 	// user left the group. Update puts it back, and Coder refuses.

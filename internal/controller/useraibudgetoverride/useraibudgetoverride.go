@@ -40,14 +40,11 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/budgets"
-	"github.com/crossplane-contrib/provider-coder/internal/cleanup"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
 )
 
 // Reasons of the Ready condition and of events; the licence, permission,
@@ -100,9 +97,9 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o managedkind.Options)
 // reconcile.
 type external struct {
 	coder   *coder.Client
-	records *records.Store
+	records *deletion.Store
 	kind    string
-	origin  records.Origin
+	origin  deletion.Origin
 	record  event.Recorder
 
 	// userID and groupID are what Observe resolved, for Create and Update
@@ -116,7 +113,7 @@ func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObs
 		return managed.ExternalObservation{}, err
 	}
 	e.userID = id
-	got, present, err := coderobj.UserOverride(ctx, e.coder, id)
+	got, present, err := deletion.UserOverride(ctx, e.coder, id)
 	if err != nil {
 		return managed.ExternalObservation{}, groupaibudget.Refused(r, errors.Wrap(err, errGetOverride))
 	}
@@ -129,8 +126,8 @@ func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObs
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	v := budgets.Decide(l)
-	at := coderobj.FormatUpdatedAt(got.UpdatedAt)
+	v := deletion.Decide(l)
+	at := deletion.FormatUpdatedAt(got.UpdatedAt)
 	switch {
 	case v.Refuse:
 		err := errors.Errorf(errFmtExists, id, got.SpendLimitMicros, got.GroupID, at, id)
@@ -152,10 +149,10 @@ func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObs
 
 // look gathers what budgets.Decide needs: the override Coder holds and what
 // this resource's record says it wrote there.
-func (e *external) look(ctx context.Context, r Resource, got codersdk.UserAIBudgetOverride, present bool) (budgets.Look, error) {
-	p := cleanup.Policies(r)
+func (e *external) look(ctx context.Context, r Resource, got codersdk.UserAIBudgetOverride, present bool) (deletion.Look, error) {
+	p := deletion.Policies(r)
 	want := r.OverrideParameters().SpendLimitMicros
-	l := budgets.Look{
+	l := deletion.Look{
 		Deleting: meta.WasDeleted(r), Named: meta.GetExternalName(r) != "", Present: present,
 		Matches:  want != nil && *want == got.SpendLimitMicros && e.groupID == got.GroupID.String(),
 		MayWrite: p.ShouldUpdate() || p.ShouldDelete(), ObserveOnly: !p.ShouldCreate() && !p.ShouldUpdate() && !p.ShouldDelete(),
@@ -173,14 +170,14 @@ func (e *external) look(ctx context.Context, r Resource, got codersdk.UserAIBudg
 // names the user with a PUT's answer (recorded), and whether the override
 // Coder holds is that PUT's (ours).
 func (e *external) ours(ctx context.Context, r Resource, got codersdk.UserAIBudgetOverride, present bool,
-	read func(context.Context, resource.Managed) (records.Set, error)) (recorded, ours bool, err error) {
+	read func(context.Context, resource.Managed) (deletion.Set, error)) (recorded, ours bool, err error) {
 	recs, err := read(ctx, r)
 	if err != nil {
 		return false, false, err
 	}
 	claim, ok := recs.BudgetClaim(e.kind, e.userID)
 	if ok && present {
-		if ours, err = coderobj.BudgetIsClaims(claim, got.UpdatedAt, e.coder.Timeout(), e.coder.Clock()); err != nil {
+		if ours, err = deletion.BudgetIsClaims(claim, got.UpdatedAt, e.coder.Timeout(), e.coder.Clock()); err != nil {
 			return false, false, errors.Wrap(err, errGetOverride)
 		}
 	}

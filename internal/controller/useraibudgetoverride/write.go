@@ -27,9 +27,8 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/coderobj"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
-	"github.com/crossplane-contrib/provider-coder/internal/records"
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
 // Create writes the override of a user who has none. The pass wrote the
@@ -47,12 +46,12 @@ func (e *external) Create(ctx context.Context, r Resource) (managed.ExternalCrea
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	if owner, ok := records.BudgetOwner(string(r.GetUID()), claims); ok {
+	if owner, ok := deletion.BudgetOwner(string(r.GetUID()), claims); ok {
 		// Nothing was sent to Coder: the record names nothing there.
 		if err := e.records.DeleteBudgetRecord(ctx, r, e.kind, e.userID); err != nil {
 			return managed.ExternalCreation{}, err
 		}
-		err := records.ErrOwned(e.userID, owner)
+		err := deletion.ErrOwned(e.userID, owner)
 		r.SetConditions(xpv2.Unavailable().WithMessage(err.Error()))
 		return managed.ExternalCreation{}, err
 	}
@@ -99,7 +98,7 @@ func (e *external) put(ctx context.Context, r Resource) error {
 	if err != nil {
 		return groupaibudget.Refused(r, errors.Wrap(err, errPutOverride))
 	}
-	if err := e.records.SetCoderUpdatedAt(ctx, r, e.kind, e.userID, coderobj.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, got.GroupID.String()); err != nil {
+	if err := e.records.SetCoderUpdatedAt(ctx, r, e.kind, e.userID, deletion.FormatUpdatedAt(got.UpdatedAt), got.SpendLimitMicros, got.GroupID.String()); err != nil {
 		return errors.Wrap(err, errRecordPut)
 	}
 	e.observe(ctx, r, got)
@@ -115,7 +114,7 @@ func (e *external) Delete(ctx context.Context, r Resource) (managed.ExternalDele
 	if id == "" {
 		id = meta.GetExternalName(r)
 	}
-	return managed.ExternalDelete{}, errors.Wrap(coderobj.DeleteUserOverride(ctx, e.coder, id), errDeleteOverride)
+	return managed.ExternalDelete{}, errors.Wrap(deletion.DeleteUserOverride(ctx, e.coder, id), errDeleteOverride)
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }

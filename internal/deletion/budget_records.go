@@ -1,0 +1,198 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deletion
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+)
+
+// BudgetClaim returns what the set's record of kind says of the budget of
+// group id (BudgetClaimOf): false when no record of the set, written by
+// the provider, names id.
+func (s Set) BudgetClaim(kind, id string) (BudgetClaim, bool) {
+	for i := range s.recs {
+		r := &s.recs[i]
+		if r.Spec.Kind == kind && r.Status.Phase != "" && r.Status.ExternalID == id && id != "" {
+			return BudgetClaimOf(r), true
+		}
+	}
+	return BudgetClaim{}, false
+}
+
+// Fresh returns the records of mg read past the cache: a budget's last PUT
+// recorded Coder's updated_at a moment ago, and a cache that does not show
+// it yet would take that PUT for someone else's change.
+func (r *Store) Fresh(ctx context.Context, mg resource.Managed) (Set, error) {
+	recs, err := list(ctx, r.reader, mg)
+	return Set{uid: mg.GetUID(), recs: recs}, err
+}
+
+// NameGroup records the group a budget's first PUT will go to (the user,
+// for an override), before it is sent, made at o: from then on a record
+// names the row, and two resources of one group see each other's records
+// (BudgetOwner). A record that names another row already keeps naming it
+// (BudgetRecord): the PUT gets a record of its own.
+func (r *Store) NameGroup(ctx context.Context, mg resource.Managed, kind string, o Origin, id string) error {
+	name, err := r.BudgetRecord(ctx, mg, kind, id)
+	if err != nil {
+		return err
+	}
+	if name == Name(kind, mg.GetUID()) {
+		return r.SetRotatedExternalID(ctx, mg, kind, 0, id)
+	}
+	return r.ensure(ctx, mg, kind, name, o, map[string]any{
+		"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id, "createAttemptedAt": metav1.Now(),
+	})
+}
+
+// SetCoderUpdatedAt records Coder's answer to a PUT of mg's budget or
+// override of id (a group, or a user): its updated_at (FormatUpdatedAt),
+// limit and, for an override, group (empty for a budget), on the record
+// that names id. The row is mg's while Coder shows that updated_at. The
+// answer arrived, so no attempt is uncertain.
+func (r *Store) SetCoderUpdatedAt(ctx context.Context, mg resource.Managed, kind, id, updatedAt string, limit int64, group string) error {
+	name, err := r.BudgetRecord(ctx, mg, kind, id)
+	if err != nil {
+		return err
+	}
+	return r.patchStatus(ctx, name, answer(map[string]any{"createAttemptedAt": nil}, updatedAt, limit, group))
+}
+
+// BudgetRecord is the name of mg's record of the row id (a group's
+// budget, a user's override), read past the cache: the record that names
+// id already; else its first record, while that names nothing yet; else a
+// record of its own for id, named from mg's UID and id. A record never
+// changes what it names (DESIGN §9): a resource whose external name moved
+// to another group keeps the record of the first group's budget until that
+// budget is verified gone, and its delete looks at both.
+func (r *Store) BudgetRecord(ctx context.Context, mg resource.Managed, kind, id string) (string, error) {
+	recs, err := list(ctx, r.reader, mg)
+	if err != nil {
+		return "", err
+	}
+	base := Name(kind, mg.GetUID())
+	baseFree := true
+	for i := range recs {
+		if named := recs[i].Status.ExternalID; named == id {
+			return recs[i].Name, nil
+		} else if recs[i].Name == base && named != "" {
+			baseFree = false
+		}
+	}
+	if baseFree {
+		return base, nil
+	}
+	return BudgetRecordName(kind, mg.GetUID(), id), nil
+}
+
+// BudgetRecordName is the record of mg (by UID) for the row id, when its
+// first record names another row: a retry writes the same one.
+func BudgetRecordName(kind string, uid types.UID, id string) string {
+	sum := sha256.Sum256([]byte(id))
+	return Name(kind, uid) + "-" + hex.EncodeToString(sum[:5])
+}
+
+// DeleteBudgetRecord removes mg's record of the row id, written before a
+// PUT that was then not sent (another resource owns the row): it names
+// nothing in Coder. mg's records of other rows stay.
+func (r *Store) DeleteBudgetRecord(ctx context.Context, mg resource.Managed, kind, id string) error {
+	name, err := r.BudgetRecord(ctx, mg, kind, id)
+	if err != nil {
+		return err
+	}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)
+}
+
+// answer adds a PUT's answer to a record's status.
+func answer(status map[string]any, updatedAt string, limit int64, group string) map[string]any {
+	status["coderUpdatedAt"], status["spendLimitMicros"] = updatedAt, limit
+	if group != "" {
+		status["groupID"] = group
+	}
+	return status
+}
+
+// EnsureAdoptedBudget writes the record of an import that may update or
+// delete the budget of group id (or the override of user id, in group),
+// which Coder showed with updatedAt: from then on mg owns it, while Coder
+// shows that time. A record of mg that names another row keeps naming it
+// (BudgetRecord).
+func (r *Store) EnsureAdoptedBudget(ctx context.Context, mg resource.Managed, kind string, o Origin, id, updatedAt string, limit int64, group string) error {
+	name, err := r.BudgetRecord(ctx, mg, kind, id)
+	if err != nil {
+		return err
+	}
+	return r.ensure(ctx, mg, kind, name, o, answer(map[string]any{
+		"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id,
+	}, updatedAt, limit, group))
+}
+
+// ActiveClaimants are the resources whose Active records, made through
+// the Coder at now (Speaks), name the Coder object id, read past the cache
+// (a record written a moment ago by a resource racing this one must
+// count), each dated by its record's creation, which the API server sets.
+func (r *Store) ActiveClaimants(ctx context.Context, id string, now Origin) ([]Claimant, error) {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.reader.List(ctx, l); err != nil {
+		return nil, errors.Wrap(err, errListRecords)
+	}
+	var out []Claimant
+	for i := range l.Items {
+		rec := &l.Items[i]
+		uid := rec.GetLabels()[ManagedResourceUIDLabel]
+		if rec.Status.ExternalID != id || uid == "" || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive || !SpeaksOf(rec, now) {
+			continue
+		}
+		m := rec.Spec.ManagedResource
+		out = append(out, Claimant{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true, Created: rec.CreationTimestamp.Time})
+	}
+	return out, nil
+}
+
+// BudgetOwner decides whether self may write a singleton in Coder (a
+// group's budget, a user's override) that Active records name: only when
+// no other resource's record names it. Each racer names the row on its
+// record before it reads the others', so of two racers at least the later
+// reader sees the other and yields; both may yield, and retry, but two
+// never write. It returns the claimant self yields to: the first record
+// written, then the lowest UID. An Abandoned record does not count: its
+// resource is gone, and the sweep leaves a row written since.
+func BudgetOwner(self string, claims []Claimant) (Claimant, bool) {
+	others := slices.DeleteFunc(slices.Clone(claims), func(c Claimant) bool { return !c.Record || c.UID == self })
+	if len(others) == 0 {
+		return Claimant{}, false
+	}
+	return slices.MinFunc(others, func(a, b Claimant) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.UID, b.UID)
+	}), true
+}

@@ -1,0 +1,105 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deletion
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+)
+
+func TestBudgetOwnerLetsOnlyAnUncontestedRecordWrite(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := Claimant{UID: "a", Record: true, Created: t0}
+	b := Claimant{UID: "b", Record: true, Created: t0.Add(time.Second)}
+	c := Claimant{UID: "c", Record: true, Created: t0}
+	live := Claimant{UID: "l", Created: t0.Add(-time.Hour)}
+	type want struct {
+		owner Claimant
+		ok    bool
+	}
+	cases := map[string]struct {
+		reason string
+		self   string
+		claims []Claimant
+		want   want
+	}{
+		"Alone": {reason: "A resource alone with its record writes.", self: "a", claims: []Claimant{a}},
+		"EarlierYieldsToo": {
+			reason: "A record written first still yields: the other may have read before this one named the row, and written.",
+			self:   "a", claims: []Claimant{b, a}, want: want{b, true},
+		},
+		"LaterYields":   {reason: "A later record yields to the first.", self: "b", claims: []Claimant{a, b}, want: want{a, true}},
+		"NamesTheFirst": {reason: "Of several others, the first record written is named.", self: "b", claims: []Claimant{b, c, a}, want: want{a, true}},
+		"ExternalNameAloneCountsNot": {
+			reason: "An external name a user wrote is no record, however old its resource.",
+			self:   "a", claims: []Claimant{live, a},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			owner, ok := BudgetOwner(tc.self, tc.claims)
+			if diff := cmp.Diff(tc.want, want{owner, ok}, cmp.AllowUnexported(want{})); diff != "" {
+				t.Errorf("\n%s\nBudgetOwner(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestClaimsOfABudgetRecordNameItsGroupAndUpdatedAt(t *testing.T) {
+	attempt := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	rec := func(id, updatedAt string) clusterv1alpha1.CleanupRecord {
+		r := clusterv1alpha1.CleanupRecord{}
+		r.Name = "groupaibudget-" + id
+		r.Spec.Kind = KindGroupBudget
+		r.Status = clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: id, CoderUpdatedAt: updatedAt, SpendLimitMicros: ptr.To[int64](5), CreateAttemptedAt: &attempt}
+		return r
+	}
+	unnamed := rec("", "")
+	cases := map[string]struct {
+		reason string
+		recs   []clusterv1alpha1.CleanupRecord
+		want   Claims
+	}{
+		"Answered": {
+			reason: "A PUT Coder answered: the group and its updated_at.",
+			recs:   []clusterv1alpha1.CleanupRecord{rec("g1", "2026-01-01T00:00:01.5Z")},
+			want: Claims{Budgets: []BudgetClaim{{ID: "g1", UpdatedAt: "2026-01-01T00:00:01.5Z", Attempt: attempt.Time}},
+				BudgetOf: []string{"groupaibudget-g1"}},
+		},
+		"NoGroupYet": {
+			reason: "A record that never named a group names nothing in Coder.",
+			recs:   []clusterv1alpha1.CleanupRecord{unnamed},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, err := claimsOf(tc.recs, Origin{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("\n%s\nclaimsOf(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,176 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deletion
+
+import (
+	"context"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/crossplane-contrib/provider-coder/apis"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+)
+
+// Kinds a record can name.
+const (
+	KindKey          = "AIGatewayKey"
+	KindProvider     = "AIProvider"
+	KindGroupBudget  = "GroupAIBudget"
+	KindUserOverride = "UserAIBudgetOverride"
+)
+
+// BudgetClaimOf is what a group budget or an override record names: the
+// group's budget, or the user's override, while Coder shows the updated_at of the provider's last PUT, or, when
+// that PUT's answer was lost, a change within its window.
+func BudgetClaimOf(rec *clusterv1alpha1.CleanupRecord) BudgetClaim {
+	c := BudgetClaim{ID: rec.Status.ExternalID, Override: rec.Spec.Kind == KindUserOverride, UpdatedAt: rec.Status.CoderUpdatedAt}
+	if t := rec.Status.CreateAttemptedAt; t != nil {
+		c.Attempt = t.Time
+	}
+	return c
+}
+
+// ClockSkew is how far the API server's clock, which dates a
+// record, may run ahead of the provider's, whose instants coderobj places
+// on Coder's clock through the answer's Date before they meet Coder's
+// timestamps. Coder's own clock may be anywhere: it is never compared with
+// ours.
+const ClockSkew = time.Minute
+
+// NotBefore is the earliest time, by our clock, Coder can have created
+// what rec names: a record of a create (it names the Coder name) was
+// written before the create, and the API server set its creation time,
+// which nobody editing the record can change. A record edited to name an
+// older object, or written by hand, deletes nothing made before it, and is
+// not settled by it either. An import's record (no Coder name) was written
+// after its object existed: zero.
+func NotBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
+	if rec.Status.CoderName == "" {
+		return time.Time{}
+	}
+	return rec.CreationTimestamp.Add(-ClockSkew)
+}
+
+// KeyClaimOf is what a key record names: the key's id once known, and its
+// UID-derived name, which finds the key even when the id went stale.
+func KeyClaimOf(rec *clusterv1alpha1.CleanupRecord) KeyClaim {
+	return KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: NameIs(rec.Status.CoderName), NotBefore: NotBefore(rec)}
+}
+
+// errFmtOnlyCreatorFinds is the error of a provider record without an id,
+// swept by a ProviderConfig other than its creator.
+const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again; if it was deleted, make it again there (same kind, namespace, name and URL)"
+
+// ProviderClaimOf is what a provider record names: its id once known, and its
+// name, which counts only for a provider Coder created within the window of
+// the record's last create attempt, and only through the ProviderConfig
+// that made it (byName). A provider the record knows by that name only
+// cannot be found through another ProviderConfig, so its absence cannot be
+// verified there: the error says so, and the record waits for its creator.
+func ProviderClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (ProviderClaim, error) {
+	c := ProviderClaim{ID: rec.Status.ExternalID, Name: rec.Status.CoderName, NotBefore: NotBefore(rec)}
+	if t := rec.Status.CreateAttemptedAt; t != nil && byName {
+		c.Attempt = t.Time
+	}
+	if c.ID == "" && !byName && rec.Status.CreateAttemptedAt != nil {
+		return c, errors.Errorf(errFmtOnlyCreatorFinds, OriginOf(rec))
+	}
+	return c, nil
+}
+
+// Claims is what the records of a deleting resource name in Coder, as
+// the sweep would look for it through the ProviderConfig the resource
+// reaches now, with the name of the record each claim comes from.
+type Claims struct {
+	Keys      []KeyClaim
+	KeyOf     []string
+	Providers []ProviderClaim
+	// ProviderOf names the record of each provider claim.
+	ProviderOf []string
+	// Budgets are group budgets and overrides.
+	Budgets []BudgetClaim
+	// BudgetOf names the record of each budget claim.
+	BudgetOf []string
+}
+
+// Empty is true when the claims name nothing.
+func (c Claims) Empty() bool { return len(c.Keys)+len(c.Providers)+len(c.Budgets) == 0 }
+
+// claimsOf decides what a deleting resource's records name, through a
+// client that reaches now (which otherDeployment found to be the Coder
+// every record names). A record the provider never wrote a status to names
+// nothing. A key is named by its recorded id and UID-derived name; a
+// provider by its recorded id and, through the ProviderConfig that made it,
+// by the name its last create attempt may have written. A provider known
+// by that name only, through another ProviderConfig, cannot be verified
+// gone: the error says so, and the record waits for its creator's sweep.
+func claimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) {
+	var c Claims
+	for i := range recs {
+		rec := &recs[i]
+		if rec.Status.Phase == "" {
+			continue
+		}
+		switch rec.Spec.Kind {
+		case KindKey:
+			c.Keys = append(c.Keys, KeyClaimOf(rec))
+			c.KeyOf = append(c.KeyOf, rec.Name)
+			continue
+		case KindGroupBudget, KindUserOverride:
+			// A record names a budget once it names the group (the user,
+			// for an override), which it does before the first PUT.
+			if rec.Status.ExternalID != "" {
+				c.Budgets = append(c.Budgets, BudgetClaimOf(rec))
+				c.BudgetOf = append(c.BudgetOf, rec.Name)
+			}
+			continue
+		}
+		o := OriginOf(rec)
+		byName := o.MadeBy(now) || (o.Legacy() && o.SameCoder(now))
+		pc, err := ProviderClaimOf(rec, byName)
+		if err != nil {
+			return Claims{}, err
+		}
+		c.Providers = append(c.Providers, pc)
+		c.ProviderOf = append(c.ProviderOf, rec.Name)
+	}
+	return c, nil
+}
+
+// HeldByAnother reports the Coder objects another live managed resource
+// holds in the Coder at now (see Holders), read through the cache one id
+// at a time. The
+// second result is the first failure to find out; an object whose holders
+// could not be read counts as held meanwhile, so nothing is deleted on a
+// guess, and the failure fails the verification.
+func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed, now Origin) (Held, func() error) {
+	var first error
+	self := string(mg.GetUID())
+	held := func(id string) bool {
+		recs, live, _, err := r.naming(ctx, id, apis.ManagedKinds())
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			return true
+		}
+		return HoldersOf(recs, live, now).Except(self)(id)
+	}
+	return held, func() error { return first }
+}

@@ -1,0 +1,202 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deletion
+
+import (
+	"context"
+	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+)
+
+// A BudgetClaim names an AI budget row that an owner may have in Coder: a
+// group's budget, or a user's override of it. A row is a singleton nobody
+// names, and any PUT replaces it, so neither its key nor Coder's
+// created_at proves whose it is: the row is the owner's exactly while
+// Coder shows the updated_at its owner's last PUT was answered with.
+// Coder's timestamp is compared only with Coder's own.
+type BudgetClaim struct {
+	// ID is the row's key in Coder: the group's id, or the user's for an
+	// override.
+	ID string
+	// Override: the row is a user's override, not a group's budget.
+	Override bool
+	// UpdatedAt is the updated_at of the owner's last PUT, as Coder
+	// answered it (RFC 3339); empty when no answer arrived.
+	UpdatedAt string
+	// Attempt is when a PUT whose answer was lost was sent, by our clock;
+	// zero when none was. Used only without UpdatedAt.
+	Attempt time.Time
+}
+
+// errBadUpdatedAt is the error of a recorded updated_at that is not a time.
+const errBadUpdatedAt = "the recorded updated_at of the budget is not a time"
+
+// BudgetIsClaims reports whether a budget Coder dated updatedAt is the
+// claim's: its recorded updated_at, to the nanosecond Coder gave it, or,
+// for a PUT whose answer was lost, a change within that PUT's window on
+// Coder's clock (see CreatedByAttempt). ErrUndated when only the window
+// could tell and Coder's clock is not known.
+func BudgetIsClaims(c BudgetClaim, updatedAt time.Time, timeout time.Duration, clock coder.Clock) (bool, error) {
+	if c.UpdatedAt != "" {
+		t, err := time.Parse(time.RFC3339Nano, c.UpdatedAt)
+		if err != nil {
+			return false, errors.Wrap(err, errBadUpdatedAt)
+		}
+		return t.Equal(updatedAt), nil
+	}
+	return CreatedByAttempt(updatedAt, c.Attempt, timeout, clock)
+}
+
+// FormatUpdatedAt is how records hold Coder's updated_at: RFC 3339 to the
+// nanosecond, in UTC, so no digit Coder gave is lost.
+func FormatUpdatedAt(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// GroupBudget reads a group's budget; found is false only when Coder
+// answers 404 for the budget while the token reads the group (RowFound).
+// A 404 for both is an UnseenError: the group may be gone (with its
+// budget) or hidden from the token, and Coder does not say which.
+func GroupBudget(ctx context.Context, cl *coder.Client, groupID string) (codersdk.GroupAIBudget, bool, error) {
+	id, err := parseID(groupID)
+	if err != nil {
+		return codersdk.GroupAIBudget{}, false, err
+	}
+	return readRow(BudgetClaim{ID: groupID},
+		func() (codersdk.GroupAIBudget, error) { return cl.GroupAIBudget(ctx, id) },
+		func() error { _, err := cl.Group(ctx, id); return err })
+}
+
+// UserOverride reads a user's override; found is false only when Coder
+// answers 404 for the override while the token reads the user (RowFound).
+// Coder deletes an override when its user leaves the group, or the group
+// or user goes.
+func UserOverride(ctx context.Context, cl *coder.Client, userID string) (codersdk.UserAIBudgetOverride, bool, error) {
+	id, err := parseID(userID)
+	if err != nil {
+		return codersdk.UserAIBudgetOverride{}, false, err
+	}
+	return readRow(BudgetClaim{ID: userID, Override: true},
+		func() (codersdk.UserAIBudgetOverride, error) { return cl.UserAIBudgetOverride(ctx, id) },
+		func() error { _, err := cl.User(ctx, id.String()); return err })
+}
+
+// readRow reads a budget row and, only after its 404, the group or user
+// whose read proves the token sees it; RowFound decides what the two
+// answers mean.
+func readRow[T any](c BudgetClaim, row func() (T, error), sight func() error) (T, bool, error) {
+	got, err := row()
+	var seen error
+	if coder.IsNotFound(err) {
+		seen = sight()
+	}
+	found, err := RowFound(c, err, seen)
+	return got, found, err
+}
+
+func parseID(s string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	return id, errors.Wrapf(err, "%q is not a Coder id", s)
+}
+
+// updatedAt reads the claim's row: when Coder last changed it, and whether
+// it exists.
+func updatedAt(ctx context.Context, cl *coder.Client, c BudgetClaim) (time.Time, bool, error) {
+	if c.Override {
+		o, found, err := UserOverride(ctx, cl, c.ID)
+		return o.UpdatedAt, found, err
+	}
+	b, found, err := GroupBudget(ctx, cl, c.ID)
+	return b.UpdatedAt, found, err
+}
+
+// FindBudget reports whether the row in Coder is the claim's. A row
+// another live resource holds is never the claim's.
+func FindBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held) (bool, error) {
+	if held.has(c.ID) {
+		return false, nil
+	}
+	at, found, err := updatedAt(ctx, cl, c)
+	if err != nil || !found {
+		return false, err
+	}
+	return BudgetIsClaims(c, at, cl.Timeout(), cl.Clock())
+}
+
+// DeleteGroupBudget asks Coder to remove a group's budget, which restores
+// its default. A 404 is done, never verified absence: a read after it is
+// (GroupBudget, by RowFound).
+func DeleteGroupBudget(ctx context.Context, cl *coder.Client, groupID string) error {
+	return DeleteBudget(ctx, cl, BudgetClaim{ID: groupID})
+}
+
+// DeleteUserOverride asks Coder to remove a user's override, so its group
+// budgets apply again. A 404 is done, never verified absence.
+func DeleteUserOverride(ctx context.Context, cl *coder.Client, userID string) error {
+	return DeleteBudget(ctx, cl, BudgetClaim{ID: userID, Override: true})
+}
+
+// DeleteBudget asks Coder to remove the claim's row; a 404 is done.
+func DeleteBudget(ctx context.Context, cl *coder.Client, c BudgetClaim) error {
+	id, err := parseID(c.ID)
+	if err != nil {
+		return err
+	}
+	if c.Override {
+		err = cl.DeleteUserAIBudgetOverride(ctx, id)
+	} else {
+		err = cl.DeleteGroupAIBudget(ctx, id)
+	}
+	if err != nil && !coder.IsNotFound(err) {
+		return err
+	}
+	return nil
+}
+
+// SweepBudget deletes the claim's row while it is still the claim's, and
+// verifies with a read that answers 404 while the token sees the row's
+// group or user (RowFound); a 404 that may mean forbidden is an
+// UnseenError, never swept as deleted. superseded is true when someone
+// wrote the row since the claim's PUT: it is not deleted, and nothing of
+// the claim's is left.
+func SweepBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held) (superseded bool, err error) {
+	at, found, err := updatedAt(ctx, cl, c)
+	if err != nil || !found {
+		return false, err
+	}
+	ours, err := BudgetIsClaims(c, at, cl.Timeout(), cl.Clock())
+	if err != nil {
+		return false, err
+	}
+	if !ours || held.has(c.ID) {
+		return true, nil
+	}
+	if err := DeleteBudget(ctx, cl, c); err != nil {
+		return false, err
+	}
+	if _, found, err = updatedAt(ctx, cl, c); err != nil {
+		return false, err
+	}
+	if found {
+		return false, ErrStillPresent
+	}
+	return false, nil
+}

@@ -1,0 +1,104 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package coderobj answers, for each managed kind, the three questions a
+// deletion asks of Coder: which objects are this owner's, delete them, and
+// are they gone. The external clients and the sweeper both ask it, so
+// ownership and absence are decided one way. Ownership is proven by what the
+// provider recorded (ids, UID-derived names, the time of its own create
+// attempt), never by anything a tenant can write or a server can claim. It
+// never touches Kubernetes.
+package deletion
+
+import (
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+)
+
+// ErrStillPresent is the error of an object still in Coder after its delete
+// was accepted; a caller that wraps it can still tell it apart
+// (IsStillPresent, errors.Is).
+var ErrStillPresent = errors.New("still present in Coder after delete")
+
+// ErrUndated is the error of a comparison of one of Coder's timestamps with
+// an instant of ours that no answer of Coder could place on its clock: its
+// answers carried no Date header.
+var ErrUndated = errors.New("cannot compare Coder's timestamps with the provider's clock: Coder's answers carry no Date header")
+
+// ErrPredates is the error of an object a claim names that Coder created
+// before the claim could have made it: the claim is not settled, and the
+// object is not deleted.
+var ErrPredates = errors.New("it predates the cleanup record that names it, so it is not deleted and the record is kept")
+
+// Clock skew allowed when matching Coder's creation time of an object to our
+// create attempt, on Coder's clock: the attempt is recorded in whole seconds,
+// before the request is sent; Coder dates rows when the request commits;
+// and an answer's Date, which places the attempt on Coder's clock, is in
+// whole seconds and stamped before the answer travelled.
+const (
+	skewBefore = 5 * time.Second
+	skewAfter  = 30 * time.Second
+)
+
+// CreatedByAttempt reports whether an object Coder dated createdAt can be
+// the result of a create sent at attempt (by our clock), whose request
+// timeout bounded how late it could commit. The attempt is placed on
+// Coder's clock first: Coder's clock may run minutes apart from ours. An
+// object dated outside that window was created by someone else, before or
+// after us. It is ErrUndated when clock is not known.
+func CreatedByAttempt(createdAt, attempt time.Time, timeout time.Duration, clock coder.Clock) (bool, error) {
+	if attempt.IsZero() {
+		return false, nil
+	}
+	if !clock.Known() {
+		return false, ErrUndated
+	}
+	at := clock.At(attempt)
+	return !createdAt.Before(at.Add(-skewBefore)) && !createdAt.After(at.Add(timeout+skewAfter)), nil
+}
+
+// notBefore is nil when an object Coder dated createdAt can have been made
+// after notBefore (by our clock; zero bounds nothing), placed on Coder's
+// clock. Otherwise the object is not what the claim names, but it is not
+// absent either: ErrPredates, or ErrUndated when the clock is not known.
+func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) error {
+	switch {
+	case notBefore.IsZero():
+		return nil
+	case !clock.Known():
+		return errors.Wrap(ErrUndated, what)
+	case createdAt.Before(clock.At(notBefore)):
+		return errors.Wrapf(ErrPredates, "%s was created %s, before the record (%s), both on Coder's clock", what,
+			createdAt.UTC().Format(time.RFC3339), clock.At(notBefore).UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+// Held reports whether a live managed resource other than the claim's
+// owner holds an id (records.Holders decides who does): an object another
+// resource holds is its own (it imported it), whatever a record of an
+// earlier owner says, and is never deleted for the claim. Nil holds
+// nothing.
+type Held func(id string) bool
+
+func (h Held) has(id string) bool { return h != nil && h(id) }
+
+// IsStillPresent reports whether err is, or wraps, an object still in
+// Coder after its delete.
+func IsStillPresent(err error) bool { return errors.Is(err, ErrStillPresent) }

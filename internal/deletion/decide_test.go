@@ -1,0 +1,187 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deletion
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+)
+
+func TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified(t *testing.T) {
+	down := context.DeadlineExceeded
+	unavailable := string(coder.ClassOf(down))
+	cases := map[string]struct {
+		reason string
+		in     PassResult
+		want   PassOutcome
+	}{
+		"NeverExisted": {
+			reason: "a first look that finds nothing is a verified absence",
+			in:     PassResult{MayHaveCreated: true},
+			want:   PassOutcome{},
+		},
+		"Deleted": {
+			reason: "a delete confirmed by a second look is a normal release",
+			in:     PassResult{Existed: true, MayHaveCreated: true},
+			want:   PassOutcome{},
+		},
+		"CoderDownWithID": {
+			reason: "a failed look is not an absence",
+			in:     PassResult{ObserveErr: down, MayHaveCreated: true},
+			want:   PassOutcome{WithoutDelete: true, Reason: unavailable, DeleteFailed: unavailable},
+		},
+		"CoderDownAfterUncertainCreate": {
+			reason: "a create whose answer was lost may have written an object with no id on the resource",
+			in:     PassResult{ObserveErr: down, MayHaveCreated: true},
+			want:   PassOutcome{WithoutDelete: true, Reason: unavailable, DeleteFailed: unavailable},
+		},
+		"CoderDownNothingEverCreated": {
+			reason: "no id and no create ever begun: nothing can exist, nothing is leaked",
+			in:     PassResult{ObserveErr: down},
+			want:   PassOutcome{DeleteFailed: unavailable},
+		},
+		"NoClient": {
+			reason: "the credentials are gone: nothing could be checked",
+			in:     PassResult{NoClient: true, MayHaveCreated: true},
+			want:   PassOutcome{WithoutDelete: true, Reason: ReasonCredentialsUnavailable, DeleteFailed: ReasonCredentialsUnavailable},
+		},
+		"DeleteFailed": {
+			in:   PassResult{Existed: true, DeleteErr: down, MayHaveCreated: true},
+			want: PassOutcome{WithoutDelete: true, Reason: unavailable, DeleteFailed: unavailable},
+		},
+		"SecondLookFailed": {
+			reason: "an accepted delete is not a verified absence",
+			in:     PassResult{Existed: true, AfterErr: down, MayHaveCreated: true},
+			want:   PassOutcome{WithoutDelete: true, Reason: unavailable, DeleteFailed: unavailable},
+		},
+		"StillThere": {
+			in:   PassResult{Existed: true, StillThere: true, MayHaveCreated: true},
+			want: PassOutcome{WithoutDelete: true, Reason: reasonStillPresent, DeleteFailed: reasonStillPresent},
+		},
+		"Orphan": {
+			reason: "an intentional abandon is not a leak",
+			in:     PassResult{ObserveErr: down, MayHaveCreated: true, Orphan: true},
+			want:   PassOutcome{},
+		},
+		"Stalled": {
+			reason: "a paused resource released at its bound asked nothing of Coder: a release without delete, and no failed delete",
+			in:     PassResult{Stalled: ReasonPaused, MayHaveCreated: true},
+			want:   PassOutcome{WithoutDelete: true, Reason: ReasonPaused},
+		},
+		"StalledNothingEverCreated": {
+			reason: "a paused resource that never created anything leaves nothing",
+			in:     PassResult{Stalled: ReasonUnsupportedPolicies},
+			want:   PassOutcome{},
+		},
+		"StalledOrphan": {
+			reason: "a paused orphan keeps its object on purpose",
+			in:     PassResult{Stalled: ReasonPaused, MayHaveCreated: true, Orphan: true},
+			want:   PassOutcome{},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, DecidePass(tc.in)); diff != "" {
+				t.Errorf("%s\nDecidePass(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone(t *testing.T) {
+	key := func(mutate func(*aiv1alpha1.AIGatewayKey)) *aiv1alpha1.AIGatewayKey {
+		k := &aiv1alpha1.AIGatewayKey{}
+		k.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
+		if mutate != nil {
+			mutate(k)
+		}
+		return k
+	}
+	policies := func(ps ...xpv2.ManagementAction) func(*aiv1alpha1.AIGatewayKey) {
+		return func(k *aiv1alpha1.AIGatewayKey) { k.Spec.ManagementPolicies = ps }
+	}
+	cases := map[string]struct {
+		reason   string
+		mg       resource.Managed
+		disabled bool
+		want     string
+	}{
+		"Default": {
+			reason: "the default policies are acted on",
+			mg:     key(nil),
+		},
+		"ObserveOnly": {
+			reason: "a supported combination is acted on",
+			mg:     key(policies(xpv2.ManagementActionObserve)),
+		},
+		"PausedByAnnotation": {
+			reason: "crossplane.io/paused: true pauses it",
+			mg: key(func(k *aiv1alpha1.AIGatewayKey) {
+				meta.AddAnnotations(k, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
+			}),
+			want: ReasonPaused,
+		},
+		"PausedAnnotationOtherValue": {
+			reason: "only the value true pauses",
+			mg: key(func(k *aiv1alpha1.AIGatewayKey) {
+				meta.AddAnnotations(k, map[string]string{meta.AnnotationKeyReconciliationPaused: "false"})
+			}),
+		},
+		"EmptyPolicies": {
+			reason: "managementPolicies: [] pauses it",
+			mg:     key(policies()),
+			want:   ReasonPaused,
+		},
+		"Unsupported": {
+			reason: "a combination the reconciler does not support stops it",
+			mg:     key(policies(xpv2.ManagementActionCreate, xpv2.ManagementActionDelete)),
+			want:   ReasonUnsupportedPolicies,
+		},
+		"NonDefaultWhileDisabled": {
+			reason:   "with management policies disabled, anything but the default stops it",
+			mg:       key(policies(xpv2.ManagementActionObserve)),
+			disabled: true,
+			want:     ReasonUnsupportedPolicies,
+		},
+		"LegacyPaused": {
+			reason: "a cluster-scoped resource pauses the same way",
+			mg: func() resource.Managed {
+				k := &clusteraiv1alpha1.AIGatewayKey{}
+				k.Spec.ManagementPolicies = xpv2.ManagementPolicies{}
+				return k
+			}(),
+			want: ReasonPaused,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := Stalled(tc.mg, !tc.disabled); got != tc.want {
+				t.Errorf("%s\nStalled(...) = %q, want %q", tc.reason, got, tc.want)
+			}
+		})
+	}
+}

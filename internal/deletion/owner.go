@@ -1,0 +1,205 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deletion
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane-contrib/provider-coder/apis"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+)
+
+const (
+	errListManaged = "cannot list managed resources to find the owner of a Coder object"
+	errFmtOwned    = "the Coder object %s is owned by %s %s (UID %s); this resource does not adopt, import, change or delete it: remove its external name, or delete that resource first"
+)
+
+// A Claimant is a managed resource that claims a Coder object: one of its
+// cleanup records names the object's id (written by the provider, from the
+// resource's UID), or its external name does.
+type Claimant struct {
+	UID       string
+	Kind      string
+	Namespace string
+	Name      string
+	// Record: a cleanup record of the resource names the object. A record
+	// is written by the provider only, before a create or once an import
+	// is observed, so it outranks any external name.
+	Record bool
+	// Created is the resource's creation time, set by the API server.
+	Created time.Time
+}
+
+// OwnerOf decides which other managed resource, if any, owns a Coder object
+// that self (a UID) claims: none when self owns it or nobody else claims it.
+// A record decides first: a resource with a record of the object owns it,
+// and self with one of its own is never refused. Without any record, the
+// oldest live resource naming the object owns it, so a later one cannot
+// take over by setting the same external name. It reads nothing a user can
+// write other than the external names it is given, and trusts no server.
+func OwnerOf(self string, claims []Claimant) (Claimant, bool) {
+	var recorded, live []Claimant
+	for _, c := range claims {
+		if c.Record {
+			recorded = append(recorded, c)
+		} else {
+			live = append(live, c)
+		}
+	}
+	pick := recorded
+	if len(recorded) == 0 {
+		pick = live
+	}
+	if len(pick) == 0 || slices.ContainsFunc(recorded, func(c Claimant) bool { return c.UID == self }) {
+		return Claimant{}, false
+	}
+	slices.SortStableFunc(pick, func(a, b Claimant) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.UID, b.UID)
+	})
+	if pick[0].UID == self {
+		return Claimant{}, false
+	}
+	return pick[0], true
+}
+
+// ErrOwned is the error of a resource that names an object another
+// resource owns. It names that resource, and nothing secret.
+func ErrOwned(id string, owner Claimant) error {
+	ref := owner.Name
+	if owner.Namespace != "" {
+		ref = owner.Namespace + "/" + owner.Name
+	}
+	return errors.Errorf(errFmtOwned, id, owner.Kind, ref, owner.UID)
+}
+
+// claimants gathers every managed resource that claims the Coder object id
+// in the Coder at now: the owners of the cleanup records made through it
+// naming id, and the live resources of kinds whose external name is id
+// and whose ProviderConfig reaches it (Speaks), self (a UID) among them
+// whatever its ProviderConfig. It reads the cache.
+func (r *Store) claimants(ctx context.Context, self, id string, kinds []apis.ManagedKind, now Origin) ([]Claimant, error) {
+	recs, live, liveKinds, err := r.naming(ctx, id, kinds)
+	if err != nil {
+		return nil, err
+	}
+	var out []Claimant
+	for i := range recs {
+		if !SpeaksOf(&recs[i], now) {
+			continue
+		}
+		m := recs[i].Spec.ManagedResource
+		out = append(out, Claimant{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
+	}
+	for i, mg := range live {
+		// self is never its own owner (OwnerOf): its poll reads no
+		// ProviderConfig to find that out.
+		if string(mg.GetUID()) != self && !r.reaches(ctx, mg, now) {
+			continue
+		}
+		out = append(out, Claimant{
+			UID: string(mg.GetUID()), Kind: liveKinds[i], Namespace: mg.GetNamespace(), Name: mg.GetName(),
+			Created: mg.GetCreationTimestamp().Time,
+		})
+	}
+	return out, nil
+}
+
+// naming reads, through the cache's indexes, the cleanup records that name
+// the Coder object id (with the UID of their resource) and the live
+// managed resources of kinds whose external name is id, with the kind of
+// each.
+func (r *Store) naming(ctx context.Context, id string, kinds []apis.ManagedKind) ([]clusterv1alpha1.CleanupRecord, []resource.Managed, []string, error) {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l, client.MatchingFields{index.RecordExternalID: id}); err != nil {
+		return nil, nil, nil, errors.Wrap(err, errListRecords)
+	}
+	var recs []clusterv1alpha1.CleanupRecord
+	for i := range l.Items {
+		if l.Items[i].Status.ExternalID == id && l.Items[i].GetLabels()[ManagedResourceUIDLabel] != "" {
+			recs = append(recs, l.Items[i])
+		}
+	}
+	var live []resource.Managed
+	var liveKinds []string
+	for _, k := range kinds {
+		ml := k.NewList()
+		if err := r.kube.List(ctx, ml, client.MatchingFields{index.ManagedExternalName: id}); err != nil {
+			return nil, nil, nil, errors.Wrap(err, errListManaged)
+		}
+		for _, mg := range ml.GetItems() {
+			if meta.GetExternalName(mg) == id {
+				live, liveKinds = append(live, mg), append(liveKinds, k.Kind)
+			}
+		}
+	}
+	return recs, live, liveKinds, nil
+}
+
+// OwnedByAnother returns the error naming the resource that owns the Coder
+// object id in the Coder at now, when it is not mg (owned); err is a
+// failure to find out. No records (nil) know no owners.
+func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id string, now Origin) (owned, err error) {
+	if r == nil {
+		return nil, nil
+	}
+	// Only the kinds that name the same kind of Coder object can claim
+	// it; records of any kind count (naming). Every poll asks.
+	cs, err := r.claimants(ctx, string(mg.GetUID()), id, apis.SameCoderKinds(mg), now)
+	if err != nil {
+		return nil, err
+	}
+	if owner, ok := OwnerOf(string(mg.GetUID()), cs); ok {
+		return ErrOwned(id, owner), nil
+	}
+	return nil, nil
+}
+
+// reaches reports whether the ProviderConfig of the live resource mg
+// reaches the Coder at now, read from the cache: its external name speaks
+// of that Coder only then (Speaks). A ProviderConfig that has not reported
+// its deployment yet is judged by its URL. One that cannot be read may
+// reach any Coder, so the claim counts: of two wrong answers, refusing an
+// import waits for a human, adopting another's object cannot be undone.
+func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bool {
+	ref, err := providerconfig.RefOf(mg)
+	if err != nil {
+		return true
+	}
+	pc, err := providerconfig.Get(ctx, r.kube, ref)
+	if err != nil {
+		return true
+	}
+	at := Origin{ProviderConfig: clusterv1alpha1.RecordedProviderConfig{URL: coder.CanonicalURL(providerconfig.ConnectionOf(pc).URL)}}
+	if at.DeploymentID = providerconfig.StatusOf(pc).DeploymentID; at.DeploymentID == "" {
+		now.DeploymentID = ""
+	}
+	return Speaks(at, now)
+}

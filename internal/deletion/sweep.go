@@ -1,0 +1,348 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+// Package sweep deletes, later, what a release without delete left in
+// Coder: it reads the Abandoned cleanup records (and those of resources
+// that vanished), picks for each a ProviderConfig trusted to reach the
+// Coder that made its object (SweeperFor), deletes and verifies through
+// internal/coderobj, and removes a record only once what it names is
+// verified gone (sweep.go). vanished.go wakes it when a resource goes
+// without its finalizer; budget.go bounds each Coder's share of a sweep.
+package deletion
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	"github.com/crossplane-contrib/provider-coder/apis"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+)
+
+// Reasons a record turns Abandoned outside a bounded pass.
+const (
+	ReasonManagedResourceGone = "ManagedResourceGone"
+)
+
+// A Sweeper deletes in Coder what Abandoned cleanup records name, through a
+// Ready ProviderConfig of the same Coder deployment, and abandons Active
+// records whose managed resource vanished without deleting (finalizers
+// stripped by hand). It runs at start, at once when Trigger is called (a
+// record turned Abandoned, a ProviderConfig turned Ready), after a backoff
+// of seconds to minutes while a sweep leaves work undone, and otherwise
+// every Interval with 10% jitter. It reads records and managed
+// resources through the uncached API reader: a stale cache could make it
+// abandon a record whose resource exists.
+type Sweeper struct {
+	Kube    client.Client
+	Reader  client.Reader
+	Clients *coder.Cache
+	Log     logging.Logger
+	// Timeout bounds each Coder request.
+	Timeout time.Duration
+	// Interval between sweeps that leave nothing undone.
+	Interval time.Duration
+	// Grace is how old an Active record must be before its missing
+	// resource counts as gone, so a fresh create is never raced.
+	Grace time.Duration
+	// Now is the clock the grace is measured on; time.Now when nil.
+	Now func() time.Time
+	// Budget bounds one ProviderConfig's time on Coder in a sweep (see
+	// Budget); zero means DefaultSweepBudget.
+	Budget time.Duration
+
+	trigger chan struct{}
+	sweeperState
+}
+
+// now is the sweeper's clock.
+func (s *Sweeper) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// NewSweeper returns a Sweeper; set its fields before Start.
+func NewSweeper() *Sweeper { return &Sweeper{trigger: make(chan struct{}, 1)} }
+
+// Trigger asks for a sweep as soon as possible.
+func (s *Sweeper) Trigger() {
+	select {
+	case s.trigger <- struct{}{}:
+	default:
+	}
+}
+
+// NeedLeaderElection: only the leader sweeps.
+func (s *Sweeper) NeedLeaderElection() bool { return true }
+
+// Start sweeps until ctx ends. A sweep that fails or leaves an Abandoned
+// record behind is retried with backoff (see NextSweep); it never stops the
+// provider.
+func (s *Sweeper) Start(ctx context.Context) error {
+	retries := 0
+	for {
+		res, err := s.Sweep(ctx)
+		undone := err != nil || res.Left > 0
+		jitter := rand.Float64()*0.2 - 0.1 //nolint:gosec // Jitter needs no cryptographic randomness.
+		var wait time.Duration
+		wait, retries = NextSweep(s.Interval, retries, undone, jitter)
+		switch {
+		case err != nil:
+			s.Log.Info("Cleanup sweep failed", "error", err, "retryIn", wait)
+		case res.Left > 0:
+			s.Log.Debug("Cleanup sweep left Abandoned records", "swept", res.Swept, "left", res.Left, "retryIn", wait)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil
+		case <-s.trigger:
+			t.Stop()
+			// A trigger is news (a record turned Abandoned, a ProviderConfig
+			// turned Ready): the backoff starts over. Without this, records
+			// no Ready ProviderConfig can sweep (a deployment that is gone)
+			// would stretch it to its maximum and delay the retry of a
+			// sweep that Coder failed once by minutes.
+			retries = 0
+		case <-t.C:
+		}
+	}
+}
+
+// The backoff of a sweep that left work undone: Coder may be back, or a
+// ProviderConfig of the deployment Ready, long before the next interval.
+const (
+	sweepRetryFirst = 2 * time.Second
+	sweepRetryMax   = 5 * time.Minute
+)
+
+// NextSweep returns how long to wait after a sweep, and how many undone
+// sweeps in a row the next one follows. undone means the sweep failed or
+// left an Abandoned record it could not sweep; retries is how many undone
+// sweeps preceded it. An undone sweep is retried after 2s, doubling up to 5m
+// and never later than the interval; a complete one waits the interval,
+// shifted by jitter (a fraction in [-0.1, 0.1]) so replicas and restarts do
+// not sweep in step.
+func NextSweep(interval time.Duration, retries int, undone bool, jitter float64) (time.Duration, int) {
+	if !undone {
+		return interval + time.Duration(jitter*float64(interval)), 0
+	}
+	wait := sweepRetryMax
+	if retries < 16 { // 2s<<16 is past the cap; a larger shift could overflow.
+		wait = min(sweepRetryFirst<<retries, sweepRetryMax)
+	}
+	return min(wait, interval), retries + 1
+}
+
+// Result is what one sweep did.
+type Result struct {
+	// Swept is how many records it removed after a verified delete in Coder.
+	Swept int
+	// Left is how many Abandoned records are still there after it: no
+	// Ready ProviderConfig of their deployment, or Coder failed.
+	Left int
+}
+
+// Sweep makes one pass over every cleanup record.
+func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
+	start := time.Now()
+	defer func() { metrics.ObserveSweep(time.Since(start)) }()
+
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := s.Reader.List(ctx, l); err != nil {
+		return Result{}, errors.Wrap(err, errListRecords)
+	}
+	phases := map[string]int{clusterv1alpha1.CleanupPhaseActive: 0, clusterv1alpha1.CleanupPhaseAbandoned: 0}
+	// Abandoned records, by the client that sweeps them: each client's
+	// are swept by a worker of its own, within its budget.
+	work := map[*coder.Client]*clientWork{}
+	var sweepers []SweepConfig
+	var live []resource.Managed
+	var err error
+	loaded := false
+	// Whether a managed resource exists, by UID: a rotated key's records
+	// all name the same resource, which is read once per sweep.
+	seen := map[string]bool{}
+	swept := 0
+	for i := range l.Items {
+		rec := &l.Items[i]
+		if rec.Status.Phase == "" {
+			// The provider never wrote its status, so it names nothing in
+			// Coder: a create that stopped before it, or a record somebody
+			// else wrote. It goes with its resource.
+			s.removeUnwritten(ctx, rec, seen)
+			continue
+		}
+		if rec.Status.Phase == clusterv1alpha1.CleanupPhaseActive {
+			if gone, err := s.resourceGone(ctx, rec, seen); err == nil && gone {
+				rec.Status.Phase = clusterv1alpha1.CleanupPhaseAbandoned
+				rec.Status.Reason = ReasonManagedResourceGone
+				rec.Status.AbandonedAt = &metav1.Time{Time: s.now()}
+				// A conflict or NotFound means the resource settled the
+				// record itself in the meantime.
+				if err := s.Kube.Status().Update(ctx, rec); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
+					s.Log.Info("Cannot abandon cleanup record", "record", rec.Name, "error", err)
+				}
+			}
+		}
+		if rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+			phases[rec.Status.Phase]++
+			continue
+		}
+		if !loaded {
+			// Read once per sweep, and only when there is something to sweep.
+			loaded = true
+			if sweepers, err = s.readyConfigs(ctx); err != nil {
+				return Result{Swept: swept}, err
+			}
+			if live, err = s.managing(ctx); err != nil {
+				return Result{Swept: swept}, err
+			}
+		}
+		cl, now, byName := s.sweeperFor(ctx, sweepers, rec)
+		w := s.workFor(work, cl, now)
+		if w == nil || !s.claim(ctx, rec) {
+			phases[rec.Status.Phase]++
+			continue
+		}
+		w.add(rec, byName)
+	}
+	done := s.sweepAll(ctx, work, l.Items, live)
+	swept += done.Swept
+	phases[clusterv1alpha1.CleanupPhaseAbandoned] += done.Left
+	for p, n := range phases {
+		metrics.SetRecords(p, n)
+	}
+	return Result{Swept: swept, Left: phases[clusterv1alpha1.CleanupPhaseAbandoned]}, nil
+}
+
+// resourceGone reports whether an Active record's managed resource no
+// longer exists (or is another incarnation), past the grace period.
+func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, seen map[string]bool) (bool, error) {
+	if s.now().Sub(rec.CreationTimestamp.Time) < s.Grace {
+		return false, nil
+	}
+	ref := rec.Spec.ManagedResource
+	if gone, ok := seen[ref.UID]; ok {
+		return gone, nil
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(schema.FromAPIVersionAndKind(ref.APIVersion, ref.Kind))
+	err := s.Reader.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, u)
+	if err != nil && !kerrors.IsNotFound(err) {
+		return false, err
+	}
+	gone := kerrors.IsNotFound(err) || string(u.GetUID()) != ref.UID
+	seen[ref.UID] = gone
+	return gone, nil
+}
+
+// claim counts a sweep attempt on an Abandoned record. The update claims
+// it: a second sweeper holding an older version gets a conflict and leaves
+// it alone.
+func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord) bool {
+	if !slices.Contains([]string{KindKey, KindProvider, KindGroupBudget, KindUserOverride}, rec.Spec.Kind) {
+		s.Log.Info("Cannot sweep cleanup record of an unknown kind", "record", rec.Name, "kind", rec.Spec.Kind)
+		return false
+	}
+	rec.Status.Attempts++
+	return s.Kube.Status().Update(ctx, rec) == nil
+}
+
+// settle ends a claimed record's sweep: after a verified delete in Coder
+// (err nil) it deletes the record, under the version it claimed; otherwise
+// it notes the error on the record for the retry.
+func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error) bool {
+	return s.settleAs(ctx, rec, err, metrics.SweepDeleted)
+}
+
+// settleAs is settle, counting a settled record as result.
+func (s *Sweeper) settleAs(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error, result string) bool {
+	if err != nil {
+		metrics.Swept(rec.Spec.Kind, metrics.SweepError)
+		s.Log.Info("Cannot sweep cleanup record; retrying", "record", rec.Name, "error", err)
+		rec.Status.LastError = err.Error()
+		_ = s.Kube.Status().Update(ctx, rec)
+		return false
+	}
+	rv := rec.ResourceVersion
+	if err := s.Kube.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rv}); err != nil && !kerrors.IsNotFound(err) {
+		return false
+	}
+	metrics.Swept(rec.Spec.Kind, result)
+	s.Log.Debug("Swept cleanup record", "record", rec.Name, "kind", rec.Spec.Kind, "result", result)
+	return true
+}
+
+// removeUnwritten deletes a record without a status once its managed
+// resource is gone (past the grace, so a create that is writing it now is
+// never raced), under the version read: a status written since keeps it.
+func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, seen map[string]bool) {
+	if gone, err := s.resourceGone(ctx, rec, seen); err != nil || !gone {
+		return
+	}
+	rv := rec.ResourceVersion
+	if err := s.Kube.Delete(ctx, rec, client.Preconditions{ResourceVersion: &rv}); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
+		s.Log.Info("Cannot remove a cleanup record the provider never completed", "record", rec.Name, "error", err)
+		return
+	}
+	s.Log.Debug("Removed a cleanup record the provider never completed; it names nothing in Coder", "record", rec.Name)
+}
+
+// sweepProvider deletes what a provider record names, and verifies its
+// absence. A sweeper that may not look by name (not the creator) cannot
+// verify the absence of a provider the record knows by name only: the
+// record stays, for its creator to sweep.
+func (s *Sweeper) sweepProvider(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, byName bool, held Held) error {
+	c, err := ProviderClaimOf(rec, byName)
+	if err != nil {
+		return err
+	}
+	return SweepProvider(ctx, cl, c, held)
+}
+
+// managing reads every managed resource past the cache, since a stale read
+// could miss the resource that imported an object. From them and the
+// records each client's worker decides which objects of its Coder live
+// resources hold (records.HoldersOf).
+func (s *Sweeper) managing(ctx context.Context) ([]resource.Managed, error) {
+	var live []resource.Managed
+	for _, k := range apis.ManagedKinds() {
+		l := k.NewList()
+		if err := s.Reader.List(ctx, l); err != nil {
+			return nil, errors.Wrapf(err, "cannot list %s", k.Kind)
+		}
+		live = append(live, l.GetItems()...)
+	}
+	return live, nil
+}

@@ -1,0 +1,269 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deletion
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+)
+
+// DefaultSweepBudget is how long one ProviderConfig's Coder may work on a
+// sweep's records when Sweeper.Budget is zero: enough for a Coder that
+// takes 25 s an answer to list, delete and list again, while nobody else
+// waits for it (see Budget).
+const DefaultSweepBudget = 2 * time.Minute
+
+// sweepWait is how long a sweep waits for its workers before it returns,
+// leaving the slow ones working: what they have not settled yet counts as
+// left, so the sweep is retried with backoff, and a trigger (another
+// tenant's record turning Abandoned) is served at once.
+const sweepWait = 5 * time.Second
+
+// A Budget is each Coder client's share of the sweeps: one worker at a
+// time, working on Coder for at most Per. A sweep gives a client's records
+// to its own worker, so one tenant's slow Coder costs only that tenant's
+// records; a client whose worker from an earlier sweep still runs gets no
+// more work until it ends. It is not safe for concurrent use: the sweep
+// takes, its workers give back through the sweep's lock.
+type Budget struct {
+	// Per bounds one worker's time on Coder.
+	Per time.Duration
+
+	running map[*coder.Client]bool
+}
+
+// Take reports whether a worker for cl may start, and marks it running.
+func (b *Budget) Take(cl *coder.Client) bool {
+	if b.running[cl] {
+		return false
+	}
+	if b.running == nil {
+		b.running = map[*coder.Client]bool{}
+	}
+	b.running[cl] = true
+	return true
+}
+
+// Done ends cl's worker: the next sweep may give it work again.
+func (b *Budget) Done(cl *coder.Client) { delete(b.running, cl) }
+
+// errBudgetSpent is why a worker's calls to Coder stop.
+type errBudgetSpent time.Duration
+
+func (e errBudgetSpent) Error() string {
+	return fmt.Sprintf("this sweep's time for the ProviderConfig's Coder (%s) ran out; the next sweep goes on", time.Duration(e))
+}
+
+// clientWork is what one sweep gives one client's worker: the records it
+// claimed, and the budget it works within.
+type clientWork struct {
+	providers, keys, budgets []*clusterv1alpha1.CleanupRecord
+	// byName: the client may find the record's provider by name (see
+	// SweepPick).
+	byName map[*clusterv1alpha1.CleanupRecord]bool
+	// per is the worker's time on Coder, from its start.
+	per time.Duration
+	// now is the Coder the client reaches: only records made through it
+	// say who holds an object there (records.Speaks).
+	now Origin
+}
+
+func (w *clientWork) add(rec *clusterv1alpha1.CleanupRecord, byName bool) {
+	switch rec.Spec.Kind {
+	case KindKey:
+		w.keys = append(w.keys, rec)
+		return
+	case KindGroupBudget, KindUserOverride:
+		w.budgets = append(w.budgets, rec)
+		return
+	}
+	if w.byName == nil {
+		w.byName = map[*clusterv1alpha1.CleanupRecord]bool{}
+	}
+	w.byName[rec] = byName
+	w.providers = append(w.providers, rec)
+}
+
+func (w *clientWork) len() int { return len(w.providers) + len(w.keys) + len(w.budgets) }
+
+// workFor returns the work of cl in this sweep, taking cl's budget on its
+// first record; nil when cl is nil or its worker from an earlier sweep
+// still runs.
+func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client, now Origin) *clientWork {
+	if cl == nil {
+		return nil
+	}
+	if w, ok := work[cl]; ok {
+		return w
+	}
+	s.mu.Lock()
+	s.budgets.Per = cmp.Or(s.Budget, DefaultSweepBudget)
+	ok := s.budgets.Take(cl)
+	s.mu.Unlock()
+	if !ok {
+		return nil
+	}
+	w := &clientWork{per: s.budgets.Per, now: now}
+	work[cl] = w
+	return w
+}
+
+// sweepAll runs each client's work on a worker of its own and waits for
+// them for at most the sweep's wait. Records a worker has not settled by
+// then count as left. Each worker decides from recs and live what other
+// resources hold in its Coder (records.HoldersOf).
+func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWork, recs []clusterv1alpha1.CleanupRecord, live []resource.Managed) Result {
+	type done struct{ swept, left int }
+	results := make(chan done, len(work))
+	out := Result{}
+	for cl, w := range work {
+		if w.len() == 0 {
+			s.release(cl)
+			continue
+		}
+		out.Left += w.len()
+		go func() {
+			defer s.release(cl)
+			swept, left := s.sweepClient(ctx, cl, w, HoldersOf(recs, live, w.now))
+			results <- done{swept, left}
+		}()
+	}
+	wait := time.NewTimer(s.waitFor())
+	defer wait.Stop()
+	for pending := out.Left; pending > 0; {
+		select {
+		case r := <-results:
+			out.Swept += r.swept
+			out.Left -= r.swept
+			pending -= r.swept + r.left
+		case <-wait.C:
+			return out
+		case <-ctx.Done():
+			return out
+		}
+	}
+	return out
+}
+
+func (s *Sweeper) release(cl *coder.Client) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.budgets.Done(cl)
+}
+
+// sweepClient deletes in Coder what one client's records name, its
+// providers one by one and its keys together (one list before and one
+// after serve them all), calling Coder only until the budget ends; the
+// records are settled on ctx, which the budget does not end.
+func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWork, managing Holders) (swept, left int) {
+	// A cancellation, not a deadline: a cut request says nothing about
+	// Coder, so the client's breaker does not open on it.
+	// The budget bounds real time, not the grace's clock (s.now), which
+	// may be a test's.
+	cctx, cancel := context.WithCancelCause(ctx)
+	t := time.AfterFunc(w.per, func() { cancel(errBudgetSpent(w.per)) })
+	defer t.Stop()
+	defer cancel(nil)
+	count := func(ok bool) {
+		if ok {
+			swept++
+			return
+		}
+		left++
+	}
+	for _, rec := range w.providers {
+		count(s.settle(ctx, rec, spent(cctx, s.sweepProvider(cctx, cl, rec, w.byName[rec], managing.Except(rec.Spec.ManagedResource.UID)))))
+	}
+	for _, rec := range w.budgets {
+		count(s.sweepBudget(ctx, cctx, cl, rec, managing.Except(rec.Spec.ManagedResource.UID)))
+	}
+	if len(w.keys) == 0 {
+		return swept, left
+	}
+	claims := make([]KeyClaim, len(w.keys))
+	for i, rec := range w.keys {
+		claims[i] = KeyClaimOf(rec)
+	}
+	// A key a live resource manages is left to it.
+	errs := SweepKeys(cctx, cl, claims, managing.Except(ownersOf(w.keys)...))
+	for i, rec := range w.keys {
+		count(s.settle(ctx, rec, spent(cctx, errs[i])))
+	}
+	return swept, left
+}
+
+// spent is err, or, when the budget cut it, why.
+func spent(ctx context.Context, err error) error {
+	var cut errBudgetSpent
+	if errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &cut) {
+		return cut
+	}
+	return err
+}
+
+// sweeperState is what a Sweeper keeps between sweeps.
+type sweeperState struct {
+	mu      sync.Mutex
+	budgets Budget
+	// wait overrides sweepWait; tests set it.
+	wait time.Duration
+}
+
+func (s *Sweeper) waitFor() time.Duration {
+	if s.wait > 0 {
+		return s.wait
+	}
+	return sweepWait
+}
+
+// ownersOf are the UIDs of the resources of recs.
+func ownersOf(recs []*clusterv1alpha1.CleanupRecord) []string {
+	out := make([]string, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.Spec.ManagedResource.UID)
+	}
+	return out
+}
+
+// sweepBudget deletes the budget or override a record names while Coder
+// still shows the updated_at of the provider's last write, and settles the
+// record: a row written since is someone else's and is left (superseded),
+// and a 404 of the row is gone only while the token reads its group or user
+// (coderobj.RowFound); otherwise the record keeps the error and waits for
+// the next sweep. Coder is called on cctx, the record settled on ctx.
+func (s *Sweeper) sweepBudget(ctx, cctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, held Held) bool {
+	if rec.Status.ExternalID == "" {
+		// The record never named a group or user: no PUT was sent.
+		return s.settle(ctx, rec, nil)
+	}
+	superseded, err := SweepBudget(cctx, cl, BudgetClaimOf(rec), held)
+	result := metrics.SweepDeleted
+	if superseded {
+		result = metrics.SweepSuperseded
+	}
+	return s.settleAs(ctx, rec, spent(cctx, err), result)
+}

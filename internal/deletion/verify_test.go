@@ -1,0 +1,257 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package deletion
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
+)
+
+// TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs: the resource's
+// external name and annotations are anyone's to write. Pointed at a
+// sibling's key, an unknown id, or stripped with a forged refusal, they
+// steered its own look away from its object, which it then called gone:
+// the object stayed in Coder and its record was deleted.
+func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
+	const url = "https://coder.example"
+	cases := map[string]struct {
+		reason string
+		// provider: the resource is an AIProvider, else an AIGatewayKey.
+		provider bool
+		// externalName is what the tenant set: "sibling" is another
+		// resource's key, "unknown" an id nobody has.
+		externalName string
+		// recordID: the record holds the object's id; else only its name
+		// and the attempt.
+		recordID bool
+		// otherPC: the resource reaches its Coder through another
+		// ProviderConfig than the one that made the object.
+		otherPC bool
+		// recordNamesSibling: the record's id is a key the sibling now
+		// holds by a record of its own (it imported it).
+		recordNamesSibling bool
+		mode               hold.Mode
+		// deleteKeeps: Coder answers the delete and keeps the object.
+		deleteKeeps bool
+		// wantGone: the object is deleted in Coder; wantErr: the normal
+		// path retries; wantReleased: the bounded pass counts a release.
+		wantGone, wantErr, wantReleased bool
+	}{
+		"KeyNamingASibling": {
+			reason:       "a key whose external name is a sibling's id deletes its own key, not the sibling's",
+			externalName: "sibling", recordID: true, mode: hold.ModeNormal, wantGone: true,
+		},
+		"KeyNamingNothingRecordedByName": {
+			reason:       "a key whose record lacks the id is found by its UID-derived name",
+			externalName: "unknown", mode: hold.ModeNormal, wantGone: true,
+		},
+		"ProviderNamingAnUnknownID": {
+			reason:   "a provider whose external name is an unknown id deletes the provider its record names",
+			provider: true, externalName: "unknown", recordID: true, mode: hold.ModeNormal, wantGone: true,
+		},
+		"ProviderStrippedWithAForgedRefusal": {
+			reason:   "a provider whose lost create the tenant marked refused is found by its recorded attempt",
+			provider: true, mode: hold.ModeNormal, wantGone: true,
+		},
+		"ProviderByNameThroughAnotherProviderConfig": {
+			reason:   "a provider known by name only cannot be verified through credentials that did not make it: retry",
+			provider: true, otherPC: true, mode: hold.ModeNormal, wantErr: true,
+		},
+		"BoundedProviderByNameThroughAnotherProviderConfig": {
+			reason:   "at the bound, the unverifiable provider is released without delete, counted, its record kept",
+			provider: true, otherPC: true, mode: hold.ModeBoundedPass, wantReleased: true,
+		},
+		"DeleteAnsweredButKept": {
+			reason:       "a delete Coder answered while keeping the key is no absence: retry",
+			externalName: "sibling", recordID: true, mode: hold.ModeNormal, deleteKeeps: true, wantErr: true,
+		},
+		"BoundedDeleteAnsweredButKept": {
+			reason:       "at the bound, the key Coder kept is released without delete",
+			externalName: "sibling", recordID: true, mode: hold.ModeBoundedPass, deleteKeeps: true, wantReleased: true,
+		},
+		"RecordNamingAKeyASiblingHolds": {
+			reason:       "a key another live resource holds by its own record is left to it; the resource's own goes by name",
+			externalName: "sibling", recordNamesSibling: true, mode: hold.ModeNormal, wantGone: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			srv, cl := fixture.Coder(t)
+			bi, err := cl.BuildInfo(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			made := origin(bi.DeploymentID, "ProviderConfig", "ns", "coder", url)
+			now := made
+			if tc.otherPC {
+				now = origin(bi.DeploymentID, "ProviderConfig", "ns", "other", url)
+			}
+			kind := KindKey
+			if tc.provider {
+				kind = KindProvider
+			}
+			const uid = "u-1"
+			// The sibling: a live key resource whose record and external
+			// name hold its key.
+			sibKey, err := cl.CreateKey(ctx, "sibling-key")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sib := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "sibling", UID: "u-sib"}}
+			meta.SetExternalName(sib, sibKey.ID.String())
+			sibRec := ownRecord(KindKey, "u-sib", sibKey.ID.String(), "sibling-key", made, nil)
+
+			var id, coderName string
+			attempt := metav1.NewTime(time.Now().Add(-time.Second))
+			if tc.provider {
+				coderName = "openai-of-u-1"
+				id = createProviderIn(t, cl, coderName).ID.String()
+			} else {
+				coderName = "gw-of-u-1"
+				k, err := cl.CreateKey(ctx, coderName)
+				if err != nil {
+					t.Fatal(err)
+				}
+				id = k.ID.String()
+			}
+			recID := ""
+			switch {
+			case tc.recordID:
+				recID = id
+			case tc.recordNamesSibling:
+				recID = sibKey.ID.String()
+			}
+			own := ownRecord(kind, uid, recID, coderName, made, &attempt)
+
+			deleting := metav1.Now()
+			var mg resource.Managed
+			if tc.provider {
+				mg = &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: uid, DeletionTimestamp: &deleting, Finalizers: []string{"f"}}}
+			} else {
+				mg = &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: uid, DeletionTimestamp: &deleting, Finalizers: []string{"f"}}}
+			}
+			switch tc.externalName {
+			case "sibling":
+				meta.SetExternalName(mg, sibKey.ID.String())
+			case "unknown":
+				meta.SetExternalName(mg, uuid.NewString())
+			}
+			b, s := fixture.Kube(t), fixture.Scheme(t)
+			kube := b.WithObjects(sib, sibRec, own).Build()
+			if tc.deleteKeeps {
+				if err := srv.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 204}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rel := NewReleases()
+			calls := 0
+			pass := Pass{
+				Kind: kind, Mode: tc.mode, Releases: rel, Records: NewStore(kube, s, nil), Origin: now,
+				Deployment: func(ctx context.Context) (string, error) { return bi.DeploymentID, nil },
+				Coder:      cl,
+			}
+			// Observe only reads: whatever it finds, the deletes are
+			// Delete's.
+			if _, err := Wrap(pass, coderAnswers(&calls)).Observe(ctx, mg); err != nil && !tc.wantErr {
+				t.Fatalf("%s: Observe: %v", tc.reason, err)
+			}
+			if n := srv.Requests(fakecoder.EndpointKeysDelete) + srv.Requests(fakecoder.EndpointProviderDelete); n != 0 {
+				t.Errorf("%s: Observe sent %d deletes to Coder, want none", tc.reason, n)
+			}
+			// The resource's own look, steered by its external name, finds
+			// nothing.
+			gone, n, err := reconcileDeleting(ctx, pass, coderAnswers(&calls), mg, 3)
+			if gone == tc.wantErr {
+				t.Errorf("%s: after %d reconciles the reconciler would let the finalizer go: %t, want %t", tc.reason, n, gone, !tc.wantErr)
+			}
+			if (err != nil) != tc.wantErr {
+				t.Errorf("%s: the last reconcile's error = %v, want an error: %t", tc.reason, err, tc.wantErr)
+			}
+			if err != nil && (strings.Contains(err.Error(), srv.Token()) || strings.Contains(err.Error(), sibKey.Key)) {
+				t.Errorf("%s: the error carries a secret: %v", tc.reason, err)
+			}
+			_, released := rel.peek(types.UID(uid))
+			if released != tc.wantReleased {
+				t.Errorf("%s: released without delete = %t, want %t", tc.reason, released, tc.wantReleased)
+			}
+			srv.ClearFaults()
+			if live := liveIn(srv, tc.provider, id); live == tc.wantGone {
+				t.Errorf("%s: the resource's own object %s still in Coder: %t, want %t", tc.reason, id, live, !tc.wantGone)
+			}
+			if !liveIn(srv, false, sibKey.ID.String()) {
+				t.Errorf("%s: the sibling's key was deleted", tc.reason)
+			}
+		})
+	}
+}
+
+// ownRecord is an Active record of the resource uid, written before its
+// create at o, that names the object id (once known) and coderName.
+func ownRecord(kind, uid, id, coderName string, o Origin, attempt *metav1.Time) *clusterv1alpha1.CleanupRecord {
+	return &clusterv1alpha1.CleanupRecord{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: Name(kind, types.UID(uid)), Labels: map[string]string{ManagedResourceUIDLabel: uid},
+			CreationTimestamp: metav1.NewTime(time.Now().Add(-time.Minute)),
+		},
+		Spec: clusterv1alpha1.CleanupRecordSpec{
+			Kind: kind, DeploymentID: o.DeploymentID, ProviderConfig: o.Spec(),
+			ManagedResource: clusterv1alpha1.ManagedResourceReference{Kind: kind, Namespace: "ns", UID: uid},
+		},
+		Status: clusterv1alpha1.CleanupRecordStatus{
+			Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: id, CoderName: coderName, CreateAttemptedAt: attempt,
+		},
+	}
+}
+
+// createProviderIn makes a provider named name through cl.
+func createProviderIn(t *testing.T, cl *coder.Client, name string) codersdk.AIProvider {
+	t.Helper()
+	p, err := cl.CreateProvider(context.Background(), codersdk.CreateAIProviderRequest{
+		Type: codersdk.AIProviderTypeOpenAI, Name: name, Enabled: true, BaseURL: "https://api.openai.com/v1", APIKeys: []string{"sk-test-not-a-secret"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// liveIn reports whether srv still serves the provider (or key) id.
+func liveIn(srv *fakecoder.Server, provider bool, id string) bool {
+	if provider {
+		return slices.ContainsFunc(srv.Providers(false), func(p fakecoder.ProviderRow) bool { return p.ID.String() == id })
+	}
+	return slices.ContainsFunc(srv.Keys(), func(k fakecoder.KeyRow) bool { return k.ID.String() == id })
+}
