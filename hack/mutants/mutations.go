@@ -264,8 +264,8 @@ var Mutations = []Mutation{
 		// Issue 26, item 6: a key the record names but Coder dated before
 		// the record counts as absent, so the record goes and the key stays.
 		Name: "predated-key-counts-as-absent",
-		File: "internal/deletion/coder_keys.go",
-		Old:  "\t\t\t\terrs[i] = cmp.Or(errs[i], err)\n\t\t\t\tcontinue\n",
+		File: "internal/deletion/kinds.go",
+		Old:  "\t\t\t\tout[i].err = cmp.Or(out[i].err, err)\n\t\t\t\tcontinue\n",
 		New:  "\t\t\t\tcontinue\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock|TestClockSkewSweepKeepsARecordThatNamesAnOlderKey)$",
@@ -746,25 +746,14 @@ var Mutations = []Mutation{
 		Run:  "^TestProviderKilledMidCreateLeavesOneKeyAndOneRecord$",
 	},
 	{
-		// Issue 26, item 13: the sweep takes a key delete's answer (204, or
-		// 404 for "not there") for absence, and removes the record of a
-		// key Coder still lists.
-		Name: "sweep-keys-trusts-the-delete",
-		File: "internal/deletion/coder_keys.go",
-		Old:  "\t\tcase len(left[i]) > 0:\n",
-		New:  "\t\tcase len(left[i]) > 0 && false:\n",
+		// The sweep takes a delete Coder accepted (or answered 404) for a
+		// verified absence, of every kind: one find after the deletes.
+		Name: "sweep-trusts-the-delete",
+		File: "internal/deletion/kinds.go",
+		Old:  "\t\tcase len(after[i].ids) > 0:\n",
+		New:  "\t\tcase len(after[i].ids) > 0 && false:\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
-		Run:  "^(TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt|TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete)$",
-	},
-	{
-		// Issue 26, item 13: the same for a provider: no read after the
-		// delete.
-		Name: "sweep-provider-trusts-the-delete",
-		File: "internal/deletion/coder_providers.go",
-		Old:  "\t\tif err == nil {\n\t\t\treturn ErrStillPresent\n",
-		New:  "\t\tif err == nil && false {\n\t\t\treturn ErrStillPresent\n",
-		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
-		Run:  "^(TestSweepCountsAProviderGoneOnlyWhenAReadAfterItsDeleteLacksIt|TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete)$",
+		Run:  "^(TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt|TestSweepCountsAProviderGoneOnlyWhenAReadAfterItsDeleteLacksIt|TestSweepKeepsARecordWhileCoderStillListsItsObjectAfterTheDelete)$",
 	},
 	{
 		// Issue 26, item 13: a deleting key whose last delete Coder

@@ -24,8 +24,8 @@ var budgetMutations = []Mutation{
 		// The sweep deletes a budget someone wrote since the provider did.
 		Name: "budget-sweep-ignores-updated-at",
 		File: "internal/deletion/coder_budgets.go",
-		Old:  "\tif !ours || held.has(c.ID) {\n",
-		New:  "\tif false && !ours || held.has(c.ID) {\n",
+		Old:  "\tcase !ours:\n\t\treturn found{superseded: true}\n",
+		New:  "\tcase false && !ours:\n\t\treturn found{superseded: true}\n",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches$",
 	},
@@ -53,8 +53,8 @@ var budgetMutations = []Mutation{
 		// while the budget its record names is still in Coder.
 		Name: "budget-records-look-skipped",
 		File: "internal/deletion/verify.go",
-		Old:  "\t\tif ours && !slices.Contains(*to, bc.ID) {\n",
-		New:  "\t\tif false && ours && !slices.Contains(*to, bc.ID) {\n",
+		Old:  "\t\t\tfor _, id := range f.ids {\n",
+		New:  "\t\t\tfor _, id := range f.ids[:0] {\n",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestADeletingBudgetsRecordsFindItsBudgetOnlyWhileItIsTheirs$",
 	},
@@ -78,11 +78,11 @@ var budgetMutations = []Mutation{
 		Run:  "^TestBudgetOwnerLetsOnlyAnUncontestedRecordWrite$",
 	},
 	{
-		// An override record is swept as a provider's: its override stays.
-		Name: "override-sweep-dispatched-as-provider",
-		File: "internal/deletion/sweep_share.go",
-		Old:  "\tcase KindGroupBudget, KindUserOverride:\n",
-		New:  "\tcase KindGroupBudget:\n",
+		// An override record is swept as a group budget: its override stays.
+		Name: "override-swept-as-group-budget",
+		File: "internal/deletion/kinds.go",
+		Old:  "{KindUserOverride, objectKind{find: findBudgets, remove: each(DeleteUserOverride)}},",
+		New:  "{KindUserOverride, objectKind{find: findBudgets, remove: each(DeleteGroupBudget)}},",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestASweepDeletesABudgetOrOverrideOnlyWhileItsUpdatedAtIsTheRecords$",
 	},

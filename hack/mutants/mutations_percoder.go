@@ -59,6 +59,17 @@ var perCoderMutations = []Mutation{
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestABudgetWhoseExternalNameMovesKeepsTheRecordOfItsFirstGroup$",
 	},
+	{
+		// Any ProviderConfig of a record's Coder may find, and delete, a
+		// provider by the name its tenant chose: the one rule the sweep
+		// and a deleting resource both go by (ByName).
+		Name: "by-name-through-any-providerconfig",
+		File: "internal/deletion/origin.go",
+		Old:  "func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }",
+		New:  "func ByName(o, now Origin) bool { return o.SameCoder(now) }",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^(TestOnlyTheProviderConfigThatMadeAnObjectFindsItByName|TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
+	},
 }
 
 func init() { Mutations = append(Mutations, perCoderMutations...) }

@@ -17,6 +17,7 @@ limitations under the License.
 package deletion
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -65,41 +66,18 @@ func TestBudgetOwnerLetsOnlyAnUncontestedRecordWrite(t *testing.T) {
 	}
 }
 
-func TestClaimsOfABudgetRecordNameItsGroupAndUpdatedAt(t *testing.T) {
+func TestABudgetRecordNamesItsGroupAndUpdatedAt(t *testing.T) {
 	attempt := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	rec := func(id, updatedAt string) clusterv1alpha1.CleanupRecord {
-		r := clusterv1alpha1.CleanupRecord{}
-		r.Name = "groupaibudget-" + id
-		r.Spec.Kind = KindGroupBudget
-		r.Status = clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: id, CoderUpdatedAt: updatedAt, SpendLimitMicros: ptr.To[int64](5), CreateAttemptedAt: &attempt}
-		return r
+	r := &clusterv1alpha1.CleanupRecord{}
+	r.Spec.Kind = KindGroupBudget
+	r.Status = clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: "g1", CoderUpdatedAt: "2026-01-01T00:00:01.5Z", SpendLimitMicros: ptr.To[int64](5), CreateAttemptedAt: &attempt}
+	want := BudgetClaim{ID: "g1", UpdatedAt: "2026-01-01T00:00:01.5Z", Attempt: attempt.Time}
+	if diff := cmp.Diff(want, BudgetClaimOf(r)); diff != "" {
+		t.Errorf("BudgetClaimOf(...): -want, +got:\n%s", diff)
 	}
-	unnamed := rec("", "")
-	cases := map[string]struct {
-		reason string
-		recs   []clusterv1alpha1.CleanupRecord
-		want   Claims
-	}{
-		"Answered": {
-			reason: "A PUT Coder answered: the group and its updated_at.",
-			recs:   []clusterv1alpha1.CleanupRecord{rec("g1", "2026-01-01T00:00:01.5Z")},
-			want: Claims{Budgets: []BudgetClaim{{ID: "g1", UpdatedAt: "2026-01-01T00:00:01.5Z", Attempt: attempt.Time}},
-				BudgetOf: []string{"groupaibudget-g1"}},
-		},
-		"NoGroupYet": {
-			reason: "A record that never named a group names nothing in Coder.",
-			recs:   []clusterv1alpha1.CleanupRecord{unnamed},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			got, err := claimsOf(tc.recs, Origin{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if diff := cmp.Diff(tc.want, got); diff != "" {
-				t.Errorf("\n%s\nclaimsOf(...): -want, +got:\n%s", tc.reason, diff)
-			}
-		})
+	// A record that never named a group names nothing in Coder: no read.
+	r.Status.ExternalID = ""
+	if got := findBudgets(context.Background(), look{}, []*clusterv1alpha1.CleanupRecord{r}); len(got[0].ids) > 0 || got[0].err != nil {
+		t.Errorf("findBudgets of a record that names no group = %+v, want nothing", got[0])
 	}
 }

@@ -94,65 +94,6 @@ func ProviderClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (ProviderC
 	return c, nil
 }
 
-// Claims is what the records of a deleting resource name in Coder, as
-// the sweep would look for it through the ProviderConfig the resource
-// reaches now, with the name of the record each claim comes from.
-type Claims struct {
-	Keys      []KeyClaim
-	KeyOf     []string
-	Providers []ProviderClaim
-	// ProviderOf names the record of each provider claim.
-	ProviderOf []string
-	// Budgets are group budgets and overrides.
-	Budgets []BudgetClaim
-	// BudgetOf names the record of each budget claim.
-	BudgetOf []string
-}
-
-// Empty is true when the claims name nothing.
-func (c Claims) Empty() bool { return len(c.Keys)+len(c.Providers)+len(c.Budgets) == 0 }
-
-// claimsOf decides what a deleting resource's records name, through a
-// client that reaches now (which otherDeployment found to be the Coder
-// every record names). A record the provider never wrote a status to names
-// nothing. A key is named by its recorded id and UID-derived name; a
-// provider by its recorded id and, through the ProviderConfig that made it,
-// by the name its last create attempt may have written. A provider known
-// by that name only, through another ProviderConfig, cannot be verified
-// gone: the error says so, and the record waits for its creator's sweep.
-func claimsOf(recs []clusterv1alpha1.CleanupRecord, now Origin) (Claims, error) {
-	var c Claims
-	for i := range recs {
-		rec := &recs[i]
-		if rec.Status.Phase == "" {
-			continue
-		}
-		switch rec.Spec.Kind {
-		case KindKey:
-			c.Keys = append(c.Keys, KeyClaimOf(rec))
-			c.KeyOf = append(c.KeyOf, rec.Name)
-			continue
-		case KindGroupBudget, KindUserOverride:
-			// A record names a budget once it names the group (the user,
-			// for an override), which it does before the first PUT.
-			if rec.Status.ExternalID != "" {
-				c.Budgets = append(c.Budgets, BudgetClaimOf(rec))
-				c.BudgetOf = append(c.BudgetOf, rec.Name)
-			}
-			continue
-		}
-		o := OriginOf(rec)
-		byName := o.MadeBy(now) || (o.Legacy() && o.SameCoder(now))
-		pc, err := ProviderClaimOf(rec, byName)
-		if err != nil {
-			return Claims{}, err
-		}
-		c.Providers = append(c.Providers, pc)
-		c.ProviderOf = append(c.ProviderOf, rec.Name)
-	}
-	return c, nil
-}
-
 // HeldByAnother reports the Coder objects another live managed resource
 // holds in the Coder at now (see Holders), read through the cache one id
 // at a time. The

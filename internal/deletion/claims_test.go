@@ -17,7 +17,6 @@ limitations under the License.
 package deletion
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -33,87 +32,35 @@ func origin(dep, kind, ns, name, url string) Origin {
 	return Origin{DeploymentID: dep, ProviderConfig: fixture.RecordedProviderConfig(kind, ns, name, url)}
 }
 
-func TestClaimsOfADeletingResourceAreWhatItsRecordsName(t *testing.T) {
+func TestOnlyTheProviderConfigThatMadeAnObjectFindsItByName(t *testing.T) {
 	const url = "https://coder.example"
 	made := origin("A", "ProviderConfig", "ns", "coder", url)
-	sibling := origin("A", "ProviderConfig", "ns", "other", url)
-	attempt := metav1.Now()
-	rec := func(kind, name, id, coderName string, o Origin, phase string, at *metav1.Time) clusterv1alpha1.CleanupRecord {
-		return clusterv1alpha1.CleanupRecord{
-			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       clusterv1alpha1.CleanupRecordSpec{Kind: kind, DeploymentID: o.DeploymentID, ProviderConfig: o.Spec()},
-			Status:     clusterv1alpha1.CleanupRecordStatus{Phase: phase, ExternalID: id, CoderName: coderName, CreateAttemptedAt: at},
-		}
-	}
-	active := clusterv1alpha1.CleanupPhaseActive
 	cases := map[string]struct {
 		reason string
-		recs   []clusterv1alpha1.CleanupRecord
-		now    Origin
-		// keys and providers name the records each claim comes from.
-		keys, providers []string
-		// byName: the provider claims may find by name (their attempt).
-		byName  bool
-		wantErr string
+		o, now Origin
+		want   bool
 	}{
-		"KeyAndItsRotation": {
-			reason: "every key record names its key, by id and UID-derived name, through any ProviderConfig of its Coder",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(KindKey, "k", "id-1", "gw-1", made, active, nil), rec(KindKey, "k-r1", "", "gw-2", made, active, nil)},
-			now:    sibling, keys: []string{"k", "k-r1"},
-		},
-		"UnwrittenRecord": {
-			reason: "a record the provider never wrote a status to names nothing",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(KindKey, "k", "", "gw-1", made, "", nil)},
-			now:    made,
-		},
-		"ProviderThroughItsCreator": {
-			reason: "the ProviderConfig that made a provider may find it by the name its last attempt wrote",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(KindProvider, "p", "", "openai", made, active, &attempt)},
-			now:    made, providers: []string{"p"}, byName: true,
-		},
-		"ProviderWithIDThroughAnother": {
-			reason: "another ProviderConfig of the same Coder finds a provider by its recorded id only",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(KindProvider, "p", "id-p", "openai", made, active, &attempt)},
-			now:    sibling, providers: []string{"p"},
-		},
-		"ProviderByNameOnlyThroughAnother": {
-			reason: "a provider known by its name only cannot be verified gone through credentials that did not make it",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(KindProvider, "p", "", "openai", made, active, &attempt)},
-			now:    sibling, wantErr: "only the ProviderConfig that made it",
-		},
-		"LegacyProvider": {
-			reason: "a record of an earlier release names no ProviderConfig: its resource's own, at the same deployment, looks by name",
-			recs:   []clusterv1alpha1.CleanupRecord{rec(KindProvider, "p", "", "openai", Origin{DeploymentID: "A"}, active, &attempt)},
-			now:    made, providers: []string{"p"}, byName: true,
-		},
+		"Creator":         {reason: "the ProviderConfig that made it", o: made, now: made, want: true},
+		"Sibling":         {reason: "another ProviderConfig of the same Coder: ids and UID-derived names only", o: made, now: origin("A", "ProviderConfig", "ns", "other", url)},
+		"Repointed":       {reason: "the same ProviderConfig, now at another Coder", o: made, now: origin("B", "ProviderConfig", "ns", "coder", url)},
+		"Legacy":          {reason: "a record of an earlier release names no ProviderConfig: one of its deployment looks by name", o: Origin{DeploymentID: "A"}, now: made, want: true},
+		"LegacyElsewhere": {reason: "nor another deployment's", o: Origin{DeploymentID: "A"}, now: origin("B", "ProviderConfig", "ns", "coder", url)},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			c, err := claimsOf(tc.recs, tc.now)
-			if tc.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
-					t.Fatalf("%s: error %v, want one saying %q", tc.reason, err, tc.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatalf("%s: %v", tc.reason, err)
-			}
-			if !slices.Equal(c.KeyOf, tc.keys) || !slices.Equal(c.ProviderOf, tc.providers) {
-				t.Errorf("%s: claims from keys %v, providers %v; want %v, %v", tc.reason, c.KeyOf, c.ProviderOf, tc.keys, tc.providers)
-			}
-			for i, pc := range c.Providers {
-				if got := !pc.Attempt.IsZero(); got != tc.byName {
-					t.Errorf("%s: provider claim %d looks by name: %t, want %t", tc.reason, i, got, tc.byName)
-				}
-			}
-			for i, kc := range c.Keys {
-				r := tc.recs[i]
-				if !kc.Name(r.Status.CoderName) || (r.Status.ExternalID != "" && !slices.Contains(kc.IDs, r.Status.ExternalID)) {
-					t.Errorf("%s: key claim %d does not name %q / %q", tc.reason, i, r.Status.CoderName, r.Status.ExternalID)
-				}
+			if got := ByName(tc.o, tc.now); got != tc.want {
+				t.Errorf("%s: ByName = %t, want %t", tc.reason, got, tc.want)
 			}
 		})
+	}
+}
+
+func TestAProviderKnownByNameOnlyCannotBeVerifiedGoneThroughAnother(t *testing.T) {
+	rec := &clusterv1alpha1.CleanupRecord{}
+	rec.Status.CoderName = "openai"
+	rec.Status.CreateAttemptedAt = &metav1.Time{Time: time.Now()}
+	if _, err := ProviderClaimOf(rec, false); err == nil || !strings.Contains(err.Error(), "only the ProviderConfig that made it") {
+		t.Errorf("ProviderClaimOf by another ProviderConfig: %v, want an error saying only its creator may find it", err)
 	}
 }
 

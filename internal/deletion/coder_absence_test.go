@@ -128,7 +128,7 @@ func TestABudgetWhoseGroupOrUserTheTokenCannotSeeIsNotGone(t *testing.T) {
 		if _, err := FindBudget(ctx, cl, c, nil); !IsUnseen(err) {
 			t.Errorf("FindBudget(%+v) of a row the token cannot see: error %v, want an UnseenError", c, err)
 		}
-		if _, err := SweepBudget(ctx, cl, c, nil); !IsUnseen(err) {
+		if _, err := sweepBudget(ctx, cl, budgetRec(c.ID, c.Override, c.UpdatedAt), nil); !IsUnseen(err) {
 			t.Errorf("SweepBudget(%+v) of a row the token cannot see: error %v, want an UnseenError", c, err)
 		}
 	}
@@ -145,7 +145,7 @@ func TestABudgetWhoseGroupOrUserTheTokenCannotSeeIsNotGone(t *testing.T) {
 	s.SetHidden(g.ID, false)
 	s.SetHidden(u.ID, false)
 	for _, c := range claims {
-		if superseded, err := SweepBudget(ctx, cl, c, nil); superseded || err != nil {
+		if superseded, err := sweepBudget(ctx, cl, budgetRec(c.ID, c.Override, c.UpdatedAt), nil); superseded || err != nil {
 			t.Errorf("SweepBudget(%+v) seen again = (%t, %v), want (false, nil)", c, superseded, err)
 		}
 	}

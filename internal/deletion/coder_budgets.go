@@ -131,14 +131,30 @@ func updatedAt(ctx context.Context, cl *coder.Client, c BudgetClaim) (time.Time,
 // FindBudget reports whether the row in Coder is the claim's. A row
 // another live resource holds is never the claim's.
 func FindBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held) (bool, error) {
+	f := budgetLeft(ctx, cl, c, held)
+	return len(f.ids) > 0, f.err
+}
+
+// budgetLeft finds the claim's row: left while Coder shows the claim's
+// updated_at, superseded once someone wrote it since, or once another live
+// resource holds it (not read then). A 404 of the row is gone only while
+// the token reads its group or user (RowFound).
+func budgetLeft(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held) found {
 	if held.has(c.ID) {
-		return false, nil
+		return found{superseded: true}
 	}
-	at, found, err := updatedAt(ctx, cl, c)
-	if err != nil || !found {
-		return false, err
+	at, present, err := updatedAt(ctx, cl, c)
+	if err != nil || !present {
+		return found{err: err}
 	}
-	return BudgetIsClaims(c, at, cl.Timeout(), cl.Clock())
+	ours, err := BudgetIsClaims(c, at, cl.Timeout(), cl.Clock())
+	switch {
+	case err != nil:
+		return found{err: err}
+	case !ours:
+		return found{superseded: true}
+	}
+	return found{ids: []string{c.ID}}
 }
 
 // DeleteGroupBudget asks Coder to remove a group's budget, which restores
@@ -169,34 +185,4 @@ func DeleteBudget(ctx context.Context, cl *coder.Client, c BudgetClaim) error {
 		return err
 	}
 	return nil
-}
-
-// SweepBudget deletes the claim's row while it is still the claim's, and
-// verifies with a read that answers 404 while the token sees the row's
-// group or user (RowFound); a 404 that may mean forbidden is an
-// UnseenError, never swept as deleted. superseded is true when someone
-// wrote the row since the claim's PUT: it is not deleted, and nothing of
-// the claim's is left.
-func SweepBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held) (superseded bool, err error) {
-	at, found, err := updatedAt(ctx, cl, c)
-	if err != nil || !found {
-		return false, err
-	}
-	ours, err := BudgetIsClaims(c, at, cl.Timeout(), cl.Clock())
-	if err != nil {
-		return false, err
-	}
-	if !ours || held.has(c.ID) {
-		return true, nil
-	}
-	if err := DeleteBudget(ctx, cl, c); err != nil {
-		return false, err
-	}
-	if _, found, err = updatedAt(ctx, cl, c); err != nil {
-		return false, err
-	}
-	if found {
-		return false, ErrStillPresent
-	}
-	return false, nil
 }

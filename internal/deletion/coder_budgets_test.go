@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
@@ -90,14 +91,14 @@ func TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim := BudgetClaim{ID: g.ID.String(), UpdatedAt: FormatUpdatedAt(ours.UpdatedAt)}
+	claim := budgetRec(g.ID.String(), false, FormatUpdatedAt(ours.UpdatedAt))
 
 	// Someone changes the budget in Coder: the claim's write is superseded.
 	s.SetClockOffset(s.ClockOffset() + time.Second)
 	if _, err := cl.UpsertGroupAIBudget(ctx, g.ID, 7_000_000); err != nil {
 		t.Fatal(err)
 	}
-	superseded, err := SweepBudget(ctx, cl, claim, nil)
+	superseded, err := sweepBudget(ctx, cl, claim, nil)
 	if err != nil || !superseded {
 		t.Fatalf("SweepGroupBudget of a budget written since = (%t, %v), want (true, nil)", superseded, err)
 	}
@@ -110,21 +111,21 @@ func TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim.UpdatedAt = FormatUpdatedAt(now.UpdatedAt)
+	claim.Status.CoderUpdatedAt = FormatUpdatedAt(now.UpdatedAt)
 	held := Held(func(id string) bool { return id == g.ID.String() })
-	if superseded, err := SweepBudget(ctx, cl, claim, held); err != nil || !superseded {
+	if superseded, err := sweepBudget(ctx, cl, claim, held); err != nil || !superseded {
 		t.Fatalf("SweepGroupBudget of a held budget = (%t, %v), want (true, nil)", superseded, err)
 	}
 
 	// Still ours: deleted, verified by a 404.
-	if superseded, err := SweepBudget(ctx, cl, claim, nil); err != nil || superseded {
+	if superseded, err := sweepBudget(ctx, cl, claim, nil); err != nil || superseded {
 		t.Fatalf("SweepGroupBudget of our budget = (%t, %v), want (false, nil)", superseded, err)
 	}
 	if _, ok := s.GroupBudgets()[g.ID]; ok {
 		t.Error("our budget is still in Coder after the sweep")
 	}
 	// Gone: nothing to do.
-	if superseded, err := SweepBudget(ctx, cl, claim, nil); err != nil || superseded {
+	if superseded, err := sweepBudget(ctx, cl, claim, nil); err != nil || superseded {
 		t.Errorf("SweepGroupBudget of a gone budget = (%t, %v), want (false, nil)", superseded, err)
 	}
 }
@@ -147,11 +148,11 @@ func TestSweepBudgetOfAnOverrideDeletesOnlyWhileUpdatedAtMatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim := BudgetClaim{ID: u.ID.String(), Override: true, UpdatedAt: FormatUpdatedAt(ours.UpdatedAt)}
-	if found, err := FindBudget(ctx, cl, claim, nil); err != nil || !found {
+	claim := budgetRec(u.ID.String(), true, FormatUpdatedAt(ours.UpdatedAt))
+	if found, err := FindBudget(ctx, cl, BudgetClaimOf(claim), nil); err != nil || !found {
 		t.Fatalf("FindBudget of our override = (%t, %v), want (true, nil)", found, err)
 	}
-	if superseded, err := SweepBudget(ctx, cl, claim, nil); err != nil || superseded {
+	if superseded, err := sweepBudget(ctx, cl, claim, nil); err != nil || superseded {
 		t.Fatalf("SweepBudget of our override = (%t, %v), want (false, nil)", superseded, err)
 	}
 	if _, ok := s.BudgetOverrides()[u.ID]; ok {
@@ -160,10 +161,17 @@ func TestSweepBudgetOfAnOverrideDeletesOnlyWhileUpdatedAtMatches(t *testing.T) {
 	if _, err := cl.UpsertUserAIBudgetOverride(ctx, u.ID, g.ID, 7); err != nil {
 		t.Fatal(err)
 	}
-	if superseded, err := SweepBudget(ctx, cl, claim, nil); err != nil || !superseded {
+	if superseded, err := sweepBudget(ctx, cl, claim, nil); err != nil || !superseded {
 		t.Fatalf("SweepBudget of an override written since = (%t, %v), want (true, nil)", superseded, err)
 	}
 	if _, ok := s.BudgetOverrides()[u.ID]; !ok {
 		t.Error("the sweep deleted an override someone else wrote")
 	}
+}
+
+// sweepBudget is the sweep of one budget record: whether its row was
+// superseded, and its error.
+func sweepBudget(ctx context.Context, cl *coder.Client, r *clusterv1alpha1.CleanupRecord, held Held) (bool, error) {
+	f := sweep(ctx, cl, held, r)[0]
+	return f.superseded, f.err
 }

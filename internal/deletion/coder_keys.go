@@ -17,7 +17,6 @@ limitations under the License.
 package deletion
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -84,78 +83,4 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 		}
 	}
 	return first
-}
-
-// FindKeys lists the keys once and returns, per claim, the ids of the keys
-// it names that may be deleted, and per claim its failure: the list's, or
-// a key the claim names that Coder dated before the claim's NotBefore,
-// which is not the claim's to delete and not absent either. Keys another
-// resource holds are not the claim's anymore. It only reads.
-func FindKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, held Held) ([][]uuid.UUID, []error) {
-	list, err := cl.ListKeys(ctx)
-	if err != nil {
-		return ListFailed(len(claims), err)
-	}
-	// The list's answer dates Coder's clock.
-	return FindKeysIn(list, cl.Clock(), claims, held)
-}
-
-// ListFailed is what FindKeys finds for n claims when the list failed with
-// err: nothing, and err for each.
-func ListFailed(n int, err error) ([][]uuid.UUID, []error) {
-	errs := make([]error, n)
-	for i := range errs {
-		errs[i] = err
-	}
-	return make([][]uuid.UUID, n), errs
-}
-
-// FindKeysIn is FindKeys on a list the caller read, with Coder's clock as
-// of its answer.
-func FindKeysIn(list []codersdk.AIGatewayKey, clock coder.Clock, claims []KeyClaim, held Held) ([][]uuid.UUID, []error) {
-	ids, errs := make([][]uuid.UUID, len(claims)), make([]error, len(claims))
-	for i, c := range claims {
-		for _, k := range OwnedKeys(list, c, held) {
-			if err := notBefore("key "+k.ID.String(), k.CreatedAt, c.NotBefore, clock); err != nil {
-				errs[i] = cmp.Or(errs[i], err)
-				continue
-			}
-			ids[i] = append(ids[i], k.ID)
-		}
-	}
-	return ids, errs
-}
-
-// SweepKeys deletes the keys of every claim and verifies their absence with
-// one list before and one after all the deletes, however many claims there
-// are (the first alone when it shows none to delete). It returns an error
-// per claim, nil for a verified absence. Keys another resource
-// holds are left alone and not the claim's anymore. A key the claim names
-// that Coder dated before the claim's NotBefore is not deleted, and not
-// absent either: its claim fails.
-func SweepKeys(ctx context.Context, cl *coder.Client, claims []KeyClaim, held Held) []error {
-	ids, errs := FindKeys(ctx, cl, claims, held)
-	deleted := false
-	for i := range claims {
-		if err := DeleteKeys(ctx, cl, ids[i]...); err != nil {
-			errs[i] = cmp.Or(errs[i], err)
-		}
-		deleted = deleted || len(ids[i]) > 0
-	}
-	if !deleted {
-		// Nothing was asked of Coder since the list, which verified the
-		// absence of every key it lacks.
-		return errs
-	}
-	left, after := FindKeys(ctx, cl, claims, held)
-	for i := range claims {
-		switch {
-		case errs[i] != nil:
-		case after[i] != nil:
-			errs[i] = after[i]
-		case len(left[i]) > 0:
-			errs[i] = ErrStillPresent
-		}
-	}
-	return errs
 }

@@ -94,27 +94,3 @@ func DeleteProvider(ctx context.Context, cl *coder.Client, id string) error {
 	}
 	return nil
 }
-
-// SweepProvider deletes the providers of a claim and verifies their absence
-// with a fresh read of each: nil only when none is left.
-func SweepProvider(ctx context.Context, cl *coder.Client, c ProviderClaim, held Held) error {
-	found, err := FindProviders(ctx, cl, c, held)
-	if err != nil {
-		return err
-	}
-	for _, p := range found {
-		if err := DeleteProvider(ctx, cl, p.ID.String()); err != nil {
-			return err
-		}
-	}
-	for _, p := range found {
-		_, err := cl.GetProvider(ctx, p.ID.String())
-		if err == nil {
-			return ErrStillPresent
-		}
-		if !coder.IsNotFound(err) {
-			return err
-		}
-	}
-	return nil
-}

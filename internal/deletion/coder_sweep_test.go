@@ -28,6 +28,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/google/uuid"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -65,9 +66,8 @@ func TestSweepFindsAKeyByNameWhenTheRecordedIDIsStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	claim := KeyClaim{IDs: []string{first.ID.String()}, Name: NameIs("team-a-gw-0123abcd")}
-	if errs := SweepKeys(ctx, cl, []KeyClaim{claim}, nil); errs[0] != nil {
-		t.Fatalf("SweepKeys: %v", errs[0])
+	if f := sweep(ctx, cl, nil, rec(KindKey, first.ID.String(), "team-a-gw-0123abcd", time.Time{}, time.Time{})); f[0].err != nil {
+		t.Fatalf("sweep: %v", f[0].err)
 	}
 	left := s.Keys()
 	if len(left) != 1 || left[0].ID != other.ID {
@@ -84,9 +84,8 @@ func TestSweepLeavesAKeyALiveResourceManages(t *testing.T) {
 	}
 	// A new resource imported the key by its external name.
 	held := Held(func(id string) bool { return id == k.ID.String() })
-	claim := KeyClaim{IDs: []string{k.ID.String()}, Name: NameIs("team-a-gw-0123abcd")}
-	if errs := SweepKeys(ctx, cl, []KeyClaim{claim}, held); errs[0] != nil {
-		t.Fatalf("SweepKeys: %v", errs[0])
+	if f := sweep(ctx, cl, held, rec(KindKey, k.ID.String(), "team-a-gw-0123abcd", time.Time{}, time.Time{})); f[0].err != nil {
+		t.Fatalf("sweep: %v", f[0].err)
 	}
 	if len(s.Keys()) != 1 {
 		t.Error("the sweep deleted a key a live resource manages")
@@ -132,24 +131,25 @@ func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			s, cl := fakeCoder(t)
-			c := ProviderClaim{Name: "team-openai"}
+			var id string
+			var attempt time.Time
 			if tc.stale {
 				old := createProvider(t, cl, "team-openai")
 				if err := cl.DeleteProvider(ctx, old.ID.String()); err != nil {
 					t.Fatal(err)
 				}
-				c.ID = old.ID.String()
+				id = old.ID.String()
 			}
 			p := createProvider(t, cl, "team-openai")
 			if tc.attempt > 0 {
-				c.Attempt = p.CreatedAt.Add(-tc.attempt)
+				attempt = p.CreatedAt.Add(-tc.attempt)
 			}
 			var m Held
 			if tc.held {
 				m = func(id string) bool { return id == p.ID.String() }
 			}
-			if err := SweepProvider(ctx, cl, c, m); err != nil {
-				t.Fatalf("SweepProvider: %v", err)
+			if f := sweep(ctx, cl, m, rec(KindProvider, id, "team-openai", time.Time{}, attempt)); f[0].err != nil {
+				t.Fatalf("sweep: %v", f[0].err)
 			}
 			live := s.Providers(false)
 			if deleted := len(live) == 0; deleted != tc.wantDel {
@@ -165,16 +165,14 @@ func TestSweepDeletesNothingOlderThanTheClaim(t *testing.T) {
 	p := createProvider(t, cl, "made-by-hand")
 	// A record written (or edited) after the provider existed names it by
 	// id: not something its create made, but not absent either.
-	c := ProviderClaim{ID: p.ID.String(), NotBefore: time.Now().Add(5 * time.Second)}
-	if err := SweepProvider(ctx, cl, c, nil); !errors.Is(err, ErrPredates) {
-		t.Fatalf("SweepProvider = %v, want %v", err, ErrPredates)
+	if f := sweep(ctx, cl, nil, rec(KindProvider, p.ID.String(), "made-by-hand", time.Now().Add(5*time.Second), time.Time{})); !errors.Is(f[0].err, ErrPredates) {
+		t.Fatalf("sweep = %v, want %v", f[0].err, ErrPredates)
 	}
 	if len(s.Providers(false)) != 1 {
 		t.Error("a claim deleted a provider made before it")
 	}
-	c.NotBefore = p.CreatedAt.Add(-time.Second)
-	if err := SweepProvider(ctx, cl, c, nil); err != nil {
-		t.Fatalf("SweepProvider: %v", err)
+	if f := sweep(ctx, cl, nil, rec(KindProvider, p.ID.String(), "made-by-hand", p.CreatedAt.Add(-time.Second), time.Time{})); f[0].err != nil {
+		t.Fatalf("sweep: %v", f[0].err)
 	}
 	if len(s.Providers(false)) != 0 {
 		t.Error("a claim did not delete the provider made after it")
@@ -203,14 +201,14 @@ func TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			claims := []KeyClaim{
-				{IDs: []string{owned.ID.String()}, Name: NameIs(owned.Name), NotBefore: written},
+			recs := []*clusterv1alpha1.CleanupRecord{
+				rec(KindKey, owned.ID.String(), owned.Name, written, time.Time{}),
 				// A record written five seconds after its key existed.
-				{IDs: []string{older.ID.String()}, Name: NameIs(older.Name), NotBefore: time.Now().Add(5 * time.Second)},
+				rec(KindKey, older.ID.String(), older.Name, time.Now().Add(5*time.Second), time.Time{}),
 			}
 			// The record's own key: a verified delete; the key older than
 			// its record: not the claim's, and not absent.
-			errs := SweepKeys(ctx, cl, claims, nil)
+			errs := errsOf(sweep(ctx, cl, nil, recs...))
 			if diff := cmp.Diff([]error{nil, ErrPredates}, errs, cmpopts.EquateErrors()); diff != "" {
 				t.Errorf("sweep of the record's own key and of one older than its record: -want, +got:\n%s", diff)
 			}
@@ -232,11 +230,10 @@ func TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock(t *testing.T) {
 			attempt := time.Now()
 			lost := createProvider(t, cl, "lost-answer")
 			older := createProvider(t, cl, "older")
-			if err := SweepProvider(ctx, cl, ProviderClaim{Name: lost.Name, Attempt: attempt, NotBefore: attempt}, nil); err != nil {
+			if err := sweep(ctx, cl, nil, rec(KindProvider, "", lost.Name, attempt, attempt))[0].err; err != nil {
 				t.Errorf("sweep of the provider an uncertain create made: %v, want a verified delete", err)
 			}
-			c := ProviderClaim{ID: older.ID.String(), Name: older.Name, NotBefore: time.Now().Add(5 * time.Second)}
-			if err := SweepProvider(ctx, cl, c, nil); !errors.Is(err, ErrPredates) {
+			if err := sweep(ctx, cl, nil, rec(KindProvider, older.ID.String(), older.Name, time.Now().Add(5*time.Second), time.Time{}))[0].err; !errors.Is(err, ErrPredates) {
 				t.Errorf("sweep of a provider older than its record: %v, want %v", err, ErrPredates)
 			}
 			left := s.Providers(false)
@@ -281,18 +278,18 @@ func TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			claims := []KeyClaim{
-				{IDs: []string{kept.ID.String()}, Name: NameIs(kept.Name)},
+			recs := []*clusterv1alpha1.CleanupRecord{
+				rec(KindKey, kept.ID.String(), kept.Name, time.Time{}, time.Time{}),
 				// Gone before the sweep: a verified absence whatever the
 				// deletes answer.
-				{IDs: []string{uuid.NewString()}, Name: NameIs("team-b-gw-4567ef01")},
+				rec(KindKey, uuid.NewString(), "team-b-gw-4567ef01", time.Time{}, time.Time{}),
 			}
 			if err := s.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: status}); err != nil {
 				t.Fatal(err)
 			}
 			// The claim whose key Coder still lists, and the claim whose
 			// key is gone: a verified absence.
-			errs := SweepKeys(ctx, cl, claims, nil)
+			errs := errsOf(sweep(ctx, cl, nil, recs...))
 			if diff := cmp.Diff([]error{ErrStillPresent, nil}, errs, cmpopts.EquateErrors()); diff != "" {
 				t.Errorf("-want, +got:\n%s", diff)
 			}
@@ -300,8 +297,8 @@ func TestSweepCountsAKeyGoneOnlyWhenTheListAfterItsDeleteLacksIt(t *testing.T) {
 				t.Fatalf("%d keys in Coder, want the one its delete kept", len(s.Keys()))
 			}
 			s.ClearFaults()
-			if errs := SweepKeys(ctx, cl, claims, nil); errs[0] != nil || errs[1] != nil {
-				t.Errorf("SweepKeys once the deletes delete: %v", errs)
+			if errs := errsOf(sweep(ctx, cl, nil, recs...)); errs[0] != nil || errs[1] != nil {
+				t.Errorf("sweep once the deletes delete: %v", errs)
 			}
 			if len(s.Keys()) != 0 {
 				t.Errorf("%d keys left after a sweep that verified their absence", len(s.Keys()))
@@ -316,19 +313,19 @@ func TestSweepCountsAProviderGoneOnlyWhenAReadAfterItsDeleteLacksIt(t *testing.T
 			ctx := context.Background()
 			s, cl := fakeCoder(t)
 			p := createProvider(t, cl, "team-openai")
-			c := ProviderClaim{ID: p.ID.String()}
+			c := rec(KindProvider, p.ID.String(), "", time.Time{}, time.Time{})
 			if err := s.SetFault(fakecoder.EndpointProviderDelete, fakecoder.Fault{Status: status}); err != nil {
 				t.Fatal(err)
 			}
-			if err := SweepProvider(ctx, cl, c, nil); !errors.Is(err, ErrStillPresent) {
-				t.Errorf("SweepProvider of a provider Coder still serves: %v, want %v", err, ErrStillPresent)
+			if err := sweep(ctx, cl, nil, c)[0].err; !errors.Is(err, ErrStillPresent) {
+				t.Errorf("sweep of a provider Coder still serves: %v, want %v", err, ErrStillPresent)
 			}
 			if len(s.Providers(false)) != 1 {
 				t.Fatal("the faulted delete removed the provider")
 			}
 			s.ClearFaults()
-			if err := SweepProvider(ctx, cl, c, nil); err != nil {
-				t.Errorf("SweepProvider once the delete deletes: %v", err)
+			if err := sweep(ctx, cl, nil, c)[0].err; err != nil {
+				t.Errorf("sweep once the delete deletes: %v", err)
 			}
 			if len(s.Providers(false)) != 0 {
 				t.Error("the provider is live after a sweep that verified its absence")

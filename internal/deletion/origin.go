@@ -71,6 +71,12 @@ func (o Origin) MadeBy(now Origin) bool {
 	return !o.Legacy() && o.SameCoder(now) && a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
 }
 
+// ByName reports whether a client at now may find, and delete, what was
+// made at o by a name its owner chose (an AIProvider's), not only by
+// recorded id or UID-derived name: it is the ProviderConfig that made it,
+// or, for a record that names none, one of the same deployment.
+func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }
+
 // String is o as the messages of conditions and events name it.
 func (o Origin) String() string {
 	if o.Legacy() {

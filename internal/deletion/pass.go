@@ -19,7 +19,6 @@ package deletion
 import (
 	"cmp"
 	"context"
-	"slices"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -240,8 +239,7 @@ func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, e
 		// A budget is keyed by its group, an override by its user: the
 		// own look found the one its records name, and its Delete
 		// deletes it once.
-		own := func(id string) bool { return id == meta.GetExternalName(mg) }
-		f.left.Budgets, f.left.Overrides = slices.DeleteFunc(f.left.Budgets, own), slices.DeleteFunc(f.left.Overrides, own)
+		f.left.drop(meta.GetExternalName(mg))
 	}
 	return f, nil, err
 }

@@ -34,9 +34,17 @@ type Set struct {
 	recs []clusterv1alpha1.CleanupRecord
 }
 
-// Claims is what the records of s name, through a client that reaches now
-// (see claimsOf).
-func (s Set) Claims(now Origin) (Claims, error) { return claimsOf(s.recs, now) }
+// written are the records of s the provider wrote a status to: one it
+// never wrote names nothing.
+func (s Set) written() []*clusterv1alpha1.CleanupRecord {
+	var out []*clusterv1alpha1.CleanupRecord
+	for i := range s.recs {
+		if s.recs[i].Status.Phase != "" {
+			out = append(out, &s.recs[i])
+		}
+	}
+	return out
+}
 
 // Of returns the records of mg, in one list of the cache.
 func (r *Store) Of(ctx context.Context, mg resource.Managed) (Set, error) {

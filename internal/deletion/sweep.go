@@ -26,7 +26,6 @@ package deletion
 import (
 	"context"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
@@ -229,13 +228,13 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 				return Result{Swept: swept}, err
 			}
 		}
-		cl, now, byName := s.sweeperFor(ctx, sweepers, rec)
+		cl, now := s.sweeperFor(ctx, sweepers, rec)
 		w := s.workFor(work, cl, now)
 		if w == nil || !s.claim(ctx, rec) {
 			phases[rec.Status.Phase]++
 			continue
 		}
-		w.add(rec, byName)
+		w.add(rec)
 	}
 	done := s.sweepAll(ctx, work, l.Items, live)
 	swept += done.Swept
@@ -271,7 +270,7 @@ func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.Cleanup
 // it: a second sweeper holding an older version gets a conflict and leaves
 // it alone.
 func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord) bool {
-	if !slices.Contains([]string{KindKey, KindProvider, KindGroupBudget, KindUserOverride}, rec.Spec.Kind) {
+	if _, ok := objectsOf(rec.Spec.Kind); !ok {
 		s.Log.Info("Cannot sweep cleanup record of an unknown kind", "record", rec.Name, "kind", rec.Spec.Kind)
 		return false
 	}
@@ -280,14 +279,9 @@ func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord)
 }
 
 // settle ends a claimed record's sweep: after a verified delete in Coder
-// (err nil) it deletes the record, under the version it claimed; otherwise
-// it notes the error on the record for the retry.
-func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error) bool {
-	return s.settleAs(ctx, rec, err, metrics.SweepDeleted)
-}
-
-// settleAs is settle, counting a settled record as result.
-func (s *Sweeper) settleAs(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error, result string) bool {
+// (err nil) it deletes the record, under the version it claimed, counting
+// it as result; otherwise it notes the error on the record for the retry.
+func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error, result string) bool {
 	if err != nil {
 		metrics.Swept(rec.Spec.Kind, metrics.SweepError)
 		s.Log.Info("Cannot sweep cleanup record; retrying", "record", rec.Name, "error", err)
@@ -317,18 +311,6 @@ func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.Clea
 		return
 	}
 	s.Log.Debug("Removed a cleanup record the provider never completed; it names nothing in Coder", "record", rec.Name)
-}
-
-// sweepProvider deletes what a provider record names, and verifies its
-// absence. A sweeper that may not look by name (not the creator) cannot
-// verify the absence of a provider the record knows by name only: the
-// record stays, for its creator to sweep.
-func (s *Sweeper) sweepProvider(ctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, byName bool, held Held) error {
-	c, err := ProviderClaimOf(rec, byName)
-	if err != nil {
-		return err
-	}
-	return SweepProvider(ctx, cl, c, held)
 }
 
 // managing reads every managed resource past the cache, since a stale read

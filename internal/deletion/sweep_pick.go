@@ -45,14 +45,10 @@ type SweepConfig struct {
 	conn providerconfig.Connection
 }
 
-// A SweepPick is the ProviderConfig picked to sweep a record, and what it
-// may delete there.
+// A SweepPick is the ProviderConfig picked to sweep a record.
 type SweepPick struct {
 	// Index of the ProviderConfig in the configs SweeperFor was given.
 	Index int
-	// ByName: it may delete an object found by a name its owner chose (an
-	// AIProvider's), not only by recorded id or UID-derived name.
-	ByName bool
 }
 
 // SweeperFor picks the ProviderConfig that sweeps a record made at rec,
@@ -80,7 +76,7 @@ func SweeperFor(configs []SweepConfig, rec Origin, ns string) (SweepPick, bool) 
 		switch {
 		case c.Unusable:
 		case rec.MadeBy(c.Origin):
-			return SweepPick{Index: i, ByName: true}, true
+			return SweepPick{Index: i}, true
 		case c.Origin.ProviderConfig.Namespace == "" && rec.SameCoder(c.Origin) && cluster < 0:
 			cluster = i
 		}
@@ -95,26 +91,27 @@ func legacySweeperFor(configs []SweepConfig, id, ns string) (SweepPick, bool) {
 		switch {
 		case id == "" || c.Origin.DeploymentID != id || c.Unusable:
 		case c.Origin.ProviderConfig.Namespace == "":
-			return SweepPick{Index: i, ByName: true}, true
+			return SweepPick{Index: i}, true
 		case c.Origin.ProviderConfig.Namespace == ns && own < 0:
 			own = i
 		}
 	}
-	return SweepPick{Index: own, ByName: true}, own >= 0
+	return SweepPick{Index: own}, own >= 0
 }
 
 // sweeperFor returns the client of the ProviderConfig that sweeps rec
-// (see SweeperFor), building it on first use, the Coder it reaches, and
-// whether it may delete by name; nil when none is entitled.
-func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) (*coder.Client, Origin, bool) {
+// (see SweeperFor), building it on first use, and the Coder it reaches
+// (which decides whether it may delete by name: ByName); nil when none is
+// entitled.
+func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) (*coder.Client, Origin) {
 	for {
 		sw, ok := SweeperFor(configs, OriginOf(rec), rec.Spec.ManagedResource.Namespace)
 		if !ok {
-			return nil, Origin{}, false
+			return nil, Origin{}
 		}
 		c := &configs[sw.Index]
 		if c.Client != nil {
-			return c.Client, c.Origin, sw.ByName
+			return c.Client, c.Origin
 		}
 		cfg, err := providerconfig.ClientConfig(ctx, s.Kube, c.conn, s.Timeout)
 		if err == nil {
@@ -124,7 +121,7 @@ func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *cl
 			c.Unusable = true
 			continue
 		}
-		return c.Client, c.Origin, sw.ByName
+		return c.Client, c.Origin
 	}
 }
 

@@ -79,36 +79,26 @@ func (e errBudgetSpent) Error() string {
 }
 
 // clientWork is what one sweep gives one client's worker: the records it
-// claimed, and the budget it works within.
+// claimed, by kind, and the budget it works within.
 type clientWork struct {
-	providers, keys, budgets []*clusterv1alpha1.CleanupRecord
-	// byName: the client may find the record's provider by name (see
-	// SweepPick).
-	byName map[*clusterv1alpha1.CleanupRecord]bool
+	recs map[string][]*clusterv1alpha1.CleanupRecord
+	n    int
 	// per is the worker's time on Coder, from its start.
 	per time.Duration
 	// now is the Coder the client reaches: only records made through it
-	// say who holds an object there (records.Speaks).
+	// say who holds an object there (Speaks).
 	now Origin
 }
 
-func (w *clientWork) add(rec *clusterv1alpha1.CleanupRecord, byName bool) {
-	switch rec.Spec.Kind {
-	case KindKey:
-		w.keys = append(w.keys, rec)
-		return
-	case KindGroupBudget, KindUserOverride:
-		w.budgets = append(w.budgets, rec)
-		return
+func (w *clientWork) add(rec *clusterv1alpha1.CleanupRecord) {
+	if w.recs == nil {
+		w.recs = map[string][]*clusterv1alpha1.CleanupRecord{}
 	}
-	if w.byName == nil {
-		w.byName = map[*clusterv1alpha1.CleanupRecord]bool{}
-	}
-	w.byName[rec] = byName
-	w.providers = append(w.providers, rec)
+	w.recs[rec.Spec.Kind] = append(w.recs[rec.Spec.Kind], rec)
+	w.n++
 }
 
-func (w *clientWork) len() int { return len(w.providers) + len(w.keys) + len(w.budgets) }
+func (w *clientWork) len() int { return w.n }
 
 // workFor returns the work of cl in this sweep, taking cl's budget on its
 // first record; nil when cl is nil or its worker from an earlier sweep
@@ -175,10 +165,11 @@ func (s *Sweeper) release(cl *coder.Client) {
 	s.budgets.Done(cl)
 }
 
-// sweepClient deletes in Coder what one client's records name, its
-// providers one by one and its keys together (one list before and one
-// after serve them all), calling Coder only until the budget ends; the
-// records are settled on ctx, which the budget does not end.
+// sweepClient deletes in Coder what one client's records name, kind by
+// kind (one find before and one after the deletes serve every record of a
+// kind: sweepObjects), calling Coder only until the budget ends; the
+// records are settled on ctx, which the budget does not end. An object a
+// live resource holds is left to it.
 func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWork, managing Holders) (swept, left int) {
 	// A cancellation, not a deadline: a cut request says nothing about
 	// Coder, so the client's breaker does not open on it.
@@ -188,30 +179,23 @@ func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWo
 	t := time.AfterFunc(w.per, func() { cancel(errBudgetSpent(w.per)) })
 	defer t.Stop()
 	defer cancel(nil)
-	count := func(ok bool) {
-		if ok {
-			swept++
-			return
+	for _, k := range objectKinds {
+		recs := w.recs[k.kind]
+		if len(recs) == 0 {
+			continue
 		}
-		left++
-	}
-	for _, rec := range w.providers {
-		count(s.settle(ctx, rec, spent(cctx, s.sweepProvider(cctx, cl, rec, w.byName[rec], managing.Except(rec.Spec.ManagedResource.UID)))))
-	}
-	for _, rec := range w.budgets {
-		count(s.sweepBudget(ctx, cctx, cl, rec, managing.Except(rec.Spec.ManagedResource.UID)))
-	}
-	if len(w.keys) == 0 {
-		return swept, left
-	}
-	claims := make([]KeyClaim, len(w.keys))
-	for i, rec := range w.keys {
-		claims[i] = KeyClaimOf(rec)
-	}
-	// A key a live resource manages is left to it.
-	errs := SweepKeys(cctx, cl, claims, managing.Except(ownersOf(w.keys)...))
-	for i, rec := range w.keys {
-		count(s.settle(ctx, rec, spent(cctx, errs[i])))
+		l := look{cl: cl, now: w.now, held: managing.Except(ownersOf(recs)...)}
+		for i, f := range sweepObjects(cctx, l, k.objectKind, recs) {
+			result := metrics.SweepDeleted
+			if f.superseded {
+				result = metrics.SweepSuperseded
+			}
+			if s.settle(ctx, recs[i], spent(cctx, f.err), result) {
+				swept++
+			} else {
+				left++
+			}
+		}
 	}
 	return swept, left
 }
@@ -247,23 +231,4 @@ func ownersOf(recs []*clusterv1alpha1.CleanupRecord) []string {
 		out = append(out, r.Spec.ManagedResource.UID)
 	}
 	return out
-}
-
-// sweepBudget deletes the budget or override a record names while Coder
-// still shows the updated_at of the provider's last write, and settles the
-// record: a row written since is someone else's and is left (superseded),
-// and a 404 of the row is gone only while the token reads its group or user
-// (coderobj.RowFound); otherwise the record keeps the error and waits for
-// the next sweep. Coder is called on cctx, the record settled on ctx.
-func (s *Sweeper) sweepBudget(ctx, cctx context.Context, cl *coder.Client, rec *clusterv1alpha1.CleanupRecord, held Held) bool {
-	if rec.Status.ExternalID == "" {
-		// The record never named a group or user: no PUT was sent.
-		return s.settle(ctx, rec, nil)
-	}
-	superseded, err := SweepBudget(cctx, cl, BudgetClaimOf(rec), held)
-	result := metrics.SweepDeleted
-	if superseded {
-		result = metrics.SweepSuperseded
-	}
-	return s.settleAs(ctx, rec, spent(cctx, err), result)
 }

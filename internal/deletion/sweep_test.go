@@ -162,14 +162,20 @@ func TestSweeperForPicksOnlyAnEntitledProviderConfigForARecordWithoutOne(t *test
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, ok := SweeperFor(tc.configs, Origin{DeploymentID: tc.id}, tc.ns)
-			if ok != tc.wantOK || (ok && (got.Index != tc.want || !got.ByName)) {
+			if ok != tc.wantOK || (ok && (got.Index != tc.want || !ByName(Origin{DeploymentID: tc.id}, tc.configs[got.Index].Origin))) {
 				t.Errorf("%s\nSweeperFor(...) = %+v, %v; want index %d by name, %v", tc.reason, got, ok, tc.want, tc.wantOK)
 			}
 		})
 	}
 }
 
-// origin is where a create through a ProviderConfig goes.
+// pick is the ProviderConfig SweeperFor picks, and whether it may find
+// by name there (ByName).
+type pick struct {
+	Index  int
+	ByName bool
+}
+
 func TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL(t *testing.T) {
 	const platform, tenant = "https://coder.platform.example", "https://coder.tenant.example"
 	made := origin("prod", "ProviderConfig", "tenant-a", "coder", tenant)
@@ -179,14 +185,14 @@ func TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtIts
 		reason  string
 		rec     Origin
 		configs []SweepConfig
-		want    SweepPick
+		want    pick
 		wantOK  bool
 	}{
 		"Creator": {
 			reason:  "The ProviderConfig that made the object sweeps it, by name too.",
 			rec:     made,
 			configs: []SweepConfig{config(origin("prod", "ClusterProviderConfig", "", "platform", tenant)), creator},
-			want:    SweepPick{Index: 1, ByName: true}, wantOK: true,
+			want:    pick{Index: 1, ByName: true}, wantOK: true,
 		},
 		"CreatorRepointed": {
 			reason:  "The creator now at another URL reaches another Coder, whatever deployment id it reports.",
@@ -202,7 +208,7 @@ func TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtIts
 			reason:  "A cluster-scoped ProviderConfig of the same URL and deployment sweeps by recorded id and UID-derived name only.",
 			rec:     made,
 			configs: []SweepConfig{config(origin("prod", "ClusterProviderConfig", "", "platform", tenant))},
-			want:    SweepPick{Index: 0, ByName: false}, wantOK: true,
+			want:    pick{Index: 0, ByName: false}, wantOK: true,
 		},
 		"PlatformElsewhereSameDeploymentID": {
 			reason:  "A tenant's server claiming the platform's deployment id never gets the platform's ProviderConfig to sweep its records.",
@@ -223,13 +229,13 @@ func TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtIts
 			reason:  "A creator whose client cannot be built is passed over for the platform's at the same URL.",
 			rec:     made,
 			configs: []SweepConfig{{Origin: made, Unusable: true}, config(origin("prod", "ClusterProviderConfig", "", "platform", tenant))},
-			want:    SweepPick{Index: 1}, wantOK: true,
+			want:    pick{Index: 1}, wantOK: true,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, ok := SweeperFor(tc.configs, tc.rec, "tenant-a")
-			if ok != tc.wantOK || (ok && got != tc.want) {
+			if ok != tc.wantOK || (ok && (pick{got.Index, ByName(tc.rec, tc.configs[got.Index].Origin)} != tc.want)) {
 				t.Errorf("%s\nSweeperFor(...) = %+v, %v; want %+v, %v", tc.reason, got, ok, tc.want, tc.wantOK)
 			}
 		})

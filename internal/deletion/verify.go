@@ -22,10 +22,13 @@ import (
 	"slices"
 	"time"
 
+	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 )
 
 const (
@@ -35,27 +38,27 @@ const (
 )
 
 // Leftovers are the objects in Coder a deleting resource's records name
-// and its own look did not find: a read finds them, Delete deletes them,
-// and the next reconcile's read verifies.
-type Leftovers struct {
-	Keys      []uuid.UUID
-	Providers []string
-	// Budgets are group ids whose budget is still the one a record's PUT
-	// wrote; Overrides the same of users' overrides.
-	Budgets, Overrides []string
-}
+// and its own look did not find, by kind: a read finds them, Delete
+// deletes them, and the next reconcile's read verifies.
+type Leftovers map[string][]string
 
-func (l Leftovers) empty() bool {
-	return len(l.Keys)+len(l.Providers)+len(l.Budgets)+len(l.Overrides) == 0
-}
+func (l Leftovers) empty() bool { return len(l.ids()) == 0 }
 
 // ids are the Coder ids of l.
 func (l Leftovers) ids() []string {
-	ids := slices.Concat(l.Providers, l.Budgets, l.Overrides)
-	for _, k := range l.Keys {
-		ids = append(ids, k.String())
+	var ids []string
+	for _, k := range objectKinds {
+		ids = append(ids, l[k.kind]...)
 	}
 	return ids
+}
+
+// drop removes id from l: the resource's own look found it, and its Delete
+// deletes it once.
+func (l Leftovers) drop(id string) {
+	for k, ids := range l {
+		l[k] = slices.DeleteFunc(ids, func(i string) bool { return i == id })
+	}
 }
 
 // recordsLeft reads what the records of the deleting mg name and is still
@@ -69,44 +72,27 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, no
 	if p.Records == nil {
 		return Leftovers{}, nil
 	}
-	c, err := recs.Claims(now)
-	if err != nil || c.Empty() {
-		return Leftovers{}, err
+	written := recs.written()
+	if len(written) == 0 {
+		return Leftovers{}, nil
 	}
 	if p.Coder == nil {
 		return Leftovers{}, errors.New(errNoClientVerify)
 	}
 	held, lookup := p.Records.HeldByAnother(ctx, mg, now)
-	var left Leftovers
-	for i, pc := range c.Providers {
-		found, err := FindProviders(ctx, p.Coder, pc, held)
-		if err != nil {
-			return Leftovers{}, errors.Wrapf(err, errFmtRecordedUnread, c.ProviderOf[i])
-		}
-		for _, f := range found {
-			left.Providers = append(left.Providers, f.ID.String())
-		}
-	}
-	for i, bc := range c.Budgets {
-		ours, err := FindBudget(ctx, p.Coder, bc, held)
-		if err != nil {
-			return Leftovers{}, errors.Wrapf(err, errFmtRecordedUnread, c.BudgetOf[i])
-		}
-		to := &left.Budgets
-		if bc.Override {
-			to = &left.Overrides
-		}
-		if ours && !slices.Contains(*to, bc.ID) {
-			*to = append(*to, bc.ID)
-		}
-	}
-	if len(c.Keys) > 0 {
-		ids, errs := p.findKeys(ctx, mg, c.Keys, held, since)
-		for i, err := range errs {
-			if err != nil {
-				return Leftovers{}, errors.Wrapf(err, errFmtRecordedUnread, c.KeyOf[i])
+	l := look{cl: p.Coder, now: now, held: held, keys: p.keysSince(mg, since)}
+	left := Leftovers{}
+	for _, k := range objectKinds {
+		of := slices.DeleteFunc(slices.Clone(written), func(r *clusterv1alpha1.CleanupRecord) bool { return r.Spec.Kind != k.kind })
+		for i, f := range k.find(ctx, l, of) {
+			if f.err != nil {
+				return Leftovers{}, errors.Wrapf(f.err, errFmtRecordedUnread, of[i].Name)
 			}
-			left.Keys = append(left.Keys, ids[i]...)
+			for _, id := range f.ids {
+				if !slices.Contains(left[k.kind], id) {
+					left[k.kind] = append(left[k.kind], id)
+				}
+			}
 		}
 	}
 	return left, lookup()
@@ -121,20 +107,21 @@ func (p Pass) keysDeletedAt(mg resource.Managed) (time.Time, bool) {
 	return p.Keys.Pending(p.Scope, string(mg.GetUID()))
 }
 
-// findKeys finds the keys of claims on the shared key list of the
-// resource's ProviderConfig, one sent at since or later (see seek): the
-// list its own look just read, not one more request. Without a shared list
-// it lists.
-func (p Pass) findKeys(ctx context.Context, mg resource.Managed, claims []KeyClaim, held Held, since time.Time) ([][]uuid.UUID, []error) {
+// keysSince lists keys on the shared key list of the resource's
+// ProviderConfig, one sent at since or later (see seek): the list its own
+// look just read, not one more request. Without a shared list the find
+// lists.
+func (p Pass) keysSince(mg resource.Managed, since time.Time) func(context.Context) ([]codersdk.AIGatewayKey, error) {
 	if p.Keys == nil {
-		return FindKeys(ctx, p.Coder, claims, held)
+		return nil
 	}
-	owner := string(mg.GetUID())
-	list, err := p.Keys.ListFor(ctx, p.Scope, owner, p.Coder, since)
-	if err != nil {
-		return ListFailed(len(claims), err)
+	return func(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
+		list, err := p.Keys.ListFor(ctx, p.Scope, string(mg.GetUID()), p.Coder, since)
+		if err != nil {
+			return nil, err
+		}
+		return list.Keys(), nil
 	}
-	return FindKeysIn(list.Keys(), p.Coder.Clock(), claims, held)
 }
 
 // deleteLeft deletes what recordsLeft found, all of it, and returns the
@@ -147,21 +134,20 @@ func (p Pass) deleteLeft(ctx context.Context, mg resource.Managed, l Leftovers) 
 		return errors.New(errNoClientVerify)
 	}
 	var first error
-	for _, id := range l.Providers {
-		first = cmp.Or(first, DeleteProvider(ctx, p.Coder, id))
-	}
-	for _, id := range l.Budgets {
-		first = cmp.Or(first, DeleteGroupBudget(ctx, p.Coder, id))
-	}
-	for _, id := range l.Overrides {
-		first = cmp.Or(first, DeleteUserOverride(ctx, p.Coder, id))
-	}
-	if len(l.Keys) > 0 {
-		first = cmp.Or(first, DeleteKeys(ctx, p.Coder, l.Keys...))
-		if p.Keys != nil {
-			// The next look verifies on a list sent after this answer.
-			p.Keys.Deleted(p.Scope, string(mg.GetUID()), time.Now(), l.Keys...)
+	for _, k := range objectKinds {
+		if len(l[k.kind]) > 0 {
+			first = cmp.Or(first, k.remove(ctx, p.Coder, l[k.kind]))
 		}
+	}
+	if keys := l[KindKey]; len(keys) > 0 && p.Keys != nil {
+		// The next look verifies on a list sent after this answer.
+		ids := make([]uuid.UUID, 0, len(keys))
+		for _, id := range keys {
+			if u, err := uuid.Parse(id); err == nil {
+				ids = append(ids, u)
+			}
+		}
+		p.Keys.Deleted(p.Scope, string(mg.GetUID()), time.Now(), ids...)
 	}
 	return errors.Wrap(first, errDeleteRecordedLeft)
 }

@@ -63,7 +63,7 @@ func TestADeletingBudgetsRecordsFindItsBudgetOnlyWhileItIsTheirs(t *testing.T) {
 					t.Fatal(err)
 				}
 			} else {
-				tc.want.Budgets = []string{g.ID.String()}
+				tc.want = Leftovers{KindGroupBudget: []string{g.ID.String()}}
 			}
 			b := &aiv1alpha1.GroupAIBudget{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "team", UID: "uid-1"}}
 			b.SetDeletionTimestamp(&metav1.Time{Time: time.Now()})

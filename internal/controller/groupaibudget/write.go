@@ -19,13 +19,14 @@ package groupaibudget
 import (
 	"context"
 
-	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
+	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
 // Create writes the budget of a group that has none. The pass wrote the
