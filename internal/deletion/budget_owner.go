@@ -14,10 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package budgets decides who owns an AI budget row in Coder: a group's
-// budget or a user's override, singletons that nothing names and any PUT
-// replaces. Ownership is the resource's cleanup record, compared on
-// Coder's clock. It reads and writes nothing.
 package deletion
 
 // A Look is what one Observe gathered about a budget row (a group's budget

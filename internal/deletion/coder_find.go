@@ -14,13 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package coderobj answers, for each managed kind, the three questions a
-// deletion asks of Coder: which objects are this owner's, delete them, and
-// are they gone. The external clients and the sweeper both ask it, so
-// ownership and absence are decided one way. Ownership is proven by what the
-// provider recorded (ids, UID-derived names, the time of its own create
-// attempt), never by anything a tenant can write or a server can claim. It
-// never touches Kubernetes.
 package deletion
 
 import (

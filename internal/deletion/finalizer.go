@@ -14,22 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package cleanup owns what happens when a managed resource lets go of its
-// object in Coder:
-//   - the pass (pass.go, bounded.go, releases.go, decide.go, verify.go):
-//     how a managed resource's external client deletes, normally or in one
-//     bounded pass. Its Observe only reads Coder and its Delete only
-//     deletes, as crossplane-runtime's contract asks; a delete is verified
-//     by the next reconcile's Observe;
-//   - the finalizer (finalizer.go): its removal, the connection Secret that
-//     held a key's plaintext, the settling of its cleanup records
-//     (internal/records) and the count of releases without a verified
-//     delete, whose leftovers internal/sweep deletes later.
-//
-// The pass reaches the object a resource names through the kinds' external
-// clients, and what its records name through internal/coderobj, as the
-// sweep does. The package never decides how long a ProviderConfig holds
-// (internal/hold does).
 package deletion
 
 import (

@@ -14,13 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package records owns the cleanup records: what may exist in Coder for a
-// managed resource, written before it is created (records.go); where it was
-// made (origin.go); who owns a Coder object (owner.go; pending.go for a
-// provider known by name only); and what a record names in Coder, as claims
-// internal/coderobj looks for (claims.go). The
-// pass, the finalizer and the sweep all read records through it, so what a
-// record proves is decided in one place. It never calls Coder.
 package deletion
 
 import (

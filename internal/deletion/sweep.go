@@ -14,13 +14,6 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-// Package sweep deletes, later, what a release without delete left in
-// Coder: it reads the Abandoned cleanup records (and those of resources
-// that vanished), picks for each a ProviderConfig trusted to reach the
-// Coder that made its object (SweeperFor), deletes and verifies through
-// internal/coderobj, and removes a record only once what it names is
-// verified gone (sweep.go). vanished.go wakes it when a resource goes
-// without its finalizer; budget.go bounds each Coder's share of a sweep.
 package deletion
 
 import (
