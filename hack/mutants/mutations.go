@@ -172,21 +172,21 @@ var Mutations = []Mutation{
 		// which may predate Coder's answer: a key the delete did not
 		// remove is taken for gone.
 		Name: "delete-verified-on-an-older-list",
-		File: "internal/clients/coder/keylister.go",
-		Old:  "\treturn ok && !list.sent.Before(d.at) && slices.Contains(d.ids, id)\n",
+		File: "internal/deletion/releases.go",
+		Old:  "\treturn ok && !sent.Before(d.at) && slices.Contains(d.ids, id)\n",
 		New:  "\treturn ok && slices.Contains(d.ids, id)\n",
-		Pkgs: []string{"./internal/clients/coder/"},
-		Run:  "^TestKeyListerServesOthersTheCachedListAfterADelete$",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^TestADeleteIsVerifiedOnlyOnAListSentAfterCoderAnsweredIt$",
 	},
 	{
 		// Issue 33: the deleting owner's look is served the list cached
 		// before its delete.
 		Name: "deleting-owner-served-the-cached-list",
-		File: "internal/clients/coder/keylister.go",
-		Old:  "\tif s := l.scopes[scope]; s != nil && s.deleted[owner].at.After(since) {\n",
-		New:  "\tif s := l.scopes[scope]; s != nil && false {\n",
-		Pkgs: []string{"./internal/clients/coder/"},
-		Run:  "^TestKeyListerServesOthersTheCachedListAfterADelete$",
+		File: "internal/controller/aigatewaykey/keys.go",
+		Old:  "\tsince, _ := e.sent.DeletedAt(k.GetUID())\n",
+		New:  "\tsince := time.Time{}\n",
+		Pkgs: []string{"./internal/controller/aigatewaykey/"},
+		Run:  "^TestDeletingAKeyRevokesEveryKeyOfTheResourceAndOnlyThen$",
 	},
 	{
 		// Issue 33: the index knows a name by its last word only, so a
@@ -657,7 +657,7 @@ var Mutations = []Mutation{
 		// instead of the one sent after Coder answered its delete.
 		Name: "records-look-lists-again-after-a-verify",
 		File: "internal/deletion/pass.go",
-		Old:  "\tsince, deleted := n.pass.keysDeletedAt(mg)\n",
+		Old:  "\tsince, deleted := n.pass.deletedAt(mg)\n",
 		New:  "\tsince, deleted := time.Time{}, false\n",
 		Pkgs: []string{"./hack/bench/"},
 		Run:  "^TestBenchmarkCountsMeetTheirTargets$",

@@ -18,6 +18,7 @@ package deletion
 
 import (
 	"context"
+	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -115,9 +116,9 @@ func (b *boundedPass[R]) Update(context.Context, R) (managed.ExternalUpdate, err
 // failure is the reconcile's error; the next Observe ends the pass either
 // way.
 func (b *boundedPass[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
-	ids := b.n.found.ids(mg)
+	ids, start := b.n.found.ids(mg), time.Now()
 	d, err := b.n.remove(ctx, mg)
-	b.n.pass.Releases.deleted(mg.GetUID(), ids, err)
+	b.n.pass.Releases.deleted(mg.GetUID(), start, ids, err)
 	return d, err
 }
 

@@ -204,10 +204,9 @@ func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservat
 // records' look.
 func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, error) {
 	// The list the records' look may go by: one sent during this look,
-	// or after Coder answered the resource's last delete of keys (a
-	// deleting resource makes none since). Read before the own look,
-	// which forgets that delete once it finds its keys gone.
-	since, deleted := n.pass.keysDeletedAt(mg)
+	// or after Coder answered the resource's last delete (a deleting
+	// resource makes none since).
+	since, deleted := n.pass.deletedAt(mg)
 	if !deleted {
 		since = time.Now()
 	}
@@ -385,10 +384,10 @@ func (n *normal[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate, e
 // accepted before, in this resource's last delete, is an error the
 // resource's condition shows: Coder keeps what it said it deleted.
 func (n *normal[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
-	uid, ids := mg.GetUID(), n.found.ids(mg)
+	uid, ids, start := mg.GetUID(), n.found.ids(mg), time.Now()
 	again := n.pass.Releases.acceptedBefore(uid, ids)
 	d, err := n.remove(ctx, mg)
-	n.pass.Releases.deleted(uid, ids, err)
+	n.pass.Releases.deleted(uid, start, ids, err)
 	if err == nil && again {
 		err = errors.Wrap(ErrStillPresent, errDeleteAgain)
 	}
@@ -413,7 +412,7 @@ func (n *normal[R]) remove(ctx context.Context, mg R) (managed.ExternalDelete, e
 			return d, err
 		}
 	}
-	return d, n.pass.deleteLeft(ctx, mg, f.left)
+	return d, n.pass.deleteLeft(ctx, f.left)
 }
 
 func (n *normal[R]) Disconnect(ctx context.Context) error {

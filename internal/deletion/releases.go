@@ -24,14 +24,16 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 )
 
-// Releases remembers, per deleting managed resource, what spans its
-// reconciles: whether it is letting go of its object in Coder without a
-// verified delete, until the removal of its finalizer is persisted (only
-// then is the release counted, so a retry that then deletes is not); and
-// the last delete sent for it, which the next Observe verifies. Observe
-// only reads Coder and Delete only deletes, so a delete and the look that
-// verifies it are two reconciles apart. It is memory only: after a restart
-// a resource's delete is sent again, once.
+// Releases remembers, per managed resource, what spans its reconciles:
+// whether it is letting go of its object in Coder without a verified
+// delete, until the removal of its finalizer is persisted (only then is the
+// release counted, so a retry that then deletes is not); and the last
+// delete sent for it, which the next look verifies on a list sent after
+// Coder answered it. Observe only reads Coder and Delete only deletes, so a
+// delete and the look that verifies it are two reconciles apart. It is the
+// one memory of sent deletes: the pass's, and a kind client's own (a
+// rotation's retire, a create's discards: Deleted). It is memory only:
+// after a restart a resource's delete is sent again, once.
 type Releases struct {
 	mu sync.Mutex
 	m  map[types.UID]string
@@ -50,11 +52,16 @@ type Releases struct {
 // countedMemory is how long a counted release is remembered.
 const countedMemory = 10 * time.Minute
 
-// A sentDelete is one Delete of a deleting resource: the ids of the Coder
-// objects it deleted, and its failure, nil when Coder accepted it all.
+// A sentDelete is one delete for a resource: the ids of the Coder objects
+// it deleted, when Coder answered, and its failure, nil when Coder
+// accepted it all. pass: the pass's Delete sent it (which the bounded pass
+// verifies, and whose acceptance a later Delete checks); a kind client's
+// own delete outside it (Deleted) only dates the next look's list.
 type sentDelete struct {
-	ids []string
-	err error
+	ids  []string
+	at   time.Time
+	err  error
+	pass bool
 }
 
 // NewReleases returns an empty registry.
@@ -98,8 +105,10 @@ func (r *Releases) take(uid types.UID) (string, bool) {
 	return why, true
 }
 
-// prune forgets counted releases older than countedMemory, at most once a
-// minute.
+// prune forgets, at most once a minute, counted releases older than
+// countedMemory, and a kind client's deletes as old: any list sent since
+// serves the resource's look, and one that lacks a deleted object is sent
+// again, once.
 func (r *Releases) prune(now time.Time) {
 	if now.Sub(r.lastPrune) < time.Minute {
 		return
@@ -108,6 +117,11 @@ func (r *Releases) prune(now time.Time) {
 	for uid, at := range r.counted {
 		if now.Sub(at) > countedMemory {
 			delete(r.counted, uid)
+		}
+	}
+	for uid, d := range r.sent {
+		if !d.pass && now.Sub(d.at) > countedMemory {
+			delete(r.sent, uid)
 		}
 	}
 }
@@ -119,21 +133,63 @@ func (r *Releases) forget(uid types.UID) {
 	delete(r.m, uid)
 }
 
-// deleted notes the delete just sent for uid: the objects it named, and its
-// failure.
-func (r *Releases) deleted(uid types.UID, ids []string, err error) {
+// deleted notes the pass's delete of uid, begun at start and just
+// answered: the objects it named, with those the kind's client noted
+// deleting meanwhile (Deleted), and its failure.
+func (r *Releases) deleted(uid types.UID, start time.Time, ids []string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.sent[uid] = sentDelete{ids: ids, err: err}
+	d := r.sent[uid]
+	if d.at.Before(start) {
+		// An earlier delete's.
+		d.ids = nil
+	}
+	for _, id := range ids {
+		if !slices.Contains(d.ids, id) {
+			d.ids = append(d.ids, id)
+		}
+	}
+	r.sent[uid] = sentDelete{ids: d.ids, at: time.Now(), err: err, pass: true}
 }
 
-// lastDelete returns the last delete sent for uid, if one awaits its
-// verification.
+// Deleted notes that Coder answered, at at, uid's delete of the objects of
+// ids, sent by the kind's client: within the pass's Delete (the pass then
+// notes it as its own), or outside it (a rotation's retire). The
+// resource's next look lists after at (DeletedAt), and the absence of ids
+// on such a list is verified (DeletedBefore); every other resource goes on
+// with the shared list, which the delete did not change for it.
+func (r *Releases) Deleted(uid types.UID, at time.Time, ids ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.prune(time.Now())
+	r.sent[uid] = sentDelete{ids: ids, at: at}
+}
+
+// DeletedAt returns when Coder answered uid's last delete, while no look
+// has verified it yet.
+func (r *Releases) DeletedAt(uid types.UID) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.sent[uid]
+	return d.at, ok
+}
+
+// DeletedBefore reports whether Coder answered uid's delete of id before a
+// list sent at sent: that list not showing the object verifies it gone.
+func (r *Releases) DeletedBefore(uid types.UID, sent time.Time, id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.sent[uid]
+	return ok && !sent.Before(d.at) && slices.Contains(d.ids, id)
+}
+
+// lastDelete returns the last delete the pass sent for uid, if one awaits
+// its verification.
 func (r *Releases) lastDelete(uid types.UID) (sentDelete, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	d, ok := r.sent[uid]
-	return d, ok
+	return d, ok && d.pass
 }
 
 // verified forgets uid's last delete: a look after it decided.

@@ -23,7 +23,6 @@ import (
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
-	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
@@ -98,25 +97,28 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, no
 	return left, lookup()
 }
 
-// keysDeletedAt is when Coder answered the resource's last delete of keys,
-// while its look has not yet found them gone.
-func (p Pass) keysDeletedAt(mg resource.Managed) (time.Time, bool) {
-	if p.Keys == nil {
+// deletedAt is when Coder answered the resource's last delete, while no
+// look has verified it yet.
+func (p Pass) deletedAt(mg resource.Managed) (time.Time, bool) {
+	if p.Releases == nil {
 		return time.Time{}, false
 	}
-	return p.Keys.Pending(p.Scope, string(mg.GetUID()))
+	return p.Releases.DeletedAt(mg.GetUID())
 }
 
 // keysSince lists keys on the shared key list of the resource's
-// ProviderConfig, one sent at since or later (see seek): the list its own
-// look just read, not one more request. Without a shared list the find
-// lists.
+// ProviderConfig, one sent at since or later (see seek), and after Coder
+// answered the resource's last delete: the list its own look just read,
+// not one more request. Without a shared list the find lists.
 func (p Pass) keysSince(mg resource.Managed, since time.Time) func(context.Context) ([]codersdk.AIGatewayKey, error) {
 	if p.Keys == nil {
 		return nil
 	}
+	if at, ok := p.deletedAt(mg); ok && at.After(since) {
+		since = at
+	}
 	return func(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
-		list, err := p.Keys.ListFor(ctx, p.Scope, string(mg.GetUID()), p.Coder, since)
+		list, err := p.Keys.ListSince(ctx, p.Scope, p.Coder, since)
 		if err != nil {
 			return nil, err
 		}
@@ -126,7 +128,7 @@ func (p Pass) keysSince(mg resource.Managed, since time.Time) func(context.Conte
 
 // deleteLeft deletes what recordsLeft found, all of it, and returns the
 // first failure.
-func (p Pass) deleteLeft(ctx context.Context, mg resource.Managed, l Leftovers) error {
+func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
 	if l.empty() {
 		return nil
 	}
@@ -139,15 +141,7 @@ func (p Pass) deleteLeft(ctx context.Context, mg resource.Managed, l Leftovers) 
 			first = cmp.Or(first, k.remove(ctx, p.Coder, l[k.kind]))
 		}
 	}
-	if keys := l[KindKey]; len(keys) > 0 && p.Keys != nil {
-		// The next look verifies on a list sent after this answer.
-		ids := make([]uuid.UUID, 0, len(keys))
-		for _, id := range keys {
-			if u, err := uuid.Parse(id); err == nil {
-				ids = append(ids, u)
-			}
-		}
-		p.Keys.Deleted(p.Scope, string(mg.GetUID()), time.Now(), ids...)
-	}
+	// The pass notes the delete (Releases.deleted): the next look verifies
+	// on a list sent after this answer.
 	return errors.Wrap(first, errDeleteRecordedLeft)
 }

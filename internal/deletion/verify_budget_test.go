@@ -85,7 +85,7 @@ func TestADeletingBudgetsRecordsFindItsBudgetOnlyWhileItIsTheirs(t *testing.T) {
 			if diff := cmp.Diff(tc.want, left, cmpopts.EquateEmpty()); diff != "" {
 				t.Fatalf("\n%s\nrecordsLeft(...): -want, +got:\n%s", tc.reason, diff)
 			}
-			if err := p.deleteLeft(ctx, b, left); err != nil {
+			if err := p.deleteLeft(ctx, left); err != nil {
 				t.Fatal(err)
 			}
 			_, present := srv.GroupBudgets()[g.ID]

@@ -54,6 +54,10 @@ func NewKeyList(keys []codersdk.AIGatewayKey) *KeyList {
 	return l
 }
 
+// Sent is when the request of the list was sent: a list sent after Coder
+// answered a delete verifies it by not showing what it deleted.
+func (l *KeyList) Sent() time.Time { return l.sent }
+
 // Len is how many keys the list holds; zero for a nil list.
 func (l *KeyList) Len() int {
 	if l == nil {

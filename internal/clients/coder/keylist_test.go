@@ -102,43 +102,24 @@ func TestKeyListerServesOthersTheCachedListAfterADelete(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deleted := old.Keys()[0].ID
-	l.Deleted("pc-1", "owner-a", time.Now(), deleted)
-	if _, err := l.ListFor(ctx, "pc-1", "owner-b", c, time.Time{}); err != nil || n.Load() != 1 {
+	// A delete answered now: the deleting owner's look asks for a list
+	// sent since; everyone else's is served the cached one.
+	deletedAt := time.Now()
+	if _, err := l.List(ctx, "pc-1", c); err != nil || n.Load() != 1 {
 		t.Fatalf("another owner's look after a delete: %d requests, %v; want the cached list (1 request)", n.Load(), err)
 	}
-	if l.DeletedBefore("pc-1", "owner-a", old, deleted) {
-		t.Error("a list sent before the delete's answer verifies the delete")
-	}
-	fresh, err := l.ListFor(ctx, "pc-1", "owner-a", c, time.Time{})
+	fresh, err := l.ListSince(ctx, "pc-1", c, deletedAt)
 	if err != nil || n.Load() != 2 {
 		t.Fatalf("the deleting owner's look: %d requests, %v; want a new list (2 requests)", n.Load(), err)
 	}
-	if !l.DeletedBefore("pc-1", "owner-a", fresh, deleted) {
-		t.Error("a list sent after the delete's answer does not verify it")
+	if old.Sent().After(deletedAt) || fresh.Sent().Before(deletedAt) {
+		t.Errorf("lists sent at %s and %s, around a delete answered at %s", old.Sent(), fresh.Sent(), deletedAt)
 	}
-	if l.DeletedBefore("pc-1", "owner-a", fresh, old.Keys()[1].ID) || l.DeletedBefore("pc-1", "owner-b", fresh, deleted) {
-		t.Error("a delete verifies a key it did not name, or another owner's look")
-	}
-	// Every later look of the owner shares that list; so does everyone's.
-	for _, owner := range []string{"owner-a", "owner-b"} {
-		if _, err := l.ListFor(ctx, "pc-1", owner, c, time.Time{}); err != nil || n.Load() != 2 {
-			t.Fatalf("%s after the new list: %d requests, %v; want 2", owner, n.Load(), err)
+	// Every later look shares that list.
+	for range 2 {
+		if _, err := l.ListSince(ctx, "pc-1", c, deletedAt); err != nil || n.Load() != 2 {
+			t.Fatalf("a look after the new list: %d requests, %v; want 2", n.Load(), err)
 		}
-	}
-	l.Verified("pc-1", "owner-a")
-	if _, ok := l.Pending("pc-1", "owner-a"); ok {
-		t.Error("a verified delete is still pending")
-	}
-}
-
-func TestKeyListerForgetsPendingDeletesPastItsBound(t *testing.T) {
-	l := NewKeyLister(time.Minute)
-	for i := range maxPendingDeletes + 1 {
-		l.Deleted("pc-1", fmt.Sprint(i), time.Now())
-	}
-	if got := len(l.scopes["pc-1"].deleted); got > maxPendingDeletes {
-		t.Errorf("%d pending deletes kept, want at most %d", got, maxPendingDeletes)
 	}
 }
 

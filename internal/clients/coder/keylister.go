@@ -18,12 +18,10 @@ package coder
 
 import (
 	"context"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
-	"github.com/google/uuid"
 )
 
 // DefaultKeyListTTL is how long a key list serves callers when NewKeyLister
@@ -41,11 +39,6 @@ const DefaultKeyListBytes = 32 << 20
 // (an id, two string headers, two times) and its two index entries (by id,
 // by word: see KeyList), rounded up.
 const keyBytes = 256
-
-// maxPendingDeletes bounds the deletes a scope remembers until their
-// owners verify them; past it they are forgotten, which is as safe and
-// costs each of those owners a list of its own.
-const maxPendingDeletes = 10000
 
 // KeyLister shares one AI Gateway key list per scope (a Coder and the
 // credential it is listed with: ListScope) among every caller: concurrent callers share one request, and a
@@ -84,16 +77,6 @@ type keyScope struct {
 	started time.Time
 
 	flight *keyFlight
-
-	// deleted is, per owner, its last delete of keys, until its look
-	// finds none of its keys (Verified) or the scope goes idle.
-	deleted map[string]deletion
-}
-
-// A deletion is one owner's delete of keys: which, and when Coder answered.
-type deletion struct {
-	at  time.Time
-	ids []uuid.UUID
 }
 
 type keyFlight struct {
@@ -120,79 +103,6 @@ func NewKeyLister(ttl time.Duration) *KeyLister {
 // read-only.
 func (l *KeyLister) List(ctx context.Context, scope string, c *Client) (*KeyList, error) {
 	return l.ListSince(ctx, scope, c, time.Time{})
-}
-
-// ListFor is ListSince for the keys of owner: while a delete of its keys
-// awaits verification (see Deleted), the list was sent after Coder
-// answered that delete, so a key it still shows outlived the delete.
-func (l *KeyLister) ListFor(ctx context.Context, scope, owner string, c *Client, since time.Time) (*KeyList, error) {
-	l.mu.Lock()
-	if s := l.scopes[scope]; s != nil && s.deleted[owner].at.After(since) {
-		since = s.deleted[owner].at
-	}
-	l.mu.Unlock()
-	return l.ListSince(ctx, scope, c, since)
-}
-
-// Deleted notes that Coder answered, at at, owner's delete of the keys of
-// ids. The cached list stays for every other caller: a delete changes
-// nothing they look for, so the list of a ProviderConfig deleting hundreds
-// of keys is shared, not sent again after every delete. The owner's own
-// look (ListFor) gets a list sent after at, on which the absence of ids is
-// verified (DeletedBefore).
-func (l *KeyLister) Deleted(scope, owner string, at time.Time, ids ...uuid.UUID) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.scopes[scope]
-	if s == nil {
-		s = &keyScope{}
-		l.scopes[scope] = s
-	}
-	if len(s.deleted) >= maxPendingDeletes {
-		// Owners then verify as if they had deleted nothing: on a list
-		// sent during their look.
-		clear(s.deleted)
-	}
-	if s.deleted == nil {
-		s.deleted = map[string]deletion{}
-	}
-	s.deleted[owner] = deletion{at: at, ids: ids}
-}
-
-// DeletedBefore reports whether Coder answered owner's delete of key id
-// before list was sent: the list not showing the key then verifies it is
-// gone.
-func (l *KeyLister) DeletedBefore(scope, owner string, list *KeyList, id uuid.UUID) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.scopes[scope]
-	if s == nil || list == nil {
-		return false
-	}
-	d, ok := s.deleted[owner]
-	return ok && !list.sent.Before(d.at) && slices.Contains(d.ids, id)
-}
-
-// Pending returns when Coder answered owner's last delete, while its look
-// has not yet found its keys gone.
-func (l *KeyLister) Pending(scope, owner string) (time.Time, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	s := l.scopes[scope]
-	if s == nil {
-		return time.Time{}, false
-	}
-	d, ok := s.deleted[owner]
-	return d.at, ok
-}
-
-// Verified forgets owner's delete: its look found none of its keys.
-func (l *KeyLister) Verified(scope, owner string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if s := l.scopes[scope]; s != nil {
-		delete(s.deleted, owner)
-	}
 }
 
 // ListSince is List with a list whose request was sent at since or later:
@@ -334,8 +244,6 @@ func (l *KeyLister) prune(now time.Time) {
 			l.forget(s)
 		}
 		if !s.valid && s.flight == nil {
-			// Its pending deletes go too: every list sent from now on
-			// was sent after them.
 			delete(l.scopes, name)
 		}
 	}

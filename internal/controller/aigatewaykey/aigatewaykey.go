@@ -96,7 +96,7 @@ type Options struct {
 func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	kindOpts := o.Options
 	c := &connection{
-		keys: o.Keys, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
+		keys: o.Keys, sent: o.Releases, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
 		records: o.Records, kind: gvk.Kind, clocks: newClocks(),
 	}
 	// A settle window ends on time, not up to one poll late.
@@ -107,6 +107,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 // connection is what the external clients of one AIGatewayKey kind share.
 type connection struct {
 	keys    *coder.KeyLister
+	sent    *deletion.Releases
 	kube    client.Client
 	reader  client.Reader
 	scheme  *runtime.Scheme
@@ -120,7 +121,7 @@ type connection struct {
 // session its ProviderConfig opened.
 func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
 	return &external{
-		coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, record: record, log: log,
+		coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, sent: c.sent, record: record, log: log,
 		kube: c.kube, reader: c.reader, scheme: c.scheme,
 		records: c.records, kind: c.kind, origin: managedkind.OriginOf(s), createRefused: s.CreateRefused,
 		now: time.Now, clocks: c.clocks,
@@ -130,8 +131,11 @@ func (c *connection) external(s providerconfig.Session, log logging.Logger, reco
 // external talks to Coder for one key, through one ProviderConfig, during
 // one reconcile: Observe gathers and decides, Update applies the decision.
 type external struct {
-	coder  *coder.Client
-	keys   *coder.KeyLister
+	coder *coder.Client
+	keys  *coder.KeyLister
+	// sent is the one memory of the resource's deletes, shared with the
+	// pass: the next look lists after Coder answered them.
+	sent   *deletion.Releases
 	record event.Recorder
 	log    logging.Logger
 	// scope identifies the ProviderConfig and URL whose key list is shared.
@@ -254,9 +258,9 @@ func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed
 		e.deleting = append(e.deleting, c.AIGatewayKey)
 	}
 	if len(keys) == 0 {
-		// Verified gone: nothing of this key polls again.
+		// Verified gone: nothing of this key polls again (the pass
+		// forgets its delete).
 		e.clocks.forget(k.GetUID())
-		e.keys.Verified(e.scope, string(k.GetUID()))
 		return managed.ExternalObservation{ResourceExists: false}
 	}
 	if id == "" {

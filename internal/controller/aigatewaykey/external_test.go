@@ -57,7 +57,7 @@ func newFixture(t *testing.T) *fixture {
 	kube := testfixture.Kube(t).Build()
 	keys := coder.NewKeyLister(time.Hour)
 	return &fixture{srv: srv, cl: cl, keys: keys, ext: &external{
-		coder: cl, keys: keys, scope: "test", url: srv.URL(),
+		coder: cl, keys: keys, sent: deletion.NewReleases(), scope: "test", url: srv.URL(),
 		record: event.NewNopRecorder(), log: logging.NewNopLogger(),
 		kube: kube, reader: kube, scheme: s,
 		records: deletion.NewStore(kube, s, nil), kind: "AIGatewayKey", now: time.Now,

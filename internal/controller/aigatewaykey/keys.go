@@ -59,24 +59,27 @@ func own(k Resource, list *coder.KeyList, ids ...string) []ownKey {
 
 // list returns the keys of the ProviderConfig's Coder for k. The shared
 // list may be a few seconds old, but never older than Coder's answer to
-// k's last delete (ListFor); before it says the key of external name id is
-// absent, a list sent during this call confirms it, unless the list was
-// sent after k's own delete of it. A key imported a moment after it was
-// made in Coder is then seen, not replaced by a new key, and a delete is
-// never verified on a list older than the delete or the key.
+// k's last delete (Releases.DeletedAt); before it says the key of external
+// name id is absent, a list sent during this call confirms it, unless the
+// list was sent after k's own delete of it. A key imported a moment after
+// it was made in Coder is then seen, not replaced by a new key, and a
+// delete is never verified on a list older than the delete or the key.
 func (e *external) list(ctx context.Context, k Resource, id string) (*coder.KeyList, error) {
 	start := time.Now()
-	owner := string(k.GetUID())
-	list, err := e.keys.ListFor(ctx, e.scope, owner, e.coder, time.Time{})
+	since, _ := e.sent.DeletedAt(k.GetUID())
+	list, err := e.keys.ListSince(ctx, e.scope, e.coder, since)
 	if err != nil || id == "" {
 		return list, err
 	}
 	if uid, perr := uuid.Parse(id); perr == nil {
-		if _, ok := list.ByID(uid); ok || e.keys.DeletedBefore(e.scope, owner, list, uid) {
+		if _, ok := list.ByID(uid); ok || e.sent.DeletedBefore(k.GetUID(), list.Sent(), id) {
 			return list, nil
 		}
 	}
-	return e.keys.ListFor(ctx, e.scope, owner, e.coder, start)
+	if since.Before(start) {
+		since = start
+	}
+	return e.keys.ListSince(ctx, e.scope, e.coder, since)
 }
 
 // createKey creates the key name and confirms Coder's answer: it must name
@@ -116,7 +119,7 @@ func (e *external) createKey(ctx context.Context, name string) (codersdk.CreateA
 
 // deleteKeys asks Coder to delete every key of ids, keys of k. The next
 // Observe of k verifies their absence on a list sent after Coder's answer
-// (KeyLister.Deleted); every other key goes on with the shared list, which
+// (Releases.Deleted); every other key goes on with the shared list, which
 // the delete did not change for them. With no ids nothing changed in Coder.
 func (e *external) deleteKeys(ctx context.Context, k Resource, ids ...uuid.UUID) error {
 	if len(ids) == 0 {
@@ -125,7 +128,11 @@ func (e *external) deleteKeys(ctx context.Context, k Resource, ids ...uuid.UUID)
 	err := deletion.DeleteKeys(ctx, e.coder, ids...)
 	// Noted whatever the answer: a delete that failed may have been
 	// carried out.
-	e.keys.Deleted(e.scope, string(k.GetUID()), time.Now(), ids...)
+	noted := make([]string, 0, len(ids))
+	for _, id := range ids {
+		noted = append(noted, id.String())
+	}
+	e.sent.Deleted(k.GetUID(), time.Now(), noted...)
 	return err
 }
 

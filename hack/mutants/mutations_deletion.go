@@ -1,0 +1,45 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package main
+
+// deletionMutations break issue 50's rules: one memory of sent deletes,
+// shared by the pass and a kind's own client.
+var deletionMutations = []Mutation{
+	{
+		// A rotation's delete is taken for the pass's: the bounded pass
+		// would verify a delete it never sent.
+		Name: "kinds-delete-taken-for-the-pass",
+		File: "internal/deletion/releases.go",
+		Old:  "\treturn d, ok && d.pass\n",
+		New:  "\treturn d, ok\n",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^TestADeleteIsVerifiedOnlyOnAListSentAfterCoderAnsweredIt$",
+	},
+	{
+		// The pass's note of its delete keeps an earlier delete's ids: a
+		// later Delete would take a key deleted long ago for one Coder
+		// accepted in its last delete.
+		Name: "pass-note-keeps-an-earlier-delete",
+		File: "internal/deletion/releases.go",
+		Old:  "\tif d.at.Before(start) {\n",
+		New:  "\tif false {\n",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^TestThePassNotesWhatItsKindDeletedWithinItsDelete$",
+	},
+}
+
+func init() { Mutations = append(Mutations, deletionMutations...) }
