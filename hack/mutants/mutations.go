@@ -429,7 +429,7 @@ var Mutations = []Mutation{
 		// the sweep, although nothing was deleted.
 		Name: "stalled-release-not-counted",
 		File: "internal/deletion/decide.go",
-		Old:  "\t\tif !r.MayHaveCreated {\n\t\t\treturn PassOutcome{}\n\t\t}\n\t\treturn PassOutcome{WithoutDelete: true, Reason: r.Stalled}\n",
+		Old:  "\t\tif !r.MayHaveAttempted {\n\t\t\treturn PassOutcome{}\n\t\t}\n\t\treturn PassOutcome{WithoutDelete: true, Reason: r.Stalled}\n",
 		New:  "\t\treturn PassOutcome{}\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified|TestAStalledResourceIsReleasedWithoutAskingCoder|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
@@ -907,7 +907,7 @@ var Mutations = []Mutation{
 		// records deletes a key another live resource holds by a record of
 		// its own. Since issue 31 the sweep goes by the same rule.
 		Name: "records-verification-ignores-other-holders",
-		File: "internal/deletion/holders.go",
+		File: "internal/deletion/live_owners.go",
 		Old:  "\t\treturn slices.ContainsFunc(h[id], ",
 		New:  "\t\treturn false && slices.ContainsFunc(h[id], ",
 		Pkgs: []string{"./internal/deletion/", "./internal/deletion/"},

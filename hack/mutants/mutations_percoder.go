@@ -34,7 +34,7 @@ var perCoderMutations = []Mutation{
 		// record shields the platform's key, which the sweep then counts
 		// deleted.
 		Name: "holders-of-every-coder",
-		File: "internal/deletion/holders.go",
+		File: "internal/deletion/live_owners.go",
 		Old:  "\t\tif id := recs[i].Status.ExternalID; id != \"\" && SpeaksOf(&recs[i], now) {\n",
 		New:  "\t\tif id := recs[i].Status.ExternalID; id != \"\" {\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},

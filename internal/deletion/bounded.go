@@ -94,7 +94,7 @@ func (b *boundedPass[R]) verify(ctx context.Context, mg R, deleteErr error) Pass
 // release without delete for the finalizer to count.
 func (b *boundedPass[R]) end(ctx context.Context, mg R, r PassResult) {
 	p := b.n.pass
-	r.MayHaveCreated = meta.GetExternalName(mg) != "" || p.Records.CreateBegun(ctx, mg, p.Kind)
+	r.MayHaveAttempted = meta.GetExternalName(mg) != "" || p.Records.MayHaveAttempted(ctx, mg, p.Kind)
 	o := DecidePass(r)
 	if o.DeleteFailed != "" {
 		metrics.ExternalDeleteFailed(p.Kind, o.DeleteFailed)

@@ -154,16 +154,16 @@ func (r *Store) EnsureAdoptedBudget(ctx context.Context, mg resource.Managed, ki
 	}, updatedAt, limit, group))
 }
 
-// ActiveClaimants are the resources whose Active records, made through
+// ActiveOwners are the resources whose Active records, made through
 // the Coder at now (Speaks), name the Coder object id, read past the cache
 // (a record written a moment ago by a resource racing this one must
 // count), each dated by its record's creation, which the API server sets.
-func (r *Store) ActiveClaimants(ctx context.Context, id string, now Origin) ([]Claimant, error) {
+func (r *Store) ActiveOwners(ctx context.Context, id string, now Origin) ([]Owner, error) {
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := r.reader.List(ctx, l); err != nil {
 		return nil, errors.Wrap(err, errListRecords)
 	}
-	var out []Claimant
+	var out []Owner
 	for i := range l.Items {
 		rec := &l.Items[i]
 		uid := rec.GetLabels()[ManagedResourceUIDLabel]
@@ -171,7 +171,7 @@ func (r *Store) ActiveClaimants(ctx context.Context, id string, now Origin) ([]C
 			continue
 		}
 		m := rec.Spec.ManagedResource
-		out = append(out, Claimant{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true, Created: rec.CreationTimestamp.Time})
+		out = append(out, Owner{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true, Created: rec.CreationTimestamp.Time})
 	}
 	return out, nil
 }
@@ -184,12 +184,12 @@ func (r *Store) ActiveClaimants(ctx context.Context, id string, now Origin) ([]C
 // never write. It returns the claimant self yields to: the first record
 // written, then the lowest UID. An Abandoned record does not count: its
 // resource is gone, and the sweep leaves a row written since.
-func BudgetOwner(self string, claims []Claimant) (Claimant, bool) {
-	others := slices.DeleteFunc(slices.Clone(claims), func(c Claimant) bool { return !c.Record || c.UID == self })
+func BudgetOwner(self string, claims []Owner) (Owner, bool) {
+	others := slices.DeleteFunc(slices.Clone(claims), func(c Owner) bool { return !c.Record || c.UID == self })
 	if len(others) == 0 {
-		return Claimant{}, false
+		return Owner{}, false
 	}
-	return slices.MinFunc(others, func(a, b Claimant) int {
+	return slices.MinFunc(others, func(a, b Owner) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}

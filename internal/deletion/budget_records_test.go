@@ -30,30 +30,30 @@ import (
 
 func TestBudgetOwnerLetsOnlyAnUncontestedRecordWrite(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	a := Claimant{UID: "a", Record: true, Created: t0}
-	b := Claimant{UID: "b", Record: true, Created: t0.Add(time.Second)}
-	c := Claimant{UID: "c", Record: true, Created: t0}
-	live := Claimant{UID: "l", Created: t0.Add(-time.Hour)}
+	a := Owner{UID: "a", Record: true, Created: t0}
+	b := Owner{UID: "b", Record: true, Created: t0.Add(time.Second)}
+	c := Owner{UID: "c", Record: true, Created: t0}
+	live := Owner{UID: "l", Created: t0.Add(-time.Hour)}
 	type want struct {
-		owner Claimant
+		owner Owner
 		ok    bool
 	}
 	cases := map[string]struct {
 		reason string
 		self   string
-		claims []Claimant
+		claims []Owner
 		want   want
 	}{
-		"Alone": {reason: "A resource alone with its record writes.", self: "a", claims: []Claimant{a}},
+		"Alone": {reason: "A resource alone with its record writes.", self: "a", claims: []Owner{a}},
 		"EarlierYieldsToo": {
 			reason: "A record written first still yields: the other may have read before this one named the row, and written.",
-			self:   "a", claims: []Claimant{b, a}, want: want{b, true},
+			self:   "a", claims: []Owner{b, a}, want: want{b, true},
 		},
-		"LaterYields":   {reason: "A later record yields to the first.", self: "b", claims: []Claimant{a, b}, want: want{a, true}},
-		"NamesTheFirst": {reason: "Of several others, the first record written is named.", self: "b", claims: []Claimant{b, c, a}, want: want{a, true}},
+		"LaterYields":   {reason: "A later record yields to the first.", self: "b", claims: []Owner{a, b}, want: want{a, true}},
+		"NamesTheFirst": {reason: "Of several others, the first record written is named.", self: "b", claims: []Owner{b, c, a}, want: want{a, true}},
 		"ExternalNameAloneCountsNot": {
 			reason: "An external name a user wrote is no record, however old its resource.",
-			self:   "a", claims: []Claimant{live, a},
+			self:   "a", claims: []Owner{live, a},
 		},
 	}
 	for name, tc := range cases {

@@ -94,16 +94,16 @@ func ProviderClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (ProviderC
 	return c, nil
 }
 
-// HeldByAnother reports the Coder objects another live managed resource
-// holds in the Coder at now (see Holders), read through the cache one id
+// OwnedByOthers reports the Coder objects another live managed resource
+// holds in the Coder at now (see LiveOwners), read through the cache one id
 // at a time. The
 // second result is the first failure to find out; an object whose holders
 // could not be read counts as held meanwhile, so nothing is deleted on a
 // guess, and the failure fails the verification.
-func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed, now Origin) (Held, func() error) {
+func (r *Store) OwnedByOthers(ctx context.Context, mg resource.Managed, now Origin) (Owned, func() error) {
 	var first error
 	self := string(mg.GetUID())
-	held := func(id string) bool {
+	owned := func(id string) bool {
 		recs, live, _, err := r.naming(ctx, id, apis.ManagedKinds())
 		if err != nil {
 			if first == nil {
@@ -111,7 +111,7 @@ func (r *Store) HeldByAnother(ctx context.Context, mg resource.Managed, now Orig
 			}
 			return true
 		}
-		return HoldersOf(recs, live, now).Except(self)(id)
+		return LiveOwnersOf(recs, live, now).Except(self)(id)
 	}
-	return held, func() error { return first }
+	return owned, func() error { return first }
 }

@@ -130,8 +130,8 @@ func updatedAt(ctx context.Context, cl *coder.Client, c BudgetClaim) (time.Time,
 
 // FindBudget reports whether the row in Coder is the claim's. A row
 // another live resource holds is never the claim's.
-func FindBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held) (bool, error) {
-	f := budgetLeft(ctx, cl, c, held)
+func FindBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, owned Owned) (bool, error) {
+	f := budgetLeft(ctx, cl, c, owned)
 	return len(f.ids) > 0, f.err
 }
 
@@ -139,8 +139,8 @@ func FindBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held)
 // updated_at, superseded once someone wrote it since, or once another live
 // resource holds it (not read then). A 404 of the row is gone only while
 // the token reads its group or user (RowFound).
-func budgetLeft(ctx context.Context, cl *coder.Client, c BudgetClaim, held Held) found {
-	if held.has(c.ID) {
+func budgetLeft(ctx context.Context, cl *coder.Client, c BudgetClaim, owned Owned) found {
+	if owned.has(c.ID) {
 		return found{superseded: true}
 	}
 	at, present, err := updatedAt(ctx, cl, c)

@@ -112,8 +112,8 @@ func TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	claim.Status.CoderUpdatedAt = FormatUpdatedAt(now.UpdatedAt)
-	held := Held(func(id string) bool { return id == g.ID.String() })
-	if superseded, err := sweepBudget(ctx, cl, claim, held); err != nil || !superseded {
+	owned := Owned(func(id string) bool { return id == g.ID.String() })
+	if superseded, err := sweepBudget(ctx, cl, claim, owned); err != nil || !superseded {
 		t.Fatalf("SweepGroupBudget of a held budget = (%t, %v), want (true, nil)", superseded, err)
 	}
 
@@ -171,7 +171,7 @@ func TestSweepBudgetOfAnOverrideDeletesOnlyWhileUpdatedAtMatches(t *testing.T) {
 
 // sweepBudget is the sweep of one budget record: whether its row was
 // superseded, and its error.
-func sweepBudget(ctx context.Context, cl *coder.Client, r *clusterv1alpha1.CleanupRecord, held Held) (bool, error) {
-	f := sweep(ctx, cl, held, r)[0]
+func sweepBudget(ctx context.Context, cl *coder.Client, r *clusterv1alpha1.CleanupRecord, owned Owned) (bool, error) {
+	f := sweep(ctx, cl, owned, r)[0]
 	return f.superseded, f.err
 }

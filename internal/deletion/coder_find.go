@@ -83,14 +83,14 @@ func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) e
 	return nil
 }
 
-// Held reports whether a live managed resource other than the claim's
-// owner holds an id (records.Holders decides who does): an object another
+// Owned reports whether a live managed resource other than the claim's
+// owner holds an id (LiveOwners decides who does): an object another
 // resource holds is its own (it imported it), whatever a record of an
 // earlier owner says, and is never deleted for the claim. Nil holds
 // nothing.
-type Held func(id string) bool
+type Owned func(id string) bool
 
-func (h Held) has(id string) bool { return h != nil && h(id) }
+func (h Owned) has(id string) bool { return h != nil && h(id) }
 
 // IsStillPresent reports whether err is, or wraps, an object still in
 // Coder after its delete.

@@ -62,10 +62,10 @@ func NameIs(name string) func(string) bool {
 
 // OwnedKeys returns the keys of list the claim names, skipping those another
 // resource holds.
-func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, held Held) []codersdk.AIGatewayKey {
+func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, owned Owned) []codersdk.AIGatewayKey {
 	var out []codersdk.AIGatewayKey
 	for _, k := range list {
-		if c.Names(k) && !held.has(k.ID.String()) {
+		if c.Names(k) && !owned.has(k.ID.String()) {
 			out = append(out, k)
 		}
 	}

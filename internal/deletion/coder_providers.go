@@ -49,9 +49,9 @@ type ProviderClaim struct {
 // Providers another resource holds are not the claim's. The
 // provider of its id dated before NotBefore is an error (ErrPredates): not
 // the claim's, yet not absent.
-func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, held Held) ([]codersdk.AIProvider, error) {
+func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, owned Owned) ([]codersdk.AIProvider, error) {
 	var out []codersdk.AIProvider
-	if c.ID != "" && !held.has(c.ID) {
+	if c.ID != "" && !owned.has(c.ID) {
 		p, err := cl.GetProvider(ctx, c.ID)
 		switch {
 		case err == nil:
@@ -73,7 +73,7 @@ func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, held 
 	if err != nil {
 		return nil, err
 	}
-	if p.ID.String() == c.ID || held.has(p.ID.String()) {
+	if p.ID.String() == c.ID || owned.has(p.ID.String()) {
 		return out, nil
 	}
 	ours, err := CreatedByAttempt(p.CreatedAt, c.Attempt, cl.Timeout(), cl.Clock())

@@ -83,8 +83,8 @@ func TestSweepLeavesAKeyALiveResourceManages(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A new resource imported the key by its external name.
-	held := Held(func(id string) bool { return id == k.ID.String() })
-	if f := sweep(ctx, cl, held, rec(KindKey, k.ID.String(), "team-a-gw-0123abcd", time.Time{}, time.Time{})); f[0].err != nil {
+	owned := Owned(func(id string) bool { return id == k.ID.String() })
+	if f := sweep(ctx, cl, owned, rec(KindKey, k.ID.String(), "team-a-gw-0123abcd", time.Time{}, time.Time{})); f[0].err != nil {
 		t.Fatalf("sweep: %v", f[0].err)
 	}
 	if len(s.Keys()) != 1 {
@@ -108,7 +108,7 @@ func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
 	cases := map[string]struct {
 		reason  string
 		attempt time.Duration // before the provider's creation
-		held    bool
+		owned   bool
 		stale   bool
 		wantDel bool
 	}{
@@ -125,7 +125,7 @@ func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
 			reason: "the attempt certainly wrote nothing",
 		},
 		"ImportedByALiveResource": {
-			reason: "another resource holds it now", attempt: time.Second, held: true,
+			reason: "another resource holds it now", attempt: time.Second, owned: true,
 		},
 	}
 	for name, tc := range cases {
@@ -144,8 +144,8 @@ func TestSweepDeletesOnlyTheProviderTheAttemptCreated(t *testing.T) {
 			if tc.attempt > 0 {
 				attempt = p.CreatedAt.Add(-tc.attempt)
 			}
-			var m Held
-			if tc.held {
+			var m Owned
+			if tc.owned {
 				m = func(id string) bool { return id == p.ID.String() }
 			}
 			if f := sweep(ctx, cl, m, rec(KindProvider, id, "team-openai", time.Time{}, attempt)); f[0].err != nil {

@@ -45,9 +45,9 @@ type PassResult struct {
 	// RecordsErr is the failure to verify that what the resource's cleanup
 	// records name is gone, once its own look found nothing.
 	RecordsErr error
-	// MayHaveCreated: the resource names an object in Coder, or a create
+	// MayHaveAttempted: the resource names an object in Coder, or a create
 	// for it was begun whose answer may have been lost.
-	MayHaveCreated bool
+	MayHaveAttempted bool
 	// Orphan: the resource's policies keep its object in Coder on purpose
 	// (deletionPolicy Orphan, or management policies without Delete).
 	Orphan bool
@@ -80,7 +80,7 @@ func DecidePass(r PassResult) PassOutcome {
 		return PassOutcome{}
 	case r.Stalled != "":
 		// Nothing was tried, so nothing failed to delete.
-		if !r.MayHaveCreated {
+		if !r.MayHaveAttempted {
 			return PassOutcome{}
 		}
 		return PassOutcome{WithoutDelete: true, Reason: r.Stalled}
@@ -104,7 +104,7 @@ func DecidePass(r PassResult) PassOutcome {
 		return PassOutcome{}
 	}
 	o := PassOutcome{DeleteFailed: why}
-	if r.MayHaveCreated {
+	if r.MayHaveAttempted {
 		o.WithoutDelete, o.Reason = true, why
 	}
 	return o

@@ -41,22 +41,22 @@ func TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified(t *testing.T) {
 	}{
 		"NeverExisted": {
 			reason: "a first look that finds nothing is a verified absence",
-			in:     PassResult{MayHaveCreated: true},
+			in:     PassResult{MayHaveAttempted: true},
 			want:   PassOutcome{},
 		},
 		"Deleted": {
 			reason: "a delete confirmed by a second look is a normal release",
-			in:     PassResult{Existed: true, MayHaveCreated: true},
+			in:     PassResult{Existed: true, MayHaveAttempted: true},
 			want:   PassOutcome{},
 		},
 		"CoderDownWithID": {
 			reason: "a failed look is not an absence",
-			in:     PassResult{ObserveErr: down, MayHaveCreated: true},
+			in:     PassResult{ObserveErr: down, MayHaveAttempted: true},
 			want:   PassOutcome{WithoutDelete: true, Reason: unavailable, DeleteFailed: unavailable},
 		},
 		"CoderDownAfterUncertainCreate": {
 			reason: "a create whose answer was lost may have written an object with no id on the resource",
-			in:     PassResult{ObserveErr: down, MayHaveCreated: true},
+			in:     PassResult{ObserveErr: down, MayHaveAttempted: true},
 			want:   PassOutcome{WithoutDelete: true, Reason: unavailable, DeleteFailed: unavailable},
 		},
 		"CoderDownNothingEverCreated": {
@@ -66,30 +66,30 @@ func TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified(t *testing.T) {
 		},
 		"NoClient": {
 			reason: "the credentials are gone: nothing could be checked",
-			in:     PassResult{NoClient: true, MayHaveCreated: true},
+			in:     PassResult{NoClient: true, MayHaveAttempted: true},
 			want:   PassOutcome{WithoutDelete: true, Reason: ReasonCredentialsUnavailable, DeleteFailed: ReasonCredentialsUnavailable},
 		},
 		"DeleteFailed": {
-			in:   PassResult{Existed: true, DeleteErr: down, MayHaveCreated: true},
+			in:   PassResult{Existed: true, DeleteErr: down, MayHaveAttempted: true},
 			want: PassOutcome{WithoutDelete: true, Reason: unavailable, DeleteFailed: unavailable},
 		},
 		"SecondLookFailed": {
 			reason: "an accepted delete is not a verified absence",
-			in:     PassResult{Existed: true, AfterErr: down, MayHaveCreated: true},
+			in:     PassResult{Existed: true, AfterErr: down, MayHaveAttempted: true},
 			want:   PassOutcome{WithoutDelete: true, Reason: unavailable, DeleteFailed: unavailable},
 		},
 		"StillThere": {
-			in:   PassResult{Existed: true, StillThere: true, MayHaveCreated: true},
+			in:   PassResult{Existed: true, StillThere: true, MayHaveAttempted: true},
 			want: PassOutcome{WithoutDelete: true, Reason: reasonStillPresent, DeleteFailed: reasonStillPresent},
 		},
 		"Orphan": {
 			reason: "an intentional abandon is not a leak",
-			in:     PassResult{ObserveErr: down, MayHaveCreated: true, Orphan: true},
+			in:     PassResult{ObserveErr: down, MayHaveAttempted: true, Orphan: true},
 			want:   PassOutcome{},
 		},
 		"Stalled": {
 			reason: "a paused resource released at its bound asked nothing of Coder: a release without delete, and no failed delete",
-			in:     PassResult{Stalled: ReasonPaused, MayHaveCreated: true},
+			in:     PassResult{Stalled: ReasonPaused, MayHaveAttempted: true},
 			want:   PassOutcome{WithoutDelete: true, Reason: ReasonPaused},
 		},
 		"StalledNothingEverCreated": {
@@ -99,7 +99,7 @@ func TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified(t *testing.T) {
 		},
 		"StalledOrphan": {
 			reason: "a paused orphan keeps its object on purpose",
-			in:     PassResult{Stalled: ReasonPaused, MayHaveCreated: true, Orphan: true},
+			in:     PassResult{Stalled: ReasonPaused, MayHaveAttempted: true, Orphan: true},
 			want:   PassOutcome{},
 		},
 	}

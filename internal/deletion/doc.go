@@ -22,7 +22,7 @@ limitations under the License.
 //     per resource (set.go), where each object was made (origin.go), and
 //     the one rule of ownership per Coder (coder.go: Speaks): who owns an
 //     object (owner.go, pending.go), which live resource holds one
-//     (holders.go), what a record names (claims.go), a budget's records
+//     (live_owners.go), what a record names (claims.go), a budget's records
 //     (budget_records.go) and who owns a budget row (budget_owner.go).
 //   - Every kind's objects in Coder, registered once (kinds.go:
 //     objectKinds, beside apis.ManagedKinds()): how to find what records

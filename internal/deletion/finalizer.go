@@ -116,7 +116,7 @@ func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 	if !kerrors.IsForbidden(err) || !MayDelete(mg) {
 		return err
 	}
-	if !f.records.CreateBegun(ctx, mg, f.kind) {
+	if !f.records.MayHaveAttempted(ctx, mg, f.kind) {
 		// No record to delete: the delete by name was forbidden all the
 		// same, but nothing is left to settle.
 		return nil
@@ -136,7 +136,7 @@ func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 // Coder, or its policies keep its object there on purpose.
 func (f *Finalizer) ReleaseStalled(ctx context.Context, mg resource.Managed, why string) error {
 	r := PassResult{Stalled: why, Orphan: !MayDelete(mg)}
-	r.MayHaveCreated = meta.GetExternalName(mg) != "" || f.records.CreateBegun(ctx, mg, f.kind)
+	r.MayHaveAttempted = meta.GetExternalName(mg) != "" || f.records.MayHaveAttempted(ctx, mg, f.kind)
 	f.releases.forget(mg.GetUID())
 	if o := DecidePass(r); o.WithoutDelete {
 		f.releases.mark(mg.GetUID(), o.Reason)

@@ -65,9 +65,9 @@ func budgetRec(id string, override bool, updatedAt string) *clusterv1alpha1.Clea
 
 // sweep is the sweep of records of one kind through cl, as the sweeper's
 // worker makes it: per record, nil for a verified absence.
-func sweep(ctx context.Context, cl *coder.Client, held Held, recs ...*clusterv1alpha1.CleanupRecord) []found {
+func sweep(ctx context.Context, cl *coder.Client, owned Owned, recs ...*clusterv1alpha1.CleanupRecord) []found {
 	k, _ := objectsOf(recs[0].Spec.Kind)
-	return sweepObjects(ctx, look{cl: cl, now: sweptCoder, held: held}, k, recs)
+	return sweepObjects(ctx, look{cl: cl, now: sweptCoder, owned: owned}, k, recs)
 }
 
 // errsOf are the errors of what a sweep found.

@@ -75,9 +75,9 @@ func objectsOf(kind string) (objectKind, bool) {
 // with its deployment), what other live resources hold there, and,
 // optionally, the key list to look on.
 type look struct {
-	cl   *coder.Client
-	now  Origin
-	held Held
+	cl    *coder.Client
+	now   Origin
+	owned Owned
 	// keys lists Coder's keys; nil lists through cl.
 	keys func(context.Context) ([]codersdk.AIGatewayKey, error)
 }
@@ -97,7 +97,7 @@ func findProviders(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupR
 		c, err := ProviderClaimOf(rec, ByName(OriginOf(rec), l.now))
 		if err == nil {
 			var ps []codersdk.AIProvider
-			ps, err = FindProviders(ctx, l.cl, c, l.held)
+			ps, err = FindProviders(ctx, l.cl, c, l.owned)
 			for _, p := range ps {
 				out[i].ids = append(out[i].ids, p.ID.String())
 			}
@@ -112,7 +112,7 @@ func findBudgets(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRec
 	for i, rec := range recs {
 		if rec.Status.ExternalID != "" {
 			// Else the record never named a group or user: no PUT was sent.
-			out[i] = budgetLeft(ctx, l.cl, BudgetClaimOf(rec), l.held)
+			out[i] = budgetLeft(ctx, l.cl, BudgetClaimOf(rec), l.owned)
 		}
 	}
 	return out
@@ -131,7 +131,7 @@ func findKeys(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord
 			continue
 		}
 		c := KeyClaimOf(rec)
-		for _, k := range OwnedKeys(keys, c, l.held) {
+		for _, k := range OwnedKeys(keys, c, l.owned) {
 			if err := notBefore("key "+k.ID.String(), k.CreatedAt, c.NotBefore, l.cl.Clock()); err != nil {
 				out[i].err = cmp.Or(out[i].err, err)
 				continue

@@ -39,10 +39,10 @@ const (
 	errFmtOwned    = "the Coder object %s is owned by %s %s (UID %s); this resource does not adopt, import, change or delete it: remove its external name, or delete that resource first"
 )
 
-// A Claimant is a managed resource that claims a Coder object: one of its
+// An Owner is a managed resource that claims a Coder object: one of its
 // cleanup records names the object's id (written by the provider, from the
 // resource's UID), or its external name does.
-type Claimant struct {
+type Owner struct {
 	UID       string
 	Kind      string
 	Namespace string
@@ -62,8 +62,8 @@ type Claimant struct {
 // oldest live resource naming the object owns it, so a later one cannot
 // take over by setting the same external name. It reads nothing a user can
 // write other than the external names it is given, and trusts no server.
-func OwnerOf(self string, claims []Claimant) (Claimant, bool) {
-	var recorded, live []Claimant
+func OwnerOf(self string, claims []Owner) (Owner, bool) {
+	var recorded, live []Owner
 	for _, c := range claims {
 		if c.Record {
 			recorded = append(recorded, c)
@@ -75,24 +75,24 @@ func OwnerOf(self string, claims []Claimant) (Claimant, bool) {
 	if len(recorded) == 0 {
 		pick = live
 	}
-	if len(pick) == 0 || slices.ContainsFunc(recorded, func(c Claimant) bool { return c.UID == self }) {
-		return Claimant{}, false
+	if len(pick) == 0 || slices.ContainsFunc(recorded, func(c Owner) bool { return c.UID == self }) {
+		return Owner{}, false
 	}
-	slices.SortStableFunc(pick, func(a, b Claimant) int {
+	slices.SortStableFunc(pick, func(a, b Owner) int {
 		if c := a.Created.Compare(b.Created); c != 0 {
 			return c
 		}
 		return strings.Compare(a.UID, b.UID)
 	})
 	if pick[0].UID == self {
-		return Claimant{}, false
+		return Owner{}, false
 	}
 	return pick[0], true
 }
 
 // ErrOwned is the error of a resource that names an object another
 // resource owns. It names that resource, and nothing secret.
-func ErrOwned(id string, owner Claimant) error {
+func ErrOwned(id string, owner Owner) error {
 	ref := owner.Name
 	if owner.Namespace != "" {
 		ref = owner.Namespace + "/" + owner.Name
@@ -105,18 +105,18 @@ func ErrOwned(id string, owner Claimant) error {
 // naming id, and the live resources of kinds whose external name is id
 // and whose ProviderConfig reaches it (Speaks), self (a UID) among them
 // whatever its ProviderConfig. It reads the cache.
-func (r *Store) claimants(ctx context.Context, self, id string, kinds []apis.ManagedKind, now Origin) ([]Claimant, error) {
+func (r *Store) owners(ctx context.Context, self, id string, kinds []apis.ManagedKind, now Origin) ([]Owner, error) {
 	recs, live, liveKinds, err := r.naming(ctx, id, kinds)
 	if err != nil {
 		return nil, err
 	}
-	var out []Claimant
+	var out []Owner
 	for i := range recs {
 		if !SpeaksOf(&recs[i], now) {
 			continue
 		}
 		m := recs[i].Spec.ManagedResource
-		out = append(out, Claimant{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
+		out = append(out, Owner{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
 	}
 	for i, mg := range live {
 		// self is never its own owner (OwnerOf): its poll reads no
@@ -124,7 +124,7 @@ func (r *Store) claimants(ctx context.Context, self, id string, kinds []apis.Man
 		if string(mg.GetUID()) != self && !r.reaches(ctx, mg, now) {
 			continue
 		}
-		out = append(out, Claimant{
+		out = append(out, Owner{
 			UID: string(mg.GetUID()), Kind: liveKinds[i], Namespace: mg.GetNamespace(), Name: mg.GetName(),
 			Created: mg.GetCreationTimestamp().Time,
 		})
@@ -172,7 +172,7 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 	}
 	// Only the kinds that name the same kind of Coder object can claim
 	// it; records of any kind count (naming). Every poll asks.
-	cs, err := r.claimants(ctx, string(mg.GetUID()), id, apis.SameCoderKinds(mg), now)
+	cs, err := r.owners(ctx, string(mg.GetUID()), id, apis.SameCoderKinds(mg), now)
 	if err != nil {
 		return nil, err
 	}

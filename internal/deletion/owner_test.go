@@ -26,18 +26,18 @@ import (
 func TestARecordOwnsItsObjectAndWithoutOneTheOldestLiveResourceDoes(t *testing.T) {
 	old := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	later := old.Add(time.Hour)
-	victim := Claimant{UID: "victim", Kind: "AIProvider", Namespace: "v", Name: "p", Created: later}
-	victimRecord := Claimant{UID: "victim", Kind: "AIProvider", Namespace: "v", Name: "p", Record: true}
-	attacker := Claimant{UID: "attacker", Kind: "AIProvider", Namespace: "a", Name: "p", Created: old}
-	attackerRecord := Claimant{UID: "attacker", Kind: "AIProvider", Namespace: "a", Name: "p", Record: true}
+	victim := Owner{UID: "victim", Kind: "AIProvider", Namespace: "v", Name: "p", Created: later}
+	victimRecord := Owner{UID: "victim", Kind: "AIProvider", Namespace: "v", Name: "p", Record: true}
+	attacker := Owner{UID: "attacker", Kind: "AIProvider", Namespace: "a", Name: "p", Created: old}
+	attackerRecord := Owner{UID: "attacker", Kind: "AIProvider", Namespace: "a", Name: "p", Record: true}
 	type want struct {
-		owner Claimant
+		owner Owner
 		other bool
 	}
 	cases := map[string]struct {
 		reason string
 		self   string
-		claims []Claimant
+		claims []Owner
 		want   want
 	}{
 		"NobodyClaims": {
@@ -48,49 +48,49 @@ func TestARecordOwnsItsObjectAndWithoutOneTheOldestLiveResourceDoes(t *testing.T
 		"OnlySelfLive": {
 			reason: "A resource importing an object only it names owns it.",
 			self:   "attacker",
-			claims: []Claimant{attacker},
+			claims: []Owner{attacker},
 			want:   want{},
 		},
 		"AnotherRecordOutranksAnOlderLiveResource": {
 			reason: "The victim's record owns the object, even against an older resource naming it.",
 			self:   "attacker",
-			claims: []Claimant{attacker, victim, victimRecord},
+			claims: []Owner{attacker, victim, victimRecord},
 			want:   want{owner: victimRecord, other: true},
 		},
 		"OwnRecordIsNeverRefused": {
 			reason: "A resource with its own record is not blocked by another naming the object: no denial of service by external name.",
 			self:   "victim",
-			claims: []Claimant{attacker, victim, victimRecord},
+			claims: []Owner{attacker, victim, victimRecord},
 			want:   want{},
 		},
 		"OwnRecordAmongForeignRecords": {
 			reason: "A resource with its own record keeps the object whatever other records say.",
 			self:   "victim",
-			claims: []Claimant{attackerRecord, victimRecord},
+			claims: []Owner{attackerRecord, victimRecord},
 			want:   want{},
 		},
 		"WithoutRecordsTheOldestLiveOwns": {
 			reason: "Without records, a later resource cannot take an object an earlier one names.",
 			self:   "victim",
-			claims: []Claimant{victim, attacker},
+			claims: []Owner{victim, attacker},
 			want:   want{owner: attacker, other: true},
 		},
 		"WithoutRecordsTheOldestIsSelf": {
 			reason: "The oldest live resource naming the object owns it.",
 			self:   "attacker",
-			claims: []Claimant{victim, attacker},
+			claims: []Owner{victim, attacker},
 			want:   want{},
 		},
 		"SameAgeTieByUID": {
 			reason: "Equal creation times are decided by UID, the same way for both.",
 			self:   "b",
-			claims: []Claimant{{UID: "b", Created: old}, {UID: "a", Created: old}},
-			want:   want{owner: Claimant{UID: "a", Created: old}, other: true},
+			claims: []Owner{{UID: "b", Created: old}, {UID: "a", Created: old}},
+			want:   want{owner: Owner{UID: "a", Created: old}, other: true},
 		},
 		"RecordOfAnotherWithoutLive": {
 			reason: "A record of a resource being swept still owns its object.",
 			self:   "attacker",
-			claims: []Claimant{victimRecord, attacker},
+			claims: []Owner{victimRecord, attacker},
 			want:   want{owner: victimRecord, other: true},
 		},
 	}
@@ -105,7 +105,7 @@ func TestARecordOwnsItsObjectAndWithoutOneTheOldestLiveResourceDoes(t *testing.T
 }
 
 func TestErrOwnedNamesTheOwner(t *testing.T) {
-	err := ErrOwned("0b7e", Claimant{UID: "u1", Kind: "AIGatewayKey", Namespace: "victim", Name: "k"})
+	err := ErrOwned("0b7e", Owner{UID: "u1", Kind: "AIGatewayKey", Namespace: "victim", Name: "k"})
 	want := "the Coder object 0b7e is owned by AIGatewayKey victim/k (UID u1); this resource does not adopt, import, change or delete it: remove its external name, or delete that resource first"
 	if diff := cmp.Diff(want, err.Error()); diff != "" {
 		t.Errorf("ErrOwned(...): -want, +got:\n%s", diff)

@@ -182,7 +182,7 @@ func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservat
 	// A bounded pass of an earlier reconcile may have given up; this one
 	// deletes for real.
 	n.pass.Releases.forget(mg.GetUID())
-	if gone, err := n.neverCreated(ctx, mg); gone || err != nil {
+	if gone, err := n.neverAttempted(ctx, mg); gone || err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	f, observeErr, recordsErr := n.seek(ctx, mg, false)
@@ -297,18 +297,18 @@ func (n *normal[R]) recordID(ctx context.Context, mg resource.Managed) error {
 	return n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
 }
 
-// neverCreated reports whether a deleting mg has nothing in Coder by our
+// neverAttempted reports whether a deleting mg has nothing in Coder by our
 // own records: it names no object and no create was ever sent for it. Its
 // delete then needs no answer from Coder, which may refuse every call (a
 // deployment without the licence AI Gateway keys need) or be down: the
 // resource goes at once and holds nothing, and nothing is counted, since
 // nothing was left behind. A tenant can strip the external name but not
 // our records, so a resource that created anything never takes this path.
-func (n *normal[R]) neverCreated(ctx context.Context, mg resource.Managed) (bool, error) {
+func (n *normal[R]) neverAttempted(ctx context.Context, mg resource.Managed) (bool, error) {
 	if meta.GetExternalName(mg) != "" {
 		return false, nil
 	}
-	begun, err := n.pass.Records.Begun(ctx, mg)
+	begun, err := n.pass.Records.Attempted(ctx, mg)
 	return !begun, err
 }
 

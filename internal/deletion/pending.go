@@ -37,7 +37,7 @@ const errFmtPendingCreate = "the Coder provider named %q may be the result of a 
 // meanwhile. self (a UID) is never its own rival. Only records made
 // through the Coder at now count (Speaks): a create sent to another Coder
 // wrote nothing here.
-func PendingCreateOf(self, name string, recs []clusterv1alpha1.CleanupRecord, now Origin) (Claimant, bool) {
+func PendingCreateOf(self, name string, recs []clusterv1alpha1.CleanupRecord, now Origin) (Owner, bool) {
 	for i := range recs {
 		rec := &recs[i]
 		uid := rec.GetLabels()[ManagedResourceUIDLabel]
@@ -45,10 +45,10 @@ func PendingCreateOf(self, name string, recs []clusterv1alpha1.CleanupRecord, no
 			rec.Status.ExternalID == "" && rec.Status.CreateAttemptedAt != nil && SpeaksOf(rec, now)
 		if pending && uid != "" && uid != self {
 			m := rec.Spec.ManagedResource
-			return Claimant{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true}, true
+			return Owner{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true}, true
 		}
 	}
-	return Claimant{}, false
+	return Owner{}, false
 }
 
 // PendingCreateByAnother returns the error naming the resource whose lost

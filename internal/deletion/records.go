@@ -87,7 +87,7 @@ func RotationOf(kind string, uid types.UID, name string) (int, bool) {
 type Store struct {
 	kube client.Client
 	// reader reads around the cache where a record written a moment ago
-	// must not be missed (see Begun).
+	// must not be missed (see Attempted).
 	reader client.Reader
 	scheme *runtime.Scheme
 	// abandoned is told when a record turns Abandoned, so a sweep runs at
@@ -101,7 +101,7 @@ func NewStore(kube client.Client, scheme *runtime.Scheme, abandoned func()) *Sto
 	return &Store{kube: kube, reader: kube, scheme: scheme, abandoned: abandoned}
 }
 
-// WithReader makes Begun read records through reader, the manager's API
+// WithReader makes Attempted read records through reader, the manager's API
 // reader, instead of the cache.
 func (r *Store) WithReader(reader client.Reader) *Store {
 	r.reader = reader
@@ -111,12 +111,12 @@ func (r *Store) WithReader(reader client.Reader) *Store {
 // Reader is the reader WithReader set: past the cache, where one is set.
 func (r *Store) Reader() client.Reader { return r.reader }
 
-// Begun reports whether a create was ever sent for mg, read through the API
+// Attempted reports whether a create was ever sent for mg, read through the API
 // server: a resource without a record never had anything created in Coder,
 // since Ensure writes the record before every create (and EnsureAdopted
-// before a deleting import may delete). Unlike CreateBegun it answers only
+// before a deleting import may delete). Unlike MayHaveAttempted it answers only
 // what it read, so a failed read is an error, not a guess.
-func (r *Store) Begun(ctx context.Context, mg resource.Managed) (bool, error) {
+func (r *Store) Attempted(ctx context.Context, mg resource.Managed) (bool, error) {
 	recs, err := list(ctx, r.reader, mg)
 	return len(recs) > 0 || err != nil, err
 }
@@ -228,7 +228,7 @@ func (r *Store) newRecord(mg resource.Managed, kind, name string, o Origin) (*cl
 	}, nil
 }
 
-// CreateBegun reports whether a create for mg was ever sent: Ensure writes
+// MayHaveAttempted reports whether a create for mg was ever sent: Ensure writes
 // its record before each create, so a record of mg means something may
 // exist in Coder that mg does not name (an earlier attempt's answer may
 // have been lost even when the last one was answered). The create-pending
@@ -236,7 +236,7 @@ func (r *Store) newRecord(mg resource.Managed, kind, name string, o Origin) (*cl
 // this provider may refuse unsent, and anyone can write it. On a failed
 // read it says yes: a release counted for nothing costs a sweep, a missed
 // one leaks.
-func (r *Store) CreateBegun(ctx context.Context, mg resource.Managed, kind string) bool {
+func (r *Store) MayHaveAttempted(ctx context.Context, mg resource.Managed, kind string) bool {
 	has, err := r.hasRecord(ctx, mg, kind)
 	return has || err != nil
 }
@@ -395,14 +395,14 @@ func (r *Store) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecord,
 	return nil
 }
 
-// CreateAttempt is when mg's last create attempt whose outcome is unknown
+// LastAttempt is when mg's last create attempt whose outcome is unknown
 // was sent, as its cleanup record says: the provider writes the record
 // before every create and clears the time when Coder answered. Zero without
 // a record or an attempt. It reads past the cache (reader), since a record
 // written a moment ago must count: this is the only proof an object found
 // by name is mg's, and annotations, which anyone editing mg can set, are
 // not.
-func CreateAttempt(ctx context.Context, reader client.Reader, mg resource.Managed, kind string) (time.Time, error) {
+func LastAttempt(ctx context.Context, reader client.Reader, mg resource.Managed, kind string) (time.Time, error) {
 	rec := &clusterv1alpha1.CleanupRecord{}
 	err := reader.Get(ctx, types.NamespacedName{Name: Name(kind, mg.GetUID())}, rec)
 	if kerrors.IsNotFound(err) {

@@ -78,8 +78,8 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, no
 	if p.Coder == nil {
 		return Leftovers{}, errors.New(errNoClientVerify)
 	}
-	held, lookup := p.Records.HeldByAnother(ctx, mg, now)
-	l := look{cl: p.Coder, now: now, held: held, keys: p.keysSince(mg, since)}
+	owned, lookup := p.Records.OwnedByOthers(ctx, mg, now)
+	l := look{cl: p.Coder, now: now, owned: owned, keys: p.keysSince(mg, since)}
 	left := Leftovers{}
 	for _, k := range objectKinds {
 		of := slices.DeleteFunc(slices.Clone(written), func(r *clusterv1alpha1.CleanupRecord) bool { return r.Spec.Kind != k.kind })

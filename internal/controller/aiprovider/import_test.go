@@ -89,7 +89,7 @@ func rivalResource(id string) *aiv1alpha1.AIProvider {
 // provider Coder finds by it is imported only when nothing else owns it,
 // and the external name then settles to its id.
 func TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns(t *testing.T) {
-	rival := deletion.Claimant{UID: rivalUID, Kind: aiv1alpha1.AIProviderKind, Namespace: "team-b", Name: "openai"}
+	rival := deletion.Owner{UID: rivalUID, Kind: aiv1alpha1.AIProviderKind, Namespace: "team-b", Name: "openai"}
 	type want struct {
 		Exists bool
 		// ExternalName and ObservedID are the id when "id".
@@ -141,7 +141,7 @@ func TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns(t *testing.T) {
 			externalName: "openai",
 			others:       func(id string) []client.Object { return []client.Object{rivalRecord(rivalUID, id, "openai", false)} },
 			want: func(id string) want {
-				return want{ExternalName: "openai", Err: deletion.ErrOwned(id, deletion.Claimant{UID: rivalUID, Kind: rival.Kind, Namespace: rival.Namespace, Name: rival.Name, Record: true})}
+				return want{ExternalName: "openai", Err: deletion.ErrOwned(id, deletion.Owner{UID: rivalUID, Kind: rival.Kind, Namespace: rival.Namespace, Name: rival.Name, Record: true})}
 			},
 		},
 		"ExternalNameOfAnotherResource": {

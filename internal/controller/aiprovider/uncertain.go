@@ -43,7 +43,7 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 	// The annotation only says an attempt may be pending; anyone who may
 	// edit the resource can set it. The proof is our own record, written
 	// before the create, with the time of the attempt.
-	attempt, err := deletion.CreateAttempt(ctx, e.reader, p, e.kind)
+	attempt, err := deletion.LastAttempt(ctx, e.reader, p, e.kind)
 	if err != nil || attempt.IsZero() {
 		return managed.ExternalObservation{ResourceExists: false}, err
 	}

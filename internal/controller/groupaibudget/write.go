@@ -44,7 +44,7 @@ func (e *external) Create(ctx context.Context, b Resource) (managed.ExternalCrea
 	if err := e.records.NameGroup(ctx, b, e.kind, e.origin, id); err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	claims, err := e.records.ActiveClaimants(ctx, id, e.origin)
+	claims, err := e.records.ActiveOwners(ctx, id, e.origin)
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}

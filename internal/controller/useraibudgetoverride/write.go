@@ -42,7 +42,7 @@ func (e *external) Create(ctx context.Context, r Resource) (managed.ExternalCrea
 	if err := e.records.NameGroup(ctx, r, e.kind, e.origin, e.userID); err != nil {
 		return managed.ExternalCreation{}, err
 	}
-	claims, err := e.records.ActiveClaimants(ctx, e.userID, e.origin)
+	claims, err := e.records.ActiveOwners(ctx, e.userID, e.origin)
 	if err != nil {
 		return managed.ExternalCreation{}, err
 	}

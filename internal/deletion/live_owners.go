@@ -25,7 +25,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 )
 
-// Holders are the Coder objects live managed resources hold, by id, with
+// LiveOwners are the Coder objects live managed resources hold, by id, with
 // the UIDs of their holders. A resource holds an object when its external
 // name is the object's id and a cleanup record of its own names the id
 // too (its create, or its adoption of an import), made through the Coder
@@ -35,19 +35,19 @@ import (
 // This is the one rule of who holds an object; the sweep and a deleting
 // resource's look at what its records name both go by it, and coderobj
 // leaves a held object alone.
-type Holders map[string][]string
+type LiveOwners map[string][]string
 
-// HoldersOf decides who holds what from the cleanup records and the live
+// LiveOwnersOf decides who holds what from the cleanup records and the live
 // managed resources the caller read (all of them for the sweep, those
 // naming one id for a deleting resource), in the Coder at now.
-func HoldersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) Holders {
+func LiveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) LiveOwners {
 	recorded := make(map[[2]string]bool, len(recs))
 	for i := range recs {
 		if id := recs[i].Status.ExternalID; id != "" && SpeaksOf(&recs[i], now) {
 			recorded[[2]string{recs[i].GetLabels()[ManagedResourceUIDLabel], id}] = true
 		}
 	}
-	h := Holders{}
+	h := LiveOwners{}
 	for _, mg := range live {
 		uid := string(mg.GetUID())
 		if id := meta.GetExternalName(mg); id != "" && recorded[[2]string{uid, id}] && !slices.Contains(h[id], uid) {
@@ -59,7 +59,7 @@ func HoldersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, no
 
 // Except is what resources other than those of uids hold: the objects
 // coderobj must leave alone when it deletes for uids.
-func (h Holders) Except(uids ...string) Held {
+func (h LiveOwners) Except(uids ...string) Owned {
 	return func(id string) bool {
 		return slices.ContainsFunc(h[id], func(uid string) bool { return !slices.Contains(uids, uid) })
 	}
