@@ -46,12 +46,12 @@ func BudgetClaimOf(rec *clusterv1alpha1.CleanupRecord) BudgetClaim {
 	return c
 }
 
-// ClockSkew is how far the API server's clock, which dates a
+// clockSkew is how far the API server's clock, which dates a
 // record, may run ahead of the provider's, whose instants coderobj places
 // on Coder's clock through the answer's Date before they meet Coder's
 // timestamps. Coder's own clock may be anywhere: it is never compared with
 // ours.
-const ClockSkew = time.Minute
+const clockSkew = time.Minute
 
 // NotBefore is the earliest time, by our clock, Coder can have created
 // what rec names: a record of a create (it names the Coder name) was
@@ -64,38 +64,38 @@ func NotBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
 	if rec.Status.CoderName == "" {
 		return time.Time{}
 	}
-	return rec.CreationTimestamp.Add(-ClockSkew)
+	return rec.CreationTimestamp.Add(-clockSkew)
 }
 
-// KeyClaimOf is what a key record names: the key's id once known, and its
+// keyClaimOf is what a key record names: the key's id once known, and its
 // UID-derived name, which finds the key even when the id went stale.
-func KeyClaimOf(rec *clusterv1alpha1.CleanupRecord) KeyClaim {
-	return KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: NameIs(rec.Status.CoderName), NotBefore: NotBefore(rec)}
+func keyClaimOf(rec *clusterv1alpha1.CleanupRecord) KeyClaim {
+	return KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: nameIs(rec.Status.CoderName), NotBefore: NotBefore(rec)}
 }
 
 // errFmtOnlyCreatorFinds is the error of a provider record without an id,
 // swept by a ProviderConfig other than its creator.
 const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again; if it was deleted, make it again there (same kind, namespace, name and URL)"
 
-// ProviderClaimOf is what a provider record names: its id once known, and its
+// providerClaimOf is what a provider record names: its id once known, and its
 // name, which counts only for a provider Coder created within the window of
 // the record's last create attempt, and only through the ProviderConfig
 // that made it (byName). A provider the record knows by that name only
 // cannot be found through another ProviderConfig, so its absence cannot be
 // verified there: the error says so, and the record waits for its creator.
-func ProviderClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (ProviderClaim, error) {
-	c := ProviderClaim{ID: rec.Status.ExternalID, Name: rec.Status.CoderName, NotBefore: NotBefore(rec)}
+func providerClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (providerClaim, error) {
+	c := providerClaim{ID: rec.Status.ExternalID, Name: rec.Status.CoderName, NotBefore: NotBefore(rec)}
 	if t := rec.Status.CreateAttemptedAt; t != nil && byName {
 		c.Attempt = t.Time
 	}
 	if c.ID == "" && !byName && rec.Status.CreateAttemptedAt != nil {
-		return c, errors.Errorf(errFmtOnlyCreatorFinds, OriginOf(rec))
+		return c, errors.Errorf(errFmtOnlyCreatorFinds, originOf(rec))
 	}
 	return c, nil
 }
 
 // OwnedByOthers reports the Coder objects another live managed resource
-// holds in the Coder at now (see LiveOwners), read through the cache one id
+// holds in the Coder at now (see liveOwners), read through the cache one id
 // at a time. The
 // second result is the first failure to find out; an object whose holders
 // could not be read counts as held meanwhile, so nothing is deleted on a
@@ -111,7 +111,7 @@ func (r *Store) OwnedByOthers(ctx context.Context, mg resource.Managed, now Orig
 			}
 			return true
 		}
-		return LiveOwnersOf(recs, live, now).Except(self)(id)
+		return liveOwnersOf(recs, live, now).Except(self)(id)
 	}
 	return owned, func() error { return first }
 }

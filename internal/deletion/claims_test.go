@@ -59,8 +59,8 @@ func TestAProviderKnownByNameOnlyCannotBeVerifiedGoneThroughAnother(t *testing.T
 	rec := &clusterv1alpha1.CleanupRecord{}
 	rec.Status.CoderName = "openai"
 	rec.Status.CreateAttemptedAt = &metav1.Time{Time: time.Now()}
-	if _, err := ProviderClaimOf(rec, false); err == nil || !strings.Contains(err.Error(), "only the ProviderConfig that made it") {
-		t.Errorf("ProviderClaimOf by another ProviderConfig: %v, want an error saying only its creator may find it", err)
+	if _, err := providerClaimOf(rec, false); err == nil || !strings.Contains(err.Error(), "only the ProviderConfig that made it") {
+		t.Errorf("providerClaimOf by another ProviderConfig: %v, want an error saying only its creator may find it", err)
 	}
 }
 
@@ -68,8 +68,8 @@ func TestAProviderRecordClaimsByNameOnlyThroughItsCreator(t *testing.T) {
 	rec := &clusterv1alpha1.CleanupRecord{}
 	rec.Status.CoderName, rec.Status.ExternalID = "team-openai", "id"
 	rec.Status.CreateAttemptedAt = &metav1.Time{Time: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)}
-	claim := func(byName bool) ProviderClaim {
-		c, err := ProviderClaimOf(rec, byName)
+	claim := func(byName bool) providerClaim {
+		c, err := providerClaimOf(rec, byName)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -91,17 +91,17 @@ func TestARecordClaimsNothingCoderMadeBeforeIt(t *testing.T) {
 		r.Status.CoderName, r.Status.ExternalID = coderName, "id"
 		return r
 	}
-	if got, want := KeyClaimOf(rec("gw-ns-name-5f0c7b1e")).NotBefore, written.Add(-ClockSkew); !got.Equal(want) {
+	if got, want := keyClaimOf(rec("gw-ns-name-5f0c7b1e")).NotBefore, written.Add(-clockSkew); !got.Equal(want) {
 		t.Errorf("a create's key record claims keys from %s, want %s (its creation less the skew)", got, want)
 	}
-	pc, err := ProviderClaimOf(rec("team-openai"), true)
+	pc, err := providerClaimOf(rec("team-openai"), true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := pc.NotBefore, written.Add(-ClockSkew); !got.Equal(want) {
+	if got, want := pc.NotBefore, written.Add(-clockSkew); !got.Equal(want) {
 		t.Errorf("a create's provider record claims providers from %s, want %s", got, want)
 	}
-	if got := KeyClaimOf(rec("")).NotBefore; !got.IsZero() {
+	if got := keyClaimOf(rec("")).NotBefore; !got.IsZero() {
 		t.Errorf("an import's record claims keys from %s, want no bound: its key existed before it", got)
 	}
 }

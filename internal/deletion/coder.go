@@ -48,5 +48,5 @@ func Speaks(o, now Origin) bool {
 // Callers test it in their own loop over the records they read, so the
 // sweep's pass over every record copies none.
 func SpeaksOf(rec *clusterv1alpha1.CleanupRecord, now Origin) bool {
-	return Speaks(OriginOf(rec), now)
+	return Speaks(originOf(rec), now)
 }

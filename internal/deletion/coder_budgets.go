@@ -54,7 +54,7 @@ const errBadUpdatedAt = "the recorded updated_at of the budget is not a time"
 // BudgetIsClaims reports whether a budget Coder dated updatedAt is the
 // claim's: its recorded updated_at, to the nanosecond Coder gave it, or,
 // for a PUT whose answer was lost, a change within that PUT's window on
-// Coder's clock (see CreatedByAttempt). ErrUndated when only the window
+// Coder's clock (see CreatedByAttempt). errUndated when only the window
 // could tell and Coder's clock is not known.
 func BudgetIsClaims(c BudgetClaim, updatedAt time.Time, timeout time.Duration, clock coder.Clock) (bool, error) {
 	if c.UpdatedAt != "" {

@@ -26,18 +26,18 @@ import (
 
 // ErrStillPresent is the error of an object still in Coder after its delete
 // was accepted; a caller that wraps it can still tell it apart
-// (IsStillPresent, errors.Is).
+// (isStillPresent, errors.Is).
 var ErrStillPresent = errors.New("still present in Coder after delete")
 
-// ErrUndated is the error of a comparison of one of Coder's timestamps with
+// errUndated is the error of a comparison of one of Coder's timestamps with
 // an instant of ours that no answer of Coder could place on its clock: its
 // answers carried no Date header.
-var ErrUndated = errors.New("cannot compare Coder's timestamps with the provider's clock: Coder's answers carry no Date header")
+var errUndated = errors.New("cannot compare Coder's timestamps with the provider's clock: Coder's answers carry no Date header")
 
-// ErrPredates is the error of an object a claim names that Coder created
+// errPredates is the error of an object a claim names that Coder created
 // before the claim could have made it: the claim is not settled, and the
 // object is not deleted.
-var ErrPredates = errors.New("it predates the cleanup record that names it, so it is not deleted and the record is kept")
+var errPredates = errors.New("it predates the cleanup record that names it, so it is not deleted and the record is kept")
 
 // Clock skew allowed when matching Coder's creation time of an object to our
 // create attempt, on Coder's clock: the attempt is recorded in whole seconds,
@@ -54,13 +54,13 @@ const (
 // timeout bounded how late it could commit. The attempt is placed on
 // Coder's clock first: Coder's clock may run minutes apart from ours. An
 // object dated outside that window was created by someone else, before or
-// after us. It is ErrUndated when clock is not known.
+// after us. It is errUndated when clock is not known.
 func CreatedByAttempt(createdAt, attempt time.Time, timeout time.Duration, clock coder.Clock) (bool, error) {
 	if attempt.IsZero() {
 		return false, nil
 	}
 	if !clock.Known() {
-		return false, ErrUndated
+		return false, errUndated
 	}
 	at := clock.At(attempt)
 	return !createdAt.Before(at.Add(-skewBefore)) && !createdAt.After(at.Add(timeout+skewAfter)), nil
@@ -69,22 +69,22 @@ func CreatedByAttempt(createdAt, attempt time.Time, timeout time.Duration, clock
 // notBefore is nil when an object Coder dated createdAt can have been made
 // after notBefore (by our clock; zero bounds nothing), placed on Coder's
 // clock. Otherwise the object is not what the claim names, but it is not
-// absent either: ErrPredates, or ErrUndated when the clock is not known.
+// absent either: errPredates, or errUndated when the clock is not known.
 func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) error {
 	switch {
 	case notBefore.IsZero():
 		return nil
 	case !clock.Known():
-		return errors.Wrap(ErrUndated, what)
+		return errors.Wrap(errUndated, what)
 	case createdAt.Before(clock.At(notBefore)):
-		return errors.Wrapf(ErrPredates, "%s was created %s, before the record (%s), both on Coder's clock", what,
+		return errors.Wrapf(errPredates, "%s was created %s, before the record (%s), both on Coder's clock", what,
 			createdAt.UTC().Format(time.RFC3339), clock.At(notBefore).UTC().Format(time.RFC3339))
 	}
 	return nil
 }
 
 // Owned reports whether a live managed resource other than the claim's
-// owner holds an id (LiveOwners decides who does): an object another
+// owner holds an id (liveOwners decides who does): an object another
 // resource holds is its own (it imported it), whatever a record of an
 // earlier owner says, and is never deleted for the claim. Nil holds
 // nothing.
@@ -92,6 +92,6 @@ type Owned func(id string) bool
 
 func (h Owned) has(id string) bool { return h != nil && h(id) }
 
-// IsStillPresent reports whether err is, or wraps, an object still in
+// isStillPresent reports whether err is, or wraps, an object still in
 // Coder after its delete.
-func IsStillPresent(err error) bool { return errors.Is(err, ErrStillPresent) }
+func isStillPresent(err error) bool { return errors.Is(err, ErrStillPresent) }

@@ -97,7 +97,7 @@ func TestUncertainCreateAdoptsOnlyWhatTheAttemptCreated(t *testing.T) {
 		},
 		"Undated": {
 			reason:    "no answer carried a Date: whether it is ours cannot be told, which is not a no",
-			createdAt: attempt.Add(time.Second), attempt: attempt, undated: true, wantErr: ErrUndated,
+			createdAt: attempt.Add(time.Second), attempt: attempt, undated: true, wantErr: errUndated,
 		},
 	}
 	for name, tc := range cases {
@@ -138,7 +138,7 @@ func TestAnObjectOlderThanItsRecordIsNeitherOursNorAbsent(t *testing.T) {
 		},
 		"CreatedBeforeTheRecord": {
 			reason:    "a record edited to name an older object: not deleted, not absent",
-			createdAt: written.Add(-time.Hour), notBefore: written, wantErr: ErrPredates,
+			createdAt: written.Add(-time.Hour), notBefore: written, wantErr: errPredates,
 		},
 		"CoderTwoMinutesBehind": {
 			reason:    "Coder dated the record's key two minutes before the record by our clock, after it by Coder's: ours",
@@ -146,11 +146,11 @@ func TestAnObjectOlderThanItsRecordIsNeitherOursNorAbsent(t *testing.T) {
 		},
 		"OlderCoderTwoMinutesAhead": {
 			reason:    "dated after the record by our clock, but before it by Coder's: not the record's",
-			createdAt: written.Add(time.Minute), notBefore: written, offset: 2 * time.Minute, wantErr: ErrPredates,
+			createdAt: written.Add(time.Minute), notBefore: written, offset: 2 * time.Minute, wantErr: errPredates,
 		},
 		"Undated": {
 			reason:    "no Date to compare with: neither deleted nor counted absent",
-			createdAt: written.Add(time.Second), notBefore: written, undated: true, wantErr: ErrUndated,
+			createdAt: written.Add(time.Second), notBefore: written, undated: true, wantErr: errUndated,
 		},
 	}
 	for name, tc := range cases {

@@ -55,8 +55,8 @@ func (c KeyClaim) Names(k codersdk.AIGatewayKey) bool {
 	return false
 }
 
-// NameIs is a KeyClaim.Name that matches one name.
-func NameIs(name string) func(string) bool {
+// nameIs is a KeyClaim.Name that matches one name.
+func nameIs(name string) func(string) bool {
 	return func(n string) bool { return name != "" && n == name }
 }
 

@@ -25,13 +25,13 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
-// A ProviderClaim names the provider one owner may have in Coder. Provider
+// A providerClaim names the provider one owner may have in Coder. Provider
 // names are chosen by users and may be reused by anyone, so a name proves
 // nothing on its own: a provider found by name is the claim's only when
 // Coder created it within the window of the owner's last create attempt
 // whose answer may have been lost. Times are by our clock; each meets
 // Coder's creation time only on Coder's clock.
-type ProviderClaim struct {
+type providerClaim struct {
 	// ID is the provider's Coder id, once known.
 	ID string
 	// Name is the provider's Coder-wide name.
@@ -47,9 +47,9 @@ type ProviderClaim struct {
 // FindProviders returns the providers in Coder the claim owns: the one of
 // its id, and the one of its name if the claim's create attempt made it.
 // Providers another resource holds are not the claim's. The
-// provider of its id dated before NotBefore is an error (ErrPredates): not
+// provider of its id dated before NotBefore is an error (errPredates): not
 // the claim's, yet not absent.
-func FindProviders(ctx context.Context, cl *coder.Client, c ProviderClaim, owned Owned) ([]codersdk.AIProvider, error) {
+func FindProviders(ctx context.Context, cl *coder.Client, c providerClaim, owned Owned) ([]codersdk.AIProvider, error) {
 	var out []codersdk.AIProvider
 	if c.ID != "" && !owned.has(c.ID) {
 		p, err := cl.GetProvider(ctx, c.ID)

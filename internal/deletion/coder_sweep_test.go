@@ -165,8 +165,8 @@ func TestSweepDeletesNothingOlderThanTheClaim(t *testing.T) {
 	p := createProvider(t, cl, "made-by-hand")
 	// A record written (or edited) after the provider existed names it by
 	// id: not something its create made, but not absent either.
-	if f := sweep(ctx, cl, nil, rec(KindProvider, p.ID.String(), "made-by-hand", time.Now().Add(5*time.Second), time.Time{})); !errors.Is(f[0].err, ErrPredates) {
-		t.Fatalf("sweep = %v, want %v", f[0].err, ErrPredates)
+	if f := sweep(ctx, cl, nil, rec(KindProvider, p.ID.String(), "made-by-hand", time.Now().Add(5*time.Second), time.Time{})); !errors.Is(f[0].err, errPredates) {
+		t.Fatalf("sweep = %v, want %v", f[0].err, errPredates)
 	}
 	if len(s.Providers(false)) != 1 {
 		t.Error("a claim deleted a provider made before it")
@@ -209,7 +209,7 @@ func TestSweepOfAKeyComparesCodersTimesOnlyWithCodersClock(t *testing.T) {
 			// The record's own key: a verified delete; the key older than
 			// its record: not the claim's, and not absent.
 			errs := errsOf(sweep(ctx, cl, nil, recs...))
-			if diff := cmp.Diff([]error{nil, ErrPredates}, errs, cmpopts.EquateErrors()); diff != "" {
+			if diff := cmp.Diff([]error{nil, errPredates}, errs, cmpopts.EquateErrors()); diff != "" {
 				t.Errorf("sweep of the record's own key and of one older than its record: -want, +got:\n%s", diff)
 			}
 			left := s.Keys()
@@ -233,8 +233,8 @@ func TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock(t *testing.T) {
 			if err := sweep(ctx, cl, nil, rec(KindProvider, "", lost.Name, attempt, attempt))[0].err; err != nil {
 				t.Errorf("sweep of the provider an uncertain create made: %v, want a verified delete", err)
 			}
-			if err := sweep(ctx, cl, nil, rec(KindProvider, older.ID.String(), older.Name, time.Now().Add(5*time.Second), time.Time{}))[0].err; !errors.Is(err, ErrPredates) {
-				t.Errorf("sweep of a provider older than its record: %v, want %v", err, ErrPredates)
+			if err := sweep(ctx, cl, nil, rec(KindProvider, older.ID.String(), older.Name, time.Now().Add(5*time.Second), time.Time{}))[0].err; !errors.Is(err, errPredates) {
+				t.Errorf("sweep of a provider older than its record: %v, want %v", err, errPredates)
 			}
 			left := s.Providers(false)
 			if len(left) != 1 || left[0].ID != older.ID {
@@ -251,9 +251,9 @@ func TestKeyClaimNamesItsKeysByIDAndName(t *testing.T) {
 		want  bool
 	}{
 		"ByID":        {claim: KeyClaim{IDs: []string{k.ID.String()}}, want: true},
-		"ByName":      {claim: KeyClaim{Name: NameIs(k.Name)}, want: true},
-		"Neither":     {claim: KeyClaim{IDs: []string{uuid.NewString()}, Name: NameIs("gw-other")}},
-		"EmptyIDName": {claim: KeyClaim{IDs: []string{""}, Name: NameIs("")}},
+		"ByName":      {claim: KeyClaim{Name: nameIs(k.Name)}, want: true},
+		"Neither":     {claim: KeyClaim{IDs: []string{uuid.NewString()}, Name: nameIs("gw-other")}},
+		"EmptyIDName": {claim: KeyClaim{IDs: []string{""}, Name: nameIs("")}},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

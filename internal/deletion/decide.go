@@ -86,7 +86,7 @@ func DecidePass(r PassResult) PassOutcome {
 		return PassOutcome{WithoutDelete: true, Reason: r.Stalled}
 	case r.NoClient:
 		why = ReasonCredentialsUnavailable
-	case errors.As(r.ObserveErr, new(*OtherDeploymentError)):
+	case errors.As(r.ObserveErr, new(*otherDeploymentError)):
 		why = ReasonOtherDeployment
 	case r.ObserveErr != nil:
 		why = string(coder.ClassOf(r.ObserveErr))
@@ -113,7 +113,7 @@ func DecidePass(r PassResult) PassOutcome {
 // failureClass is the failure class of a delete or a look: an object
 // still there after its delete, or the class of the call that failed.
 func failureClass(err error) string {
-	if IsStillPresent(err) {
+	if isStillPresent(err) {
 		return reasonStillPresent
 	}
 	return string(coder.ClassOf(err))

@@ -109,7 +109,7 @@ func TestAVerifiedDeleteRemovesTheRecordsAndAReleaseAbandonsThem(t *testing.T) {
 			for _, n := range []int{0, 1} {
 				recs = append(recs, &clusterv1alpha1.CleanupRecord{
 					ObjectMeta: metav1.ObjectMeta{
-						Name:   RotatedName("AIGatewayKey", k.UID, n),
+						Name:   rotatedName("AIGatewayKey", k.UID, n),
 						Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)},
 					},
 					Spec:   clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey"},

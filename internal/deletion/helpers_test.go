@@ -41,7 +41,7 @@ func rec(kind, id, name string, notBefore, attempt time.Time) *clusterv1alpha1.C
 	r.Spec.Kind, r.Spec.DeploymentID = kind, sweptCoder.DeploymentID
 	r.Status.Phase, r.Status.ExternalID, r.Status.CoderName = clusterv1alpha1.CleanupPhaseActive, id, name
 	if !notBefore.IsZero() {
-		r.CreationTimestamp = metav1.NewTime(notBefore.Add(ClockSkew))
+		r.CreationTimestamp = metav1.NewTime(notBefore.Add(clockSkew))
 	} else if name != "" {
 		// Written long before anything here: it bounds nothing.
 		r.CreationTimestamp = metav1.NewTime(time.Now().Add(-time.Hour))

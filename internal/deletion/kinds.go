@@ -94,7 +94,7 @@ type found struct {
 func findProviders(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found {
 	out := make([]found, len(recs))
 	for i, rec := range recs {
-		c, err := ProviderClaimOf(rec, ByName(OriginOf(rec), l.now))
+		c, err := providerClaimOf(rec, ByName(originOf(rec), l.now))
 		if err == nil {
 			var ps []codersdk.AIProvider
 			ps, err = FindProviders(ctx, l.cl, c, l.owned)
@@ -130,7 +130,7 @@ func findKeys(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord
 			out[i].err = err
 			continue
 		}
-		c := KeyClaimOf(rec)
+		c := keyClaimOf(rec)
 		for _, k := range OwnedKeys(keys, c, l.owned) {
 			if err := notBefore("key "+k.ID.String(), k.CreatedAt, c.NotBefore, l.cl.Clock()); err != nil {
 				out[i].err = cmp.Or(out[i].err, err)

@@ -25,7 +25,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 )
 
-// LiveOwners are the Coder objects live managed resources hold, by id, with
+// liveOwners are the Coder objects live managed resources hold, by id, with
 // the UIDs of their holders. A resource holds an object when its external
 // name is the object's id and a cleanup record of its own names the id
 // too (its create, or its adoption of an import), made through the Coder
@@ -35,19 +35,19 @@ import (
 // This is the one rule of who holds an object; the sweep and a deleting
 // resource's look at what its records name both go by it, and coderobj
 // leaves a held object alone.
-type LiveOwners map[string][]string
+type liveOwners map[string][]string
 
-// LiveOwnersOf decides who holds what from the cleanup records and the live
+// liveOwnersOf decides who holds what from the cleanup records and the live
 // managed resources the caller read (all of them for the sweep, those
 // naming one id for a deleting resource), in the Coder at now.
-func LiveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) LiveOwners {
+func liveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) liveOwners {
 	recorded := make(map[[2]string]bool, len(recs))
 	for i := range recs {
 		if id := recs[i].Status.ExternalID; id != "" && SpeaksOf(&recs[i], now) {
 			recorded[[2]string{recs[i].GetLabels()[ManagedResourceUIDLabel], id}] = true
 		}
 	}
-	h := LiveOwners{}
+	h := liveOwners{}
 	for _, mg := range live {
 		uid := string(mg.GetUID())
 		if id := meta.GetExternalName(mg); id != "" && recorded[[2]string{uid, id}] && !slices.Contains(h[id], uid) {
@@ -59,7 +59,7 @@ func LiveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed,
 
 // Except is what resources other than those of uids hold: the objects
 // coderobj must leave alone when it deletes for uids.
-func (h LiveOwners) Except(uids ...string) Owned {
+func (h liveOwners) Except(uids ...string) Owned {
 	return func(id string) bool {
 		return slices.ContainsFunc(h[id], func(uid string) bool { return !slices.Contains(uids, uid) })
 	}

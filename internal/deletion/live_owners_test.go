@@ -88,7 +88,7 @@ func TestALiveResourceHoldsAnObjectOnlyByItsExternalNameAndARecordOfItsOwn(t *te
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			if got := LiveOwnersOf(tc.recs, tc.live, platform).Except(tc.except...)("id"); got != tc.want {
+			if got := liveOwnersOf(tc.recs, tc.live, platform).Except(tc.except...)("id"); got != tc.want {
 				t.Errorf("%s: held = %t, want %t", tc.reason, got, tc.want)
 			}
 		})

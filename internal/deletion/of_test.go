@@ -55,7 +55,7 @@ func TestAResourcesRecordsAreReadByIndexNotByAScanOfEveryRecord(t *testing.T) {
 			Name: Name("AIGatewayKey", uid), Labels: map[string]string{ManagedResourceUIDLabel: string(uid)},
 		}})
 	}
-	for _, name := range []string{Name("AIGatewayKey", mine.UID), RotatedName("AIGatewayKey", mine.UID, 1)} {
+	for _, name := range []string{Name("AIGatewayKey", mine.UID), rotatedName("AIGatewayKey", mine.UID, 1)} {
 		objs = append(objs, &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{
 			Name: name, Labels: map[string]string{ManagedResourceUIDLabel: string(mine.UID)},
 		}})

@@ -33,8 +33,8 @@ type Origin struct {
 	ProviderConfig clusterv1alpha1.RecordedProviderConfig
 }
 
-// OriginOf is where rec says its object was made.
-func OriginOf(rec *clusterv1alpha1.CleanupRecord) Origin {
+// originOf is where rec says its object was made.
+func originOf(rec *clusterv1alpha1.CleanupRecord) Origin {
 	o := Origin{DeploymentID: rec.Spec.DeploymentID}
 	if pc := rec.Spec.ProviderConfig; pc != nil {
 		o.ProviderConfig = *pc
@@ -90,12 +90,12 @@ func (o Origin) String() string {
 	return "deployment " + o.DeploymentID + " at " + pc.URL + " (" + pc.Kind + " " + name + ")"
 }
 
-// An OtherDeploymentError says that a resource's object lives in another
+// An otherDeploymentError says that a resource's object lives in another
 // Coder (deployment or URL) or was made through another ProviderConfig
 // than the resource reaches now.
-type OtherDeploymentError struct{ Recorded, Now Origin }
+type otherDeploymentError struct{ Recorded, Now Origin }
 
-func (e *OtherDeploymentError) Error() string {
+func (e *otherDeploymentError) Error() string {
 	return "the cleanup record names " + e.Recorded.String() +
 		", which made the object, but the resource now reaches " + e.Now.String() +
 		": nothing is created or deleted for this resource until its ProviderConfig (or providerConfigRef) reaches the Coder of the record again" +

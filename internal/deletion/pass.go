@@ -122,7 +122,7 @@ func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (Set, Or
 	}
 	for _, o := range named {
 		if !o.SameCoder(now) {
-			return recs, now, &OtherDeploymentError{Recorded: o, Now: now}
+			return recs, now, &otherDeploymentError{Recorded: o, Now: now}
 		}
 	}
 	return recs, now, nil

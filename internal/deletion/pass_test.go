@@ -367,9 +367,9 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 				Coder:      cl,
 			}
 			obs, err := Wrap(pass, coderAnswers(&calls)).Observe(context.Background(), k)
-			var other *OtherDeploymentError
+			var other *otherDeploymentError
 			if got := errors.As(err, &other); got != tc.wantErr || (!tc.wantErr && err != nil) {
-				t.Fatalf("%s: Observe error = %v, want an OtherDeploymentError: %t", tc.reason, err, tc.wantErr)
+				t.Fatalf("%s: Observe error = %v, want an otherDeploymentError: %t", tc.reason, err, tc.wantErr)
 			}
 			if tc.wantErr && (!strings.Contains(err.Error(), "deployment A") || !strings.Contains(err.Error(), "deployment "+tc.now) ||
 				(tc.url != "" && (!strings.Contains(err.Error(), "https://a.example") || !strings.Contains(err.Error(), tc.url)))) {
@@ -398,7 +398,7 @@ func TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt(t *testing.T) {
 		}
 	}
 	rotation := base("rotated-id")
-	rotation.Name = RotatedName("AIGatewayKey", "u-1", 1)
+	rotation.Name = rotatedName("AIGatewayKey", "u-1", 1)
 	cases := map[string]struct {
 		reason  string
 		records []clusterv1alpha1.CleanupRecord

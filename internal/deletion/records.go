@@ -55,10 +55,10 @@ func Name(kind string, uid types.UID) string {
 // its cleanup records, so all of them are found (and deleted) together.
 const ManagedResourceUIDLabel = clusterv1alpha1.ManagedResourceUIDLabel
 
-// RotatedName is the cleanup record of the key of rotation counter n:
+// rotatedName is the cleanup record of the key of rotation counter n:
 // Name for the first key, with a -r<n> suffix for the keys of later
 // rotations. Each key in Coder has its own record.
-func RotatedName(kind string, uid types.UID, n int) string {
+func rotatedName(kind string, uid types.UID, n int) string {
 	if n == 0 {
 		return Name(kind, uid)
 	}
@@ -77,7 +77,7 @@ func RotationOf(kind string, uid types.UID, name string) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(rest)
-	if err != nil || n <= 0 || RotatedName(kind, uid, n) != name {
+	if err != nil || n <= 0 || rotatedName(kind, uid, n) != name {
 		return 0, false
 	}
 	return n, true
@@ -142,7 +142,7 @@ func (r *Store) NothingWritten(ctx context.Context, mg resource.Managed, kind st
 // key was discarded loses its stale external id, so a sweep finds the new
 // key by name.
 func (r *Store) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, o Origin, coderName string) error {
-	return r.ensure(ctx, mg, kind, RotatedName(kind, mg.GetUID(), n), o, map[string]any{
+	return r.ensure(ctx, mg, kind, rotatedName(kind, mg.GetUID(), n), o, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.Now(), "externalID": nil,
 	})
 }
@@ -182,13 +182,13 @@ func (r *Store) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecord)
 		return errors.Errorf("cleanup record %s exists and does not describe this resource (%s %s, deployment %s); delete it if nobody needs it",
 			want.Name, got.Spec.ManagedResource.Kind, objectName(got.Spec.ManagedResource.Namespace, got.Spec.ManagedResource.Name), got.Spec.DeploymentID)
 	}
-	recorded, now := OriginOf(got), OriginOf(want)
+	recorded, now := originOf(got), originOf(want)
 	if recorded.Legacy() && recorded.DeploymentID == now.DeploymentID || recorded == now {
 		return nil
 	}
 	// This resource's own record, of another Coder or ProviderConfig:
 	// its object may live there, so the record must not be deleted.
-	return &OtherDeploymentError{Recorded: recorded, Now: now}
+	return &otherDeploymentError{Recorded: recorded, Now: now}
 }
 
 func objectName(ns, name string) string {
@@ -288,13 +288,13 @@ func (r *Store) SetExternalID(ctx context.Context, mg resource.Managed, kind, id
 
 // SetRotatedExternalID records the Coder id of the key of rotation counter n.
 func (r *Store) SetRotatedExternalID(ctx context.Context, mg resource.Managed, kind string, n int, id string) error {
-	return resource.IgnoreNotFound(r.patchStatus(ctx, RotatedName(kind, mg.GetUID(), n), map[string]any{"externalID": id}))
+	return resource.IgnoreNotFound(r.patchStatus(ctx, rotatedName(kind, mg.GetUID(), n), map[string]any{"externalID": id}))
 }
 
 // DeleteRotated removes the record of the key of rotation counter n, once
 // that key is verified gone from Coder.
 func (r *Store) DeleteRotated(ctx context.Context, mg resource.Managed, kind string, n int) error {
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: RotatedName(kind, mg.GetUID(), n)}}
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: rotatedName(kind, mg.GetUID(), n)}}
 	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)
 }
 

@@ -56,7 +56,7 @@ func TestRotatedRecordNamesParseBack(t *testing.T) {
 			}
 		})
 	}
-	if got := RotatedName("AIGatewayKey", uid, 0); got != Name("AIGatewayKey", uid) {
+	if got := rotatedName("AIGatewayKey", uid, 0); got != Name("AIGatewayKey", uid) {
 		t.Errorf("counter 0 record = %q, want the record name keys always had", got)
 	}
 }
@@ -86,7 +86,7 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := &clusterv1alpha1.CleanupRecord{}
-	if err := kube.Get(ctx, types.NamespacedName{Name: RotatedName("AIGatewayKey", mg.UID, 1)}, rec); err != nil {
+	if err := kube.Get(ctx, types.NamespacedName{Name: rotatedName("AIGatewayKey", mg.UID, 1)}, rec); err != nil {
 		t.Fatal(err)
 	}
 	if rec.Status.ExternalID != "" || rec.Status.CoderName != "gw-aaaaaaaa-r1" || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {
@@ -119,7 +119,7 @@ func TestRecordsCoverEveryKeyOfARotation(t *testing.T) {
 	}
 	want := map[string]string{
 		Name("AIGatewayKey", mg.UID):           clusterv1alpha1.CleanupPhaseAbandoned,
-		RotatedName("AIGatewayKey", mg.UID, 1): clusterv1alpha1.CleanupPhaseAbandoned,
+		rotatedName("AIGatewayKey", mg.UID, 1): clusterv1alpha1.CleanupPhaseAbandoned,
 		Name("AIGatewayKey", other.UID):        clusterv1alpha1.CleanupPhaseActive,
 	}
 	if diff := cmp.Diff(want, phases); diff != "" {
@@ -171,7 +171,7 @@ func TestAnImportedObjectGetsARecordOnlyWhenItsResourceHasNone(t *testing.T) {
 				}
 				return r.SetRotatedExternalID(ctx, mg, kind, 1, "imported-id")
 			},
-			want: map[string]string{RotatedName(kind, mg.UID, 1): "imported-id"},
+			want: map[string]string{rotatedName(kind, mg.UID, 1): "imported-id"},
 		},
 	}
 	for name, tc := range cases {
@@ -284,9 +284,9 @@ func TestEnsureWritesTheStatusOnlyOnItsOwnResourcesRecord(t *testing.T) {
 			if (err != nil) != tc.wantErr {
 				t.Fatalf("%s\nEnsure() = %v, want error %v", tc.reason, err, tc.wantErr)
 			}
-			var other *OtherDeploymentError
+			var other *otherDeploymentError
 			if got := errors.As(err, &other); got != tc.wantOther || (err != nil && tc.wantOther && strings.Contains(err.Error(), "delete it")) {
-				t.Errorf("%s\nEnsure() = %v; want an OtherDeploymentError: %t, never telling to delete the record", tc.reason, err, tc.wantOther)
+				t.Errorf("%s\nEnsure() = %v; want an otherDeploymentError: %t, never telling to delete the record", tc.reason, err, tc.wantOther)
 			}
 			rec := &clusterv1alpha1.CleanupRecord{}
 			if err := kube.Get(ctx, types.NamespacedName{Name: name}, rec); err != nil {

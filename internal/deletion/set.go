@@ -76,7 +76,7 @@ func (s Set) Rotations(kind string) []int {
 func (s Set) Origins() []Origin {
 	var out []Origin
 	for i := range s.recs {
-		if o := OriginOf(&s.recs[i]); o.DeploymentID != "" && !slices.Contains(out, o) {
+		if o := originOf(&s.recs[i]); o.DeploymentID != "" && !slices.Contains(out, o) {
 			out = append(out, o)
 		}
 	}

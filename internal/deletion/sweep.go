@@ -309,7 +309,7 @@ func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.Clea
 // managing reads every managed resource past the cache, since a stale read
 // could miss the resource that imported an object. From them and the
 // records each client's worker decides which objects of its Coder live
-// resources hold (LiveOwnersOf).
+// resources hold (liveOwnersOf).
 func (s *Sweeper) managing(ctx context.Context) ([]resource.Managed, error) {
 	var live []resource.Managed
 	for _, k := range apis.ManagedKinds() {

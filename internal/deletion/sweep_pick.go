@@ -105,7 +105,7 @@ func legacySweeperFor(configs []SweepConfig, id, ns string) (SweepPick, bool) {
 // entitled.
 func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) (*coder.Client, Origin) {
 	for {
-		sw, ok := SweeperFor(configs, OriginOf(rec), rec.Spec.ManagedResource.Namespace)
+		sw, ok := SweeperFor(configs, originOf(rec), rec.Spec.ManagedResource.Namespace)
 		if !ok {
 			return nil, Origin{}
 		}

@@ -125,7 +125,7 @@ func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client, 
 // sweepAll runs each client's work on a worker of its own and waits for
 // them for at most the sweep's wait. Records a worker has not settled by
 // then count as left. Each worker decides from recs and live what other
-// resources hold in its Coder (LiveOwnersOf).
+// resources hold in its Coder (liveOwnersOf).
 func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWork, recs []clusterv1alpha1.CleanupRecord, live []resource.Managed) Result {
 	type done struct{ swept, left int }
 	results := make(chan done, len(work))
@@ -138,7 +138,7 @@ func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWo
 		out.Left += w.len()
 		go func() {
 			defer s.release(cl)
-			swept, left := s.sweepClient(ctx, cl, w, LiveOwnersOf(recs, live, w.now))
+			swept, left := s.sweepClient(ctx, cl, w, liveOwnersOf(recs, live, w.now))
 			results <- done{swept, left}
 		}()
 	}
@@ -170,7 +170,7 @@ func (s *Sweeper) release(cl *coder.Client) {
 // kind: sweepObjects), calling Coder only until the budget ends; the
 // records are settled on ctx, which the budget does not end. An object a
 // live resource holds is left to it.
-func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWork, managing LiveOwners) (swept, left int) {
+func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWork, managing liveOwners) (swept, left int) {
 	// A cancellation, not a deadline: a cut request says nothing about
 	// Coder, so the client's breaker does not open on it.
 	// The budget bounds real time, not the grace's clock (s.now), which
