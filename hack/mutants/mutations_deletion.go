@@ -17,7 +17,8 @@ limitations under the License.
 package main
 
 // deletionMutations break issue 50's rules: one memory of sent deletes,
-// shared by the pass and a kind's own client.
+// shared by the pass and a kind's own client, and one step for the normal
+// path and the bounded pass.
 var deletionMutations = []Mutation{
 	{
 		// A rotation's delete is taken for the pass's: the bounded pass
@@ -39,6 +40,26 @@ var deletionMutations = []Mutation{
 		New:  "\tif false {\n",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestThePassNotesWhatItsKindDeletedWithinItsDelete$",
+	},
+	{
+		// The normal path takes a failed look for a verified absence: the
+		// finalizer goes while Coder still holds the object.
+		Name: "normal-failed-look-taken-for-gone",
+		File: "internal/deletion/decide.go",
+		Old:  "\t\tcase failed:\n\t\t\treturn StepRetry\n",
+		New:  "\t\tcase failed && false:\n\t\t\treturn StepRetry\n",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^(TestNextIsOneStepForTheNormalPathAndTheBoundedPass|TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject)$",
+	},
+	{
+		// The bounded pass deletes again after its one delete, and its
+		// bound no longer bounds.
+		Name: "bounded-pass-deletes-twice",
+		File: "internal/deletion/decide.go",
+		Old:  "\tif r.Deleted || r.NoClient || failed || !r.Existed {\n",
+		New:  "\tif r.NoClient || failed || !r.Existed {\n",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^(TestNextIsOneStepForTheNormalPathAndTheBoundedPass|TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete)$",
 	},
 }
 

@@ -25,6 +25,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
 
@@ -48,17 +49,18 @@ func (b *boundedPass[R]) Observe(ctx context.Context, mg R) (managed.ExternalObs
 	rel, uid := b.n.pass.Releases, mg.GetUID()
 	rel.forget(uid)
 	var r PassResult
+	var f finding
 	if last, sent := rel.lastDelete(uid); sent {
 		// An earlier reconcile sent this pass's one delete: this look
 		// verifies it.
 		r = b.verify(ctx, mg, last.err)
 		rel.verified(uid)
 	} else {
-		var f finding
-		if f, r = b.first(ctx, mg); r.Existed && r.ObserveErr == nil && r.RecordsErr == nil {
-			b.n.found = f
-			return managed.ExternalObservation{ResourceExists: true}, nil
-		}
+		f, r = b.first(ctx, mg)
+	}
+	if Next(hold.ModeBoundedPass, r) == StepDelete {
+		b.n.found = f
+		return managed.ExternalObservation{ResourceExists: true}, nil
 	}
 	b.end(ctx, mg, r)
 	return managed.ExternalObservation{ResourceExists: false}, nil
@@ -77,7 +79,7 @@ func (b *boundedPass[R]) first(ctx context.Context, mg R) (finding, PassResult) 
 // verify is the look after the pass's delete, which failed with deleteErr
 // or was accepted.
 func (b *boundedPass[R]) verify(ctx context.Context, mg R, deleteErr error) PassResult {
-	r := PassResult{Existed: true, DeleteErr: deleteErr}
+	r := PassResult{Deleted: true, Existed: true, DeleteErr: deleteErr}
 	switch {
 	case deleteErr != nil:
 		return r

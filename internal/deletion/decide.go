@@ -25,6 +25,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
 )
 
 // A PassResult is what one bounded pass saw of a resource's object in
@@ -33,6 +34,8 @@ type PassResult struct {
 	// NoClient: no Coder client could be built (ProviderConfig or its
 	// credentials gone).
 	NoClient bool
+	// Deleted: the bounded pass sent its one delete before this look.
+	Deleted bool
 	// ObserveErr is the failure of the first look; Existed its answer.
 	ObserveErr error
 	Existed    bool
@@ -66,6 +69,46 @@ type PassOutcome struct {
 	// DeleteFailed is the failure class to count as a failed external
 	// delete; empty when no delete failed.
 	DeleteFailed string
+}
+
+// A Step is what a deleting resource does after a look.
+type Step string
+
+// The steps.
+const (
+	// StepDelete: something of the resource's is left in Coder; Delete
+	// deletes it, and the next reconcile's look verifies.
+	StepDelete Step = "Delete"
+	// StepRetry: the look failed; the finalizer stays and the reconciler
+	// retries.
+	StepRetry Step = "Retry"
+	// StepEnd: the look found nothing left, a verified absence, or the
+	// bounded pass ends; DecidePass says whether without a delete.
+	StepEnd Step = "End"
+)
+
+// Next decides, for the normal path and the bounded pass alike, what a
+// deleting resource does after a look (r). The normal path deletes what
+// is left and retries every failure, for as long as its ProviderConfig
+// holds. The bounded pass deletes once what its first look found, and ends
+// after the look that follows its delete, or at a first look that fails or
+// finds nothing: DecidePass then decides between a verified absence and a
+// release without delete.
+func Next(mode hold.Mode, r PassResult) Step {
+	failed := r.ObserveErr != nil || r.RecordsErr != nil
+	if mode != hold.ModeBoundedPass {
+		switch {
+		case failed:
+			return StepRetry
+		case r.Existed:
+			return StepDelete
+		}
+		return StepEnd
+	}
+	if r.Deleted || r.NoClient || failed || !r.Existed {
+		return StepEnd
+	}
+	return StepDelete
 }
 
 // DecidePass decides how a bounded pass ends. Only a verified absence (a

@@ -18,6 +18,7 @@ package deletion
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,6 +30,7 @@ import (
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/hold"
 )
 
 func TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified(t *testing.T) {
@@ -181,6 +183,33 @@ func TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone(t *testing
 		t.Run(name, func(t *testing.T) {
 			if got := Stalled(tc.mg, !tc.disabled); got != tc.want {
 				t.Errorf("%s\nStalled(...) = %q, want %q", tc.reason, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestNextIsOneStepForTheNormalPathAndTheBoundedPass(t *testing.T) {
+	down := errors.New("coder down")
+	cases := map[string]struct {
+		reason string
+		mode   hold.Mode
+		in     PassResult
+		want   Step
+	}{
+		"NormalLeft":          {reason: "Something is left: delete it.", mode: hold.ModeNormal, in: PassResult{Existed: true}, want: StepDelete},
+		"NormalGone":          {reason: "A look that finds nothing is a verified absence.", mode: hold.ModeNormal, in: PassResult{}, want: StepEnd},
+		"NormalLookFailed":    {reason: "While the ProviderConfig holds, a failed look is retried, never taken for gone.", mode: hold.ModeNormal, in: PassResult{ObserveErr: down}, want: StepRetry},
+		"NormalRecordsFailed": {reason: "So is a failed look at what the records name, whatever the own look found.", mode: hold.ModeNormal, in: PassResult{Existed: true, RecordsErr: down}, want: StepRetry},
+		"BoundedLeft":         {reason: "The bounded pass deletes once what its first look found.", mode: hold.ModeBoundedPass, in: PassResult{Existed: true}, want: StepDelete},
+		"BoundedGone":         {reason: "A first look that finds nothing ends the pass: verified.", mode: hold.ModeBoundedPass, in: PassResult{}, want: StepEnd},
+		"BoundedLookFailed":   {reason: "A first look that fails ends the pass: DecidePass releases without delete.", mode: hold.ModeBoundedPass, in: PassResult{Existed: true, ObserveErr: down}, want: StepEnd},
+		"BoundedNoClient":     {reason: "Without a client there is nothing to try.", mode: hold.ModeBoundedPass, in: PassResult{NoClient: true}, want: StepEnd},
+		"BoundedAfterDelete":  {reason: "The look after the pass's one delete ends the pass, whatever it finds: no second delete.", mode: hold.ModeBoundedPass, in: PassResult{Deleted: true, Existed: true, StillThere: true}, want: StepEnd},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := Next(tc.mode, tc.in); got != tc.want {
+				t.Errorf("%s\nNext(%s, %+v) = %s, want %s", tc.reason, tc.mode, tc.in, got, tc.want)
 			}
 		})
 	}

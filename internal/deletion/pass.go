@@ -186,15 +186,17 @@ func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservat
 		return managed.ExternalObservation{}, err
 	}
 	f, observeErr, recordsErr := n.seek(ctx, mg, false)
-	if err := cmp.Or(observeErr, recordsErr); err != nil {
-		return managed.ExternalObservation{}, err
-	}
-	n.found = f
-	if !f.exists() {
-		n.pass.Releases.verified(mg.GetUID())
-	}
 	o := f.obs
-	o.ResourceExists = f.exists()
+	switch Next(hold.ModeNormal, PassResult{ObserveErr: observeErr, RecordsErr: recordsErr, Existed: f.exists()}) {
+	case StepRetry:
+		return managed.ExternalObservation{}, cmp.Or(observeErr, recordsErr)
+	case StepDelete:
+		n.found = f
+		o.ResourceExists = true
+	default:
+		n.pass.Releases.verified(mg.GetUID())
+		o.ResourceExists = false
+	}
 	return o, nil
 }
 
