@@ -18,7 +18,7 @@ limitations under the License.
 // plane, so that the provider is installed and given its RBAC by
 // Crossplane's own code rather than by our reading of it.
 //
-// Crossplane v2.1.3 (cmd/crossplane) is built from the Go module proxy by
+// Crossplane (cmd/crossplane) is built from the Go module proxy by
 // cluster/local/build-crossplane.sh and runs as two processes: the core
 // (package manager) with --package-runtime=External, and the RBAC manager.
 // The External runtime installs a package's CRDs and records its revisions
@@ -29,6 +29,10 @@ limitations under the License.
 //
 // Packages come from a registry on loopback (Registry), installed with a
 // Provider object as the docs tell users.
+//
+// The release is the newest the package supports (versions.env's
+// CROSSPLANE_VERSION), or with EnvFloor set the oldest
+// (CROSSPLANE_FLOOR_VERSION), which `make crossplane-floor` runs.
 package crossplane
 
 import (
@@ -72,17 +76,41 @@ const (
 	clientSecret = "crossplane-tls-client"
 )
 
+// EnvFloor, set to any value, runs the oldest Crossplane release the
+// package supports instead of the newest: the build module
+// cluster/local/crossplane-floor, built by build-crossplane.sh --floor.
+const EnvFloor = "PROVIDER_CODER_CROSSPLANE_FLOOR"
+
+// A release is one of the two Crossplane releases the tests run: its build
+// module in cluster/local, the build script's arguments and the make target
+// that builds it.
+type release struct {
+	module, target string
+	args           []string
+}
+
+// chosen is the release EnvFloor chooses.
+func chosen() release {
+	if os.Getenv(EnvFloor) != "" {
+		return release{module: "crossplane-floor", target: "crossplane-floor", args: []string{"--floor"}}
+	}
+	return release{module: "crossplane", target: "crossplane"}
+}
+
 // Binary returns the path of the Crossplane binary that
 // cluster/local/build-crossplane.sh built, or an error saying how to build
 // it.
 func Binary() (string, error) {
-	out, err := exec.Command(filepath.Join(crds.RepoRoot(), "cluster", "local", "build-crossplane.sh"), "--print-path").Output()
+	r := chosen()
+	script := strings.Join(append([]string{"cluster/local/build-crossplane.sh"}, r.args...), " ")
+	cmd := exec.Command(filepath.Join(crds.RepoRoot(), "cluster", "local", "build-crossplane.sh"), append(slices.Clone(r.args), "--print-path")...)
+	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("cluster/local/build-crossplane.sh --print-path: %w", err)
+		return "", fmt.Errorf("%s --print-path: %w", script, err)
 	}
 	bin := strings.TrimSpace(string(out))
 	if fi, err := os.Stat(bin); err != nil || fi.Mode().Perm()&0o111 == 0 {
-		return "", fmt.Errorf("no Crossplane binary at %s; run `make crossplane` (cluster/local/build-crossplane.sh) to build it", bin)
+		return "", fmt.Errorf("no Crossplane binary at %s; run `make %s` (%s) to build it", bin, r.target, script)
 	}
 	return bin, nil
 }
@@ -91,7 +119,7 @@ func Binary() (string, error) {
 // CRDs (the files its image carries in /crds).
 func moduleDir() (string, error) {
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/crossplane/crossplane/v2")
-	cmd.Dir = filepath.Join(crds.RepoRoot(), "cluster", "local", "crossplane")
+	cmd.Dir = filepath.Join(crds.RepoRoot(), "cluster", "local", chosen().module)
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	out, err := cmd.Output()
 	if err != nil {
