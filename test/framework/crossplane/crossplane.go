@@ -150,18 +150,25 @@ type Crossplane struct {
 // container does), then the core with --package-runtime=External and the RBAC
 // manager, in dir. Webhooks are off: the API server could not reach them.
 func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (*Crossplane, error) {
-	return startWith(ctx, cp, kube, dir, "External")
+	return startWith(ctx, cp, kube, dir, "External", "--activation=*")
 }
 
 // StartDeploymentRuntime starts Crossplane as Start does, with its default
 // package runtime, Deployment: Crossplane makes each provider's Deployment
 // itself (the test bed has no kubelet to run it). Only one Crossplane runs
 // on a machine at a time: the RBAC manager's metrics port is fixed.
+//
+// It installs no activation policy, as a Helm install with
+// provider.defaultActivations empty: the install guide says the package's
+// managed resource definitions are active whatever the policies say (it
+// does not declare SafeStart), and its test checks them active.
 func StartDeploymentRuntime(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (*Crossplane, error) {
 	return startWith(ctx, cp, kube, dir, "Deployment")
 }
 
-func startWith(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir, runtime string) (_ *Crossplane, err error) {
+// startWith starts Crossplane with the package runtime runtime, its init
+// given the flags initFlags.
+func startWith(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir, runtime string, initFlags ...string) (_ *Crossplane, err error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
@@ -199,7 +206,7 @@ func startWith(ctx context.Context, cp *controlplane.ControlPlane, kube client.C
 	defer cancel()
 	var out []byte
 	for attempt := 1; ; attempt++ {
-		initCmd := exec.CommandContext(initCtx, bin, "core", "init", "--activation=*", "--enable-webhooks=false")
+		initCmd := exec.CommandContext(initCtx, bin, append([]string{"core", "init", "--enable-webhooks=false"}, initFlags...)...)
 		initCmd.Env = append(slices.Clone(env), "CRDS_PATH="+filepath.Join(src, "cluster", "crds"))
 		if out, err = initCmd.CombinedOutput(); err == nil {
 			break
