@@ -31,7 +31,7 @@ SLOW_PKGS        := ./test/crossplane ./test/docs ./test/argocdsync
 
 .PHONY: help
 help: ## Show the targets.
-	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-14s %s\n", $$1, $$2}'
+	@grep -E '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
 
 .PHONY: generate
 generate: ## Regenerate deepcopy, managed-resource methods, package/crds and docs/reference/api.md from the API types.
@@ -60,6 +60,18 @@ coder: postgres ## Build (once per version, cached outside the checkout) the tes
 .PHONY: crossplane
 crossplane: ## Build (once per version, cached outside the checkout) Crossplane core and RBAC manager, which test/crossplane runs with the External package runtime.
 	cluster/local/build-crossplane.sh
+
+# The oldest Crossplane release the package admits (versions.env's
+# CROSSPLANE_FLOOR_VERSION, the floor of package/crossplane.yaml's
+# constraint), built in its own module, cluster/local/crossplane-floor.
+# `make test` runs only the newest (CROSSPLANE_VERSION): a second cold
+# Crossplane build would add tens of minutes to every cold CI run. A release
+# runs this target before it is tagged.
+.PHONY: crossplane-floor
+crossplane-floor: controlplane ## Before a release: build (cached) the oldest Crossplane the package admits and install, upgrade and uninstall the package with it (test/crossplane).
+	cluster/local/build-crossplane.sh --floor >/dev/null
+	PROVIDER_CODER_CROSSPLANE_FLOOR=1 PROVIDER_CODER_REQUIRE_CONTROLPLANE=1 \
+		$(GO) test -count=1 -v -timeout 30m ./test/crossplane/
 
 .PHONY: argocd
 argocd: ## Build (once per version, cached outside the checkout) Argo CD's application controller and repo server, which test/argocdsync runs.

@@ -14,14 +14,20 @@
 # limitations under the License.
 
 # Builds Crossplane (cmd/crossplane: `crossplane core` and `crossplane rbac`)
-# from the Go module proxy at the version pinned in versions.env, into a cache
+# from the Go module proxy at a version pinned in versions.env, into a cache
 # directory outside the checkout named for that version and a hash of the
 # build module, as build-coder.sh does for Coder. The tests run it as
 # processes against the local control plane with --package-runtime=External
 # (test/crossplane). The binary's path is printed as the last line of stdout;
 # progress goes to stderr.
 #
-# Usage: cluster/local/build-crossplane.sh [--print-path]
+# Two versions are pinned, each with its build module: the newest the package
+# supports (CROSSPLANE_VERSION, crossplane/), which `make test` runs, and the
+# oldest (CROSSPLANE_FLOOR_VERSION, crossplane-floor/), which
+# `make crossplane-floor` runs before a release.
+#
+# Usage: cluster/local/build-crossplane.sh [--floor] [--print-path]
+#   --floor       the oldest supported version instead of the newest.
 #   --print-path  only print the binary's path, build nothing.
 #
 # Environment:
@@ -33,22 +39,33 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "${here}/versions.env"
 
 log() { echo "build-crossplane.sh: $*" >&2; }
+usage() { echo "usage: $0 [--floor] [--print-path]" >&2; exit 2; }
 
-if ! grep -qE -- "^\s*github.com/crossplane/crossplane/v2 ${CROSSPLANE_VERSION}( |$)" "${here}/crossplane/go.mod"; then
-  log "crossplane/go.mod does not require github.com/crossplane/crossplane/v2 ${CROSSPLANE_VERSION}; update it to match versions.env"
+module=crossplane
+version=${CROSSPLANE_VERSION}
+print_path=""
+for arg in "$@"; do
+  case "${arg}" in
+    --floor) module=crossplane-floor; version=${CROSSPLANE_FLOOR_VERSION} ;;
+    --print-path) print_path=1 ;;
+    *) usage ;;
+  esac
+done
+
+if ! grep -qE -- "^\s*github.com/crossplane/crossplane/v2 ${version}( |$)" "${here}/${module}/go.mod"; then
+  log "${module}/go.mod does not require github.com/crossplane/crossplane/v2 ${version}; update it to match versions.env"
   exit 1
 fi
 
-hash=$(cat "${here}/crossplane/go.mod" "${here}/crossplane/go.sum" "${here}/build-crossplane.sh" | sha256sum | cut -c1-12)
+hash=$(cat "${here}/${module}/go.mod" "${here}/${module}/go.sum" "${here}/build-crossplane.sh" | sha256sum | cut -c1-12)
 cache_root=${PROVIDER_CODER_CACHE:-${XDG_CACHE_HOME:-${HOME}/.cache}/provider-coder}
-dir="${cache_root}/crossplane/${CROSSPLANE_VERSION}-${hash}"
+dir="${cache_root}/crossplane/${version}-${hash}"
 bin="${dir}/crossplane"
 
-case "${1:-}" in
-  --print-path) echo "${bin}"; exit 0 ;;
-  "") ;;
-  *) echo "usage: $0 [--print-path]" >&2; exit 2 ;;
-esac
+if [[ -n "${print_path}" ]]; then
+  echo "${bin}"
+  exit 0
+fi
 
 mkdir -p "${dir}"
 
@@ -59,7 +76,7 @@ if command -v flock >/dev/null 2>&1; then
 fi
 
 if [[ -x "${bin}" ]]; then
-  log "crossplane ${CROSSPLANE_VERSION}: cached"
+  log "crossplane ${version}: cached"
   echo "${bin}"
   exit 0
 fi
@@ -75,15 +92,18 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# The version stamp is Crossplane's own (its Earthfile's ldflags): the
-# package manager checks a package's spec.crossplane.version against it, so
-# an unstamped build would refuse every package.
+# The version stamp is Crossplane's own (the ldflags of its Earthfile, and
+# from v2.2 of nix/build.nix): the package manager checks a package's
+# spec.crossplane.version against it, so an unstamped build would refuse
+# every package. v2.1 keeps the version in its internal/version, v2.2 on in
+# crossplane-runtime's pkg/version; the linker ignores an -X for a variable
+# the binary does not have, so both are set.
 export CGO_ENABLED=0 GOWORK=off
-log "crossplane ${CROSSPLANE_VERSION}: building (a few minutes cold)"
+log "crossplane ${version}: building (a few minutes cold)"
 start=${SECONDS}
 tmp=$(mktemp "${dir}/.crossplane.XXXXXX")
-go -C "${here}/crossplane" build -buildvcs=false -trimpath \
-  -ldflags "-s -w -X github.com/crossplane/crossplane/v2/internal/version.version=${CROSSPLANE_VERSION}" \
+go -C "${here}/${module}" build -buildvcs=false -trimpath \
+  -ldflags "-s -w -X github.com/crossplane/crossplane/v2/internal/version.version=${version} -X github.com/crossplane/crossplane-runtime/v2/pkg/version.version=${version}" \
   -o "${tmp}" github.com/crossplane/crossplane/v2/cmd/crossplane &
 child=$!
 wait "${child}"
@@ -91,5 +111,5 @@ child=""
 chmod 0755 "${tmp}"
 mv -f "${tmp}" "${bin}"
 tmp=""
-log "crossplane ${CROSSPLANE_VERSION}: built in $((SECONDS - start))s"
+log "crossplane ${version}: built in $((SECONDS - start))s"
 echo "${bin}"

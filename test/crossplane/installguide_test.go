@@ -86,7 +86,18 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 		}
 	})
 	d := providerDeployment(t, b.kube)
-	t.Run("every managed kind and the cleanup records are active ManagedResourceDefinitions", func(t *testing.T) {
+	t.Run("every managed kind and the cleanup records are active ManagedResourceDefinitions, with no activation policy", func(t *testing.T) {
+		// The guide says no ManagedResourceActivationPolicy is needed: with
+		// none in the cluster, what is active is what the package made so.
+		policies := &unstructured.UnstructuredList{}
+		policies.SetAPIVersion("apiextensions.crossplane.io/v1alpha1")
+		policies.SetKind("ManagedResourceActivationPolicyList")
+		if err := b.kube.List(t.Context(), policies); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range policies.Items {
+			t.Errorf("the ManagedResourceActivationPolicy %s exists; the guide and this bed install none", p.GetName())
+		}
 		l := &unstructured.UnstructuredList{}
 		l.SetAPIVersion("apiextensions.crossplane.io/v1alpha1")
 		l.SetKind("ManagedResourceDefinitionList")

@@ -159,7 +159,7 @@ func TestPackageCarriesCrossplaneYAMLAndEveryCRDOnce(t *testing.T) {
 		}
 		v, _ := lookup(got, "spec", "crossplane", "version").(string)
 		if want := testedRange(t, root); v != want {
-			t.Errorf("spec.crossplane.version = %q, want %q: the release the tests run, to its next minor", v, want)
+			t.Errorf("spec.crossplane.version = %q, want %q: from the floor release make crossplane-floor runs to the next minor of the release make test runs", v, want)
 		}
 	})
 
@@ -651,21 +651,27 @@ func lookup(m map[string]any, path ...string) any {
 }
 
 // testedRange is the Crossplane version constraint the tests cover: from
-// the Crossplane release test/crossplane runs (versions.env) to the next
-// minor, pre-releases of which are not admitted.
+// the oldest Crossplane release a test installs the package on
+// (versions.env's CROSSPLANE_FLOOR_VERSION, `make crossplane-floor`) to the
+// next minor of the newest (CROSSPLANE_VERSION, `make test`), pre-releases
+// of which are not admitted.
 func testedRange(t *testing.T, root string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(root, "cluster", "local", "versions.env"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(?m)^CROSSPLANE_VERSION=(v(\d+)\.(\d+)\.\d+)$`).FindStringSubmatch(string(b))
-	if m == nil {
-		t.Fatal("no CROSSPLANE_VERSION=vX.Y.Z in versions.env")
+	pin := func(key string) []string {
+		m := regexp.MustCompile(`(?m)^` + key + `=(v(\d+)\.(\d+)\.\d+)$`).FindStringSubmatch(string(b))
+		if m == nil {
+			t.Fatalf("no %s=vX.Y.Z in versions.env", key)
+		}
+		return m
 	}
-	minor, err := strconv.Atoi(m[3])
+	floor, newest := pin("CROSSPLANE_FLOOR_VERSION"), pin("CROSSPLANE_VERSION")
+	minor, err := strconv.Atoi(newest[3])
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fmt.Sprintf(">=%s, <v%s.%d.0-0", m[1], m[2], minor+1)
+	return fmt.Sprintf(">=%s, <v%s.%d.0-0", floor[1], newest[2], minor+1)
 }

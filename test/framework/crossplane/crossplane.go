@@ -18,7 +18,7 @@ limitations under the License.
 // plane, so that the provider is installed and given its RBAC by
 // Crossplane's own code rather than by our reading of it.
 //
-// Crossplane v2.1.3 (cmd/crossplane) is built from the Go module proxy by
+// Crossplane (cmd/crossplane) is built from the Go module proxy by
 // cluster/local/build-crossplane.sh and runs as two processes: the core
 // (package manager) with --package-runtime=External, and the RBAC manager.
 // The External runtime installs a package's CRDs and records its revisions
@@ -29,6 +29,10 @@ limitations under the License.
 //
 // Packages come from a registry on loopback (Registry), installed with a
 // Provider object as the docs tell users.
+//
+// The release is the newest the package supports (versions.env's
+// CROSSPLANE_VERSION), or with EnvFloor set the oldest
+// (CROSSPLANE_FLOOR_VERSION), which `make crossplane-floor` runs.
 package crossplane
 
 import (
@@ -72,17 +76,41 @@ const (
 	clientSecret = "crossplane-tls-client"
 )
 
+// EnvFloor, set to any value, runs the oldest Crossplane release the
+// package supports instead of the newest: the build module
+// cluster/local/crossplane-floor, built by build-crossplane.sh --floor.
+const EnvFloor = "PROVIDER_CODER_CROSSPLANE_FLOOR"
+
+// A release is one of the two Crossplane releases the tests run: its build
+// module in cluster/local, the build script's arguments and the make target
+// that builds it.
+type release struct {
+	module, target string
+	args           []string
+}
+
+// chosen is the release EnvFloor chooses.
+func chosen() release {
+	if os.Getenv(EnvFloor) != "" {
+		return release{module: "crossplane-floor", target: "crossplane-floor", args: []string{"--floor"}}
+	}
+	return release{module: "crossplane", target: "crossplane"}
+}
+
 // Binary returns the path of the Crossplane binary that
 // cluster/local/build-crossplane.sh built, or an error saying how to build
 // it.
 func Binary() (string, error) {
-	out, err := exec.Command(filepath.Join(crds.RepoRoot(), "cluster", "local", "build-crossplane.sh"), "--print-path").Output()
+	r := chosen()
+	script := strings.Join(append([]string{"cluster/local/build-crossplane.sh"}, r.args...), " ")
+	cmd := exec.Command(filepath.Join(crds.RepoRoot(), "cluster", "local", "build-crossplane.sh"), append(slices.Clone(r.args), "--print-path")...)
+	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("cluster/local/build-crossplane.sh --print-path: %w", err)
+		return "", fmt.Errorf("%s --print-path: %w", script, err)
 	}
 	bin := strings.TrimSpace(string(out))
 	if fi, err := os.Stat(bin); err != nil || fi.Mode().Perm()&0o111 == 0 {
-		return "", fmt.Errorf("no Crossplane binary at %s; run `make crossplane` (cluster/local/build-crossplane.sh) to build it", bin)
+		return "", fmt.Errorf("no Crossplane binary at %s; run `make %s` (%s) to build it", bin, r.target, script)
 	}
 	return bin, nil
 }
@@ -91,7 +119,7 @@ func Binary() (string, error) {
 // CRDs (the files its image carries in /crds).
 func moduleDir() (string, error) {
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/crossplane/crossplane/v2")
-	cmd.Dir = filepath.Join(crds.RepoRoot(), "cluster", "local", "crossplane")
+	cmd.Dir = filepath.Join(crds.RepoRoot(), "cluster", "local", chosen().module)
 	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
 	out, err := cmd.Output()
 	if err != nil {
@@ -122,18 +150,25 @@ type Crossplane struct {
 // container does), then the core with --package-runtime=External and the RBAC
 // manager, in dir. Webhooks are off: the API server could not reach them.
 func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (*Crossplane, error) {
-	return startWith(ctx, cp, kube, dir, "External")
+	return startWith(ctx, cp, kube, dir, "External", "--activation=*")
 }
 
 // StartDeploymentRuntime starts Crossplane as Start does, with its default
 // package runtime, Deployment: Crossplane makes each provider's Deployment
 // itself (the test bed has no kubelet to run it). Only one Crossplane runs
 // on a machine at a time: the RBAC manager's metrics port is fixed.
+//
+// It installs no activation policy, as a Helm install with
+// provider.defaultActivations empty: the install guide says the package's
+// managed resource definitions are active whatever the policies say (it
+// does not declare SafeStart), and its test checks them active.
 func StartDeploymentRuntime(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (*Crossplane, error) {
 	return startWith(ctx, cp, kube, dir, "Deployment")
 }
 
-func startWith(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir, runtime string) (_ *Crossplane, err error) {
+// startWith starts Crossplane with the package runtime runtime, its init
+// given the flags initFlags.
+func startWith(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir, runtime string, initFlags ...string) (_ *Crossplane, err error) {
 	bin, err := Binary()
 	if err != nil {
 		return nil, err
@@ -171,7 +206,7 @@ func startWith(ctx context.Context, cp *controlplane.ControlPlane, kube client.C
 	defer cancel()
 	var out []byte
 	for attempt := 1; ; attempt++ {
-		initCmd := exec.CommandContext(initCtx, bin, "core", "init", "--activation=*", "--enable-webhooks=false")
+		initCmd := exec.CommandContext(initCtx, bin, append([]string{"core", "init", "--enable-webhooks=false"}, initFlags...)...)
 		initCmd.Env = append(slices.Clone(env), "CRDS_PATH="+filepath.Join(src, "cluster", "crds"))
 		if out, err = initCmd.CombinedOutput(); err == nil {
 			break

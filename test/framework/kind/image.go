@@ -138,13 +138,15 @@ func packageYAML(img v1.Image) ([]byte, error) {
 	}
 }
 
-// CrossplaneImage is the image crossplane-v2.1.3.yaml runs Crossplane from.
+// CrossplaneImage is the image crossplane-v2.1.3.yaml runs Crossplane from:
+// the floor release of cluster/local/versions.env (CROSSPLANE_FLOOR_VERSION),
+// the chart of which was rendered; make test runs the newest without kind.
 const CrossplaneImage = "xpkg.crossplane.io/crossplane/crossplane:v2.1.3"
 
 // BuildCrossplaneImage writes Crossplane's image as a docker-archive tarball
 // tagged CrossplaneImage, for a cluster that reaches no registry: the
 // layout of Crossplane's own image (its Earthfile's image target): the
-// binary cluster/local/build-crossplane.sh built, its core CRDs in /crds
+// binary cluster/local/build-crossplane.sh --floor built, its core CRDs in /crds
 // and webhook configurations in /webhookconfigurations, which `crossplane
 // core init` applies, run as 65532. crossplaneBin must be built for arch.
 func BuildCrossplaneImage(root, arch, crossplaneBin, out string) error {
@@ -152,7 +154,7 @@ func BuildCrossplaneImage(root, arch, crossplaneBin, out string) error {
 	if err != nil {
 		return err
 	}
-	mod, err := moduleDir(filepath.Join(root, "cluster", "local", "crossplane"), "github.com/crossplane/crossplane/v2")
+	mod, err := moduleDir(filepath.Join(root, "cluster", "local", "crossplane-floor"), "github.com/crossplane/crossplane/v2")
 	if err != nil {
 		return err
 	}

@@ -103,7 +103,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if engine == Podman { // no registry: the node and Crossplane's images are built here
 		steps = append(steps,
 			step{"build the offline node image (cluster/kind/node/build.sh)", r.buildNodeImage},
-			step{"build Crossplane's image (cluster/local/build-crossplane.sh)", r.buildCrossplaneImage})
+			step{"build Crossplane's image (cluster/local/build-crossplane.sh --floor)", r.buildCrossplaneImage})
 	}
 	steps = append(steps, []step{
 		{"build the provider image and package (make xpkg)", r.makeXpkg},
@@ -249,7 +249,7 @@ func (r *runner) finish(ctx context.Context, runErr error) error {
 
 func (r *runner) buildCrossplaneImage(ctx context.Context) error {
 	var stdout strings.Builder
-	cmd := exec.CommandContext(ctx, filepath.Join(r.o.Root, "cluster", "local", "build-crossplane.sh"))
+	cmd := exec.CommandContext(ctx, filepath.Join(r.o.Root, "cluster", "local", "build-crossplane.sh"), "--floor")
 	cmd.Dir, cmd.Stdout, cmd.Stderr = r.o.Root, &stdout, r.o.Out
 	if err := cmd.Run(); err != nil {
 		return err

@@ -20,9 +20,10 @@ limitations under the License.
 //
 // Crossplane's RBAC manager grants a provider's ServiceAccount one "system"
 // ClusterRole. Its rules are not computed here: test/crossplane installs the
-// package through the real Crossplane (v2.1.3, built from the module proxy),
-// reads the ClusterRole its RBAC manager created, and compares it with
-// RecordedFile, which `go test ./test/crossplane -run
+// package through the real Crossplane (built from the module proxy: the
+// newest release the package admits in `make test`, the oldest in
+// `make crossplane-floor`), reads the ClusterRole its RBAC manager created,
+// and compares it with RecordedFile, which `go test ./test/crossplane -run
 // TestCrossplaneInstallsTheProvider -update` rewrites. The tests that do not
 // run Crossplane (the scenario suite, the interleavings, the benchmark)
 // grant the recorded rules.
@@ -145,8 +146,10 @@ func (p *Package) addExtra(raw map[string]any) error {
 	return fmt.Errorf("unexpected kind %v", raw["kind"])
 }
 
-// RecordedFile holds the rules of the system ClusterRole Crossplane
-// v2.1.3's RBAC manager created for the package, relative to the checkout.
+// RecordedFile holds the rules of the system ClusterRole Crossplane's RBAC
+// manager created for the package, relative to the checkout: the same on
+// every release the package admits, since test/crossplane compares it on the
+// newest and on the oldest.
 const RecordedFile = "test/framework/packagerbac/crossplane-system-role.yaml"
 
 //go:embed crossplane-system-role.yaml
@@ -171,8 +174,10 @@ func Record(root string, rules []rbacv1.PolicyRule) error {
 	if err != nil {
 		return err
 	}
-	header := "# The system ClusterRole Crossplane v2.1.3's RBAC manager created for\n" +
-		"# provider-coder's package, as test/crossplane read it. Do not edit: run\n" +
+	header := "# The system ClusterRole Crossplane's RBAC manager created for\n" +
+		"# provider-coder's package, as test/crossplane read it (make test and\n" +
+		"# make crossplane-floor compare it on the newest and the oldest Crossplane\n" +
+		"# the package admits). Do not edit: run\n" +
 		"#   go test ./test/crossplane -run TestCrossplaneInstallsTheProvider -update\n"
 	return os.WriteFile(filepath.Join(root, RecordedFile), append([]byte(header), b...), 0o644) //nolint:gosec // a source file
 }

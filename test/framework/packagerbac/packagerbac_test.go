@@ -74,7 +74,7 @@ func TestExtraRBACAsksOnlyForWhatTheRecordedSystemRoleLacks(t *testing.T) {
 			}
 		}
 		if Allows(system, r.Group, r.Plural, "delete") {
-			t.Errorf("the system role allows delete on %s.%s; Crossplane v2.1.3 does not grant it", r.Plural, r.Group)
+			t.Errorf("the system role allows delete on %s.%s; Crossplane does not grant it", r.Plural, r.Group)
 		}
 	}
 	if len(p.Extra.Rules) == 0 {
