@@ -142,8 +142,8 @@ var Mutations = []Mutation{
 		// long as the Coder keeps answering.
 		Name: "no-sweep-budget",
 		File: "internal/deletion/sweep_share.go",
-		Old:  "\tt := time.AfterFunc(w.per, func() { cancel(errBudgetSpent(w.per)) })\n",
-		New:  "\tt := time.AfterFunc(time.Hour, func() { cancel(errBudgetSpent(w.per)) })\n",
+		Old:  "\tt := time.AfterFunc(w.per, func() { cancel(errShareSpent(w.per)) })\n",
+		New:  "\tt := time.AfterFunc(time.Hour, func() { cancel(errShareSpent(w.per)) })\n",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep$",
 	},

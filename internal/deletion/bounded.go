@@ -36,7 +36,7 @@ import (
 // object gone, so the reconciler lets the finalizer go. A pass that finds
 // nothing, or cannot look, ends at its first Observe.
 type boundedPass[R resource.Managed] struct {
-	n *normal[R]
+	n *untilGone[R]
 }
 
 func (b *boundedPass[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
@@ -49,7 +49,7 @@ func (b *boundedPass[R]) Observe(ctx context.Context, mg R) (managed.ExternalObs
 	rel, uid := b.n.pass.Releases, mg.GetUID()
 	rel.forget(uid)
 	var r PassResult
-	var f finding
+	var f lookResult
 	if last, sent := rel.lastDelete(uid); sent {
 		// An earlier reconcile sent this pass's one delete: this look
 		// verifies it.
@@ -68,11 +68,11 @@ func (b *boundedPass[R]) Observe(ctx context.Context, mg R) (managed.ExternalObs
 
 // first is the pass's first look, at the resource's own object and at what
 // its records name, so its one delete removes both.
-func (b *boundedPass[R]) first(ctx context.Context, mg R) (finding, PassResult) {
+func (b *boundedPass[R]) first(ctx context.Context, mg R) (lookResult, PassResult) {
 	if b.n.inner == nil {
-		return finding{}, PassResult{NoClient: true}
+		return lookResult{}, PassResult{NoClient: true}
 	}
-	f, observeErr, recordsErr := b.n.seek(ctx, mg, true)
+	f, observeErr, recordsErr := b.n.lookLeft(ctx, mg, true)
 	return f, PassResult{ObserveErr: observeErr, RecordsErr: recordsErr, Existed: f.exists()}
 }
 
@@ -87,7 +87,7 @@ func (b *boundedPass[R]) verify(ctx context.Context, mg R, deleteErr error) Pass
 		r.NoClient = true
 		return r
 	}
-	f, observeErr, recordsErr := b.n.seek(ctx, mg, true)
+	f, observeErr, recordsErr := b.n.lookLeft(ctx, mg, true)
 	r.AfterErr, r.RecordsErr, r.StillThere = observeErr, recordsErr, f.exists()
 	return r
 }

@@ -139,35 +139,35 @@ func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (Set, Or
 // reconciler calls neither for a deleting resource whose policies exclude
 // Delete (it lets go at once), so the pass does not ask again.
 func Wrap[R resource.Managed](p Pass, inner managed.TypedExternalClient[R]) managed.TypedExternalClient[R] {
-	n := &normal[R]{inner: inner, pass: p}
+	n := &untilGone[R]{inner: inner, pass: p}
 	if p.Mode == hold.ModeBoundedPass {
 		return &boundedPass[R]{n: n}
 	}
 	return n
 }
 
-// normal is the usual path: failures are errors, so the reconciler keeps the
+// untilGone is the normal path: failures are errors, so the reconciler keeps the
 // finalizer and retries while the ProviderConfig holds.
-type normal[R resource.Managed] struct {
+type untilGone[R resource.Managed] struct {
 	inner managed.TypedExternalClient[R]
 	pass  Pass
 	// found is what a deleting resource's Observe found for Delete.
-	found finding
+	found lookResult
 }
 
 // A finding is what a deleting resource's Observe found left in Coder.
-type finding struct {
+type lookResult struct {
 	// obs is the resource's own look.
 	obs managed.ExternalObservation
 	// left is what its records name that its own look did not find.
 	left Leftovers
 }
 
-func (f finding) exists() bool { return f.obs.ResourceExists || !f.left.empty() }
+func (f lookResult) exists() bool { return f.obs.ResourceExists || !f.left.empty() }
 
 // ids are the Coder ids of what f found: the resource's own object by its
 // external name, and what its records name.
-func (f finding) ids(mg resource.Managed) []string {
+func (f lookResult) ids(mg resource.Managed) []string {
 	ids := f.left.ids()
 	if f.obs.ResourceExists {
 		ids = append(ids, meta.GetExternalName(mg))
@@ -175,7 +175,7 @@ func (f finding) ids(mg resource.Managed) []string {
 	return ids
 }
 
-func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
+func (n *untilGone[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
 	if !meta.WasDeleted(mg) {
 		return n.observe(ctx, mg)
 	}
@@ -185,7 +185,7 @@ func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservat
 	if gone, err := n.neverAttempted(ctx, mg); gone || err != nil {
 		return managed.ExternalObservation{}, err
 	}
-	f, observeErr, recordsErr := n.seek(ctx, mg, false)
+	f, observeErr, recordsErr := n.lookLeft(ctx, mg, false)
 	o := f.obs
 	switch Next(hold.ModeNormal, PassResult{ObserveErr: observeErr, RecordsErr: recordsErr, Existed: f.exists()}) {
 	case StepRetry:
@@ -204,7 +204,7 @@ func (n *normal[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservat
 // nothing or all is set, what its records name. The first error is of the
 // own look (or of finding which Coder made the object), the second of the
 // records' look.
-func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, error) {
+func (n *untilGone[R]) lookLeft(ctx context.Context, mg R, all bool) (lookResult, error, error) {
 	// The list the records' look may go by: one sent during this look,
 	// or after Coder answered the resource's last delete (a deleting
 	// resource makes none since).
@@ -214,13 +214,13 @@ func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, e
 	}
 	recs, now, err := n.pass.otherDeployment(ctx, mg)
 	if err != nil {
-		return finding{}, err, nil
+		return lookResult{}, err, nil
 	}
 	o, err := n.observe(ctx, mg)
 	if err != nil {
-		return finding{}, err, nil
+		return lookResult{}, err, nil
 	}
-	f := finding{obs: o}
+	f := lookResult{obs: o}
 	if o.ResourceExists && !all {
 		return f, nil, nil
 	}
@@ -245,7 +245,7 @@ func (n *normal[R]) seek(ctx context.Context, mg R, all bool) (finding, error, e
 	return f, nil, err
 }
 
-func (n *normal[R]) observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
+func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
 	before := meta.GetExternalName(mg)
 	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
 		// Another resource owns the object this one names: nothing is
@@ -287,7 +287,7 @@ func (n *normal[R]) observe(ctx context.Context, mg R) (managed.ExternalObservat
 // protection of managed objects go by. A resource whose records already
 // hold the id costs one cache read and no write; one with rotation records
 // is left alone, since its external name is a rotation's key.
-func (n *normal[R]) recordID(ctx context.Context, mg resource.Managed) error {
+func (n *untilGone[R]) recordID(ctx context.Context, mg resource.Managed) error {
 	id := meta.GetExternalName(mg)
 	if id == "" || n.pass.Records == nil {
 		return nil
@@ -306,7 +306,7 @@ func (n *normal[R]) recordID(ctx context.Context, mg resource.Managed) error {
 // resource goes at once and holds nothing, and nothing is counted, since
 // nothing was left behind. A tenant can strip the external name but not
 // our records, so a resource that created anything never takes this path.
-func (n *normal[R]) neverAttempted(ctx context.Context, mg resource.Managed) (bool, error) {
+func (n *untilGone[R]) neverAttempted(ctx context.Context, mg resource.Managed) (bool, error) {
 	if meta.GetExternalName(mg) != "" {
 		return false, nil
 	}
@@ -317,7 +317,7 @@ func (n *normal[R]) neverAttempted(ctx context.Context, mg resource.Managed) (bo
 // ownedByAnother reports whether another managed resource owns the Coder
 // object id, with the error that names it; false for no id. A resource
 // that is not deleting says so in its Ready condition.
-func (n *normal[R]) ownedByAnother(ctx context.Context, mg resource.Managed, id string) (bool, error) {
+func (n *untilGone[R]) ownedByAnother(ctx context.Context, mg resource.Managed, id string) (bool, error) {
 	if id == "" {
 		return false, nil
 	}
@@ -335,7 +335,7 @@ func (n *normal[R]) ownedByAnother(ctx context.Context, mg resource.Managed, id 
 	return true, owned
 }
 
-func (n *normal[R]) Create(ctx context.Context, mg R) (managed.ExternalCreation, error) {
+func (n *untilGone[R]) Create(ctx context.Context, mg R) (managed.ExternalCreation, error) {
 	if n.pass.CreateRefused != "" {
 		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateRefused+": "+n.pass.CreateRefused))
 	}
@@ -370,14 +370,14 @@ func attemptOf(mg resource.Managed) time.Time {
 	return time.Now()
 }
 
-func (n *normal[R]) refuse(mg resource.Managed, err error) error {
+func (n *untilGone[R]) refuse(mg resource.Managed, err error) error {
 	if n.pass.Refused != nil {
 		n.pass.Refused(mg)
 	}
 	return err
 }
 
-func (n *normal[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate, error) {
+func (n *untilGone[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate, error) {
 	return n.inner.Update(ctx, mg)
 }
 
@@ -385,7 +385,7 @@ func (n *normal[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate, e
 // the kind's client, and what its records name. A delete of an object Coder
 // accepted before, in this resource's last delete, is an error the
 // resource's condition shows: Coder keeps what it said it deleted.
-func (n *normal[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
+func (n *untilGone[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
 	uid, ids, start := mg.GetUID(), n.found.ids(mg), time.Now()
 	again := n.pass.Releases.acceptedBefore(uid, ids)
 	d, err := n.remove(ctx, mg)
@@ -402,7 +402,7 @@ func (n *normal[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, e
 // remove deletes what Observe found. Called without an Observe that found
 // anything, it deletes the resource's own object, as the kind's client
 // does.
-func (n *normal[R]) remove(ctx context.Context, mg R) (managed.ExternalDelete, error) {
+func (n *untilGone[R]) remove(ctx context.Context, mg R) (managed.ExternalDelete, error) {
 	f := n.found
 	if !f.exists() {
 		f.obs.ResourceExists = true
@@ -417,7 +417,7 @@ func (n *normal[R]) remove(ctx context.Context, mg R) (managed.ExternalDelete, e
 	return d, n.pass.deleteLeft(ctx, f.left)
 }
 
-func (n *normal[R]) Disconnect(ctx context.Context) error {
+func (n *untilGone[R]) Disconnect(ctx context.Context) error {
 	if n.inner == nil {
 		return nil
 	}

@@ -66,9 +66,9 @@ type Sweeper struct {
 	Grace time.Duration
 	// Now is the clock the grace is measured on; time.Now when nil.
 	Now func() time.Time
-	// Budget bounds one ProviderConfig's time on Coder in a sweep (see
-	// Budget); zero means DefaultSweepBudget.
-	Budget time.Duration
+	// Share bounds one ProviderConfig's time on Coder in a sweep (see
+	// Share); zero means DefaultSweepShare.
+	Share time.Duration
 
 	trigger chan struct{}
 	sweeperState

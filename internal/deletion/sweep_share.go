@@ -31,11 +31,11 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 )
 
-// DefaultSweepBudget is how long one ProviderConfig's Coder may work on a
-// sweep's records when Sweeper.Budget is zero: enough for a Coder that
+// DefaultSweepShare is how long one ProviderConfig's Coder may work on a
+// sweep's records when Sweeper.Share is zero: enough for a Coder that
 // takes 25 s an answer to list, delete and list again, while nobody else
-// waits for it (see Budget).
-const DefaultSweepBudget = 2 * time.Minute
+// waits for it (see Share).
+const DefaultSweepShare = 2 * time.Minute
 
 // sweepWait is how long a sweep waits for its workers before it returns,
 // leaving the slow ones working: what they have not settled yet counts as
@@ -43,13 +43,13 @@ const DefaultSweepBudget = 2 * time.Minute
 // tenant's record turning Abandoned) is served at once.
 const sweepWait = 5 * time.Second
 
-// A Budget is each Coder client's share of the sweeps: one worker at a
+// A Share is each Coder client's share of the sweeps: one worker at a
 // time, working on Coder for at most Per. A sweep gives a client's records
 // to its own worker, so one tenant's slow Coder costs only that tenant's
 // records; a client whose worker from an earlier sweep still runs gets no
 // more work until it ends. It is not safe for concurrent use: the sweep
 // takes, its workers give back through the sweep's lock.
-type Budget struct {
+type Share struct {
 	// Per bounds one worker's time on Coder.
 	Per time.Duration
 
@@ -57,7 +57,7 @@ type Budget struct {
 }
 
 // Take reports whether a worker for cl may start, and marks it running.
-func (b *Budget) Take(cl *coder.Client) bool {
+func (b *Share) Take(cl *coder.Client) bool {
 	if b.running[cl] {
 		return false
 	}
@@ -69,12 +69,12 @@ func (b *Budget) Take(cl *coder.Client) bool {
 }
 
 // Done ends cl's worker: the next sweep may give it work again.
-func (b *Budget) Done(cl *coder.Client) { delete(b.running, cl) }
+func (b *Share) Done(cl *coder.Client) { delete(b.running, cl) }
 
 // errBudgetSpent is why a worker's calls to Coder stop.
-type errBudgetSpent time.Duration
+type errShareSpent time.Duration
 
-func (e errBudgetSpent) Error() string {
+func (e errShareSpent) Error() string {
 	return fmt.Sprintf("this sweep's time for the ProviderConfig's Coder (%s) ran out; the next sweep goes on", time.Duration(e))
 }
 
@@ -111,13 +111,13 @@ func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client, 
 		return w
 	}
 	s.mu.Lock()
-	s.budgets.Per = cmp.Or(s.Budget, DefaultSweepBudget)
-	ok := s.budgets.Take(cl)
+	s.shares.Per = cmp.Or(s.Share, DefaultSweepShare)
+	ok := s.shares.Take(cl)
 	s.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	w := &clientWork{per: s.budgets.Per, now: now}
+	w := &clientWork{per: s.shares.Per, now: now}
 	work[cl] = w
 	return w
 }
@@ -162,7 +162,7 @@ func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWo
 func (s *Sweeper) release(cl *coder.Client) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.budgets.Done(cl)
+	s.shares.Done(cl)
 }
 
 // sweepClient deletes in Coder what one client's records name, kind by
@@ -176,7 +176,7 @@ func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWo
 	// The budget bounds real time, not the grace's clock (s.now), which
 	// may be a test's.
 	cctx, cancel := context.WithCancelCause(ctx)
-	t := time.AfterFunc(w.per, func() { cancel(errBudgetSpent(w.per)) })
+	t := time.AfterFunc(w.per, func() { cancel(errShareSpent(w.per)) })
 	defer t.Stop()
 	defer cancel(nil)
 	for _, k := range objectKinds {
@@ -202,7 +202,7 @@ func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWo
 
 // spent is err, or, when the budget cut it, why.
 func spent(ctx context.Context, err error) error {
-	var cut errBudgetSpent
+	var cut errShareSpent
 	if errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &cut) {
 		return cut
 	}
@@ -211,8 +211,8 @@ func spent(ctx context.Context, err error) error {
 
 // sweeperState is what a Sweeper keeps between sweeps.
 type sweeperState struct {
-	mu      sync.Mutex
-	budgets Budget
+	mu     sync.Mutex
+	shares Share
 	// wait overrides sweepWait; tests set it.
 	wait time.Duration
 }

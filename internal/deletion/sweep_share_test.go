@@ -68,7 +68,7 @@ func TestBudgetGivesEachClientOneWorkerAtATime(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			bg := &Budget{Per: time.Minute}
+			bg := &Share{Per: time.Minute}
 			for i, s := range tc.steps {
 				if s.done {
 					bg.Done(s.cl)
@@ -96,7 +96,7 @@ func TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep(t *testing.T) {
 	kube := fixture.Kube(t, append(objs, recA, recB)...).Build()
 	sw := NewSweeper()
 	sw.Kube, sw.Reader, sw.Log = kube, kube, logging.NewNopLogger()
-	sw.Clients, sw.Timeout, sw.Budget, sw.wait = coder.NewCache(4, time.Hour), 10*time.Second, budget, wait
+	sw.Clients, sw.Timeout, sw.Share, sw.wait = coder.NewCache(4, time.Hour), 10*time.Second, budget, wait
 
 	start := time.Now()
 	res, err := sw.Sweep(ctx)
@@ -125,7 +125,7 @@ func TestASlowCodersRecordsCostOnlyItsOwnShareOfTheSweep(t *testing.T) {
 		cut = recordOf(t, kube, recA)
 		sw.mu.Lock()
 		defer sw.mu.Unlock()
-		return cut != nil && cut.Status.LastError != "" && len(sw.budgets.running) == 0, nil
+		return cut != nil && cut.Status.LastError != "" && len(sw.shares.running) == 0, nil
 	})
 	if cut == nil || !strings.Contains(cut.Status.LastError, "ran out") || time.Since(start) > budget+time.Second {
 		t.Errorf("A's record %s after the first sweep began: %+v, want its error saying its %s budget ran out", time.Since(start), cut, budget)
