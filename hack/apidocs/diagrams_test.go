@@ -170,7 +170,7 @@ func TestRecordDiagramShowsEveryPhase(t *testing.T) {
 		set[p] = true
 	}
 	want := strings.Join(sorted(set), " ")
-	if got := strings.Join(states(diagram(t, "records.Store and Sweeper.Sweep")), " "); got != want {
+	if got := strings.Join(states(diagram(t, "deletion.Store and Sweeper.Sweep")), " "); got != want {
 		t.Errorf("the record diagram's states are %s, want %s", got, want)
 	}
 }
