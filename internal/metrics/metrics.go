@@ -22,7 +22,9 @@ limitations under the License.
 // Labels carry only bounded values that are safe to publish: kinds, path
 // templates, HTTP methods, status codes, reasons. Never a secret in a label,
 // and never a per-object value (names, ids, URLs), which would also make the
-// series count unbounded.
+// series count unbounded; the one exception is budget_spend_ratio, one
+// series per AI budget resource, named by its namespace and name and
+// removed with it, so the series follow the budgets the cluster holds.
 package metrics
 
 import (
@@ -130,6 +132,32 @@ var (
 	})
 )
 
+// AI budgets: one series per budget resource with a limit (internal/spendwarning).
+var budgetSpendRatio = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Namespace: namespace,
+	Subsystem: "budget",
+	Name:      "spend_ratio",
+	Help:      "The spend of each AI budget resource this budget period over its limit, as of its last poll: a GroupAIBudget's group spend over the combined limit of its members, a UserAIBudgetOverride's user spend over the override's limit; 1 is the limit. By kind and the resource's namespace (empty for the cluster-scoped kinds) and name. No series for a budget without a limit, or deleted.",
+}, []string{"kind", LabelResourceNamespace, LabelResourceName})
+
+// The labels of a budget resource. Not "namespace": the Prometheus
+// Operator sets that target label (the provider pod's namespace) on every
+// series it scrapes, and renames a metric's own to exported_namespace.
+const (
+	LabelResourceNamespace = "resource_namespace"
+	LabelResourceName      = "resource_name"
+)
+
+// SetBudgetSpendRatio sets the spend over the limit of one budget resource.
+func SetBudgetSpendRatio(kind, namespace, name string, ratio float64) {
+	budgetSpendRatio.WithLabelValues(kind, namespace, name).Set(ratio)
+}
+
+// ForgetBudgetSpendRatio removes the series of one budget resource.
+func ForgetBudgetSpendRatio(kind, namespace, name string) {
+	budgetSpendRatio.DeleteLabelValues(kind, namespace, name)
+}
+
 // Key rotation.
 var keyRotations = prometheus.NewCounterVec(prometheus.CounterOpts{
 	Namespace: namespace,
@@ -224,6 +252,7 @@ var registered = []prometheus.Collector{
 	buildInfo,
 	providerConfigs,
 	tokenExpiry,
+	budgetSpendRatio,
 }
 
 func init() {

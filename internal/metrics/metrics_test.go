@@ -203,3 +203,22 @@ provider_coder_token_expiry_timestamp_seconds{scope="Cluster"} 1.8000000005e+09
 		t.Error(err)
 	}
 }
+
+func TestBudgetSpendRatioIsOneSeriesPerBudgetAndGoesWithIt(t *testing.T) {
+	budgetSpendRatio.Reset()
+	SetBudgetSpendRatio("GroupAIBudget", "team-a", "ml", 0.5)
+	SetBudgetSpendRatio("GroupAIBudget", "team-a", "ml", 0.92)
+	SetBudgetSpendRatio("UserAIBudgetOverride", "", "alice", 1.25)
+	SetBudgetSpendRatio("GroupAIBudget", "team-b", "gone", 0.1)
+	ForgetBudgetSpendRatio("GroupAIBudget", "team-b", "gone")
+
+	want := `
+# HELP provider_coder_budget_spend_ratio The spend of each AI budget resource this budget period over its limit, as of its last poll: a GroupAIBudget's group spend over the combined limit of its members, a UserAIBudgetOverride's user spend over the override's limit; 1 is the limit. By kind and the resource's namespace (empty for the cluster-scoped kinds) and name. No series for a budget without a limit, or deleted.
+# TYPE provider_coder_budget_spend_ratio gauge
+provider_coder_budget_spend_ratio{kind="GroupAIBudget",resource_name="ml",resource_namespace="team-a"} 0.92
+provider_coder_budget_spend_ratio{kind="UserAIBudgetOverride",resource_name="alice",resource_namespace=""} 1.25
+`
+	if err := testutil.GatherAndCompare(metrics.Registry, strings.NewReader(want), "provider_coder_budget_spend_ratio"); err != nil {
+		t.Error(err)
+	}
+}

@@ -62,6 +62,8 @@ var reasonFamilies = map[string]string{
 	// Why an AI budget or override is refused.
 	"internal/controller/groupaibudget":        familyManaged,
 	"internal/controller/useraibudgetoverride": familyManaged,
+	// SpendWarning, on AI budgets and overrides.
+	"internal/spendwarning": familyManaged,
 }
 
 // crossplaneConditions is the package of Crossplane's managed-resource

@@ -17,6 +17,8 @@ limitations under the License.
 package argocd
 
 import (
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -24,6 +26,7 @@ import (
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/useraibudgetoverride"
+	"github.com/crossplane-contrib/provider-coder/internal/spendwarning"
 )
 
 // The refusals of the AI budget kinds: Observe sets Ready False with the
@@ -51,6 +54,28 @@ func init() {
 			},
 			want: health{"Degraded", "cannot observe external resource: " + r.msg},
 			only: map[bool]func(resource.Managed) bool{false: isGroupBudget, true: isOverride}[r.override],
+		}
+	}
+}
+
+// The spend warning of a budget with warnAt: the budget is healthy at
+// any spend, and its condition and event say how near the limit it is;
+// the scripts do not read it.
+func init() {
+	for name, r := range map[string]struct {
+		status corev1.ConditionStatus
+		reason xpv2.ConditionReason
+	}{
+		"spend-warning-reached":  {corev1.ConditionTrue, spendwarning.ReasonReached},
+		"spend-warning-below":    {corev1.ConditionFalse, spendwarning.ReasonBelow},
+		"spend-warning-no-limit": {corev1.ConditionFalse, spendwarning.ReasonNoLimit},
+	} {
+		managedStates[name] = managedState{
+			set: func(mg resource.Managed) {
+				mg.SetConditions(at(xpv2.Available()), synced(), at(xpv2.Condition{Type: spendwarning.TypeSpendWarning, Status: r.status, Reason: r.reason}))
+			},
+			want: health{"Healthy", "Available in Coder"},
+			only: func(mg resource.Managed) bool { return isGroupBudget(mg) || isOverride(mg) },
 		}
 	}
 }

@@ -136,6 +136,14 @@ func TestInvalidSpecsAreRejectedAtAdmission(t *testing.T) {
 			obj:       aiProvider(ns, "bad-url", func(p *aiv1alpha1.AIProvider) { p.Spec.ForProvider.BaseURL = "file:///etc/passwd" }),
 			wantField: "spec.forProvider.baseURL",
 		},
+		"BudgetWarnAtZero": {
+			obj:       warnAt(newGroupBudget(ns, "warn-zero", "team", 5), 0),
+			wantField: "spec.forProvider.warnAt",
+		},
+		"OverrideWarnAtOver100": {
+			obj:       warnAt(override(ns, "warn-over"), 101),
+			wantField: "spec.forProvider.warnAt",
+		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -193,4 +201,25 @@ func aiProvider(ns, name string, mut func(*aiv1alpha1.AIProvider)) *aiv1alpha1.A
 	p.Spec.ForProvider.BaseURL = "https://api.openai.com/v1/"
 	mut(p)
 	return p
+}
+
+// warnAt sets spec.forProvider.warnAt of a budget or an override.
+func warnAt(o client.Object, pct int32) client.Object {
+	switch b := o.(type) {
+	case *aiv1alpha1.GroupAIBudget:
+		b.Spec.ForProvider.WarnAt = &pct
+	case *aiv1alpha1.UserAIBudgetOverride:
+		b.Spec.ForProvider.WarnAt = &pct
+	}
+	return o
+}
+
+// override is a valid UserAIBudgetOverride of alice in the group team.
+func override(ns, name string) *aiv1alpha1.UserAIBudgetOverride {
+	o := &aiv1alpha1.UserAIBudgetOverride{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}
+	o.Spec.ProviderConfigReference = testenv.PCRef()
+	o.Spec.ForProvider.User = "alice"
+	o.Spec.ForProvider.GroupName = ptr.To("team")
+	o.Spec.ForProvider.SpendLimitMicros = ptr.To[int64](5)
+	return o
 }

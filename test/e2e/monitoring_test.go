@@ -67,6 +67,15 @@ func TestAlertRulesFireOnTheSeriesTheProviderExports(t *testing.T) {
 		t.Errorf("Token condition of a token that lapses in a day: %s %q, want %s without the token", c.Reason, c.Message, providerconfig.ReasonTokenExpiresSoon)
 	}
 
+	// A budget of the tenant at 92% of its limit: its spend ratio is
+	// exported.
+	g := budgetGroup(t, fake, "ml", 4_600_000)
+	env.Create(t, newGroupBudget(ns, "ml", g.Name, 5_000_000))
+	testenv.Eventually(t, testenv.WaitLong, "the budget's spend ratio exported", func() (bool, string) {
+		got := spendRatio(env.Cluster.ProviderMetrics(t), ns, "ml")
+		return got == "0.92", "provider_coder_budget_spend_ratio " + got
+	})
+
 	scraped := scrapeMetrics(t)
 	rules, spec := readAlertRules(t, filepath.Join("..", "..", "examples", "monitoring", "prometheusrule.yaml"))
 	for _, r := range rules {
@@ -252,6 +261,7 @@ func alertTests(t *testing.T, scraped map[string][]map[string]string, rules []al
 	connected := pick("provider_coder_providerconfigs", map[string]string{"ready": "True", "reason": string(providerconfig.ReasonConnected)})
 	kept := pick("provider_coder_retiring_keys_in_use_total", map[string]string{"kind": "AIGatewayKey", "outcome": "kept"})
 	revoked := pick("provider_coder_retiring_keys_in_use_total", map[string]string{"kind": "AIGatewayKey", "outcome": "revoked"})
+	ratio := pick("provider_coder_budget_spend_ratio", map[string]string{"kind": "GroupAIBudget"})
 	// up is Prometheus's own series of a scrape, with the job label the
 	// Prometheus Operator gives a PodMonitor's targets (namespace/name).
 	up := map[string]string{"job": "crossplane-system/provider-coder", "namespace": "crossplane-system", "pod": "provider-coder-1a2b3c4d5e6f-7d9f8b6c5-x2x4z"}
@@ -280,6 +290,10 @@ func alertTests(t *testing.T, scraped map[string][]map[string]string, rules []al
 			at: 15 * time.Minute, fires: []map[string]string{{"kind": "AIGatewayKey"}}, quiet: 5 * time.Minute},
 		"CoderRetiringKeyRevokedInUse": {input: []series{{"provider_coder_retiring_keys_in_use_total", revoked, "0x10 1x60"}},
 			at: 15 * time.Minute, fires: []map[string]string{{"kind": "AIGatewayKey"}}, quiet: 5 * time.Minute},
+		// Half the limit for 5 minutes, then 95%: pending from 6m, firing
+		// from 21m.
+		"CoderBudgetSpendHigh": {input: []series{{"provider_coder_budget_spend_ratio", ratio, "0.5x5 0.95x40"}},
+			at: 25 * time.Minute, fires: []map[string]string{ratio}, quiet: 15 * time.Minute},
 		"CoderTokenExpiresToday": {input: []series{{"provider_coder_token_expiry_timestamp_seconds", tokens, fmt.Sprintf("%dx10 %dx10", 2*day, day/2)}},
 			at: 15 * time.Minute, fires: []map[string]string{{"scope": "Namespaced"}}, quiet: 5 * time.Minute},
 	}

@@ -67,6 +67,16 @@ type GroupAIBudgetParameters struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000000000
 	SpendLimitMicros *int64 `json:"spendLimitMicros,omitempty"`
+
+	// WarnAt is a percentage of the group's combined limit, that of the
+	// members whose spend is attributed to the group
+	// (status.atProvider.totalSpendLimitMicros): when the group's spend
+	// this budget period reaches it, the SpendWarning condition turns True and one Warning
+	// event is sent for the period. Unset, no warning.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	WarnAt *int32 `json:"warnAt,omitempty"`
 }
 
 // UserAIBudgetOverrideParameters are the configurable fields of a
@@ -96,6 +106,14 @@ type UserAIBudgetOverrideParameters struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=1000000000000
 	SpendLimitMicros *int64 `json:"spendLimitMicros,omitempty"`
+
+	// WarnAt is a percentage of the user's limit: when the user's spend
+	// this budget period reaches it, the SpendWarning condition turns True
+	// and one Warning event is sent for the period. Unset, no warning.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=100
+	WarnAt *int32 `json:"warnAt,omitempty"`
 }
 
 // AISpendPeriod is the budget period Coder measures spend over.
@@ -106,6 +124,15 @@ type AISpendPeriod struct {
 	// PeriodEnd is the first instant of the next period.
 	// +optional
 	PeriodEnd *metav1.Time `json:"periodEnd,omitempty"`
+}
+
+// AISpendWarningStatus is what the provider remembers of the spend warning
+// (spec.forProvider.warnAt) between polls and restarts.
+type AISpendWarningStatus struct {
+	// WarnedPeriodStart is the start of the budget period whose
+	// SpendReachedWarnAt event was sent: one event per period.
+	// +optional
+	WarnedPeriodStart *metav1.Time `json:"warnedPeriodStart,omitempty"`
 }
 
 // GroupAIBudgetObservation is a group's budget and spend as Coder showed
@@ -125,7 +152,8 @@ type GroupAIBudgetObservation struct {
 	// UpdatedAt is when Coder last changed the budget, by Coder's clock.
 	UpdatedAt *metav1.Time `json:"updatedAt,omitempty"`
 
-	AISpendPeriod `json:",inline"`
+	AISpendPeriod        `json:",inline"`
+	AISpendWarningStatus `json:",inline"`
 }
 
 // UserAIBudgetOverrideObservation is a user's override and spend as Coder
@@ -147,5 +175,6 @@ type UserAIBudgetOverrideObservation struct {
 	// UpdatedAt is when Coder last changed the override, by Coder's clock.
 	UpdatedAt *metav1.Time `json:"updatedAt,omitempty"`
 
-	AISpendPeriod `json:",inline"`
+	AISpendPeriod        `json:",inline"`
+	AISpendWarningStatus `json:",inline"`
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -46,6 +47,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/spendwarning"
 )
 
 // Reasons of the Ready condition and of events.
@@ -88,6 +90,7 @@ type Resource interface {
 	resource.Managed
 	BudgetParameters() *common.GroupAIBudgetParameters
 	BudgetObservation() *common.GroupAIBudgetObservation
+	StatusConditions() *xpv2.ConditionedStatus
 }
 
 // Setup adds a controller for the GroupAIBudget kind gvk to the manager.
@@ -95,6 +98,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o managedkind.Options)
 	return managedkind.Setup(mgr, gvk, o, managedkind.Kind[Resource]{
 		// A budget has no name in Coder: its record names the group.
 		CoderName: func(Resource) string { return "" },
+		Gone:      func(n types.NamespacedName) { spendwarning.Forget(gvk.Kind, n.Namespace, n.Name) },
 		External: func(s providerconfig.Session, _ logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
 			return &external{coder: s.Client, records: o.Records, kind: gvk.Kind, origin: managedkind.OriginOf(s), record: record}
 		},
@@ -145,6 +149,9 @@ func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObs
 	if v.Exists && !l.Deleting && present {
 		e.observe(ctx, b, id, got)
 		b.SetConditions(xpv2.Available())
+		e.warn(b)
+	} else {
+		spendwarning.Forget(e.kind, b.GetNamespace(), b.GetName())
 	}
 	return managed.ExternalObservation{ResourceExists: v.Exists, ResourceUpToDate: v.UpToDate}, nil
 }
@@ -270,6 +277,18 @@ func (e *external) observe(ctx context.Context, b Resource, id string, got coder
 		o.TotalSpendLimitMicros = ptr.To(*s.TotalSpendLimitMicros)
 	}
 	o.PeriodStart, o.PeriodEnd = TimeOf(s.PeriodStart), TimeOf(s.PeriodEnd)
+}
+
+// warn decides the spend warning from the spend observe wrote into the
+// status, against the group's combined limit (the spend is the group's,
+// the limit per member), and applies it.
+func (e *external) warn(b Resource) {
+	o := b.BudgetObservation()
+	d := spendwarning.Decide(spendwarning.Spend{
+		WarnAt: b.BudgetParameters().WarnAt, SpendMicros: o.CurrentSpendMicros, LimitMicros: o.TotalSpendLimitMicros,
+		Of: "the group's combined limit", PeriodStart: o.PeriodStart, PeriodEnd: o.PeriodEnd, Warned: o.WarnedPeriodStart,
+	})
+	spendwarning.Apply(b, e.kind, &o.AISpendWarningStatus, e.record, d)
 }
 
 // TimeOf is a time Coder answered as status holds it: to the second, nil

@@ -26,6 +26,7 @@ import (
 	"context"
 
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -93,6 +94,9 @@ type Kind[R resource.Managed] struct {
 	External func(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[R]
 	// Watches, if set, adds the kind's own watches.
 	Watches func(*builder.Builder) *builder.Builder
+	// Gone, if set, is told of a resource no longer in the cache, to drop
+	// what the kind keeps of it outside the object (a metric series).
+	Gone func(types.NamespacedName)
 }
 
 // Setup adds a controller for the managed kind gvk, whose resources are R.
@@ -162,6 +166,9 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	var rec reconcile.Reconciler = &stalledReconciler{
 		inner: r, cache: mgr.GetClient(), newObj: func() resource.Managed { return newObj().(resource.Managed) },
 		policies: o.ManagementPolicies, connector: o.Connector, finalizer: fin, log: log,
+	}
+	if k.Gone != nil {
+		rec = &goneReconciler{inner: rec, cache: mgr.GetClient(), newObj: newObj, gone: k.Gone}
 	}
 	rec = fairlimit.NewReconciler(name, rec, o.Limiter)
 	metrics.DeferrableController(name)

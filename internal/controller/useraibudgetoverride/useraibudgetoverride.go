@@ -28,6 +28,7 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -45,6 +46,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
+	"github.com/crossplane-contrib/provider-coder/internal/spendwarning"
 )
 
 // Reasons of the Ready condition and of events; the licence, permission,
@@ -80,6 +82,7 @@ type Resource interface {
 	resource.Managed
 	OverrideParameters() *common.UserAIBudgetOverrideParameters
 	OverrideObservation() *common.UserAIBudgetOverrideObservation
+	StatusConditions() *xpv2.ConditionedStatus
 }
 
 // Setup adds a controller for the UserAIBudgetOverride kind gvk.
@@ -87,6 +90,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o managedkind.Options)
 	return managedkind.Setup(mgr, gvk, o, managedkind.Kind[Resource]{
 		// An override has no name in Coder: its record names the user.
 		CoderName: func(Resource) string { return "" },
+		Gone:      func(n types.NamespacedName) { spendwarning.Forget(gvk.Kind, n.Namespace, n.Name) },
 		External: func(s providerconfig.Session, _ logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
 			return &external{coder: s.Client, records: o.Records, kind: gvk.Kind, origin: managedkind.OriginOf(s), record: record}
 		},
@@ -143,6 +147,9 @@ func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObs
 	if v.Exists && !l.Deleting && present {
 		e.observe(ctx, r, got)
 		r.SetConditions(xpv2.Available())
+		e.warn(r)
+	} else {
+		spendwarning.Forget(e.kind, r.GetNamespace(), r.GetName())
 	}
 	return managed.ExternalObservation{ResourceExists: v.Exists, ResourceUpToDate: v.UpToDate}, nil
 }
@@ -233,4 +240,15 @@ func (e *external) observe(ctx context.Context, r Resource, got codersdk.UserAIB
 	}
 	o.CurrentSpendMicros = s.CurrentSpendMicros
 	o.PeriodStart, o.PeriodEnd = groupaibudget.TimeOf(s.PeriodStart), groupaibudget.TimeOf(s.PeriodEnd)
+}
+
+// warn decides the spend warning from the spend observe wrote into the
+// status, against the override's limit, and applies it.
+func (e *external) warn(r Resource) {
+	o := r.OverrideObservation()
+	d := spendwarning.Decide(spendwarning.Spend{
+		WarnAt: r.OverrideParameters().WarnAt, SpendMicros: o.CurrentSpendMicros, LimitMicros: o.SpendLimitMicros,
+		Of: "the user's limit", PeriodStart: o.PeriodStart, PeriodEnd: o.PeriodEnd, Warned: o.WarnedPeriodStart,
+	})
+	spendwarning.Apply(r, e.kind, &o.AISpendWarningStatus, e.record, d)
 }

@@ -87,3 +87,9 @@ func (mg *GroupAIBudget) BudgetParameters() *common.GroupAIBudgetParameters {
 func (mg *GroupAIBudget) BudgetObservation() *common.GroupAIBudgetObservation {
 	return &mg.Status.AtProvider
 }
+
+// StatusConditions returns the conditions, for the spend warning to remove
+// its own when spec.forProvider.warnAt is unset.
+func (mg *GroupAIBudget) StatusConditions() *xpv2.ConditionedStatus {
+	return &mg.Status.ConditionedStatus
+}

@@ -89,3 +89,9 @@ func (mg *UserAIBudgetOverride) OverrideParameters() *common.UserAIBudgetOverrid
 func (mg *UserAIBudgetOverride) OverrideObservation() *common.UserAIBudgetOverrideObservation {
 	return &mg.Status.AtProvider
 }
+
+// StatusConditions returns the conditions, for the spend warning to remove
+// its own when spec.forProvider.warnAt is unset.
+func (mg *UserAIBudgetOverride) StatusConditions() *xpv2.ConditionedStatus {
+	return &mg.Status.ConditionedStatus
+}
