@@ -96,6 +96,7 @@ func TestUserAIBudgetOverrideFollowsItsUsersMembership(t *testing.T) {
 
 	env.Delete(t, o)
 	env.WaitGone(t, o, testenv.WaitLong)
+	wantChanges(t, o, change{op: opCreate}, change{op: opDelete})
 	if got, ok := s.BudgetOverrides()[user]; ok {
 		t.Errorf("an override is left in Coder: %+v", got)
 	}
