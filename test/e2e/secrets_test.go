@@ -72,6 +72,9 @@ func checkSecrets(e *testenv.Env, code int) int {
 		return 1
 	}
 	fmt.Printf("after the scenarios, %s\n", scanned)
+	if changes != nil {
+		fmt.Printf("the change log took %d entries, among the places scanned\n", changes.Len())
+	}
 	return code
 }
 
