@@ -45,6 +45,8 @@ func main() {
 	fs.BoolVar(&o.Sweep, "sweep", o.Sweep, "Sweep Abandoned cleanup records: delete in Coder what a release without delete left, at start, when a record turns Abandoned or a ProviderConfig turns Ready, with backoff while records are left, and otherwise every --sync.")
 	fs.DurationVar(&o.SweepInterval, "sweep-interval", o.SweepInterval, "How often to sweep, when not every --sync (0 means every --sync).")
 	fs.DurationVar(&o.SweepGrace, "sweep-grace", o.SweepGrace, "How old an Active cleanup record must be before its missing managed resource counts as gone.")
+	fs.BoolVar(&o.EnableChangelogs, "enable-changelogs", o.EnableChangelogs, "Send an entry for every create, update, delete and rotation step in Coder, and every release without delete, to Crossplane's change-logs sidecar at --changelogs-socket.")
+	fs.StringVar(&o.ChangelogsSocket, "changelogs-socket", o.ChangelogsSocket, "The Unix socket of the change-log service, with --enable-changelogs.")
 	fs.StringVar(&o.Namespace, "namespace", o.Namespace, "The provider's own namespace, where it keeps the Secret of its fingerprint key; empty means $POD_NAMESPACE (Crossplane sets it), else the pod's.")
 	_ = fs.Parse(os.Args[1:])
 	o.MemoryLimit, _ = provider.SoftMemoryLimit(os.Getenv, os.ReadFile)

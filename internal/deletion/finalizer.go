@@ -26,9 +26,11 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	changelogs "github.com/crossplane/crossplane-runtime/v2/apis/changelogs/proto/v1alpha1"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
@@ -38,6 +40,13 @@ const (
 	errDeleteConnectionSecret = "cannot delete connection Secret"
 	errRemoveFinalizer        = "cannot remove finalizer"
 )
+
+// WithChangeLogger makes f log each release without delete to c, as a
+// delete whose details say it was not sent (or not verified) and why.
+func (f *Finalizer) WithChangeLogger(c managed.ChangeLogger) *Finalizer {
+	f.change = c
+	return f
+}
 
 // A Finalizer adds and removes the managed resources' finalizer. Before it
 // removes the finalizer it deletes the connection Secret the resource
@@ -59,6 +68,9 @@ type Finalizer struct {
 	releases  *Releases
 	records   *Store
 	record    event.Recorder
+	// change, if set, receives a change-log entry for each release without
+	// delete, the one operation the managed reconciler does not log.
+	change managed.ChangeLogger
 }
 
 // NewFinalizer returns a Finalizer for the named finalizer key of managed
@@ -94,11 +106,38 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 	}
 	if why, ok := f.releases.take(obj.GetUID()); ok {
 		metrics.ReleasedWithoutDelete(f.kind)
-		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
-			"released without a verified delete in Coder (%s): %s", why, releasedWhy(why))))
+		msg := errors.Errorf("released without a verified delete in Coder (%s): %s", why, releasedWhy(why))
+		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, msg))
+		f.logRelease(ctx, obj, why, msg)
 	}
 	return nil
 }
+
+// logRelease sends the change log an entry for a release without delete:
+// the object may still be in Coder, and an audit must show that this
+// resource let go of it and why. Best effort, as the managed reconciler's
+// own entries are: the release is already counted and evented.
+func (f *Finalizer) logRelease(ctx context.Context, obj resource.Object, why string, msg error) {
+	mg, ok := obj.(resource.Managed)
+	if f.change == nil || !ok {
+		return
+	}
+	_ = f.change.Log(ctx, mg, changelogs.OperationType_OPERATION_TYPE_DELETE, msg, managed.AdditionalDetails{
+		ChangeLogOutcome: ChangeLogReleasedWithoutDelete, ChangeLogReason: why,
+	})
+}
+
+// The additional details of a change-log entry the provider writes beside
+// crossplane-runtime's own.
+const (
+	// ChangeLogOutcome says what became of the object in Coder.
+	ChangeLogOutcome = "outcome"
+	// ChangeLogReason says why.
+	ChangeLogReason = "reason"
+	// ChangeLogReleasedWithoutDelete: the resource let go of its object
+	// without a verified delete; its records stay for the sweep.
+	ChangeLogReleasedWithoutDelete = "ReleasedWithoutDelete"
+)
 
 // settle settles mg's records before its finalizer goes: Abandoned after a
 // release without a verified delete, deleted otherwise. A delete of them

@@ -29,6 +29,8 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -41,6 +43,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	changelogs "github.com/crossplane/crossplane-runtime/v2/apis/changelogs/proto/v1alpha1"
 	xpcontroller "github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
@@ -88,6 +91,11 @@ type Options struct {
 	// (SoftMemoryLimit); the binary sets it, tests running the provider in
 	// their own process do not.
 	MemoryLimit int64
+	// EnableChangelogs sends an entry for every create, update and delete
+	// in Coder, and every release without delete, to the change-log
+	// service (Crossplane's change-logs sidecar) at ChangelogsSocket.
+	EnableChangelogs bool
+	ChangelogsSocket string
 	// Namespace is the namespace the provider runs in, where it keeps the
 	// Secret of its fingerprint key. Empty: $POD_NAMESPACE, which
 	// Crossplane sets on every provider pod, else the namespace of the
@@ -127,6 +135,7 @@ func DefaultOptions() Options {
 		KeyListTTL:             5 * time.Second,
 		Sweep:                  true,
 		SweepGrace:             time.Minute,
+		ChangelogsSocket:       DefaultChangelogsSocket,
 	}
 }
 
@@ -210,6 +219,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	}
 
 	rate := max(1, o.MaxReconcileRate)
+	changes, err := changeLogs(o)
+	if err != nil {
+		return err
+	}
 	if err := controller.Setup(ctx, mgr, controller.Options{
 		Options: xpcontroller.Options{
 			Logger:                  log,
@@ -217,6 +230,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 			MaxConcurrentReconciles: rate,
 			Features:                &feature.Flags{},
 			MetricOptions:           managedMetrics(stateMetricsInterval),
+			ChangeLogOptions:        changes,
 		},
 		CoderTimeout:       o.CoderTimeout,
 		KeyListTTL:         o.KeyListTTL,
@@ -231,6 +245,26 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	}
 	log.Info("Starting provider-coder", "version", version.Version, "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate, "namespace", namespaceOf(o))
 	return errors.Wrap(mgr.Start(ctx), "cannot run manager")
+}
+
+// DefaultChangelogsSocket is where Crossplane's change-logs sidecar listens
+// in a provider pod (the volume its DeploymentRuntimeConfig mounts).
+const DefaultChangelogsSocket = "/var/run/changelogs/changelogs.sock"
+
+// changeLogs connects to the change-log service at o.ChangelogsSocket when
+// change logs are enabled; nil options otherwise. The connection is lazy: an entry the service cannot take
+// fails alone, as crossplane-runtime's logger reports, and never a
+// reconcile.
+func changeLogs(o Options) (*xpcontroller.ChangeLogOptions, error) {
+	if !o.EnableChangelogs {
+		return nil, nil
+	}
+	conn, err := grpc.NewClient("unix://"+o.ChangelogsSocket, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, errors.Wrap(err, "cannot connect to the change-log service")
+	}
+	return &xpcontroller.ChangeLogOptions{ChangeLogger: managed.NewGRPCChangeLogger(
+		changelogs.NewChangeLogServiceClient(conn), managed.WithProviderVersion("provider-coder:"+version.Version))}, nil
 }
 
 // crossplane-runtime's managed-resource metrics (time to first ready,

@@ -66,6 +66,7 @@ var pages = []string{
 	"docs/how-to/composition.md",
 	"docs/how-to/gitops-argocd.md",
 	"docs/how-to/external-runtime.md",
+	"docs/how-to/changelogs.md",
 	"docs/how-to/test-with-a-coder-licence.md",
 	"docs/reference/flags.md",
 	"docs/reference/metrics.md",

@@ -203,6 +203,12 @@ func TestBoundedPassCountsADeleteCoderDidNotCarryOutAsAReleaseWithoutDelete(t *t
 				k, p := releasedWithoutDelete(t, "AIGatewayKey")-keysBefore, releasedWithoutDelete(t, "AIProvider")-provsBefore
 				return k == 1 && p == 1, fmt.Sprintf("released_without_delete grew by %v for the key, %v for the provider; want 1 each", k, p)
 			})
+			// The change log says each let go of its object in Coder
+			// without a verified delete, and why.
+			released := change{op: opDelete, failed: true, details: map[string]string{
+				deletion.ChangeLogOutcome: deletion.ChangeLogReleasedWithoutDelete, deletion.ChangeLogReason: "StillPresent"}}
+			wantChanges(t, s.key, released)
+			wantChanges(t, s.ai, released)
 			for kind, uid := range s.uids() {
 				r := s.record(t, kind, uid)
 				if r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned || r.Status.Reason != "StillPresent" {

@@ -107,6 +107,7 @@ func TestKeyCreatePublishesTheStoredKeyAndDeleteRemovesIt(t *testing.T) {
 
 	env.Delete(t, k)
 	env.WaitGone(t, k, testenv.WaitLong)
+	wantChanges(t, k, change{op: opCreate}, change{op: opDelete})
 	if env.Get(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "gateway-conn"}}) {
 		t.Errorf("the connection Secret of a revoked key outlived its object")
 	}

@@ -378,6 +378,11 @@ func TestAIProviderDriftInCoderIsPutBackWithOnePatchPerDrift(t *testing.T) {
 	env.Get(t, p)
 	wantRow(t, p, keys, nil, nil, row)
 	wantStatus(t, p, row)
+	// One entry per drift put back, after the create.
+	wantChanges(t, p, change{op: opCreate}, change{op: opUpdate}, change{op: opUpdate}, change{op: opUpdate}, change{op: opUpdate}, change{op: opUpdate})
+	env.Delete(t, p)
+	env.WaitGone(t, p, testenv.WaitLong)
+	wantChanges(t, p, change{op: opCreate}, change{op: opDelete})
 }
 
 func TestAIProviderRotatesTheKeyWhenTheSecretChanges(t *testing.T) {

@@ -156,6 +156,8 @@ func TestGroupAIBudgetIsSetPutBackAndDeleted(t *testing.T) {
 
 	env.Delete(t, b)
 	env.WaitGone(t, b, testenv.WaitLong)
+	// The create, the new limit, the change in Coder put back, the delete.
+	wantChanges(t, b, change{op: opCreate}, change{op: opUpdate}, change{op: opUpdate}, change{op: opDelete})
 	if got, ok := budgetLimit(s, g.ID); ok {
 		t.Errorf("the group still has a budget (%d micros) after its GroupAIBudget was deleted", got)
 	}

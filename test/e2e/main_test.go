@@ -33,6 +33,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/test/framework/changelog"
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/kind"
@@ -41,6 +42,10 @@ import (
 // env is the cluster every scenario in this package shares; each scenario
 // works in namespaces of its own.
 var env *testenv.Env
+
+// changes is the change-log service the local provider sends its entries
+// to; nil where the provider runs elsewhere (kind, Crossplane).
+var changes *changelog.Receiver
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -77,6 +82,16 @@ func TestMain(m *testing.M) {
 	// next list; the TTL must stay below the poll interval, as 5s is below 1m.
 	o.KeyListTTL = 2 * time.Second
 
+	// Change logs on, as a team that audits its credentials runs the
+	// provider: every scenario's creates, updates, deletes and releases
+	// reach a change-log service, which the secret scan reads too.
+	var err error
+	if changes, err = changelog.Start(); err != nil {
+		fmt.Fprintf(os.Stderr, "cannot start the change-log service: %v\n", err)
+		os.Exit(1)
+	}
+	o.EnableChangelogs, o.ChangelogsSocket = true, changes.Socket
+
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	start := time.Now()
 	e, err := testenv.StartLocal(ctx, o)
@@ -98,6 +113,7 @@ func TestMain(m *testing.M) {
 		fmt.Printf("provider logs written to test/e2e/%s\n", name)
 	}
 	e.Stop()
+	changes.Stop()
 	testenv.StopRealCoder()
 	os.Exit(code)
 }

@@ -215,6 +215,10 @@ func TestKeyRotationOnDemandKeepsTheOldKeyThroughTheSettleWindow(t *testing.T) {
 	for _, reason := range []string{string(aigatewaykey.ReasonKeyRotationStarted), string(aigatewaykey.ReasonKeyRotated)} {
 		waitEvent(t, k, reason)
 	}
+	// Each step of the rotation is an update the change log names.
+	wantChanges(t, k, change{op: opCreate},
+		change{op: opUpdate, details: map[string]string{aigatewaykey.ChangeLogRotationStep: string(aigatewaykey.ActionStart)}},
+		change{op: opUpdate, details: map[string]string{aigatewaykey.ChangeLogRotationStep: string(aigatewaykey.ActionRetire)}})
 	if strings.Contains(env.Logs.String(), newRow.Key) || strings.Contains(env.Logs.String(), oldRow.Key) {
 		t.Error("a key plaintext appears in the provider logs")
 	}

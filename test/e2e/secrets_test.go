@@ -72,6 +72,9 @@ func checkSecrets(e *testenv.Env, code int) int {
 		return 1
 	}
 	fmt.Printf("after the scenarios, %s\n", scanned)
+	if changes != nil {
+		fmt.Printf("the change log took %d entries, among the places scanned\n", changes.Len())
+	}
 	return code
 }
 
@@ -93,6 +96,9 @@ func secretLeaks(ctx context.Context, e *testenv.Env) (leaks []string, scanned s
 		return nil, "", fmt.Errorf("found %d secrets to look for, want the token and at least one key", len(secrets))
 	}
 	places := map[string]string{"the provider's logs": e.Logs.String()}
+	if changes != nil {
+		places["the change log"] = changes.Text()
+	}
 	events := &corev1.EventList{}
 	if err := e.Kube.List(ctx, events); err != nil {
 		return nil, "", fmt.Errorf("cannot list events: %w", err)

@@ -96,6 +96,10 @@ func TestUserAIBudgetOverrideFollowsItsUsersMembership(t *testing.T) {
 
 	env.Delete(t, o)
 	env.WaitGone(t, o, testenv.WaitLong)
+	// The create, the change in Coder put back, and the PUT Coder refused
+	// once the user left the group. Coder dropped the override then, so
+	// the delete found nothing to delete and logged nothing.
+	wantChanges(t, o, change{op: opCreate}, change{op: opUpdate}, change{op: opUpdate, failed: true})
 	if got, ok := s.BudgetOverrides()[user]; ok {
 		t.Errorf("an override is left in Coder: %+v", got)
 	}

@@ -332,7 +332,19 @@ func (e *external) Update(ctx context.Context, k Resource) (managed.ExternalUpda
 	if e.plan == nil {
 		return managed.ExternalUpdate{}, nil
 	}
-	switch p := *e.plan; p.Action {
+	u, err := e.step(ctx, k, *e.plan)
+	// The change log says which rotation step this update took.
+	u.AdditionalDetails = managed.AdditionalDetails{ChangeLogRotationStep: string(e.plan.Action)}
+	return u, err
+}
+
+// ChangeLogRotationStep is the change-log detail that names the rotation
+// step an update of a key took (Action).
+const ChangeLogRotationStep = "rotationStep"
+
+// step takes rotation step p.
+func (e *external) step(ctx context.Context, k Resource, p RotationPlan) (managed.ExternalUpdate, error) {
+	switch p.Action {
 	case ActionDiscard:
 		return managed.ExternalUpdate{}, e.discard(ctx, k, p.Discard)
 	case ActionStart:

@@ -113,6 +113,9 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	log := o.Logger.WithValues("controller", name)
 	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
 	fin := deletion.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)
+	if c := o.ChangeLogOptions; c != nil && c.ChangeLogger != nil {
+		fin.WithChangeLogger(c.ChangeLogger)
+	}
 	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused,
 		External: func(s providerconfig.Session) managed.TypedExternalClient[R] { return k.External(s, log, record) }}
 	opts := []managed.ReconcilerOption{
@@ -139,6 +142,11 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	}
 	if o.ManagementPolicies {
 		opts = append(opts, managed.WithManagementPolicies())
+	}
+	if c := o.ChangeLogOptions; c != nil && c.ChangeLogger != nil {
+		// One entry per create, update and delete the reconciler makes;
+		// the finalizer adds the releases without delete.
+		opts = append(opts, managed.WithChangeLogger(c.ChangeLogger))
 	}
 	if m := o.MetricOptions; m != nil {
 		opts = append(opts, managed.WithMetricRecorder(m.MRMetrics))
