@@ -548,14 +548,16 @@ var Mutations = []Mutation{
 	}
 	if why, ok := f.releases.take(obj.GetUID()); ok {
 		metrics.ReleasedWithoutDelete(f.kind)
-		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
-			"released without a verified delete in Coder (%s): %s", why, releasedWhy(why))))
+		msg := errors.Errorf("released without a verified delete in Coder (%s): %s", why, releasedWhy(why))
+		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, msg))
+		f.logRelease(ctx, obj, why, msg)
 	}
 `,
 		New: `	if why, ok := f.releases.take(obj.GetUID()); ok {
 		metrics.ReleasedWithoutDelete(f.kind)
-		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, errors.Errorf(
-			"released without a verified delete in Coder (%s): %s", why, releasedWhy(why))))
+		msg := errors.Errorf("released without a verified delete in Coder (%s): %s", why, releasedWhy(why))
+		f.record.Event(obj, event.Warning(ReasonReleasedWithoutDelete, msg))
+		f.logRelease(ctx, obj, why, msg)
 	}
 	if removed, err := f.remove(ctx, obj); err != nil || !removed {
 		return err
