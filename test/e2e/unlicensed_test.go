@@ -53,6 +53,12 @@ func TestKeyOnAnUnlicensedCoderCreatesNothingAndNeverHoldsItsNamespace(t *testin
 			}
 			env.Coder.SetLicensed(false)
 			t.Cleanup(func() { env.Coder.SetLicensed(true) })
+			// A key list the provider read before the licence went (an
+			// earlier scenario's, through the same token) serves every
+			// key of that token for the key list's TTL: the first look of
+			// this key would find the list, not Coder's 403, and send its
+			// create. Coder refuses it, but its cleanup record stays.
+			time.Sleep(env.Options.KeyListTTL)
 		}
 		ns := env.Namespace(t)
 		// Production deletion bounds: a key that held its ProviderConfig
