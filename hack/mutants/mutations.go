@@ -67,16 +67,6 @@ var Mutations = []Mutation{
 		Run:  "^(TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
 	},
 	{
-		// Issue 26, item 2: the platform's ProviderConfig finds a tenant's
-		// provider by the name the tenant chose.
-		Name: "sweep-by-name-through-any-providerconfig",
-		File: "internal/deletion/sweep_pick.go",
-		Old:  "\treturn SweepPick{Index: cluster}, cluster >= 0\n",
-		New:  "\treturn SweepPick{Index: cluster, ByName: true}, cluster >= 0\n",
-		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
-		Run:  "^(TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
-	},
-	{
 		// Issue 26, item 2: a server at another URL claiming the record's
 		// deployment id verifies a delete.
 		Name: "absence-at-any-url",
@@ -492,7 +482,7 @@ var Mutations = []Mutation{
 		Name: "dependents-not-filtered-by-providerconfigref",
 		File: "internal/controller/config/dependents.go",
 		Old:  "r.List(ctx, l, client.MatchingFields{index.ManagedProviderConfig: ref.IndexValue()})",
-		New:  "r.List(ctx, l)",
+		New:  "r.List(ctx, l, client.HasLabels{index.ManagedProviderConfig}[:0])",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestHoldCountsOnlyTheDependentsOfItsOwnProviderConfig$",
 	},
@@ -900,7 +890,7 @@ var Mutations = []Mutation{
 		Name: "observe-deletes-what-records-name",
 		File: "internal/deletion/verify.go",
 		Old:  "\treturn left, lookup()\n",
-		New:  "\treturn left, cmp.Or(p.deleteLeft(ctx, mg, left), lookup())\n",
+		New:  "\treturn left, cmp.Or(p.deleteLeft(ctx, left), lookup())\n",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs$",
 	},
@@ -1158,7 +1148,7 @@ var Mutations = []Mutation{
 		Name: "rotation-revokes-a-key-in-use",
 		File: "internal/controller/aigatewaykey/rotation_decide.go",
 		Old:  "\tcase !inUse:\n",
-		New:  "\tcase true:\n",
+		New:  "\tcase true || !inUse:\n",
 		Pkgs: []string{"./internal/controller/aigatewaykey/", "./test/e2e/"},
 		Run:  "^(TestDecideRotationTakesEveryStepAndResumesAfterEveryInterruption|TestKeyRotationKeepsARetiringKeyInUseUntilMaxSettleWindowAndSaysSo)$",
 	},

@@ -67,8 +67,8 @@ var perCoderMutations = []Mutation{
 		File: "internal/deletion/origin.go",
 		Old:  "func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }",
 		New:  "func ByName(o, now Origin) bool { return o.SameCoder(now) }",
-		Pkgs: []string{"./internal/deletion/"},
-		Run:  "^(TestOnlyTheProviderConfigThatMadeAnObjectFindsItByName|TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Run:  "^(TestOnlyTheProviderConfigThatMadeAnObjectFindsItByName|TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL|TestTheSweepDeletesOnlyThroughTheProviderConfigThatMadeARecordOrThePlatformsAtItsURL)$",
 	},
 }
 
