@@ -47,24 +47,23 @@ type objectKind struct {
 // objectKinds is every kind of object a record can name, by the record's
 // spec.kind, in the order a sweep serves them. TestEveryManagedKindHasItsObjects
 // keeps it and apis.ManagedKinds() together.
-var objectKinds = []struct {
-	kind string
-	objectKind
-}{
+var objectKinds = []registered{
 	{KindProvider, objectKind{find: findProviders, remove: each(DeleteProvider)}},
 	{KindGroupBudget, objectKind{find: findBudgets, remove: each(DeleteGroupBudget)}},
 	{KindUserOverride, objectKind{find: findBudgets, remove: each(DeleteUserOverride)}},
 	{KindKey, objectKind{find: findKeys, remove: removeKeys}},
 }
 
+// registered is one entry of objectKinds: a record's spec.kind and its
+// objects.
+type registered struct {
+	kind string
+	objectKind
+}
+
 // objectsOf returns the objects of a record's kind.
 func objectsOf(kind string) (objectKind, bool) {
-	i := slices.IndexFunc(objectKinds, func(k struct {
-		kind string
-		objectKind
-	}) bool {
-		return k.kind == kind
-	})
+	i := slices.IndexFunc(objectKinds, func(k registered) bool { return k.kind == kind })
 	if i < 0 {
 		return objectKind{}, false
 	}
