@@ -172,11 +172,11 @@ var Mutations = []Mutation{
 		// Issue 33: the deleting owner's look is served the list cached
 		// before its delete.
 		Name: "deleting-owner-served-the-cached-list",
-		File: "internal/controller/aigatewaykey/keys.go",
-		Old:  "\tsince, _ := e.sent.DeletedAt(k.GetUID())\n",
-		New:  "\tsince := time.Time{}\n",
-		Pkgs: []string{"./internal/controller/aigatewaykey/"},
-		Run:  "^TestDeletingAKeyRevokesEveryKeyOfTheResourceAndOnlyThen$",
+		File: "internal/deletion/pass.go",
+		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
+		New:  "\tsince, deleted := p.deletedAt(mg)\n\tsince = time.Time{}\n",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen$",
 	},
 	{
 		// Issue 33: the index knows a name by its last word only, so a
@@ -285,7 +285,7 @@ var Mutations = []Mutation{
 		// cluster's clock, so the window ends up to a poll late.
 		Name: "rotation-poll-on-our-clock",
 		File: "internal/controller/aigatewaykey/poll.go",
-		Old:  "return NextPoll(k.KeyObservation(), c.at(k.GetUID(), time.Now()), poll)",
+		Old:  "return NextPoll(k.KeyObservation(), c.at(nameOf(k), time.Now()), poll)",
 		New:  "return NextPoll(k.KeyObservation(), time.Now(), poll)",
 		Pkgs: []string{"./internal/controller/aigatewaykey/"},
 		Run:  "^TestPollHookPlacesTheRotationsDeadlineOnCodersClock$",
@@ -459,9 +459,9 @@ var Mutations = []Mutation{
 		// Issue 25: a deleting key whose create was never sent still
 		// waits for a Coder that refuses every call (no licence).
 		Name: "never-created-asks-coder",
-		File: "internal/deletion/pass.go",
-		Old:  "\treturn !begun, err\n",
-		New:  "\treturn false && !begun, err\n",
+		File: "internal/deletion/verify.go",
+		Old:  "\tif len(written) == 0 {\n\t\treturn Leftovers{}, nil\n\t}\n",
+		New:  "",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder|TestDeletingAKeyWhoseCreateWasNeverSentNeedsNoAnswerFromCoder)$",
 	},
@@ -649,7 +649,7 @@ var Mutations = []Mutation{
 		// instead of the one sent after Coder answered its delete.
 		Name: "records-look-lists-again-after-a-verify",
 		File: "internal/deletion/pass.go",
-		Old:  "\tsince, deleted := n.pass.deletedAt(mg)\n",
+		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
 		New:  "\tsince, deleted := time.Time{}, false\n",
 		Pkgs: []string{"./hack/bench/"},
 		Run:  "^TestBenchmarkCountsMeetTheirTargets$",
@@ -752,10 +752,9 @@ var Mutations = []Mutation{
 		// accepted counts as gone without a list: its finalizer and record
 		// go while Coder keeps the key.
 		Name: "key-delete-trusts-the-answer",
-		File: "internal/controller/aigatewaykey/aigatewaykey.go",
-		Old:  "\tif meta.WasDeleted(k) {\n\t\treturn e.observeDeleting(k, keys, id), nil\n",
-		New: "\tif meta.WasDeleted(k) && k.GetCondition(xpv2.TypeSynced).Reason == xpv2.ReasonReconcileSuccess && k.GetCondition(xpv2.TypeReady).Reason == xpv2.ReasonDeleting {\n\t\treturn managed.ExternalObservation{}, nil\n\t}\n" +
-			"\tif meta.WasDeleted(k) {\n\t\treturn e.observeDeleting(k, keys, id), nil\n",
+		File: "internal/deletion/pass.go",
+		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
+		New:  "\tsince, deleted := p.deletedAt(mg)\n\tif deleted {\n\t\treturn Leftovers{}, nil\n\t}\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestDeleteKeepsTheFinalizerWhileCoderStillListsTheObject$",
 	},
@@ -775,8 +774,8 @@ var Mutations = []Mutation{
 		// evented, and the record goes instead of staying Abandoned.
 		Name: "bounded-pass-trusts-the-delete",
 		File: "internal/deletion/bounded.go",
-		Old:  "\tr.AfterErr, r.RecordsErr, r.StillThere = observeErr, recordsErr, f.exists()\n",
-		New:  "\tr.AfterErr, r.RecordsErr, r.StillThere = observeErr, recordsErr, f.exists() && false\n",
+		Old:  "\tr.AfterErr, r.StillThere = err, !left.empty()\n",
+		New:  "\tr.AfterErr, r.StillThere = err, false\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete|TestBoundedPassCountsADeleteCoderDidNotCarryOutAsAReleaseWithoutDelete)$",
 	},

@@ -21,22 +21,14 @@ package main
 // its own last write (docs/explanation/budgets-design.md).
 var budgetMutations = []Mutation{
 	{
-		// The sweep deletes a budget someone wrote since the provider did.
+		// The sweep, or a deleting resource (one rule since issue 50),
+		// deletes a budget someone wrote since the provider did.
 		Name: "budget-sweep-ignores-updated-at",
 		File: "internal/deletion/coder_budgets.go",
 		Old:  "\tcase !ours:\n\t\treturn found{superseded: true}\n",
 		New:  "\tcase false && !ours:\n\t\treturn found{superseded: true}\n",
 		Pkgs: []string{"./internal/deletion/"},
-		Run:  "^TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches$",
-	},
-	{
-		// A deleting resource deletes a budget that is no longer its own.
-		Name: "budget-deleting-deletes-anothers",
-		File: "internal/deletion/budget_owner.go",
-		Old:  "return Verdict{Exists: l.Present && l.Ours, Changed:",
-		New:  "return Verdict{Exists: l.Present, Changed:",
-		Pkgs: []string{"./internal/deletion/"},
-		Run:  "^TestDecideOwnsABudgetRowOnlyByItsRecordedUpdatedAt$",
+		Run:  "^(TestSweepGroupBudgetDeletesOnlyWhileUpdatedAtMatches|TestADeletingBudgetsRecordsFindItsBudgetOnlyWhileItIsTheirs)$",
 	},
 	{
 		// A budget someone else set is adopted and written over without an

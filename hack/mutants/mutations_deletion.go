@@ -61,6 +61,27 @@ var deletionMutations = []Mutation{
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^(TestNextIsOneStepForTheNormalPathAndTheBoundedPass|TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete)$",
 	},
+	{
+		// A deleting resource believes the cache's records: a key whose
+		// record the cache does not show yet is left in Coder while its
+		// resource goes.
+		Name: "deleting-look-believes-the-cache",
+		File: "internal/deletion/set.go",
+		Old:  "\trecs, err := list(ctx, r.reader, mg)\n",
+		New:  "\trecs, err := list(ctx, r.kube, mg)\n",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen$",
+	},
+	{
+		// An import deleted before a live look recorded it is let go
+		// without its object's delete.
+		Name: "deleting-import-not-adopted",
+		File: "internal/deletion/pass.go",
+		Old:  "\treturn p.Records.EnsureAdopted(ctx, mg, p.Kind, p.Origin, id)\n",
+		New:  "\treturn nil\n",
+		Pkgs: []string{"./internal/deletion/"},
+		Run:  "^(TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen|TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder)$",
+	},
 }
 
 func init() { Mutations = append(Mutations, deletionMutations...) }

@@ -31,8 +31,8 @@ import (
 
 // boundedPass makes one attempt to delete, over two reconciles: the first
 // Observe looks, Delete deletes what it found, and the next Observe looks
-// again. A verified absence is a normal release; anything else a release
-// without delete. Either way the pass ends with Observe reporting the
+// again, each at what the resource's records name. A verified absence is
+// a normal release; anything else a release without delete. Either way the pass ends with Observe reporting the
 // object gone, so the reconciler lets the finalizer go. A pass that finds
 // nothing, or cannot look, ends at its first Observe.
 type boundedPass[R resource.Managed] struct {
@@ -49,31 +49,30 @@ func (b *boundedPass[R]) Observe(ctx context.Context, mg R) (managed.ExternalObs
 	rel, uid := b.n.pass.Releases, mg.GetUID()
 	rel.forget(uid)
 	var r PassResult
-	var f lookResult
+	var left Leftovers
 	if last, sent := rel.lastDelete(uid); sent {
 		// An earlier reconcile sent this pass's one delete: this look
 		// verifies it.
 		r = b.verify(ctx, mg, last.err)
 		rel.verified(uid)
 	} else {
-		f, r = b.first(ctx, mg)
+		left, r = b.first(ctx, mg)
 	}
 	if Next(hold.ModeBoundedPass, r) == StepDelete {
-		b.n.found = f
+		b.n.left = left
 		return managed.ExternalObservation{ResourceExists: true}, nil
 	}
 	b.end(ctx, mg, r)
 	return managed.ExternalObservation{ResourceExists: false}, nil
 }
 
-// first is the pass's first look, at the resource's own object and at what
-// its records name, so its one delete removes both.
-func (b *boundedPass[R]) first(ctx context.Context, mg R) (lookResult, PassResult) {
-	if b.n.inner == nil {
-		return lookResult{}, PassResult{NoClient: true}
+// first is the pass's first look at what the resource's records name.
+func (b *boundedPass[R]) first(ctx context.Context, mg R) (Leftovers, PassResult) {
+	if b.n.pass.Coder == nil {
+		return nil, PassResult{NoClient: true}
 	}
-	f, observeErr, recordsErr := b.n.lookLeft(ctx, mg, true)
-	return f, PassResult{ObserveErr: observeErr, RecordsErr: recordsErr, Existed: f.exists()}
+	left, err := b.n.pass.find(ctx, mg)
+	return left, PassResult{ObserveErr: err, Existed: !left.empty()}
 }
 
 // verify is the look after the pass's delete, which failed with deleteErr
@@ -83,12 +82,12 @@ func (b *boundedPass[R]) verify(ctx context.Context, mg R, deleteErr error) Pass
 	switch {
 	case deleteErr != nil:
 		return r
-	case b.n.inner == nil:
+	case b.n.pass.Coder == nil:
 		r.NoClient = true
 		return r
 	}
-	f, observeErr, recordsErr := b.n.lookLeft(ctx, mg, true)
-	r.AfterErr, r.RecordsErr, r.StillThere = observeErr, recordsErr, f.exists()
+	left, err := b.n.pass.find(ctx, mg)
+	r.AfterErr, r.StillThere = err, !left.empty()
 	return r
 }
 
@@ -118,10 +117,10 @@ func (b *boundedPass[R]) Update(context.Context, R) (managed.ExternalUpdate, err
 // failure is the reconcile's error; the next Observe ends the pass either
 // way.
 func (b *boundedPass[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
-	ids, start := b.n.found.ids(mg), time.Now()
-	d, err := b.n.remove(ctx, mg)
+	ids, start := b.n.left.ids(), time.Now()
+	err := b.n.pass.deleteLeft(ctx, b.n.left)
 	b.n.pass.Releases.deleted(mg.GetUID(), start, ids, err)
-	return d, err
+	return managed.ExternalDelete{}, err
 }
 
 func (b *boundedPass[R]) Disconnect(ctx context.Context) error { return b.n.Disconnect(ctx) }

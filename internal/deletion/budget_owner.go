@@ -20,8 +20,6 @@ package deletion
 // or a user's override): what Coder holds, what this resource's cleanup
 // record says it wrote, and whether the row is what the resource asks for.
 type Look struct {
-	// Deleting: the resource has a deletion timestamp.
-	Deleting bool
 	// Named: the resource's external name names the row's key, the group
 	// or the user (set by its create, or by a user importing the row).
 	Named bool
@@ -54,9 +52,6 @@ type Verdict struct {
 	// Adopt: an import by external name that may write: record the
 	// updated_at Coder shows, which makes the budget this resource's.
 	Adopt bool
-	// Changed: a deleting resource's budget was written in Coder since its
-	// last PUT; it is left there (ReasonBudgetChangedInCoder).
-	Changed bool
 }
 
 // Decide is the whole of a budget's or an override's ownership. A row is a
@@ -64,12 +59,10 @@ type Verdict struct {
 // on Coder's clock: the budget is ours exactly while Coder shows the
 // updated_at of our last PUT. A budget present at the first look with no
 // record of ours is refused, unless the resource imports it (external name
-// set, or observe only). A deleting resource deletes only a budget that is
-// still ours.
+// set, or observe only). A deleting resource goes by its records
+// (findBudgets), which delete only a budget that is still ours.
 func Decide(l Look) Verdict {
 	switch {
-	case l.Deleting:
-		return Verdict{Exists: l.Present && l.Ours, Changed: l.Present && !l.Ours && l.Recorded}
 	case !l.Present && l.Recorded && !l.ObserveOnly:
 		// Ours, removed in Coder since (by someone, or by Coder: an
 		// override whose user left its group). Update puts it back, and

@@ -78,26 +78,6 @@ func TestDecideOwnsABudgetRowOnlyByItsRecordedUpdatedAt(t *testing.T) {
 			look:   Look{ObserveOnly: true},
 			want:   Verdict{},
 		},
-		"DeletingOursDeletes": {
-			reason: "A deleting resource deletes a budget that is still ours.",
-			look:   Look{Deleting: true, Present: true, Ours: true, Recorded: true, Named: true},
-			want:   Verdict{Exists: true},
-		},
-		"DeletingChangedInCoderIsLeft": {
-			reason: "A budget written since our PUT is someone else's: left there, and said so.",
-			look:   Look{Deleting: true, Present: true, Recorded: true, Named: true},
-			want:   Verdict{Changed: true},
-		},
-		"DeletingNotRecordedIsNotOurs": {
-			reason: "A deleting resource whose external name names a budget no record of it wrote deletes nothing.",
-			look:   Look{Deleting: true, Present: true, Named: true},
-			want:   Verdict{},
-		},
-		"DeletingGoneIsGone": {
-			reason: "A 404 after our delete is verified absence.",
-			look:   Look{Deleting: true, Recorded: true, Named: true},
-			want:   Verdict{},
-		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -45,9 +45,6 @@ type PassResult struct {
 	// answer.
 	AfterErr   error
 	StillThere bool
-	// RecordsErr is the failure to verify that what the resource's cleanup
-	// records name is gone, once its own look found nothing.
-	RecordsErr error
 	// MayHaveAttempted: the resource names an object in Coder, or a create
 	// for it was begun whose answer may have been lost.
 	MayHaveAttempted bool
@@ -95,7 +92,7 @@ const (
 // finds nothing: DecidePass then decides between a verified absence and a
 // release without delete.
 func Next(mode hold.Mode, r PassResult) Step {
-	failed := r.ObserveErr != nil || r.RecordsErr != nil
+	failed := r.ObserveErr != nil
 	if mode != hold.ModeBoundedPass {
 		switch {
 		case failed:
@@ -132,15 +129,13 @@ func DecidePass(r PassResult) PassOutcome {
 	case errors.As(r.ObserveErr, new(*otherDeploymentError)):
 		why = ReasonOtherDeployment
 	case r.ObserveErr != nil:
-		why = string(coder.ClassOf(r.ObserveErr))
-	case r.RecordsErr != nil:
-		why = failureClass(r.RecordsErr)
+		why = failureClass(r.ObserveErr)
 	case !r.Existed:
 		return PassOutcome{}
 	case r.DeleteErr != nil:
 		why = string(coder.ClassOf(r.DeleteErr))
 	case r.AfterErr != nil:
-		why = string(coder.ClassOf(r.AfterErr))
+		why = failureClass(r.AfterErr)
 	case r.StillThere:
 		why = reasonStillPresent
 	default:

@@ -17,15 +17,16 @@ limitations under the License.
 package deletion
 
 import (
-	"cmp"
 	"context"
 	"time"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+	"github.com/google/uuid"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
@@ -91,54 +92,60 @@ type Pass struct {
 	// the list its own look read.
 	Keys  *coder.KeyLister
 	Scope string
+	// Record, if set, receives the events of a deleting resource's look.
+	Record event.Recorder
 }
 
-// otherDeployment returns an error when a record of mg names another Coder
-// than the client reaches now: another deployment, or another URL (a
+// otherDeployment returns an error when a record of recs names another
+// Coder than the client reaches now: another deployment, or another URL (a
 // ProviderConfig repointed to another Coder, or a resource moved to a
 // ProviderConfig of one). That Coder not listing the object says nothing
 // about the Coder that holds it, so no answer of this client may count as
 // gone. The deployment is asked now, not taken from the ProviderConfig's
 // status, which may predate a change of URL.
 //
-// It returns mg's records, read once for the whole reconcile, and where
-// the client reaches now, with the deployment asked when a record names
-// one.
-func (p Pass) otherDeployment(ctx context.Context, mg resource.Managed) (Set, Origin, error) {
+// It returns where the client reaches now, with the deployment asked when
+// a record names one.
+func (p Pass) otherDeployment(ctx context.Context, recs Set) (Origin, error) {
 	now := p.Origin
-	if p.Records == nil {
-		return Set{}, now, nil
-	}
-	recs, err := p.Records.Of(ctx, mg)
-	if err != nil || p.Deployment == nil {
-		return recs, now, err
-	}
 	named := recs.Origins()
-	if len(named) == 0 {
-		return recs, now, nil
+	if len(named) == 0 || p.Deployment == nil {
+		return now, nil
 	}
+	var err error
 	if now.DeploymentID, err = p.Deployment(ctx); err != nil {
-		return recs, now, errors.Wrap(err, errVerifyDeployment)
+		return now, errors.Wrap(err, errVerifyDeployment)
 	}
 	for _, o := range named {
 		if !o.SameCoder(now) {
-			return recs, now, &otherDeploymentError{Recorded: o, Now: now}
+			return now, &otherDeploymentError{Recorded: o, Now: now}
 		}
 	}
-	return recs, now, nil
+	return now, nil
+}
+
+// Live is a kind's own external client. It serves live resources only: a
+// deleting resource is served by what its records name, through the kind's
+// find and remove (objectKinds), so a kind has no Delete of its own.
+type Live[R resource.Managed] interface {
+	Observe(ctx context.Context, mg R) (managed.ExternalObservation, error)
+	Create(ctx context.Context, mg R) (managed.ExternalCreation, error)
+	Update(ctx context.Context, mg R) (managed.ExternalUpdate, error)
+	Disconnect(ctx context.Context) error
 }
 
 // Wrap returns the external client the managed reconciler uses for a
-// resource of type R. inner may be nil in a bounded pass when no Coder
-// client could be built: the resource then releases without a delete.
+// resource of type R: the kind's own client while the resource lives, its
+// records once it is deleting. inner may be nil in a bounded pass when no
+// Coder client could be built: the resource then releases without a delete.
 //
 // Observe only reads Coder and Delete only deletes, as crossplane-runtime's
 // contract asks: a deleting resource's Observe reports its object as
-// existing while anything it or its records name is left in Coder, the
+// existing while anything its records name is left in Coder, the
 // reconciler calls Delete, and the next reconcile's Observe verifies. The
 // reconciler calls neither for a deleting resource whose policies exclude
 // Delete (it lets go at once), so the pass does not ask again.
-func Wrap[R resource.Managed](p Pass, inner managed.TypedExternalClient[R]) managed.TypedExternalClient[R] {
+func Wrap[R resource.Managed](p Pass, inner Live[R]) managed.TypedExternalClient[R] {
 	n := &untilGone[R]{inner: inner, pass: p}
 	if p.Mode == hold.ModeBoundedPass {
 		return &boundedPass[R]{n: n}
@@ -149,30 +156,10 @@ func Wrap[R resource.Managed](p Pass, inner managed.TypedExternalClient[R]) mana
 // untilGone is the normal path: failures are errors, so the reconciler keeps the
 // finalizer and retries while the ProviderConfig holds.
 type untilGone[R resource.Managed] struct {
-	inner managed.TypedExternalClient[R]
+	inner Live[R]
 	pass  Pass
-	// found is what a deleting resource's Observe found for Delete.
-	found lookResult
-}
-
-// A finding is what a deleting resource's Observe found left in Coder.
-type lookResult struct {
-	// obs is the resource's own look.
-	obs managed.ExternalObservation
-	// left is what its records name that its own look did not find.
+	// left is what a deleting resource's Observe found for Delete.
 	left Leftovers
-}
-
-func (f lookResult) exists() bool { return f.obs.ResourceExists || !f.left.empty() }
-
-// ids are the Coder ids of what f found: the resource's own object by its
-// external name, and what its records name.
-func (f lookResult) ids(mg resource.Managed) []string {
-	ids := f.left.ids()
-	if f.obs.ResourceExists {
-		ids = append(ids, meta.GetExternalName(mg))
-	}
-	return ids
 }
 
 func (n *untilGone[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
@@ -182,75 +169,86 @@ func (n *untilGone[R]) Observe(ctx context.Context, mg R) (managed.ExternalObser
 	// A bounded pass of an earlier reconcile may have given up; this one
 	// deletes for real.
 	n.pass.Releases.forget(mg.GetUID())
-	if gone, err := n.neverAttempted(ctx, mg); gone || err != nil {
-		return managed.ExternalObservation{}, err
-	}
-	f, observeErr, recordsErr := n.lookLeft(ctx, mg, false)
-	o := f.obs
-	switch Next(hold.ModeNormal, PassResult{ObserveErr: observeErr, RecordsErr: recordsErr, Existed: f.exists()}) {
+	left, err := n.pass.find(ctx, mg)
+	switch Next(hold.ModeNormal, PassResult{ObserveErr: err, Existed: !left.empty()}) {
 	case StepRetry:
-		return managed.ExternalObservation{}, cmp.Or(observeErr, recordsErr)
+		return managed.ExternalObservation{}, err
 	case StepDelete:
-		n.found = f
-		o.ResourceExists = true
-	default:
-		n.pass.Releases.verified(mg.GetUID())
-		o.ResourceExists = false
+		n.left = left
+		return managed.ExternalObservation{ResourceExists: true}, nil
 	}
-	return o, nil
+	n.pass.Releases.verified(mg.GetUID())
+	return managed.ExternalObservation{}, nil
 }
 
-// seek is a deleting resource's look: its own, then, when that finds
-// nothing or all is set, what its records name. The first error is of the
-// own look (or of finding which Coder made the object), the second of the
-// records' look.
-func (n *untilGone[R]) lookLeft(ctx context.Context, mg R, all bool) (lookResult, error, error) {
-	// The list the records' look may go by: one sent during this look,
-	// or after Coder answered the resource's last delete (a deleting
-	// resource makes none since).
-	since, deleted := n.pass.deletedAt(mg)
+// find is a deleting resource's look: what its records name that is left
+// in the Coder the client reaches now, and nothing else. Its external name
+// and annotations, which anyone editing it may set, decide nothing, and
+// the kind's own client is not asked. A look that finds nothing is
+// believed only on records read past the cache, where a record written a
+// moment ago cannot be missing, and, before any delete was sent, on a key
+// list sent now. A resource without records asks Coder nothing: nothing
+// was ever created for it (Coder may refuse every call, as a deployment
+// without the licence keys need does, or be down).
+func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) {
+	if p.Records == nil {
+		return Leftovers{}, nil
+	}
+	if err := p.adoptNamed(ctx, mg); err != nil {
+		return nil, err
+	}
+	since, deleted := p.deletedAt(mg)
+	recs, err := p.Records.Of(ctx, mg)
+	if err != nil {
+		return nil, err
+	}
+	left, err := p.lookAt(ctx, mg, recs, since)
+	if err != nil || !left.empty() {
+		return left, err
+	}
+	past, err := p.Records.past(ctx, mg)
+	if err != nil || (deleted && past.same(recs)) {
+		// The look after a delete went by the list sent after Coder
+		// answered it, and by every record there is.
+		return left, err
+	}
 	if !deleted {
 		since = time.Now()
 	}
-	recs, now, err := n.pass.otherDeployment(ctx, mg)
-	if err != nil {
-		return lookResult{}, err, nil
-	}
-	o, err := n.observe(ctx, mg)
-	if err != nil {
-		return lookResult{}, err, nil
-	}
-	f := lookResult{obs: o}
-	if o.ResourceExists && !all {
-		return f, nil, nil
-	}
-	// The resource's own look found nothing, or is not all: its external
-	// name and annotations, which anyone editing it may have set, decided
-	// where it looked. Its records decide whether it is gone.
-	if o.ResourceExists {
-		// The object is there, so a delete follows, and whether all is
-		// gone is decided by the look after it, on a list sent after
-		// Coder answered the delete. The shared list serves this look:
-		// a key it predates is found then. One sent now cost a list per
-		// key deleted with its namespace (issue 33).
-		since = time.Time{}
-	}
-	f.left, err = n.pass.recordsLeft(ctx, mg, recs, now, since)
-	if o.ResourceExists {
-		// A budget is keyed by its group, an override by its user: the
-		// own look found the one its records name, and its Delete
-		// deletes it once.
-		f.left.drop(meta.GetExternalName(mg))
-	}
-	return f, nil, err
+	return p.lookAt(ctx, mg, past, since)
 }
 
+// lookAt is what recs name that is left in the Coder the client reaches
+// now, on a key list sent after since, when every record speaks of it.
+func (p Pass) lookAt(ctx context.Context, mg resource.Managed, recs Set, since time.Time) (Leftovers, error) {
+	now, err := p.otherDeployment(ctx, recs)
+	if err != nil {
+		return nil, err
+	}
+	return p.recordsLeft(ctx, mg, recs, now, since)
+}
+
+// adoptNamed records the object a deleting import names by its external
+// name when the resource has no record at all: it was deleted before a
+// live Observe recorded it (EnsureAdopted). An external name counts for
+// nothing else, and never for an object another resource owns.
+func (p Pass) adoptNamed(ctx context.Context, mg resource.Managed) error {
+	id := meta.GetExternalName(mg)
+	if _, err := uuid.Parse(id); err != nil || !MayDelete(mg) {
+		return nil
+	}
+	if owned, err := p.Records.OwnedByAnother(ctx, mg, id, p.Origin); owned != nil || err != nil {
+		return err
+	}
+	return p.Records.EnsureAdopted(ctx, mg, p.Kind, p.Origin, id)
+}
+
+// observe is a live resource's look, through the kind's own client.
 func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
 	before := meta.GetExternalName(mg)
 	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
 		// Another resource owns the object this one names: nothing is
-		// read, changed or deleted in Coder. A deleting resource lets go
-		// of it without a delete.
+		// read or changed in Coder.
 		return managed.ExternalObservation{}, err
 	}
 	o, err := n.inner.Observe(ctx, mg)
@@ -267,10 +265,10 @@ func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObser
 			return o, err
 		}
 	}
-	if err == nil && o.ResourceExists && !meta.WasDeleted(mg) && MayDelete(mg) {
+	if err == nil && o.ResourceExists && MayDelete(mg) {
 		// An object this resource may delete but did not create (imported
-		// by external name) has no record yet; a release without delete
-		// must leave one the sweep can act on.
+		// by external name) has no record yet; its deletion and a release
+		// without delete go by the record.
 		if id := meta.GetExternalName(mg); id != "" {
 			if err := n.pass.Records.EnsureAdopted(ctx, mg, n.pass.Kind, n.pass.Origin, id); err != nil {
 				return o, err
@@ -299,24 +297,9 @@ func (n *untilGone[R]) recordID(ctx context.Context, mg resource.Managed) error 
 	return n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
 }
 
-// neverAttempted reports whether a deleting mg has nothing in Coder by our
-// own records: it names no object and no create was ever sent for it. Its
-// delete then needs no answer from Coder, which may refuse every call (a
-// deployment without the licence AI Gateway keys need) or be down: the
-// resource goes at once and holds nothing, and nothing is counted, since
-// nothing was left behind. A tenant can strip the external name but not
-// our records, so a resource that created anything never takes this path.
-func (n *untilGone[R]) neverAttempted(ctx context.Context, mg resource.Managed) (bool, error) {
-	if meta.GetExternalName(mg) != "" {
-		return false, nil
-	}
-	begun, err := n.pass.Records.Attempted(ctx, mg)
-	return !begun, err
-}
-
 // ownedByAnother reports whether another managed resource owns the Coder
-// object id, with the error that names it; false for no id. A resource
-// that is not deleting says so in its Ready condition.
+// object id, with the error that names it, which the resource's Ready
+// condition says; false for no id.
 func (n *untilGone[R]) ownedByAnother(ctx context.Context, mg resource.Managed, id string) (bool, error) {
 	if id == "" {
 		return false, nil
@@ -327,9 +310,6 @@ func (n *untilGone[R]) ownedByAnother(ctx context.Context, mg resource.Managed, 
 	}
 	if owned == nil {
 		return false, nil
-	}
-	if meta.WasDeleted(mg) {
-		return true, nil
 	}
 	mg.SetConditions(xpv2.Unavailable().WithMessage(owned.Error()))
 	return true, owned
@@ -381,14 +361,14 @@ func (n *untilGone[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate
 	return n.inner.Update(ctx, mg)
 }
 
-// Delete deletes what Observe found: the resource's own object, through
-// the kind's client, and what its records name. A delete of an object Coder
-// accepted before, in this resource's last delete, is an error the
-// resource's condition shows: Coder keeps what it said it deleted.
+// Delete deletes what Observe found its records name. A delete of an
+// object Coder accepted before, in this resource's last delete, is an
+// error the resource's condition shows: Coder keeps what it said it
+// deleted.
 func (n *untilGone[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
-	uid, ids, start := mg.GetUID(), n.found.ids(mg), time.Now()
+	uid, ids, start := mg.GetUID(), n.left.ids(), time.Now()
 	again := n.pass.Releases.acceptedBefore(uid, ids)
-	d, err := n.remove(ctx, mg)
+	err := n.pass.deleteLeft(ctx, n.left)
 	n.pass.Releases.deleted(uid, start, ids, err)
 	if err == nil && again {
 		err = errors.Wrap(ErrStillPresent, errDeleteAgain)
@@ -396,25 +376,7 @@ func (n *untilGone[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete
 	if err != nil {
 		metrics.ExternalDeleteFailed(n.pass.Kind, failureClass(err))
 	}
-	return d, err
-}
-
-// remove deletes what Observe found. Called without an Observe that found
-// anything, it deletes the resource's own object, as the kind's client
-// does.
-func (n *untilGone[R]) remove(ctx context.Context, mg R) (managed.ExternalDelete, error) {
-	f := n.found
-	if !f.exists() {
-		f.obs.ResourceExists = true
-	}
-	var d managed.ExternalDelete
-	if f.obs.ResourceExists && n.inner != nil {
-		var err error
-		if d, err = n.inner.Delete(ctx, mg); err != nil {
-			return d, err
-		}
-	}
-	return d, n.pass.deleteLeft(ctx, f.left)
+	return managed.ExternalDelete{}, err
 }
 
 func (n *untilGone[R]) Disconnect(ctx context.Context) error {

@@ -32,8 +32,10 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
 // deletingKey is a key being deleted; mut may give it an external name or
@@ -144,13 +146,10 @@ func TestBoundedPassThatDeletesForgetsAnEarlierPassesMark(t *testing.T) {
 	if _, ok := rel.peek(k.GetUID()); !ok {
 		t.Fatal("the failed pass did not mark the resource")
 	}
-	gone := &managed.ExternalClientFns{
-		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		},
-		DisconnectFn: func(context.Context) error { return nil },
-	}
-	if _, err := Wrap(pass, gone).Observe(context.Background(), k); err != nil {
+	// The next pass has a client, and nothing is recorded: nothing of
+	// the resource's is in Coder.
+	_, pass.Coder = fixture.Coder(t)
+	if _, err := Wrap(pass, coderDown()).Observe(context.Background(), k); err != nil {
 		t.Fatal(err)
 	}
 	if why, ok := rel.peek(k.GetUID()); ok {
@@ -161,25 +160,24 @@ func TestBoundedPassThatDeletesForgetsAnEarlierPassesMark(t *testing.T) {
 // A delete Coder answered (204, or 404 for "not there") proves nothing
 // while Coder still shows the object: only the look after it decides.
 func TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete(t *testing.T) {
-	rel := NewReleases()
-	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
-	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel, Records: recordsWith(t, k, true, nil)}
-	deletes := 0
-	kept := &managed.ExternalClientFns{
-		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
-			return managed.ExternalObservation{ResourceExists: true}, nil
-		},
-		DeleteFn: func(context.Context, resource.Managed) (managed.ExternalDelete, error) {
-			deletes++
-			return managed.ExternalDelete{}, nil
-		},
-		DisconnectFn: func(context.Context) error { return nil },
+	ctx := context.Background()
+	srv, cl := fixture.Coder(t)
+	key, err := cl.CreateKey(ctx, "gw-of-u-1")
+	if err != nil {
+		t.Fatal(err)
 	}
-	gone, n, err := reconcileDeleting(context.Background(), pass, kept, k, 3)
+	rel := NewReleases()
+	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, key.ID.String()) })
+	kube := fixture.Kube(t).WithObjects(ownRecord(KindKey, string(k.UID), key.ID.String(), "gw-of-u-1", Origin{}, nil)).Build()
+	pass := Pass{Kind: KindKey, Mode: hold.ModeBoundedPass, Releases: rel, Records: NewStore(kube, fixture.Scheme(t), nil), Coder: cl}
+	if err := srv.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 204}); err != nil {
+		t.Fatal(err)
+	}
+	gone, n, err := reconcileDeleting(ctx, pass, coderDown(), k, 3)
 	if err != nil || !gone || n != 2 {
 		t.Fatalf("after %d reconciles: gone %t, error %v; want gone after 2 (look and delete, look again), nil so the finalizer goes", n, gone, err)
 	}
-	if deletes != 1 {
+	if deletes := srv.Requests(fakecoder.EndpointKeysDelete); deletes != 1 {
 		t.Errorf("the pass asked %d deletes, want its one attempt", deletes)
 	}
 	if why, ok := rel.peek(k.GetUID()); !ok || why != reasonStillPresent {
@@ -224,20 +222,6 @@ func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	}
 }
 
-// coderRefuses is an external client whose every call gets Coder's 403 for
-// a deployment without the AI Gateway licence; it counts the calls.
-func coderRefuses(calls *int) managed.ExternalClient {
-	return &managed.ExternalClientFns{
-		ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
-			*calls++
-			return managed.ExternalObservation{}, errNotLicensed
-		},
-		DisconnectFn: func(context.Context) error { return nil },
-	}
-}
-
-var errNotLicensed = errors.New("GET /api/v2/ai-gateway/keys: 403 Forbidden: AI Gateway is a Premium feature")
-
 func TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder(t *testing.T) {
 	attempt := metav1.Now()
 	cases := map[string]struct {
@@ -261,24 +245,34 @@ func TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder(t *testing.T) {
 			mut:    pending, record: &attempt,
 		},
 		"NamesAnObjectWithoutARecord": {
-			reason: "an imported object is named by the external name: ask Coder",
-			mut:    func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") }, noRec: true,
+			reason: "an import deleted before a live look recorded it: its record is written, and Coder asked",
+			mut:    func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "7a1c0e52-0000-4000-8000-000000000001") }, noRec: true,
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			k := deletingKey(tc.mut)
-			calls := 0
-			pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: recordsWith(t, k, tc.noRec, tc.record)}
-			obs, err := Wrap(pass, coderRefuses(&calls)).Observe(context.Background(), k)
+			// A Coder without the licence keys need refuses every call.
+			srv := fakecoder.New(fakecoder.Options{Unlicensed: true})
+			if err := srv.Start(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(srv.Close)
+			cl, err := coder.New(coder.Config{URL: srv.URL(), Token: srv.Token(), Timeout: 5 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pass := Pass{Kind: KindKey, Mode: hold.ModeNormal, Releases: NewReleases(), Records: recordsWith(t, k, tc.noRec, tc.record), Coder: cl}
+			obs, err := Wrap(pass, coderDown()).Observe(context.Background(), k)
+			calls := srv.Requests(fakecoder.EndpointKeysList)
 			if tc.gone {
 				if err != nil || obs.ResourceExists || calls != 0 {
 					t.Errorf("%s: Observe = %+v, %v after %d Coder calls; want gone, nil, 0 calls", tc.reason, obs, err, calls)
 				}
 				return
 			}
-			if !errors.Is(err, errNotLicensed) || calls != 1 {
-				t.Errorf("%s: Observe = %v after %d Coder calls; want Coder's refusal after 1 call", tc.reason, err, calls)
+			if !coder.IsForbidden(err) || calls == 0 {
+				t.Errorf("%s: Observe = %v after %d Coder calls; want Coder's refusal", tc.reason, err, calls)
 			}
 		})
 	}
@@ -310,11 +304,12 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 		wantErr bool
 		// wantReleased: the bounded pass releases without delete.
 		wantReleased bool
-		wantCalls    int
+		// wantAsked: Coder's key list was asked.
+		wantAsked bool
 	}{
 		"NormalSameDeployment": {
 			reason: "the Coder that made the key says it is gone: a verified delete",
-			mode:   hold.ModeNormal, now: "A", wantCalls: 1,
+			mode:   hold.ModeNormal, now: "A", wantAsked: true,
 		},
 		"NormalOtherDeployment": {
 			reason: "another Coder not listing the key proves nothing: retry, naming both deployments",
@@ -326,11 +321,11 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 		},
 		"BoundedSameDeployment": {
 			reason: "at the bound, the deployment that made it says gone: a normal release",
-			mode:   hold.ModeBoundedPass, now: "A", wantCalls: 1,
+			mode:   hold.ModeBoundedPass, now: "A", wantAsked: true,
 		},
 		"NormalSameURL": {
 			reason: "the URL that made the key, reporting its deployment, says it is gone: a verified delete",
-			mode:   hold.ModeNormal, now: "A", url: "https://a.example", wantCalls: 1,
+			mode:   hold.ModeNormal, now: "A", url: "https://a.example", wantAsked: true,
 		},
 		"NormalOtherURLClaimingTheDeployment": {
 			reason: "a server at another URL claiming deployment A is another Coder: retry",
@@ -356,17 +351,16 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 				Status:     clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: "id"},
 			})
 			rel := NewReleases()
-			calls := 0
 			// A Coder that holds nothing: what the record names is gone
 			// there too.
-			_, cl := fixture.Coder(t)
+			srv, cl := fixture.Coder(t)
 			pass := Pass{
 				Kind: "AIGatewayKey", Mode: tc.mode, Releases: rel, Records: NewStore(b.Build(), s, nil),
 				Origin:     origin("stale", "ProviderConfig", "ns", "coder", tc.url),
 				Deployment: func(context.Context) (string, error) { return tc.now, nil },
 				Coder:      cl,
 			}
-			obs, err := Wrap(pass, coderAnswers(&calls)).Observe(context.Background(), k)
+			obs, err := Wrap(pass, coderDown()).Observe(context.Background(), k)
 			var other *otherDeploymentError
 			if got := errors.As(err, &other); got != tc.wantErr || (!tc.wantErr && err != nil) {
 				t.Fatalf("%s: Observe error = %v, want an otherDeploymentError: %t", tc.reason, err, tc.wantErr)
@@ -382,8 +376,8 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 			if released != tc.wantReleased || (released && why != ReasonOtherDeployment) {
 				t.Errorf("%s: released without delete = %t (%q), want %t (%s)", tc.reason, released, why, tc.wantReleased, ReasonOtherDeployment)
 			}
-			if calls != tc.wantCalls {
-				t.Errorf("%s: %d Observe calls reached Coder, want %d", tc.reason, calls, tc.wantCalls)
+			if asked := srv.Requests(fakecoder.EndpointKeysList) > 0; asked != tc.wantAsked {
+				t.Errorf("%s: Coder's key list asked: %t, want %t", tc.reason, asked, tc.wantAsked)
 			}
 		})
 	}

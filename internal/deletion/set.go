@@ -52,6 +52,26 @@ func (r *Store) Of(ctx context.Context, mg resource.Managed) (Set, error) {
 	return Set{uid: mg.GetUID(), recs: recs}, err
 }
 
+// past returns the records of mg read past the cache, where a record
+// written a moment ago cannot be missing.
+func (r *Store) past(ctx context.Context, mg resource.Managed) (Set, error) {
+	recs, err := list(ctx, r.reader, mg)
+	return Set{uid: mg.GetUID(), recs: recs}, err
+}
+
+// same reports whether s and o hold the same records, each as written at
+// the same version.
+func (s Set) same(o Set) bool {
+	v := make(map[string]string, len(s.recs))
+	for i := range s.recs {
+		v[s.recs[i].Name] = s.recs[i].ResourceVersion
+	}
+	return len(s.recs) == len(o.recs) && !slices.ContainsFunc(o.recs, func(r clusterv1alpha1.CleanupRecord) bool {
+		rv, ok := v[r.Name]
+		return !ok || rv != r.ResourceVersion
+	})
+}
+
 // In returns the records of s that speak of the Coder at now (Speaks):
 // an id a record of another Coder holds names another object, whatever
 // that Coder's server answered.

@@ -25,20 +25,31 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 )
 
+// ReasonBudgetChangedInCoder: a deleting resource's budget or override was
+// written in Coder since its last PUT, so it is someone else's and is left.
+const ReasonBudgetChangedInCoder event.Reason = "BudgetChangedInCoder"
+
+// msgFmtChanged is the event of ReasonBudgetChangedInCoder, per kind.
+var msgFmtChanged = map[string]string{
+	KindGroupBudget:  "The AI budget of group %s was changed in Coder since this resource last set it (its last write was updated %s by Coder's clock); it is left there",
+	KindUserOverride: "The AI budget override of user %s was changed in Coder since this resource last set it (its last write was updated %s by Coder's clock); it is left there",
+}
+
 const (
 	errFmtRecordedUnread  = "cannot read whether what the cleanup record %s names is gone from Coder; the resource goes only once it is"
-	errDeleteRecordedLeft = "cannot delete what this resource's cleanup records name and its external name and annotations did not lead it to; the resource goes only once it is gone from Coder"
+	errDeleteRecordedLeft = "cannot delete what this resource's cleanup records name; the resource goes only once it is gone from Coder"
 	errNoClientVerify     = "no Coder client to verify that what the cleanup records name is gone"
 )
 
-// Leftovers are the objects in Coder a deleting resource's records name
-// and its own look did not find, by kind: a read finds them, Delete
-// deletes them, and the next reconcile's read verifies.
+// Leftovers are the objects in Coder a deleting resource's records name,
+// by kind: a read finds them, Delete deletes them, and the next
+// reconcile's read verifies.
 type Leftovers map[string][]string
 
 func (l Leftovers) empty() bool { return len(l.ids()) == 0 }
@@ -52,21 +63,12 @@ func (l Leftovers) ids() []string {
 	return ids
 }
 
-// drop removes id from l: the resource's own look found it, and its Delete
-// deletes it once.
-func (l Leftovers) drop(id string) {
-	for k, ids := range l {
-		l[k] = slices.DeleteFunc(ids, func(i string) bool { return i == id })
-	}
-}
-
 // recordsLeft reads what the records of the deleting mg name and is still
 // in the Coder the resource reaches now (now, with the deployment asked),
-// by the records read at the start of the reconcile (recs). The resource's
-// external name and annotations steer its own look, and anyone editing the
-// resource can set them (to a sibling's id, an unknown one, a forged
-// refusal); the records are the provider's. Objects another live resource
-// holds by a record of its own are left to it. It only reads.
+// by its records (recs), never by its external name and annotations, which
+// anyone editing the resource can set (to a sibling's id, an unknown one, a
+// forged refusal). Objects another live resource holds by a record of its
+// own are left to it. It only reads.
 func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, now Origin, since time.Time) (Leftovers, error) {
 	if p.Records == nil {
 		return Leftovers{}, nil
@@ -79,13 +81,17 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, no
 		return Leftovers{}, errors.New(errNoClientVerify)
 	}
 	owned, lookup := p.Records.OwnedByOthers(ctx, mg, now)
-	l := look{cl: p.Coder, now: now, owned: owned, keys: p.keysSince(mg, since)}
+	l := look{cl: p.Coder, now: now, owned: owned, keys: p.keysSince(since)}
 	left := Leftovers{}
 	for _, k := range objectKinds {
 		of := slices.DeleteFunc(slices.Clone(written), func(r *clusterv1alpha1.CleanupRecord) bool { return r.Spec.Kind != k.kind })
 		for i, f := range k.find(ctx, l, of) {
 			if f.err != nil {
 				return Leftovers{}, errors.Wrapf(f.err, errFmtRecordedUnread, of[i].Name)
+			}
+			if f.superseded && p.Record != nil {
+				st := of[i].Status
+				p.Record.Event(mg, event.Warning(ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged[k.kind], st.ExternalID, st.CoderUpdatedAt)))
 			}
 			for _, id := range f.ids {
 				if !slices.Contains(left[k.kind], id) {
@@ -107,15 +113,11 @@ func (p Pass) deletedAt(mg resource.Managed) (time.Time, bool) {
 }
 
 // keysSince lists keys on the shared key list of the resource's
-// ProviderConfig, one sent at since or later (see seek), and after Coder
-// answered the resource's last delete: the list its own look just read,
-// not one more request. Without a shared list the find lists.
-func (p Pass) keysSince(mg resource.Managed, since time.Time) func(context.Context) ([]codersdk.AIGatewayKey, error) {
+// ProviderConfig, one sent at since or later (see find). Without a shared
+// list the find lists.
+func (p Pass) keysSince(since time.Time) func(context.Context) ([]codersdk.AIGatewayKey, error) {
 	if p.Keys == nil {
 		return nil
-	}
-	if at, ok := p.deletedAt(mg); ok && at.After(since) {
-		since = at
 	}
 	return func(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
 		list, err := p.Keys.ListSince(ctx, p.Scope, p.Coder, since)

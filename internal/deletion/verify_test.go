@@ -26,6 +26,7 @@ import (
 	"github.com/google/uuid"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
@@ -254,4 +255,118 @@ func liveIn(srv *fakecoder.Server, provider bool, id string) bool {
 		return slices.ContainsFunc(srv.Providers(false), func(p fakecoder.ProviderRow) bool { return p.ID.String() == id })
 	}
 	return slices.ContainsFunc(srv.Keys(), func(k fakecoder.KeyRow) bool { return k.ID.String() == id })
+}
+
+// TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen: deleting
+// revokes now, whatever a rotation was doing. Every key the resource's
+// records name goes (the retiring one of a rotation too, and one a lost
+// create made, found by its UID-derived name), an import deleted before a
+// live look recorded it goes by its external name, and only a look that
+// finds none lets the finalizer go.
+func TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen(t *testing.T) {
+	const uid = "u-1"
+	rotated := func(r *clusterv1alpha1.CleanupRecord, n int) *clusterv1alpha1.CleanupRecord {
+		r.Name = rotatedName(KindKey, uid, n)
+		return r
+	}
+	cases := map[string]struct {
+		reason string
+		// setup makes keys in Coder and returns the resource's records,
+		// its external name and the keys that must go.
+		setup func(t *testing.T, cl *coder.Client) (recs []client.Object, externalName string, revoked []string)
+		// cacheLags: the cache has none of the records yet; the API
+		// server has them.
+		cacheLags bool
+	}{
+		"CurrentAndRetiringKeys": {
+			reason: "a delete during a rotation's settle window revokes the retiring key with the current one",
+			setup: func(t *testing.T, cl *coder.Client) ([]client.Object, string, []string) {
+				old, cur := createKeyIn(t, cl, "gw-0"), createKeyIn(t, cl, "gw-1")
+				return []client.Object{ownRecord(KindKey, uid, old, "gw-0", Origin{}, nil), rotated(ownRecord(KindKey, uid, cur, "gw-1", Origin{}, nil), 1)}, cur, []string{old, cur}
+			},
+		},
+		"KeyOfALostCreateAnswer": {
+			reason: "a key whose create answer was lost (no id recorded, no external name) is found by its UID-derived name",
+			setup: func(t *testing.T, cl *coder.Client) ([]client.Object, string, []string) {
+				id := createKeyIn(t, cl, "gw-0")
+				return []client.Object{ownRecord(KindKey, uid, "", "gw-0", Origin{}, nil)}, "", []string{id}
+			},
+		},
+		"RecordMissingFromTheCache": {
+			reason:    "a key created a moment ago, whose record the cache does not show yet, is found on the records as the API server has them",
+			cacheLags: true,
+			setup: func(t *testing.T, cl *coder.Client) ([]client.Object, string, []string) {
+				id := createKeyIn(t, cl, "gw-0")
+				return []client.Object{ownRecord(KindKey, uid, id, "gw-0", Origin{}, nil)}, id, []string{id}
+			},
+		},
+		"ImportDeletedBeforeItsFirstLook": {
+			reason: "a key imported by external name and deleted before any live look is adopted by its record and revoked",
+			setup: func(t *testing.T, cl *coder.Client) ([]client.Object, string, []string) {
+				id := createKeyIn(t, cl, "made-by-hand")
+				return nil, id, []string{id}
+			},
+		},
+		"KeyAlreadyGoneInCoder": {
+			reason: "a key deleted in Coder already is absent: the first look lets go",
+			setup: func(t *testing.T, cl *coder.Client) ([]client.Object, string, []string) {
+				id := createKeyIn(t, cl, "gw-0")
+				u, _ := uuid.Parse(id)
+				if err := cl.DeleteKey(context.Background(), u); err != nil {
+					t.Fatal(err)
+				}
+				return []client.Object{ownRecord(KindKey, uid, id, "gw-0", Origin{}, nil)}, id, nil
+			},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			srv, cl := fixture.Coder(t)
+			other := createKeyIn(t, cl, "someone-elses")
+			recs, externalName, revoked := tc.setup(t, cl)
+			now := metav1.Now()
+			k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: uid, DeletionTimestamp: &now, Finalizers: []string{"f"}}}
+			if externalName != "" {
+				meta.SetExternalName(k, externalName)
+			}
+			api := fixture.Kube(t).WithObjects(recs...).Build()
+			store := NewStore(api, fixture.Scheme(t), nil)
+			if tc.cacheLags {
+				store = NewStore(fixture.Kube(t).Build(), fixture.Scheme(t), nil).WithReader(api)
+			}
+			// The ProviderConfig's shared key list, as a poll cached it
+			// before the deletion.
+			keys := coder.NewKeyLister(time.Minute)
+			if _, err := keys.List(ctx, "pc", cl); err != nil {
+				t.Fatal(err)
+			}
+			pass := Pass{Kind: KindKey, Mode: hold.ModeNormal, Releases: NewReleases(), Records: store, Coder: cl, Keys: keys, Scope: "pc"}
+			gone, n, err := reconcileDeleting(ctx, pass, coderDown(), k, 3)
+			if err != nil || !gone {
+				t.Fatalf("%s: after %d reconciles gone %t, error %v; want gone", tc.reason, n, gone, err)
+			}
+			if want := 1 + min(len(revoked), 1); n != want && !tc.cacheLags {
+				t.Errorf("%s: gone after %d reconciles, want %d", tc.reason, n, want)
+			}
+			for _, id := range revoked {
+				if liveIn(srv, false, id) {
+					t.Errorf("%s: key %s is still in Coder", tc.reason, id)
+				}
+			}
+			if !liveIn(srv, false, other) {
+				t.Errorf("%s: another resource's key was deleted", tc.reason)
+			}
+		})
+	}
+}
+
+// createKeyIn makes a key named name through cl and returns its id.
+func createKeyIn(t *testing.T, cl *coder.Client, name string) string {
+	t.Helper()
+	k, err := cl.CreateKey(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k.ID.String()
 }

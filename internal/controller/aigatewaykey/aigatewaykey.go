@@ -67,7 +67,6 @@ const ReasonUncertainCreateReplaced event.Reason = "UncertainCreateReplaced"
 const (
 	errListKeys     = "cannot list AI Gateway keys"
 	errCreateKey    = "cannot create AI Gateway key"
-	errDeleteKey    = "cannot delete AI Gateway key"
 	errReplaceKey   = "cannot delete the AI Gateway key left by an uncertain create"
 	errExternalName = "external name is not a Coder key id"
 	// errFmtLostKeyKept names the prefix, never the plaintext.
@@ -101,7 +100,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	}
 	// A settle window ends on time, not up to one poll late.
 	kindOpts.PollHook = c.clocks.pollHook
-	return managedkind.Setup(mgr, gvk, kindOpts, managedkind.Kind[Resource]{CoderName: DerivedName, External: c.external})
+	return managedkind.Setup(mgr, gvk, kindOpts, managedkind.Kind[Resource]{CoderName: DerivedName, External: c.external, Gone: c.clocks.forget})
 }
 
 // connection is what the external clients of one AIGatewayKey kind share.
@@ -119,7 +118,7 @@ type connection struct {
 
 // external is the client of one key to Coder for one reconcile, through the
 // session its ProviderConfig opened.
-func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) deletion.Live[Resource] {
 	return &external{
 		coder: s.Client, scope: s.Scope, url: s.URL, keys: c.keys, sent: c.sent, record: record, log: log,
 		kube: c.kube, reader: c.reader, scheme: c.scheme,
@@ -158,8 +157,6 @@ type external struct {
 
 	// plan is what Observe decided; Update applies it.
 	plan *RotationPlan
-	// deleting are the keys a Delete removes: every key of the resource.
-	deleting []codersdk.AIGatewayKey
 	// discards are the keys Create deletes first: their plaintext is
 	// lost, and they hold the names a new key takes.
 	discards []Key
@@ -181,10 +178,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 		return managed.ExternalObservation{}, err
 	}
 	keys := own(k, list, append(recorded.In(e.origin).ExternalIDs(), id)...)
-	if meta.WasDeleted(k) {
-		return e.observeDeleting(k, keys, id), nil
-	}
-	e.clocks.set(k.GetUID(), e.coder.Clock())
+	e.clocks.set(nameOf(k), e.coder.Clock())
 	if err := e.secretWritable(ctx, k); err != nil {
 		// Creating or replacing a key now would lose its plaintext.
 		return managed.ExternalObservation{}, err
@@ -247,26 +241,6 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 		ResourceLateInitialized: adopted,
 		ConnectionDetails:       details,
 	}, nil
-}
-
-// observeDeleting notes the keys a Delete removes. Deleting means revoke
-// now, whatever a rotation was doing: every key of the resource goes, and
-// absence is verified on a fresh list.
-func (e *external) observeDeleting(k Resource, keys []ownKey, id string) managed.ExternalObservation {
-	e.deleting = make([]codersdk.AIGatewayKey, 0, len(keys))
-	for _, c := range keys {
-		e.deleting = append(e.deleting, c.AIGatewayKey)
-	}
-	if len(keys) == 0 {
-		// Verified gone: nothing of this key polls again (the pass
-		// forgets its delete).
-		e.clocks.forget(k.GetUID())
-		return managed.ExternalObservation{ResourceExists: false}
-	}
-	if id == "" {
-		meta.SetExternalName(k, keys[0].ID.String())
-	}
-	return managed.ExternalObservation{ResourceExists: true}
 }
 
 // observeUncreated handles a key without an external name. A key with one
@@ -362,28 +336,6 @@ func (e *external) step(ctx context.Context, k Resource, p RotationPlan) (manage
 	case ActionNone:
 	}
 	return managed.ExternalUpdate{}, nil
-}
-
-// Delete asks Coder to delete every key of the resource, the retiring one
-// of a rotation included. The reconciler then observes again and releases
-// the finalizer only when a fresh list has none of them.
-func (e *external) Delete(ctx context.Context, k Resource) (managed.ExternalDelete, error) {
-	k.SetConditions(xpv2.Deleting())
-	ids := make([]uuid.UUID, 0, len(e.deleting))
-	for _, c := range e.deleting {
-		ids = append(ids, c.ID)
-	}
-	if len(ids) == 0 {
-		id, err := uuid.Parse(meta.GetExternalName(k))
-		if err != nil {
-			return managed.ExternalDelete{}, errors.New(errExternalName)
-		}
-		ids = append(ids, id)
-	}
-	if err := e.deleteKeys(ctx, k, ids...); err != nil {
-		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteKey)
-	}
-	return managed.ExternalDelete{}, nil
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }

@@ -18,7 +18,6 @@ package aigatewaykey
 
 import (
 	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -83,142 +82,23 @@ func (f *fixture) liveIDs() []uuid.UUID {
 	return out
 }
 
-// deletingKey is a key resource being deleted, with external name id
-// (none when empty).
-func deletingKey(id string) *aiv1alpha1.AIGatewayKey {
-	now := metav1.Now()
-	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{
-		Namespace: "team-a", Name: "gw", UID: testUID, DeletionTimestamp: &now,
-	}}
-	if id != "" {
-		meta.SetExternalName(k, id)
-	}
+// namedKey is a key resource with external name id.
+func namedKey(id string) *aiv1alpha1.AIGatewayKey {
+	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "gw", UID: testUID}}
+	meta.SetExternalName(k, id)
 	return k
-}
-
-// The deletion contract: a deleting key observes every key of the resource
-// in Coder, Delete removes them all, and only an Observe that finds none
-// lets the finalizer go.
-func TestDeletingAKeyRevokesEveryKeyOfTheResourceAndOnlyThen(t *testing.T) {
-	derived := func(n int) string { return RotatedKeyName("", "team-a", "gw", testUID, n) }
-	cases := map[string]struct {
-		reason string
-		// setup makes keys in Coder and returns the external name (may
-		// be empty) and the ids Delete must remove.
-		setup func(t *testing.T, f *fixture) (externalName string, revoked []uuid.UUID)
-		// wantExists is what the first Observe says.
-		wantExists bool
-	}{
-		"CurrentAndRetiringKeys": {
-			reason: "A delete during a rotation's settle window revokes the retiring key with the current one.",
-			setup: func(t *testing.T, f *fixture) (string, []uuid.UUID) {
-				old, cur := f.createKey(t, derived(0)), f.createKey(t, derived(1))
-				return cur.String(), []uuid.UUID{old, cur}
-			},
-			wantExists: true,
-		},
-		"KeyOfALostCreateAnswer": {
-			reason: "A key whose create answer was lost (no external name) is found by its derived name and revoked.",
-			setup: func(t *testing.T, f *fixture) (string, []uuid.UUID) {
-				return "", []uuid.UUID{f.createKey(t, derived(0))}
-			},
-			wantExists: true,
-		},
-		"ImportedKey": {
-			reason: "A key imported by external name is the resource's whatever its name, and is revoked.",
-			setup: func(t *testing.T, f *fixture) (string, []uuid.UUID) {
-				id := f.createKey(t, "made-by-hand")
-				return id.String(), []uuid.UUID{id}
-			},
-			wantExists: true,
-		},
-		"KeyAlreadyGoneInCoder": {
-			reason: "A key deleted in Coder already is absent: nothing is left to revoke.",
-			setup: func(t *testing.T, f *fixture) (string, []uuid.UUID) {
-				id := f.createKey(t, derived(0))
-				if err := f.cl.DeleteKey(context.Background(), id); err != nil {
-					t.Fatal(err)
-				}
-				return id.String(), nil
-			},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			ctx := context.Background()
-			f := newFixture(t)
-			other := f.createKey(t, RotatedKeyName("", "team-b", "gw", "ffffffff-0000-4000-8000-000000000000", 0))
-			id, revoked := tc.setup(t, f)
-			k := deletingKey(id)
-
-			obs, err := f.ext.Observe(ctx, k)
-			if err != nil {
-				t.Fatalf("%s\nObserve: %v", tc.reason, err)
-			}
-			if obs.ResourceExists != tc.wantExists {
-				t.Fatalf("%s\nObserve says exists = %v, want %v", tc.reason, obs.ResourceExists, tc.wantExists)
-			}
-			if !obs.ResourceExists {
-				return
-			}
-			if meta.GetExternalName(k) == "" {
-				t.Errorf("%s\nObserve left the external name empty; Delete would have nothing to name", tc.reason)
-			}
-			if _, err := f.ext.Delete(ctx, k); err != nil {
-				t.Fatalf("%s\nDelete: %v", tc.reason, err)
-			}
-			for _, r := range revoked {
-				if slices.Contains(f.liveIDs(), r) {
-					t.Errorf("%s\nkey %s is still in Coder after Delete", tc.reason, r)
-				}
-			}
-			if !slices.Contains(f.liveIDs(), other) {
-				t.Errorf("%s\nDelete removed another resource's key", tc.reason)
-			}
-			// The reconciler observes again before it lets go.
-			obs, err = f.ext.Observe(ctx, k)
-			if err != nil || obs.ResourceExists {
-				t.Errorf("%s\nObserve after Delete: exists %v, error %v; want absent", tc.reason, obs.ResourceExists, err)
-			}
-		})
-	}
-}
-
-func TestDeleteOfAKeyAlreadyGoneInCoderSucceeds(t *testing.T) {
-	// The reconciler deletes on an observation that may be a moment old:
-	// Coder's NotFound for a key removed since is success, not a retry.
-	ctx := context.Background()
-	f := newFixture(t)
-	id := f.createKey(t, KeyName("", "team-a", "gw", testUID))
-	if err := f.cl.DeleteKey(ctx, id); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.ext.Delete(ctx, deletingKey(id.String())); err != nil {
-		t.Errorf("Delete of a key already gone: %v, want success", err)
-	}
-}
-
-func TestDeleteWithoutAKeyIDFailsInsteadOfGuessing(t *testing.T) {
-	// Nothing observed and an external name that is not a Coder key id:
-	// there is nothing Delete may name, and succeeding would let the
-	// finalizer go on an unverified delete.
-	f := newFixture(t)
-	if _, err := f.ext.Delete(context.Background(), deletingKey("not-a-uuid")); err == nil {
-		t.Error("Delete with external name \"not-a-uuid\" succeeded, want an error")
-	}
 }
 
 func TestObserveConfirmsAbsenceOnAListNewerThanTheSharedOne(t *testing.T) {
 	// The shared key list was read before the key existed. Trusting it
-	// would call a live key absent: a delete would be "verified" and the
-	// key left in Coder.
+	// would call a live key absent and make another.
 	ctx := context.Background()
 	f := newFixture(t)
 	if _, err := f.keys.List(ctx, f.ext.scope, f.cl); err != nil {
 		t.Fatal(err)
 	}
 	id := f.createKey(t, "imported-later")
-	obs, err := f.ext.Observe(ctx, deletingKey(id.String()))
+	obs, err := f.ext.Observe(ctx, namedKey(id.String()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +110,7 @@ func TestObserveConfirmsAbsenceOnAListNewerThanTheSharedOne(t *testing.T) {
 func TestObserveRejectsAnExternalNameThatIsNoKeyID(t *testing.T) {
 	f := newFixture(t)
 	before := f.srv.Requests(fakecoder.EndpointKeysList)
-	if _, err := f.ext.Observe(context.Background(), deletingKey("gw")); err == nil {
+	if _, err := f.ext.Observe(context.Background(), namedKey("gw")); err == nil {
 		t.Error("Observe with external name \"gw\" succeeded, want an error")
 	}
 	if n := f.srv.Requests(fakecoder.EndpointKeysList) - before; n != 0 {

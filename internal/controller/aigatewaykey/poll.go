@@ -97,51 +97,50 @@ func timeOf(t *metav1.Time) *time.Time {
 
 // clocks keeps Coder's clock as each key's last Observe saw it, so the
 // poll hook places the rotation's deadlines on our clock. A key's entry
-// goes when its delete is verified; entries of keys released otherwise
-// (finalizers stripped) go when the map is full, after which polls fall
-// back to our clock until each key's next Observe.
+// goes when the key is gone from the cache; should the map fill up, it is
+// emptied, and polls fall back to our clock until each key's next Observe.
 type clocks struct {
 	mu sync.Mutex
-	m  map[types.UID]coder.Clock
+	m  map[types.NamespacedName]coder.Clock
 }
 
 // maxClocks bounds the clocks kept: far more keys than one provider serves.
 const maxClocks = 10000
 
-func newClocks() *clocks { return &clocks{m: map[types.UID]coder.Clock{}} }
+func newClocks() *clocks { return &clocks{m: map[types.NamespacedName]coder.Clock{}} }
 
-// set keeps the clock of key uid; an unknown clock changes nothing. A nil
+// set keeps the clock of key k; an unknown clock changes nothing. A nil
 // clocks keeps nothing.
-func (c *clocks) set(uid types.UID, clk coder.Clock) {
+func (c *clocks) set(k types.NamespacedName, clk coder.Clock) {
 	if c == nil || !clk.Known() {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.m[uid]; !ok && len(c.m) >= maxClocks {
+	if _, ok := c.m[k]; !ok && len(c.m) >= maxClocks {
 		clear(c.m)
 	}
-	c.m[uid] = clk
+	c.m[k] = clk
 }
 
-// forget drops the clock of key uid.
-func (c *clocks) forget(uid types.UID) {
+// forget drops the clock of key k, gone from the cache.
+func (c *clocks) forget(k types.NamespacedName) {
 	if c == nil {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	delete(c.m, uid)
+	delete(c.m, k)
 }
 
-// at is the instant now of our clock on the Coder clock of key uid, or now
+// at is the instant now of our clock on the Coder clock of key k, or now
 // itself when that clock is not known.
-func (c *clocks) at(uid types.UID, now time.Time) time.Time {
+func (c *clocks) at(k types.NamespacedName, now time.Time) time.Time {
 	if c == nil {
 		return now
 	}
 	c.mu.Lock()
-	clk, ok := c.m[uid]
+	clk, ok := c.m[k]
 	c.mu.Unlock()
 	if !ok {
 		return now
@@ -155,5 +154,10 @@ func (c *clocks) pollHook(mg resource.Managed, poll time.Duration) time.Duration
 	if !ok {
 		return poll
 	}
-	return NextPoll(k.KeyObservation(), c.at(k.GetUID(), time.Now()), poll)
+	return NextPoll(k.KeyObservation(), c.at(nameOf(k), time.Now()), poll)
+}
+
+// nameOf is the key of k's clock.
+func nameOf(k resource.Managed) types.NamespacedName {
+	return types.NamespacedName{Namespace: k.GetNamespace(), Name: k.GetName()}
 }

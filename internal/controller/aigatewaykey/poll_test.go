@@ -123,7 +123,7 @@ func TestPollHookPlacesTheRotationsDeadlineOnCodersClock(t *testing.T) {
 			retires := metav1.NewTime(ours.Add(offset).Add(20 * time.Second))
 			k.Status.AtProvider.Rotation = &common.AIGatewayKeyRotationObservation{RetiresAt: &retires}
 			c := newClocks()
-			c.set(k.UID, coder.Clock{Date: ours.Add(offset), Received: ours})
+			c.set(nameOf(k), coder.Clock{Date: ours.Add(offset), Received: ours})
 			// Whole seconds in status, one second's margin, the test's own
 			// moment: between 19s and 22s, never a poll away.
 			if got := c.pollHook(k, time.Minute); got < 19*time.Second || got > 22*time.Second {
@@ -131,7 +131,7 @@ func TestPollHookPlacesTheRotationsDeadlineOnCodersClock(t *testing.T) {
 			}
 			// Forgotten (the key was deleted), the hook knows only our clock,
 			// on which the deadline is two minutes off: the poll decides.
-			c.forget(k.UID)
+			c.forget(nameOf(k))
 			if got := c.pollHook(k, time.Minute); got != time.Minute {
 				t.Errorf("pollHook = %s after forget, want the poll interval", got)
 			}

@@ -137,7 +137,7 @@ type connection struct {
 
 // external is the client of one AIProvider to Coder for one reconcile,
 // through the session its ProviderConfig opened.
-func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+func (c *connection) external(s providerconfig.Session, log logging.Logger, record event.Recorder) deletion.Live[Resource] {
 	return &external{
 		coder: s.Client, url: s.URL, origin: managedkind.OriginOf(s), kube: c.kube, reader: c.reader, records: c.records,
 		kind: c.kind, log: log, record: record, fingerprintKey: c.fingerprintKey,
@@ -193,11 +193,10 @@ func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk
 	observe(p.ProviderObservation(), got)
 	p.SetConditions(xpv2.Available())
 	details := ConnectionDetails(e.url, got)
-	if meta.WasDeleted(p) || !deletion.Policies(p).ShouldUpdate() {
+	if !deletion.Policies(p).ShouldUpdate() {
 		// Nothing will be changed, so neither the Secrets nor the drift
-		// matter: deleting works even when the Secrets are gone, and an
-		// observe-only import reads no Secrets it does not use, and needs
-		// no type or base URL in its spec.
+		// matter: an observe-only import reads no Secrets it does not use,
+		// and needs no type or base URL in its spec.
 		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true, ConnectionDetails: details}, nil
 	}
 	want, err := e.desired(ctx, p)
@@ -366,20 +365,6 @@ func (e *external) Update(ctx context.Context, p Resource) (managed.ExternalUpda
 		return managed.ExternalUpdate{}, errors.New(errCannotPutBack + ": " + strings.Join(d.Unfixable, "; "))
 	}
 	return managed.ExternalUpdate{}, nil
-}
-
-// Delete soft-deletes the provider in Coder. The reconciler then observes
-// again and releases the finalizer only when a GET by id answers 404.
-func (e *external) Delete(ctx context.Context, p Resource) (managed.ExternalDelete, error) {
-	p.SetConditions(xpv2.Deleting())
-	id := meta.GetExternalName(p)
-	if _, err := uuid.Parse(id); err != nil {
-		return managed.ExternalDelete{}, errors.New(errExternalName)
-	}
-	if err := deletion.DeleteProvider(ctx, e.coder, id); err != nil {
-		return managed.ExternalDelete{}, errors.Wrap(err, errDeleteProvider)
-	}
-	return managed.ExternalDelete{}, nil
 }
 
 func (e *external) Disconnect(context.Context) error { return nil }

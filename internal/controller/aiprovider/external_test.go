@@ -26,18 +26,13 @@ import (
 
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
-	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
-	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	testfixture "github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -83,184 +78,6 @@ func (f *fixture) createProvider(t *testing.T, name string) codersdk.AIProvider 
 		t.Fatal(err)
 	}
 	return p
-}
-
-func (f *fixture) live(name string) bool {
-	for _, p := range f.srv.Providers(false) {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// deletingProvider is an AIProvider being deleted, with external name id
-// (none when empty) and the given annotations.
-func deletingProvider(id string, annotations map[string]string) *aiv1alpha1.AIProvider {
-	now := metav1.Now()
-	p := &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{
-		Namespace: "team-a", Name: "openai", UID: testUID, DeletionTimestamp: &now, Annotations: annotations,
-	}}
-	p.Spec.ForProvider.Type = "openai"
-	if id != "" {
-		meta.SetExternalName(p, id)
-	}
-	return p
-}
-
-func TestDeleteOfAProviderAlreadyGoneInCoderSucceeds(t *testing.T) {
-	// The reconciler deletes on an observation that may be a moment old:
-	// Coder's NotFound for a provider removed since is success.
-	ctx := context.Background()
-	f := newFixture(t)
-	got := f.createProvider(t, "openai")
-	if err := f.cl.DeleteProvider(ctx, got.ID.String()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.ext.Delete(ctx, deletingProvider(got.ID.String(), nil)); err != nil {
-		t.Errorf("Delete of a provider already gone: %v, want success", err)
-	}
-}
-
-func TestDeleteRemovesOnlyTheProviderOfTheExternalName(t *testing.T) {
-	ctx := context.Background()
-	f := newFixture(t)
-	got := f.createProvider(t, "openai")
-	f.createProvider(t, "someone-elses")
-	if _, err := f.ext.Delete(ctx, deletingProvider(got.ID.String(), nil)); err != nil {
-		t.Fatal(err)
-	}
-	if f.live("openai") {
-		t.Error("the provider is still in Coder after Delete")
-	}
-	if !f.live("someone-elses") {
-		t.Error("Delete removed a provider it does not name")
-	}
-}
-
-func TestDeleteWithoutAProviderIDFailsInsteadOfGuessing(t *testing.T) {
-	// A name is no proof of ownership: Delete names a provider by its id
-	// only, and fails rather than let the finalizer go unverified.
-	f := newFixture(t)
-	f.createProvider(t, "openai")
-	if _, err := f.ext.Delete(context.Background(), deletingProvider("openai", nil)); err == nil {
-		t.Error("Delete with external name \"openai\" succeeded, want an error")
-	}
-	if !f.live("openai") {
-		t.Error("Delete with an external name that is no id deleted the provider of that name")
-	}
-}
-
-// An Observe of a deleting AIProvider decides whether anything of it is
-// left in Coder; only "absent" lets the finalizer go.
-func TestObserveOfADeletingProviderFindsWhatItOwnsAndNothingElse(t *testing.T) {
-	attempt := time.Now().Add(-time.Hour).UTC().Truncate(time.Second)
-	pending := map[string]string{meta.AnnotationKeyExternalCreatePending: attempt.Format(time.RFC3339)}
-	// record is the cleanup record of the create attempted at t.
-	record := func(at time.Time) *clusterv1alpha1.CleanupRecord {
-		r := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{
-			Name:   deletion.Name("AIProvider", testUID),
-			Labels: map[string]string{deletion.ManagedResourceUIDLabel: testUID},
-		}}
-		r.Spec.ManagedResource.UID = testUID
-		r.Status.CreateAttemptedAt = &metav1.Time{Time: at}
-		return r
-	}
-	cases := map[string]struct {
-		reason string
-		// objs are in Kubernetes before the fixture starts.
-		objs []client.Object
-		// setup makes what is in Coder and returns the resource.
-		setup      func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider
-		wantExists bool
-		// wantExternalName: Observe named the provider for Delete.
-		wantExternalName bool
-	}{
-		"ProviderOfTheExternalName": {
-			reason: "The provider of the external name exists: Delete must run.",
-			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
-				return deletingProvider(f.createProvider(t, "openai").ID.String(), nil)
-			},
-			wantExists: true, wantExternalName: true,
-		},
-		"ProviderGoneInCoder": {
-			reason: "A provider deleted in Coder already is absent.",
-			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
-				got := f.createProvider(t, "openai")
-				if err := f.cl.DeleteProvider(context.Background(), got.ID.String()); err != nil {
-					t.Fatal(err)
-				}
-				return deletingProvider(got.ID.String(), nil)
-			},
-			wantExternalName: true,
-		},
-		"NoCreateAttempted": {
-			reason: "Without an external name or a pending create, a provider of the same name is somebody else's.",
-			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
-				f.createProvider(t, "openai")
-				return deletingProvider("", nil)
-			},
-		},
-		"SameNameCreatedByOthers": {
-			reason: "A provider of the name made long before the recorded attempt is not the attempt's: it is not claimed, and not deleted.",
-			objs:   []client.Object{record(attempt)},
-			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
-				f.createProvider(t, "openai")
-				return deletingProvider("", pending)
-			},
-		},
-		"UncertainCreateThatWroteIt": {
-			reason: "A provider the recorded attempt created (its answer was lost) is the resource's: it is named for Delete.",
-			objs:   []client.Object{record(time.Now())},
-			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
-				f.createProvider(t, "openai")
-				return deletingProvider("", map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
-			},
-			wantExists: true, wantExternalName: true,
-		},
-		"UncertainCreateCoderTwoMinutesBehind": {
-			reason: "Coder's clock runs two minutes behind ours: it dates the provider our attempt wrote two minutes before the attempt by our clock, and it is still ours.",
-			objs:   []client.Object{record(time.Now())},
-			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
-				f.srv.SetClockOffset(-2 * time.Minute)
-				f.createProvider(t, "openai")
-				return deletingProvider("", map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
-			},
-			wantExists: true, wantExternalName: true,
-		},
-		"UncertainCreateCoderTwoMinutesAhead": {
-			reason: "Coder's clock runs two minutes ahead: its date is past the attempt's timeout by our clock, and the provider is still ours.",
-			objs:   []client.Object{record(time.Now())},
-			setup: func(t *testing.T, f *fixture) *aiv1alpha1.AIProvider {
-				f.srv.SetClockOffset(2 * time.Minute)
-				f.createProvider(t, "openai")
-				return deletingProvider("", map[string]string{meta.AnnotationKeyExternalCreatePending: time.Now().UTC().Format(time.RFC3339)})
-			},
-			wantExists: true, wantExternalName: true,
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			f := newFixture(t, tc.objs...)
-			p := tc.setup(t, f)
-			obs, err := f.ext.Observe(context.Background(), p)
-			if err != nil {
-				t.Fatalf("%s\nObserve: %v", tc.reason, err)
-			}
-			if obs.ResourceExists != tc.wantExists {
-				t.Errorf("%s\nObserve says exists = %v, want %v", tc.reason, obs.ResourceExists, tc.wantExists)
-			}
-			if obs.ResourceExists && !obs.ResourceUpToDate {
-				t.Errorf("%s\na deleting provider is reported out of date: the reconciler would update it instead of deleting", tc.reason)
-			}
-			if got := meta.GetExternalName(p) != ""; got != tc.wantExternalName {
-				t.Errorf("%s\nexternal name set = %v (%q), want %v", tc.reason, got, meta.GetExternalName(p), tc.wantExternalName)
-			}
-			if f.updates != 0 {
-				t.Errorf("%s\nObserve of a deleting resource wrote it %d times, want none", tc.reason, f.updates)
-			}
-		})
-	}
 }
 
 func TestACreateAnswerCountsOnlyAsTheProviderAskedFor(t *testing.T) {

@@ -64,23 +64,16 @@ func (e *external) observeByName(ctx context.Context, p Resource, name string) (
 		return managed.ExternalObservation{}, err
 	}
 	if taken != nil {
-		if meta.WasDeleted(p) {
-			// Never delete someone else's provider: nothing of this
-			// resource is there.
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		}
 		// Nothing of the provider is observed: its status would be shown to
 		// whoever reads this resource's.
 		p.SetConditions(xpv2.Unavailable().WithMessage(taken.Error()))
 		return managed.ExternalObservation{}, taken
 	}
 	meta.SetExternalName(p, got.ID.String())
-	if !meta.WasDeleted(p) {
-		// Persisted now, as an adoption is: the reconciler would persist it
-		// only with LateInitialize among the policies.
-		if err := e.kube.Update(ctx, p); err != nil {
-			return managed.ExternalObservation{}, errors.Wrap(err, errRecordImport)
-		}
+	// Persisted now, as an adoption is: the reconciler would persist it
+	// only with LateInitialize among the policies.
+	if err := e.kube.Update(ctx, p); err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errRecordImport)
 	}
 	e.record.Event(p, event.Normal(ReasonImportedByName, fmt.Sprintf(msgFmtImportedByName, name, got.ID)))
 	return e.observeExisting(ctx, p, got)

@@ -47,14 +47,10 @@ const testCoderURL = "https://coder.example.com/"
 
 // importer is an observe-only AIProvider of team-a whose external name is
 // externalName: no type, no base URL, as an import writes it.
-func importer(externalName string, deleting bool) *aiv1alpha1.AIProvider {
+func importer(externalName string) *aiv1alpha1.AIProvider {
 	p := &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "team-a", Name: "imported", UID: testUID}}
 	p.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionObserve}
 	meta.SetExternalName(p, externalName)
-	if deleting {
-		now := metav1.Now()
-		p.DeletionTimestamp = &now
-	}
 	return p
 }
 
@@ -102,7 +98,6 @@ func TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns(t *testing.T) {
 	cases := map[string]struct {
 		reason       string
 		externalName string
-		deleting     bool
 		// others are in Kubernetes besides the resource; id is the
 		// provider's.
 		others func(id string) []client.Object
@@ -159,19 +154,6 @@ func TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns(t *testing.T) {
 					`) whose answer was lost, which that resource may still adopt; this resource does not import, change or delete it: wait until that resource is Ready or deleted, or delete it first`)}
 			},
 		},
-		"DeletingAndOwnedByAnother": {
-			reason:       "A deleting import whose name finds another resource's provider finds nothing of its own: its delete never reaches that provider.",
-			externalName: "openai",
-			deleting:     true,
-			others:       func(id string) []client.Object { return []client.Object{rivalRecord(rivalUID, id, "openai", false)} },
-			want:         func(string) want { return want{ExternalName: "openai"} },
-		},
-		"DeletingAndNobodyOwnsIt": {
-			reason:       "A deleting import by name names the provider for Delete, by id, without writing the resource.",
-			externalName: "openai",
-			deleting:     true,
-			want:         func(string) want { return want{Exists: true, ExternalName: "id", ObservedID: "id"} },
-		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -184,14 +166,12 @@ func TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns(t *testing.T) {
 				}
 				return s
 			}
-			p := importer(resolve(tc.externalName), tc.deleting)
+			p := importer(resolve(tc.externalName))
 			var objs []client.Object
 			if tc.others != nil {
 				objs = tc.others(id)
 			}
-			if !tc.deleting {
-				objs = append(objs, p)
-			}
+			objs = append(objs, p)
 			f = f.withKube(t, objs...)
 
 			obs, err := f.ext.Observe(context.Background(), p)

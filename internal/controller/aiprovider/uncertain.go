@@ -64,21 +64,15 @@ func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.Ex
 		return managed.ExternalObservation{}, errors.Wrapf(err, errFmtCannotDate, name, got.ID)
 	}
 	if !ours {
-		if meta.WasDeleted(p) {
-			// Never delete someone else's provider.
-			return managed.ExternalObservation{ResourceExists: false}, nil
-		}
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNameTaken, name, got.ID, got.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	meta.SetExternalName(p, got.ID.String())
-	if !meta.WasDeleted(p) {
-		// Record the id now rather than return ResourceLateInitialized:
-		// the reconciler persists that only when the management policies
-		// include LateInitialize, and an id not persisted would be looked
-		// for by name, and adopted, again on every reconcile.
-		if err := e.kube.Update(ctx, p); err != nil {
-			return managed.ExternalObservation{}, errors.Wrap(err, errRecordAdoption)
-		}
+	// Record the id now rather than return ResourceLateInitialized:
+	// the reconciler persists that only when the management policies
+	// include LateInitialize, and an id not persisted would be looked
+	// for by name, and adopted, again on every reconcile.
+	if err := e.kube.Update(ctx, p); err != nil {
+		return managed.ExternalObservation{}, errors.Wrap(err, errRecordAdoption)
 	}
 	e.record.Event(p, event.Normal(ReasonAdoptedUncertainCreate, fmt.Sprintf(msgFmtAdopted, got.ID)))
 	return e.observeExisting(ctx, p, got)

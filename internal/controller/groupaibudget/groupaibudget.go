@@ -66,22 +66,17 @@ const (
 	// (or user), which it also answers when the token may not read it; the
 	// budget is not taken for gone (coderobj.RowFound).
 	ReasonNotVisible xpv2.ConditionReason = "NotVisibleToToken"
-	// ReasonBudgetChangedInCoder: a deleting resource's budget was written
-	// in Coder since its last PUT, so it is someone else's and is left.
-	ReasonBudgetChangedInCoder event.Reason = "BudgetChangedInCoder"
 )
 
 const (
 	errGetBudget     = "cannot get the group's AI budget"
 	errPutBudget     = "cannot set the group's AI budget"
-	errDeleteBudget  = "cannot delete the group's AI budget"
 	errGetGroup      = "cannot find the group in Coder"
 	errRecordPut     = "cannot record Coder's answer to the budget's PUT"
 	errNoLimit       = "spec.forProvider.spendLimitMicros is required to write the budget"
 	errExternalName  = "the external name is not a Coder group id"
 	errFmtExists     = "group %s already has an AI budget in Coder (limit %d micros, updated %s by Coder's clock) that this resource did not set; it is not written over. To manage it, set the external name (crossplane.io/external-name) to the group id %s, or import it read-only with spec.managementPolicies: [\"Observe\"]"
 	errFmtGroupGone  = "group %q is not in Coder's organization %q"
-	msgFmtChanged    = "The AI budget of group %s was changed in Coder since this resource last set it (updated %s by Coder's clock); it is left there"
 	errFmtNotLicense = "%s: %s"
 )
 
@@ -99,7 +94,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o managedkind.Options)
 		// A budget has no name in Coder: its record names the group.
 		CoderName: func(Resource) string { return "" },
 		Gone:      func(n types.NamespacedName) { spendwarning.Forget(gvk.Kind, n.Namespace, n.Name) },
-		External: func(s providerconfig.Session, _ logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+		External: func(s providerconfig.Session, _ logging.Logger, record event.Recorder) deletion.Live[Resource] {
 			return &external{coder: s.Client, records: o.Records, kind: gvk.Kind, origin: managedkind.OriginOf(s), record: record}
 		},
 	})
@@ -120,7 +115,7 @@ type external struct {
 
 func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObservation, error) {
 	id, err := e.group(ctx, b)
-	if err != nil || id == "" {
+	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	e.groupID = id
@@ -143,10 +138,8 @@ func (e *external) Observe(ctx context.Context, b Resource) (managed.ExternalObs
 		if err != nil {
 			return managed.ExternalObservation{}, err
 		}
-	case v.Changed:
-		e.record.Event(b, event.Warning(ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged, id, deletion.FormatUpdatedAt(got.UpdatedAt))))
 	}
-	if v.Exists && !l.Deleting && present {
+	if v.Exists && present {
 		e.observe(ctx, b, id, got)
 		b.SetConditions(xpv2.Available())
 		e.warn(b)
@@ -162,7 +155,7 @@ func (e *external) look(ctx context.Context, b Resource, id string, got codersdk
 	p := deletion.Policies(b)
 	want := b.BudgetParameters().SpendLimitMicros
 	l := deletion.Look{
-		Deleting: meta.WasDeleted(b), Named: meta.GetExternalName(b) != "", Present: present,
+		Named: meta.GetExternalName(b) != "", Present: present,
 		Matches: want != nil && *want == got.SpendLimitMicros, MayWrite: p.ShouldUpdate() || p.ShouldDelete(),
 		ObserveOnly: !p.ShouldCreate() && !p.ShouldUpdate() && !p.ShouldDelete(),
 	}
@@ -195,18 +188,13 @@ func (e *external) ours(ctx context.Context, b Resource, id string, got codersdk
 }
 
 // group is the id of the group the resource budgets: its external name,
-// or, before its first write, the group its spec names. A deleting
-// resource without an external name looks no further: what its records
-// name is looked at by the pass.
+// or, before its first write, the group its spec names.
 func (e *external) group(ctx context.Context, b Resource) (string, error) {
 	if id := meta.GetExternalName(b); id != "" {
 		if _, err := uuid.Parse(id); err != nil {
 			return "", errors.New(errExternalName)
 		}
 		return id, nil
-	}
-	if meta.WasDeleted(b) {
-		return "", nil
 	}
 	p := b.BudgetParameters()
 	return GroupOf(ctx, e.coder, b, p.GroupID, p.GroupName, p.Organization)

@@ -93,16 +93,4 @@ func (e *external) put(ctx context.Context, b Resource, id string) error {
 	return nil
 }
 
-// Delete removes the budget, which restores Coder's default. The
-// reconciler observes again and releases the finalizer only when a GET
-// answers 404 (or shows a budget someone else wrote since).
-func (e *external) Delete(ctx context.Context, b Resource) (managed.ExternalDelete, error) {
-	b.SetConditions(xpv2.Deleting())
-	id := e.groupID
-	if id == "" {
-		id = meta.GetExternalName(b)
-	}
-	return managed.ExternalDelete{}, errors.Wrap(deletion.DeleteGroupBudget(ctx, e.coder, id), errDeleteBudget)
-}
-
 func (e *external) Disconnect(context.Context) error { return nil }

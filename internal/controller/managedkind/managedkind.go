@@ -91,7 +91,7 @@ type Kind[R resource.Managed] struct {
 	// External builds the kind's client to Coder for one reconcile, through
 	// the session its ProviderConfig opened; it logs and records events
 	// through the controller's log and record.
-	External func(s providerconfig.Session, log logging.Logger, record event.Recorder) managed.TypedExternalClient[R]
+	External func(s providerconfig.Session, log logging.Logger, record event.Recorder) deletion.Live[R]
 	// Watches, if set, adds the kind's own watches.
 	Watches func(*builder.Builder) *builder.Builder
 	// Gone, if set, is told of a resource no longer in the cache, to drop
@@ -116,8 +116,8 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	if c := o.ChangeLogOptions; c != nil && c.ChangeLogger != nil {
 		fin.WithChangeLogger(c.ChangeLogger)
 	}
-	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused,
-		External: func(s providerconfig.Session) managed.TypedExternalClient[R] { return k.External(s, log, record) }}
+	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused, record: record,
+		External: func(s providerconfig.Session) deletion.Live[R] { return k.External(s, log, record) }}
 	opts := []managed.ReconcilerOption{
 		// The reconciler hands the connector an R, or fails the reconcile.
 		managed.WithTypedExternalConnector[R](c),
@@ -221,7 +221,8 @@ type connector[R resource.Managed] struct {
 	// Refused, if set, notes on a resource that Coder refused its create.
 	Refused func(resource.Managed)
 	// External builds the kind's client for a session that has one.
-	External func(providerconfig.Session) managed.TypedExternalClient[R]
+	External func(providerconfig.Session) deletion.Live[R]
+	record   event.Recorder
 }
 
 // OriginOf is where a create through session s goes, as records name it.
@@ -239,7 +240,7 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 	}
 	pass := deletion.Pass{
 		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, CreateRefused: s.CreateRefused,
-		Records: c.Records, Origin: OriginOf(s), Refused: c.Refused,
+		Records: c.Records, Origin: OriginOf(s), Refused: c.Refused, Record: c.record,
 		// The reconciler gives the client the object it connected.
 		CoderName: func(resource.Managed) string { return c.CoderName(mg) },
 	}

@@ -63,18 +63,16 @@ const (
 )
 
 const (
-	errGetOverride    = "cannot get the user's AI budget override"
-	errPutOverride    = "cannot set the user's AI budget override"
-	errDeleteOverride = "cannot delete the user's AI budget override"
-	errGetUser        = "cannot find the user in Coder"
-	errGetGroup       = "cannot find the group in Coder"
-	errRecordPut      = "cannot record Coder's answer to the override's PUT"
-	errNoLimit        = "spec.forProvider.spendLimitMicros is required to write the override"
-	errExternalName   = "the external name is not a Coder user id"
-	errFmtExists      = "user %s already has an AI budget override in Coder (limit %d micros in group %s, updated %s by Coder's clock) that this resource did not set; it is not written over. To manage it, set the external name (crossplane.io/external-name) to the user id %s, or import it read-only with spec.managementPolicies: [\"Observe\"]"
-	errFmtUserGone    = "user %q is not in Coder"
-	errFmtNotMember   = "user %s is not a member of group %s, and Coder overrides a user's budget only within a group of theirs: add the user to the group in Coder, or name one of the user's groups"
-	msgFmtChanged     = "The AI budget override of user %s was changed in Coder since this resource last set it (updated %s by Coder's clock); it is left there"
+	errGetOverride  = "cannot get the user's AI budget override"
+	errPutOverride  = "cannot set the user's AI budget override"
+	errGetUser      = "cannot find the user in Coder"
+	errGetGroup     = "cannot find the group in Coder"
+	errRecordPut    = "cannot record Coder's answer to the override's PUT"
+	errNoLimit      = "spec.forProvider.spendLimitMicros is required to write the override"
+	errExternalName = "the external name is not a Coder user id"
+	errFmtExists    = "user %s already has an AI budget override in Coder (limit %d micros in group %s, updated %s by Coder's clock) that this resource did not set; it is not written over. To manage it, set the external name (crossplane.io/external-name) to the user id %s, or import it read-only with spec.managementPolicies: [\"Observe\"]"
+	errFmtUserGone  = "user %q is not in Coder"
+	errFmtNotMember = "user %s is not a member of group %s, and Coder overrides a user's budget only within a group of theirs: add the user to the group in Coder, or name one of the user's groups"
 )
 
 // A Resource is a UserAIBudgetOverride of either scope.
@@ -91,7 +89,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o managedkind.Options)
 		// An override has no name in Coder: its record names the user.
 		CoderName: func(Resource) string { return "" },
 		Gone:      func(n types.NamespacedName) { spendwarning.Forget(gvk.Kind, n.Namespace, n.Name) },
-		External: func(s providerconfig.Session, _ logging.Logger, record event.Recorder) managed.TypedExternalClient[Resource] {
+		External: func(s providerconfig.Session, _ logging.Logger, record event.Recorder) deletion.Live[Resource] {
 			return &external{coder: s.Client, records: o.Records, kind: gvk.Kind, origin: managedkind.OriginOf(s), record: record}
 		},
 	})
@@ -113,7 +111,7 @@ type external struct {
 
 func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObservation, error) {
 	id, err := e.user(ctx, r)
-	if err != nil || id == "" {
+	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
 	e.userID = id
@@ -121,10 +119,8 @@ func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObs
 	if err != nil {
 		return managed.ExternalObservation{}, groupaibudget.Refused(r, errors.Wrap(err, errGetOverride))
 	}
-	if !meta.WasDeleted(r) {
-		if e.groupID, err = e.group(ctx, r); err != nil {
-			return managed.ExternalObservation{}, err
-		}
+	if e.groupID, err = e.group(ctx, r); err != nil {
+		return managed.ExternalObservation{}, err
 	}
 	l, err := e.look(ctx, r, got, present)
 	if err != nil {
@@ -141,10 +137,8 @@ func (e *external) Observe(ctx context.Context, r Resource) (managed.ExternalObs
 		if err := e.records.EnsureAdoptedBudget(ctx, r, e.kind, e.origin, id, at, got.SpendLimitMicros, got.GroupID.String()); err != nil {
 			return managed.ExternalObservation{}, err
 		}
-	case v.Changed:
-		e.record.Event(r, event.Warning(groupaibudget.ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged, id, at)))
 	}
-	if v.Exists && !l.Deleting && present {
+	if v.Exists && present {
 		e.observe(ctx, r, got)
 		r.SetConditions(xpv2.Available())
 		e.warn(r)
@@ -160,7 +154,7 @@ func (e *external) look(ctx context.Context, r Resource, got codersdk.UserAIBudg
 	p := deletion.Policies(r)
 	want := r.OverrideParameters().SpendLimitMicros
 	l := deletion.Look{
-		Deleting: meta.WasDeleted(r), Named: meta.GetExternalName(r) != "", Present: present,
+		Named: meta.GetExternalName(r) != "", Present: present,
 		Matches:  want != nil && *want == got.SpendLimitMicros && e.groupID == got.GroupID.String(),
 		MayWrite: p.ShouldUpdate() || p.ShouldDelete(), ObserveOnly: !p.ShouldCreate() && !p.ShouldUpdate() && !p.ShouldDelete(),
 	}
@@ -192,17 +186,13 @@ func (e *external) ours(ctx context.Context, r Resource, got codersdk.UserAIBudg
 }
 
 // user is the id of the user: the external name, or, before the first
-// write, the user the spec names. A deleting resource without an external
-// name looks no further: what its records name is looked at by the pass.
+// write, the user the spec names.
 func (e *external) user(ctx context.Context, r Resource) (string, error) {
 	if id := meta.GetExternalName(r); id != "" {
 		if _, err := uuid.Parse(id); err != nil {
 			return "", errors.New(errExternalName)
 		}
 		return id, nil
-	}
-	if meta.WasDeleted(r) {
-		return "", nil
 	}
 	ident := r.OverrideParameters().User
 	if _, err := uuid.Parse(ident); err == nil {

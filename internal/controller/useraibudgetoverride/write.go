@@ -105,16 +105,4 @@ func (e *external) put(ctx context.Context, r Resource) error {
 	return nil
 }
 
-// Delete removes the override, so the user's group budgets apply again. The
-// reconciler observes again and releases the finalizer only when a GET
-// answers 404 (or shows an override someone else wrote since).
-func (e *external) Delete(ctx context.Context, r Resource) (managed.ExternalDelete, error) {
-	r.SetConditions(xpv2.Deleting())
-	id := e.userID
-	if id == "" {
-		id = meta.GetExternalName(r)
-	}
-	return managed.ExternalDelete{}, errors.Wrap(deletion.DeleteUserOverride(ctx, e.coder, id), errDeleteOverride)
-}
-
 func (e *external) Disconnect(context.Context) error { return nil }
