@@ -34,13 +34,13 @@ import (
 	"time"
 
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 const (
 	designPage  = "../../docs/explanation/deletion-design.md"
-	holdFile    = "../../internal/hold/hold.go"
+	holdFile    = "../../internal/providerconfig/hold.go"
 	recordTypes = "../../apis/cluster/v1alpha1/cleanuprecord_types.go"
 )
 
@@ -135,7 +135,7 @@ func sorted(set map[string]bool) []string {
 }
 
 func TestHoldDiagramShowsEveryPhaseAndReason(t *testing.T) {
-	block := diagram(t, "hold.Decide")
+	block := diagram(t, "providerconfig.Decide")
 	phases := constsIn(t, holdFile, "Phase")
 	if len(phases) < 3 {
 		t.Fatalf("found the phases %v in %s; the parser is broken", phases, holdFile)
@@ -179,7 +179,7 @@ func TestRecordDiagramShowsEveryPhase(t *testing.T) {
 var boundInDiagram = regexp.MustCompile(`\b(dependentTimeout|liveDependentTimeout|unreachableTimeout|sweep-grace|sync period) (\w+)`)
 
 func TestDiagramBoundsAreTheDefaults(t *testing.T) {
-	b, o := hold.DefaultBounds(), provider.DefaultOptions()
+	b, o := providerconfig.DefaultBounds(), provider.DefaultOptions()
 	want := map[string]time.Duration{
 		"dependentTimeout":     b.DependentTimeout,
 		"liveDependentTimeout": b.LiveDependentTimeout,
@@ -204,7 +204,7 @@ func TestDiagramBoundsAreTheDefaults(t *testing.T) {
 	longest, _ := deletion.NextSweep(time.Hour, 64, true, 0)
 	for _, s := range []string{
 		"min(" + shortDuration(b.GraceMax) + ", " + shortDuration(b.GraceBase) + " + " + shortDuration(b.GracePerDependent) + " x N)",
-		"within " + shortDuration(hold.Recheck),
+		"within " + shortDuration(providerconfig.Recheck),
 		"retry in " + shortDuration(first) + " doubling to " + shortDuration(longest),
 	} {
 		if !strings.Contains(all, s) {

@@ -60,7 +60,7 @@ var Mutations = []Mutation{
 		// tenant's server claiming the platform's id gets the platform's
 		// ProviderConfig to delete the id it answered a create with.
 		Name: "sweep-trusts-a-claimed-deployment-id",
-		File: "internal/deletion/sweep_pick.go",
+		File: "internal/deletion/sweep_share.go",
 		Old:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.SameCoder(c.Origin) && cluster < 0:",
 		New:  "case c.Origin.ProviderConfig.Namespace == \"\" && rec.DeploymentID == c.Origin.DeploymentID && cluster < 0:",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -70,7 +70,7 @@ var Mutations = []Mutation{
 		// Issue 26, item 2: a server at another URL claiming the record's
 		// deployment id verifies a delete.
 		Name: "absence-at-any-url",
-		File: "internal/deletion/origin.go",
+		File: "internal/deletion/claims.go",
 		Old:  "(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)",
 		New:  "(o.Legacy() || true)",
 		Pkgs: []string{"./internal/deletion/", "./internal/deletion/"},
@@ -79,7 +79,7 @@ var Mutations = []Mutation{
 	{
 		// Issue 26, item 5: an adopted object's id never reaches its record.
 		Name: "adopted-id-not-recorded",
-		File: "internal/deletion/pass.go",
+		File: "internal/deletion/live.go",
 		Old:  "\tif id == \"\" || n.pass.Records == nil {\n",
 		New:  "\tif true || id == \"\" || n.pass.Records == nil {\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -233,7 +233,7 @@ var Mutations = []Mutation{
 		// Coder's clock behind, the key a record names looks older than the
 		// record and is left in Coder while the record goes.
 		Name: "sweep-compares-coders-times-with-ours",
-		File: "internal/deletion/coder_find.go",
+		File: "internal/deletion/answers.go",
 		Old:  "\tcase createdAt.Before(clock.At(notBefore)):\n",
 		New:  "\tcase createdAt.Before(notBefore):\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -244,7 +244,7 @@ var Mutations = []Mutation{
 		// on the cluster's clock, so a provider Coder dated by a clock ten
 		// seconds behind is someone else's: never adopted, left in Coder.
 		Name: "adoption-compares-coders-times-with-ours",
-		File: "internal/deletion/coder_find.go",
+		File: "internal/deletion/answers.go",
 		Old:  "\tat := clock.At(attempt)\n",
 		New:  "\tat := attempt\n",
 		Pkgs: []string{"./internal/deletion/", "./internal/controller/aiprovider/", "./test/e2e/"},
@@ -263,7 +263,7 @@ var Mutations = []Mutation{
 	{
 		// Issue 26, item 6: the same for the provider a record names by id.
 		Name: "predated-provider-counts-as-absent",
-		File: "internal/deletion/coder_providers.go",
+		File: "internal/deletion/kinds.go",
 		Old:  "p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\treturn nil, err\n",
 		New:  "p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\tbreak\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -349,7 +349,7 @@ var Mutations = []Mutation{
 		// deleted goes at once, under its dependents' deletes.
 		Name: "secret-released-under-deleting-dependents",
 		File: "internal/controller/credentials/needed.go",
-		Old:  "\t\tif h.Phase != hold.PhaseReleased {\n",
+		Old:  "\t\tif h.Phase != providerconfig.PhaseReleased {\n",
 		New:  "\t\tif false {\n",
 		Pkgs: []string{"./internal/controller/credentials/", "./test/e2e/"},
 		Run:  "^(TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndReadIt|TestAStandingClusterProviderConfigsSecretServesDeletingDependentsWithinItsBounds)$",
@@ -389,7 +389,7 @@ var Mutations = []Mutation{
 		// seen, so a paused deleting resource waits for a reconcile that
 		// never acts.
 		Name: "paused-annotation-not-seen",
-		File: "internal/deletion/decide.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
 		New:  "\tcase false && meta.IsPaused(mg) || p.IsPaused():\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -398,7 +398,7 @@ var Mutations = []Mutation{
 	{
 		// Issue 26, item 8: managementPolicies: [] is not seen as a pause.
 		Name: "empty-policies-not-seen",
-		File: "internal/deletion/decide.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
 		New:  "\tcase meta.IsPaused(mg):\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -407,7 +407,7 @@ var Mutations = []Mutation{
 	{
 		// Issue 26, item 8: unsupported management policies are not seen.
 		Name: "unsupported-policies-not-seen",
-		File: "internal/deletion/decide.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\tcase p.Validate() != nil:\n",
 		New:  "\tcase false:\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -418,7 +418,7 @@ var Mutations = []Mutation{
 		// taken for a normal release: nothing counted, evented or left for
 		// the sweep, although nothing was deleted.
 		Name: "stalled-release-not-counted",
-		File: "internal/deletion/decide.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\t\tif !r.MayHaveAttempted {\n\t\t\treturn PassOutcome{}\n\t\t}\n\t\treturn PassOutcome{WithoutDelete: true, Reason: r.Stalled}\n",
 		New:  "\t\treturn PassOutcome{}\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -429,8 +429,8 @@ var Mutations = []Mutation{
 		// its bounds say.
 		Name: "stalled-never-released",
 		File: "internal/controller/managedkind/stalled.go",
-		Old:  "\tif mode == hold.ModeBoundedPass {\n",
-		New:  "\tif mode == hold.ModeBoundedPass && false {\n",
+		Old:  "\tif mode == providerconfig.ModeBoundedPass {\n",
+		New:  "\tif mode == providerconfig.ModeBoundedPass && false {\n",
 		Pkgs: []string{"./internal/controller/managedkind/", "./test/e2e/"},
 		Run:  "^(TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds|TestPausedResourcesDoNotKeepTheirNamespaceTerminating|TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds)$",
 	},
@@ -459,7 +459,7 @@ var Mutations = []Mutation{
 		// Issue 25: a deleting key whose create was never sent still
 		// waits for a Coder that refuses every call (no licence).
 		Name: "never-created-asks-coder",
-		File: "internal/deletion/verify.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\tif len(written) == 0 {\n\t\treturn Leftovers{}, nil\n\t}\n",
 		New:  "",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -490,8 +490,8 @@ var Mutations = []Mutation{
 		// A ProviderConfig being deleted releases at once, whatever uses it.
 		Name: "no-hold-at-all",
 		File: "internal/controller/config/hold.go",
-		Old:  "d := hold.Decide(in)",
-		New:  "d := hold.Decision{Phase: hold.PhaseReleased, Why: hold.WhyNoDependents}",
+		Old:  "d := providerconfig.Decide(in)",
+		New:  "d := providerconfig.Decision{Phase: providerconfig.PhaseReleased, Why: providerconfig.WhyNoDependents}",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^(TestHoldIsBoundedWhenDeletesKeepFailing|TestHoldReleasesAfterLiveDependentTimeout)$",
 	},
@@ -660,10 +660,10 @@ var Mutations = []Mutation{
 		// the hold lets go of them after liveDependentTimeout (1,000 of
 		// 5,000 keys released without a delete in the bench's drain).
 		Name: "namespace-deletion-dependents-counted-live",
-		File: "internal/hold/hold.go",
+		File: "internal/providerconfig/hold.go",
 		Old:  "if d.Deleting || in.DeletingNamespaces[d.Namespace] && d.Namespace != \"\" {",
 		New:  "if d.Deleting {",
-		Pkgs: []string{"./internal/hold/"},
+		Pkgs: []string{"./internal/providerconfig/"},
 		Run:  "^TestHoldPhasesFollowDependentsAndBounds$",
 	},
 	{
@@ -701,7 +701,7 @@ var Mutations = []Mutation{
 		// The sweep deletes an Abandoned record's object through a Ready
 		// ProviderConfig of whatever deployment it finds.
 		Name: "sweep-through-another-deployment",
-		File: "internal/deletion/sweep_pick.go",
+		File: "internal/deletion/sweep_share.go",
 		Old:  "\t\tcase id == \"\" || c.Origin.DeploymentID != id || c.Unusable:\n",
 		New:  "\t\tcase id == \"\" || c.Unusable:\n",
 		Pkgs: []string{"./test/e2e/"},
@@ -712,7 +712,7 @@ var Mutations = []Mutation{
 		// ProviderConfig stands outside it (a ClusterProviderConfig that
 		// cannot delete keeps the namespace Terminating).
 		Name: "no-namespace-bound-for-dependents",
-		File: "internal/hold/hold.go",
+		File: "internal/providerconfig/hold.go",
 		Old:  "\tcase !pc.NamespaceDeletedAt.IsZero() && !pc.Now.Before(pc.NamespaceBound()):\n",
 		New:  "\tcase false:\n",
 		Pkgs: []string{"./test/e2e/"},
@@ -723,7 +723,7 @@ var Mutations = []Mutation{
 		// a namespace deletion interrupts in between is in Coder with no
 		// record anywhere.
 		Name: "record-written-after-the-create",
-		File: "internal/deletion/pass.go",
+		File: "internal/deletion/live.go",
 		Old: `	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
 		return managed.ExternalCreation{}, n.refuse(mg, err)
 	}
@@ -870,12 +870,12 @@ var Mutations = []Mutation{
 		Run:  "^TestTheLimiterForgetsItemsLongPastTheirDueTime$",
 	},
 	{
-		// Issue 26, item 4: a deleting resource trusts its own look, which
-		// its external name and annotations steer: pointed at a sibling's
-		// key, an unknown id, or a forged refusal, it leaves its object in
-		// Coder and its record is deleted.
-		Name: "deleting-resource-trusts-its-own-look",
-		File: "internal/deletion/verify.go",
+		// Issue 26, item 4: a deleting resource does not look at what its
+		// records name (since issue 50 its only look): with its external
+		// name pointed at a sibling's key, an unknown id, or a forged
+		// refusal, it leaves its object in Coder and its record is deleted.
+		Name: "deleting-resource-ignores-its-records",
+		File: "internal/deletion/pass.go",
 		Old:  "\tif p.Records == nil {\n\t\treturn Leftovers{}, nil\n",
 		New:  "\tif true || p.Records == nil {\n\t\treturn Leftovers{}, nil\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -887,7 +887,7 @@ var Mutations = []Mutation{
 		// (crossplane-runtime's contract: Observe must not change the
 		// external resource).
 		Name: "observe-deletes-what-records-name",
-		File: "internal/deletion/verify.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\treturn left, lookup()\n",
 		New:  "\treturn left, cmp.Or(p.deleteLeft(ctx, left), lookup())\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -898,7 +898,7 @@ var Mutations = []Mutation{
 		// records deletes a key another live resource holds by a record of
 		// its own. Since issue 31 the sweep goes by the same rule.
 		Name: "records-verification-ignores-other-holders",
-		File: "internal/deletion/live_owners.go",
+		File: "internal/deletion/owner.go",
 		Old:  "\t\treturn slices.ContainsFunc(h[id], ",
 		New:  "\t\treturn false && slices.ContainsFunc(h[id], ",
 		Pkgs: []string{"./internal/deletion/", "./internal/deletion/"},

@@ -24,7 +24,7 @@ var budgetMutations = []Mutation{
 		// The sweep, or a deleting resource (one rule since issue 50),
 		// deletes a budget someone wrote since the provider did.
 		Name: "budget-sweep-ignores-updated-at",
-		File: "internal/deletion/coder_budgets.go",
+		File: "internal/deletion/budgets.go",
 		Old:  "\tcase !ours:\n\t\treturn found{superseded: true}\n",
 		New:  "\tcase false && !ours:\n\t\treturn found{superseded: true}\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -34,7 +34,7 @@ var budgetMutations = []Mutation{
 		// A budget someone else set is adopted and written over without an
 		// explicit import.
 		Name: "budget-written-over-without-import",
-		File: "internal/deletion/budget_owner.go",
+		File: "internal/deletion/budgets.go",
 		Old:  "\tcase l.Named && l.MayWrite:\n",
 		New:  "\tcase l.MayWrite:\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -44,7 +44,7 @@ var budgetMutations = []Mutation{
 		// A deleting resource whose external name was stripped is gone
 		// while the budget its record names is still in Coder.
 		Name: "budget-records-look-skipped",
-		File: "internal/deletion/verify.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\t\t\tfor _, id := range f.ids {\n",
 		New:  "\t\t\tfor _, id := range f.ids[:0] {\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -91,7 +91,7 @@ var budgetMutations = []Mutation{
 		// Issue 49 finding 4: a budget's 404 is taken for gone though its
 		// group's 404 may mean the token may not read it (DESIGN.md §9).
 		Name: "budget-unseen-404-taken-for-gone",
-		File: "internal/deletion/coder_absence.go",
+		File: "internal/deletion/answers.go",
 		Old:  "\tcase sightErr == nil:\n",
 		New:  "\tcase sightErr == nil || coder.IsNotFound(sightErr):\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -101,7 +101,7 @@ var budgetMutations = []Mutation{
 		// The group is not read after the budget's 404, so nothing shows
 		// the token can see it and the 404 counts as gone.
 		Name: "budget-404-without-sight-read",
-		File: "internal/deletion/coder_budgets.go",
+		File: "internal/deletion/budgets.go",
 		Old:  "\tif coder.IsNotFound(err) {\n\t\tseen = sight()\n",
 		New:  "\tif false && coder.IsNotFound(err) {\n\t\tseen = sight()\n",
 		Pkgs: []string{"./internal/deletion/"},

@@ -45,7 +45,7 @@ var deletionMutations = []Mutation{
 		// The normal path takes a failed look for a verified absence: the
 		// finalizer goes while Coder still holds the object.
 		Name: "normal-failed-look-taken-for-gone",
-		File: "internal/deletion/decide.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\t\tcase failed:\n\t\t\treturn StepRetry\n",
 		New:  "\t\tcase failed && false:\n\t\t\treturn StepRetry\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -55,7 +55,7 @@ var deletionMutations = []Mutation{
 		// The bounded pass deletes again after its one delete, and its
 		// bound no longer bounds.
 		Name: "bounded-pass-deletes-twice",
-		File: "internal/deletion/decide.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\tif r.Deleted || r.NoClient || failed || !r.Existed {\n",
 		New:  "\tif r.NoClient || failed || !r.Existed {\n",
 		Pkgs: []string{"./internal/deletion/"},

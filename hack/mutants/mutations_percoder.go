@@ -23,7 +23,7 @@ var perCoderMutations = []Mutation{
 		// A record of a tenant's server, which claims the platform's
 		// deployment id, speaks of the platform's Coder.
 		Name: "speaks-by-deployment-id-alone",
-		File: "internal/deletion/coder.go",
+		File: "internal/deletion/owner.go",
 		Old:  "\treturn o.SameCoder(now)\n",
 		New:  "\treturn o.DeploymentID == now.DeploymentID\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -34,7 +34,7 @@ var perCoderMutations = []Mutation{
 		// record shields the platform's key, which the sweep then counts
 		// deleted.
 		Name: "holders-of-every-coder",
-		File: "internal/deletion/live_owners.go",
+		File: "internal/deletion/owner.go",
 		Old:  "\t\tif id := recs[i].Status.ExternalID; id != \"\" && SpeaksOf(&recs[i], now) {\n",
 		New:  "\t\tif id := recs[i].Status.ExternalID; id != \"\" {\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -64,7 +64,7 @@ var perCoderMutations = []Mutation{
 		// provider by the name its tenant chose: the one rule the sweep
 		// and a deleting resource both go by (ByName).
 		Name: "by-name-through-any-providerconfig",
-		File: "internal/deletion/origin.go",
+		File: "internal/deletion/claims.go",
 		Old:  "func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }",
 		New:  "func ByName(o, now Origin) bool { return o.SameCoder(now) }",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},

@@ -24,9 +24,11 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 // boundedPass makes one attempt to delete, over two reconciles: the first
@@ -58,7 +60,7 @@ func (b *boundedPass[R]) Observe(ctx context.Context, mg R) (managed.ExternalObs
 	} else {
 		left, r = b.first(ctx, mg)
 	}
-	if Next(hold.ModeBoundedPass, r) == StepDelete {
+	if Next(providerconfig.ModeBoundedPass, r) == StepDelete {
 		b.n.left = left
 		return managed.ExternalObservation{ResourceExists: true}, nil
 	}
@@ -124,3 +126,188 @@ func (b *boundedPass[R]) Delete(ctx context.Context, mg R) (managed.ExternalDele
 }
 
 func (b *boundedPass[R]) Disconnect(ctx context.Context) error { return b.n.Disconnect(ctx) }
+
+// A PassResult is what one bounded pass saw of a resource's object in
+// Coder: the outcome of each step it took, up to the first failure.
+type PassResult struct {
+	// NoClient: no Coder client could be built (ProviderConfig or its
+	// credentials gone).
+	NoClient bool
+	// Deleted: the bounded pass sent its one delete before this look.
+	Deleted bool
+	// ObserveErr is the failure of the first look; Existed its answer.
+	ObserveErr error
+	Existed    bool
+	// DeleteErr is the failure of the delete.
+	DeleteErr error
+	// AfterErr is the failure of the look after the delete; StillThere its
+	// answer.
+	AfterErr   error
+	StillThere bool
+	// MayHaveAttempted: the resource names an object in Coder, or a create
+	// for it was begun whose answer may have been lost.
+	MayHaveAttempted bool
+	// Orphan: the resource's policies keep its object in Coder on purpose
+	// (deletionPolicy Orphan, or management policies without Delete).
+	Orphan bool
+	// Stalled says why the managed reconciler leaves the resource alone
+	// (see Stalled); nothing was asked of Coder.
+	Stalled string
+}
+
+// A PassOutcome is how a bounded pass ends.
+type PassOutcome struct {
+	// WithoutDelete: the resource releases without a verified delete; its
+	// records turn Abandoned, and the release is counted and evented.
+	WithoutDelete bool
+	// Reason is why, for the record, the event and the metric.
+	Reason string
+	// DeleteFailed is the failure class to count as a failed external
+	// delete; empty when no delete failed.
+	DeleteFailed string
+}
+
+// A Step is what a deleting resource does after a look.
+type Step string
+
+// The steps.
+const (
+	// StepDelete: something of the resource's is left in Coder; Delete
+	// deletes it, and the next reconcile's look verifies.
+	StepDelete Step = "Delete"
+	// StepRetry: the look failed; the finalizer stays and the reconciler
+	// retries.
+	StepRetry Step = "Retry"
+	// StepEnd: the look found nothing left, a verified absence, or the
+	// bounded pass ends; DecidePass says whether without a delete.
+	StepEnd Step = "End"
+)
+
+// Next decides, for the normal path and the bounded pass alike, what a
+// deleting resource does after a look (r). The normal path deletes what
+// is left and retries every failure, for as long as its ProviderConfig
+// holds. The bounded pass deletes once what its first look found, and ends
+// after the look that follows its delete, or at a first look that fails or
+// finds nothing: DecidePass then decides between a verified absence and a
+// release without delete.
+func Next(mode providerconfig.Mode, r PassResult) Step {
+	failed := r.ObserveErr != nil
+	if mode != providerconfig.ModeBoundedPass {
+		switch {
+		case failed:
+			return StepRetry
+		case r.Existed:
+			return StepDelete
+		}
+		return StepEnd
+	}
+	if r.Deleted || r.NoClient || failed || !r.Existed {
+		return StepEnd
+	}
+	return StepDelete
+}
+
+// DecidePass decides how a bounded pass ends. Only a verified absence (a
+// look that finds nothing, first or after the delete) is a normal release,
+// and so is an intentional orphan. Anything else releases without a delete,
+// a stalled resource's release included, unless nothing can exist in Coder:
+// no object is named and no create was ever begun.
+func DecidePass(r PassResult) PassOutcome {
+	var why string
+	switch {
+	case r.Orphan:
+		return PassOutcome{}
+	case r.Stalled != "":
+		// Nothing was tried, so nothing failed to delete.
+		if !r.MayHaveAttempted {
+			return PassOutcome{}
+		}
+		return PassOutcome{WithoutDelete: true, Reason: r.Stalled}
+	case r.NoClient:
+		why = ReasonCredentialsUnavailable
+	case errors.As(r.ObserveErr, new(*otherDeploymentError)):
+		why = ReasonOtherDeployment
+	case r.ObserveErr != nil:
+		why = failureClass(r.ObserveErr)
+	case !r.Existed:
+		return PassOutcome{}
+	case r.DeleteErr != nil:
+		why = string(coder.ClassOf(r.DeleteErr))
+	case r.AfterErr != nil:
+		why = failureClass(r.AfterErr)
+	case r.StillThere:
+		why = reasonStillPresent
+	default:
+		return PassOutcome{}
+	}
+	o := PassOutcome{DeleteFailed: why}
+	if r.MayHaveAttempted {
+		o.WithoutDelete, o.Reason = true, why
+	}
+	return o
+}
+
+// failureClass is the failure class of a delete or a look: an object
+// still there after its delete, or the class of the call that failed.
+func failureClass(err error) string {
+	if isStillPresent(err) {
+		return reasonStillPresent
+	}
+	return string(coder.ClassOf(err))
+}
+
+// MayDelete reports whether a resource's policies let the provider delete
+// its object in Coder, as the managed reconciler decides it: an
+// observe-only import or an orphaned resource never deletes.
+func MayDelete(mg resource.Managed) bool { return Policies(mg).ShouldDelete() }
+
+// Policies resolves mg's management policies as the managed reconciler
+// does, so an external client asks the same question the reconciler asks
+// (may it update? may it delete?) and gets the same answer.
+func Policies(mg resource.Managed) managed.ManagementPoliciesChecker {
+	ps := mg.GetManagementPolicies()
+	if len(ps) == 0 {
+		// The API server defaults it to ["*"].
+		ps = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
+	}
+	// The cluster-scoped kinds keep deletionPolicy, as the managed
+	// reconciler does for them.
+	if l, ok := mg.(resource.LegacyManaged); ok { //nolint:staticcheck // Our cluster-scoped kinds are legacy managed resources.
+		return managed.NewLegacyManagementPoliciesResolver(true, ps, l.GetDeletionPolicy()) //nolint:staticcheck // As above.
+	}
+	return managed.NewManagementPoliciesResolver(true, ps)
+}
+
+// Reasons the managed reconciler leaves a resource alone (Stalled); a
+// deleting one released at its bound is released without delete for them.
+const (
+	// ReasonPaused: the crossplane.io/paused annotation, or empty
+	// management policies.
+	ReasonPaused = "Paused"
+	// ReasonUnsupportedPolicies: management policies the managed
+	// reconciler does not support (or any but the default while
+	// management policies are disabled).
+	ReasonUnsupportedPolicies = "UnsupportedManagementPolicies"
+)
+
+// Stalled says why the managed reconciler will not act on mg, as it decides
+// it: paused, or its management policies are not supported (it reports them
+// and waits for a change). Either way it returns before it observes,
+// deletes or removes a finalizer, and does not requeue. Empty when it acts.
+// enabled: management policies are enabled.
+func Stalled(mg resource.Managed, enabled bool) string {
+	var p managed.ManagementPoliciesChecker
+	if l, ok := mg.(resource.LegacyManaged); ok { //nolint:staticcheck // Our cluster-scoped kinds are legacy managed resources.
+		p = managed.NewLegacyManagementPoliciesResolver(enabled, mg.GetManagementPolicies(), l.GetDeletionPolicy()) //nolint:staticcheck // As above.
+	} else {
+		p = managed.NewManagementPoliciesResolver(enabled, mg.GetManagementPolicies())
+	}
+	switch {
+	case meta.IsPaused(mg) || p.IsPaused():
+		return ReasonPaused
+	case p.Validate() != nil:
+		return ReasonUnsupportedPolicies
+	default:
+		return ""
+	}
+}

@@ -115,3 +115,135 @@ func (r *Store) OwnedByOthers(ctx context.Context, mg resource.Managed, now Orig
 	}
 	return owned, func() error { return first }
 }
+
+// errFmtPendingCreate names the resource whose create may have written the
+// provider, and nothing secret.
+const errFmtPendingCreate = "the Coder provider named %q may be the result of a create of %s %s (UID %s) whose answer was lost, which that resource may still adopt; this resource does not import, change or delete it: wait until that resource is Ready or deleted, or delete it first"
+
+// PendingCreateOf decides which other resource, if any, may own the AI
+// provider named name although no record names its id: one whose record
+// names the provider by that name and carries a create attempt whose
+// answer was lost. Such a resource adopts the provider it finds by name
+// when Coder created it after the attempt, so nothing else may take it
+// meanwhile. self (a UID) is never its own rival. Only records made
+// through the Coder at now count (Speaks): a create sent to another Coder
+// wrote nothing here.
+func PendingCreateOf(self, name string, recs []clusterv1alpha1.CleanupRecord, now Origin) (Owner, bool) {
+	for i := range recs {
+		rec := &recs[i]
+		uid := rec.GetLabels()[ManagedResourceUIDLabel]
+		pending := rec.Spec.Kind == KindProvider && rec.Status.Phase != "" && rec.Status.CoderName == name &&
+			rec.Status.ExternalID == "" && rec.Status.CreateAttemptedAt != nil && SpeaksOf(rec, now)
+		if pending && uid != "" && uid != self {
+			m := rec.Spec.ManagedResource
+			return Owner{UID: uid, Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true}, true
+		}
+	}
+	return Owner{}, false
+}
+
+// PendingCreateByAnother returns the error naming the resource whose lost
+// create may have written the AI provider named name in the Coder at now,
+// when it is not mg (claimed); err is a failure to find out. It reads every cleanup record
+// through the cache, so it suits a one-time decision such as an import by
+// name, not a poll. No records (nil) know no claims.
+func (r *Store) PendingCreateByAnother(ctx context.Context, mg resource.Managed, name string, now Origin) (claimed, err error) {
+	if r == nil {
+		return nil, nil
+	}
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l); err != nil {
+		return nil, errors.Wrap(err, errListRecords)
+	}
+	c, ok := PendingCreateOf(string(mg.GetUID()), name, l.Items, now)
+	if !ok {
+		return nil, nil
+	}
+	ref := c.Name
+	if c.Namespace != "" {
+		ref = c.Namespace + "/" + c.Name
+	}
+	return errors.Errorf(errFmtPendingCreate, name, c.Kind, ref, c.UID), nil
+}
+
+// An Origin is where a create is sent, and so where its object lives: the
+// Coder deployment, and the ProviderConfig with the canonical URL it named.
+// A deployment id is only what a server says of itself (buildinfo is
+// public, and a staging Coder restored from production's database says
+// production's), so the URL and the ProviderConfig are part of it: a
+// tenant's server claiming the platform's deployment id is still another
+// origin.
+type Origin struct {
+	DeploymentID string
+	// ProviderConfig is zero on a record written before records named one.
+	ProviderConfig clusterv1alpha1.RecordedProviderConfig
+}
+
+// originOf is where rec says its object was made.
+func originOf(rec *clusterv1alpha1.CleanupRecord) Origin {
+	o := Origin{DeploymentID: rec.Spec.DeploymentID}
+	if pc := rec.Spec.ProviderConfig; pc != nil {
+		o.ProviderConfig = *pc
+	}
+	return o
+}
+
+// Legacy reports whether o is a record's origin that names no
+// ProviderConfig (written by an earlier release).
+func (o Origin) Legacy() bool { return o.ProviderConfig == clusterv1alpha1.RecordedProviderConfig{} }
+
+// Spec is o's ProviderConfig as a record's spec holds it.
+func (o Origin) Spec() *clusterv1alpha1.RecordedProviderConfig {
+	if o.Legacy() {
+		return nil
+	}
+	pc := o.ProviderConfig
+	return &pc
+}
+
+// SameCoder reports whether a client at now answers for what was made at
+// o: the same deployment and, where o names one, the same canonical URL.
+// Only then does its "gone" count, and only then may it delete by id.
+func (o Origin) SameCoder(now Origin) bool {
+	return o.DeploymentID != "" && o.DeploymentID == now.DeploymentID &&
+		(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)
+}
+
+// MadeBy reports whether now is the ProviderConfig that made o, still
+// reaching the same Coder: only its credentials may delete an object found
+// by a name that its owner does not derive from its UID.
+func (o Origin) MadeBy(now Origin) bool {
+	a, b := o.ProviderConfig, now.ProviderConfig
+	return !o.Legacy() && o.SameCoder(now) && a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
+}
+
+// ByName reports whether a client at now may find, and delete, what was
+// made at o by a name its owner chose (an AIProvider's), not only by
+// recorded id or UID-derived name: it is the ProviderConfig that made it,
+// or, for a record that names none, one of the same deployment.
+func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }
+
+// String is o as the messages of conditions and events name it.
+func (o Origin) String() string {
+	if o.Legacy() {
+		return "deployment " + o.DeploymentID
+	}
+	pc := o.ProviderConfig
+	name := pc.Name
+	if pc.Namespace != "" {
+		name = pc.Namespace + "/" + name
+	}
+	return "deployment " + o.DeploymentID + " at " + pc.URL + " (" + pc.Kind + " " + name + ")"
+}
+
+// An otherDeploymentError says that a resource's object lives in another
+// Coder (deployment or URL) or was made through another ProviderConfig
+// than the resource reaches now.
+type otherDeploymentError struct{ Recorded, Now Origin }
+
+func (e *otherDeploymentError) Error() string {
+	return "the cleanup record names " + e.Recorded.String() +
+		", which made the object, but the resource now reaches " + e.Now.String() +
+		": nothing is created or deleted for this resource until its ProviderConfig (or providerConfigRef) reaches the Coder of the record again" +
+		"; a deleting resource is released without delete once the hold's bounds pass, counted, and its record stays for the sweep of that Coder"
+}

@@ -30,7 +30,7 @@ import (
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 func TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified(t *testing.T) {
@@ -192,18 +192,18 @@ func TestNextIsOneStepForTheNormalPathAndTheBoundedPass(t *testing.T) {
 	down := errors.New("coder down")
 	cases := map[string]struct {
 		reason string
-		mode   hold.Mode
+		mode   providerconfig.Mode
 		in     PassResult
 		want   Step
 	}{
-		"NormalLeft":         {reason: "Something is left: delete it.", mode: hold.ModeNormal, in: PassResult{Existed: true}, want: StepDelete},
-		"NormalGone":         {reason: "A look that finds nothing is a verified absence.", mode: hold.ModeNormal, in: PassResult{}, want: StepEnd},
-		"NormalLookFailed":   {reason: "While the ProviderConfig holds, a failed look is retried, never taken for gone.", mode: hold.ModeNormal, in: PassResult{ObserveErr: down}, want: StepRetry},
-		"BoundedLeft":        {reason: "The bounded pass deletes once what its first look found.", mode: hold.ModeBoundedPass, in: PassResult{Existed: true}, want: StepDelete},
-		"BoundedGone":        {reason: "A first look that finds nothing ends the pass: verified.", mode: hold.ModeBoundedPass, in: PassResult{}, want: StepEnd},
-		"BoundedLookFailed":  {reason: "A first look that fails ends the pass: DecidePass releases without delete.", mode: hold.ModeBoundedPass, in: PassResult{Existed: true, ObserveErr: down}, want: StepEnd},
-		"BoundedNoClient":    {reason: "Without a client there is nothing to try.", mode: hold.ModeBoundedPass, in: PassResult{NoClient: true}, want: StepEnd},
-		"BoundedAfterDelete": {reason: "The look after the pass's one delete ends the pass, whatever it finds: no second delete.", mode: hold.ModeBoundedPass, in: PassResult{Deleted: true, Existed: true, StillThere: true}, want: StepEnd},
+		"NormalLeft":         {reason: "Something is left: delete it.", mode: providerconfig.ModeNormal, in: PassResult{Existed: true}, want: StepDelete},
+		"NormalGone":         {reason: "A look that finds nothing is a verified absence.", mode: providerconfig.ModeNormal, in: PassResult{}, want: StepEnd},
+		"NormalLookFailed":   {reason: "While the ProviderConfig holds, a failed look is retried, never taken for gone.", mode: providerconfig.ModeNormal, in: PassResult{ObserveErr: down}, want: StepRetry},
+		"BoundedLeft":        {reason: "The bounded pass deletes once what its first look found.", mode: providerconfig.ModeBoundedPass, in: PassResult{Existed: true}, want: StepDelete},
+		"BoundedGone":        {reason: "A first look that finds nothing ends the pass: verified.", mode: providerconfig.ModeBoundedPass, in: PassResult{}, want: StepEnd},
+		"BoundedLookFailed":  {reason: "A first look that fails ends the pass: DecidePass releases without delete.", mode: providerconfig.ModeBoundedPass, in: PassResult{Existed: true, ObserveErr: down}, want: StepEnd},
+		"BoundedNoClient":    {reason: "Without a client there is nothing to try.", mode: providerconfig.ModeBoundedPass, in: PassResult{NoClient: true}, want: StepEnd},
+		"BoundedAfterDelete": {reason: "The look after the pass's one delete ends the pass, whatever it finds: no second delete.", mode: providerconfig.ModeBoundedPass, in: PassResult{Deleted: true, Existed: true, StillThere: true}, want: StepEnd},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -19,24 +19,26 @@ limitations under the License.
 // deletion.
 //
 //   - The cleanup records, written before every create (records.go), read
-//     per resource (set.go), where each object was made (origin.go), and
-//     the one rule of ownership per Coder (coder.go: Speaks): who owns an
-//     object (owner.go, pending.go), which live resource holds one
-//     (live_owners.go), what a record names (claims.go), a budget's records
-//     (budget_records.go) and who owns a budget row (budget_owner.go).
+//     per resource (set.go); what a record names, where its object was
+//     made, and a provider a lost create may have written (claims.go); the
+//     one rule of ownership per Coder (owner.go: Speaks), who owns an
+//     object and which live resource holds one (owner.go); a budget's
+//     records (budget_records.go) and who owns a budget row (budgets.go).
 //   - Every kind's objects in Coder, registered once (kinds.go:
 //     objectKinds, beside apis.ManagedKinds()): how to find what records
-//     name and how to delete it, per kind in coder_keys.go,
-//     coder_providers.go and coder_budgets.go, with what Coder's answers
-//     prove (coder_find.go, coder_absence.go).
-//   - The deleting resource's external client (pass.go; its one bounded
-//     attempt in bounded.go, decided by DecidePass in decide.go, with what
-//     spans its reconciles in releases.go; its records' look in verify.go)
-//     and its finalizer (finalizer.go).
+//     name and how to delete it, keys and providers in kinds.go, budgets
+//     and overrides in budgets.go, with what Coder's answers prove
+//     (answers.go).
+//   - The external client of a managed resource (pass.go, Wrap): a live
+//     resource reaches its kind's own client through live.go, which writes
+//     the record before every create; a deleting one never does. Its
+//     Observe is the registry's find over its records and its Delete the
+//     registry's remove (pass.go). Its one bounded attempt and each look's
+//     next step (Next, DecidePass) are in bounded.go, what spans its
+//     reconciles in releases.go, and its finalizer in finalizer.go.
 //   - The sweep, which deletes later what a release without delete left
-//     (sweep.go; through which ProviderConfig, sweep_pick.go; each
-//     Coder's share, sweep_share.go; woken when a resource vanishes,
-//     sweep_vanished.go).
+//     (sweep.go, woken when a resource vanishes; through which
+//     ProviderConfig and each Coder's share, sweep_share.go).
 //
 // Ownership is proven by what the provider recorded (ids, UID-derived
 // names, the time of its own create attempt), never by anything a tenant

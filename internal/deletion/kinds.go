@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
@@ -195,4 +196,133 @@ func sweepObjects(ctx context.Context, l look, k objectKind, recs []*clusterv1al
 		}
 	}
 	return before
+}
+
+// A KeyClaim names the keys one owner may have in Coder: by id (its external
+// name, its records' ids) and by UID-derived name. A key's name proves
+// ownership on its own because it embeds the owner's UID, so a record whose
+// id went stale still finds the key a later create made under the same name.
+type KeyClaim struct {
+	IDs []string
+	// Name reports whether a key name is one of the owner's derived names.
+	Name func(string) bool
+	// NotBefore, when set, is the earliest time, by our clock, a key of
+	// the claim can have been created: a record written before its create
+	// cannot name a key Coder made earlier, whatever id or name it carries.
+	// It meets a key's creation time only on Coder's clock (see notBefore).
+	NotBefore time.Time
+}
+
+// Names reports whether the claim names k, by id or by name.
+func (c KeyClaim) Names(k codersdk.AIGatewayKey) bool {
+	if c.Name != nil && c.Name(k.Name) {
+		return true
+	}
+	id := k.ID.String()
+	for _, want := range c.IDs {
+		if want != "" && want == id {
+			return true
+		}
+	}
+	return false
+}
+
+// nameIs is a KeyClaim.Name that matches one name.
+func nameIs(name string) func(string) bool {
+	return func(n string) bool { return name != "" && n == name }
+}
+
+// OwnedKeys returns the keys of list the claim names, skipping those another
+// resource holds.
+func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, owned Owned) []codersdk.AIGatewayKey {
+	var out []codersdk.AIGatewayKey
+	for _, k := range list {
+		if c.Names(k) && !owned.has(k.ID.String()) {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// DeleteKeys asks Coder to delete every key of ids; one already gone is
+// fine. It tries them all and returns the first failure. Absence is
+// verified by the caller's next list, never assumed from the answer.
+func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
+	var first error
+	for _, id := range ids {
+		if err := cl.DeleteKey(ctx, id); err != nil && !coder.IsNotFound(err) && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// A providerClaim names the provider one owner may have in Coder. Provider
+// names are chosen by users and may be reused by anyone, so a name proves
+// nothing on its own: a provider found by name is the claim's only when
+// Coder created it within the window of the owner's last create attempt
+// whose answer may have been lost. Times are by our clock; each meets
+// Coder's creation time only on Coder's clock.
+type providerClaim struct {
+	// ID is the provider's Coder id, once known.
+	ID string
+	// Name is the provider's Coder-wide name.
+	Name string
+	// Attempt is when the last create was sent; zero when none may have
+	// written anything.
+	Attempt time.Time
+	// NotBefore, when set, is the earliest creation time a provider of the
+	// claim can have, by id as by name.
+	NotBefore time.Time
+}
+
+// FindProviders returns the providers in Coder the claim owns: the one of
+// its id, and the one of its name if the claim's create attempt made it.
+// Providers another resource holds are not the claim's. The
+// provider of its id dated before NotBefore is an error (errPredates): not
+// the claim's, yet not absent.
+func FindProviders(ctx context.Context, cl *coder.Client, c providerClaim, owned Owned) ([]codersdk.AIProvider, error) {
+	var out []codersdk.AIProvider
+	if c.ID != "" && !owned.has(c.ID) {
+		p, err := cl.GetProvider(ctx, c.ID)
+		switch {
+		case err == nil:
+			if err := notBefore("provider "+p.ID.String(), p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {
+				return nil, err
+			}
+			out = append(out, p)
+		case !coder.IsNotFound(err):
+			return nil, err
+		}
+	}
+	if c.Name == "" || c.Attempt.IsZero() {
+		return out, nil
+	}
+	p, err := cl.GetProvider(ctx, c.Name)
+	if coder.IsNotFound(err) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if p.ID.String() == c.ID || owned.has(p.ID.String()) {
+		return out, nil
+	}
+	ours, err := CreatedByAttempt(p.CreatedAt, c.Attempt, cl.Timeout(), cl.Clock())
+	switch {
+	case err != nil:
+		return nil, err
+	case !ours:
+		return out, nil
+	}
+	return append(out, p), nil
+}
+
+// DeleteProvider asks Coder to delete (soft-delete) a provider by id; one
+// already gone is fine.
+func DeleteProvider(ctx context.Context, cl *coder.Client, id string) error {
+	if err := cl.DeleteProvider(ctx, id); err != nil && !coder.IsNotFound(err) {
+		return err
+	}
+	return nil
 }

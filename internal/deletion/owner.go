@@ -22,10 +22,11 @@ import (
 	"strings"
 	"time"
 
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
@@ -202,4 +203,75 @@ func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bo
 		now.DeploymentID = ""
 	}
 	return Speaks(at, now)
+}
+
+// Speaks reports whether what was made at o (a record's origin, or the
+// Coder a live resource's ProviderConfig reaches) speaks of the Coder at
+// now, the one the caller acts on. This is the one rule of ownership per
+// Coder (DESIGN §9): a record, a live resource's external name or a
+// pending create says who owns or holds an object only in the Coder it was
+// made through. Every decision of who owns or holds an object (holders,
+// owners, budget owners, pending creates, imports, the sweep's exceptions)
+// passes its records and resources through it first, so a tenant's own
+// server, answering with ids it saw in the platform's Coder, can shield,
+// block or adopt nothing there.
+//
+// The Coder is the canonical URL and the deployment id, as SameCoder
+// compares them. Where now's deployment is not known yet, the URL alone
+// decides and a record of no URL (written before records named one)
+// speaks: of two wrong answers, counting a record of another deployment
+// refuses or holds, and missing one of ours adopts or deletes.
+func Speaks(o, now Origin) bool {
+	if now.DeploymentID == "" {
+		return o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL
+	}
+	return o.SameCoder(now)
+}
+
+// SpeaksOf reports whether rec speaks of the Coder at now (Speaks): only
+// such records may enter any ownership decision about an object there.
+// Callers test it in their own loop over the records they read, so the
+// sweep's pass over every record copies none.
+func SpeaksOf(rec *clusterv1alpha1.CleanupRecord, now Origin) bool {
+	return Speaks(originOf(rec), now)
+}
+
+// liveOwners are the Coder objects live managed resources hold, by id, with
+// the UIDs of their holders. A resource holds an object when its external
+// name is the object's id and a cleanup record of its own names the id
+// too (its create, or its adoption of an import), made through the Coder
+// acted on (Speaks): an external name alone is anyone's to write, and
+// would keep another resource's released key alive, and a record of
+// another Coder names another object, whatever id its server answered.
+// This is the one rule of who holds an object; the sweep and a deleting
+// resource's look at what its records name both go by it, and coderobj
+// leaves a held object alone.
+type liveOwners map[string][]string
+
+// liveOwnersOf decides who holds what from the cleanup records and the live
+// managed resources the caller read (all of them for the sweep, those
+// naming one id for a deleting resource), in the Coder at now.
+func liveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) liveOwners {
+	recorded := make(map[[2]string]bool, len(recs))
+	for i := range recs {
+		if id := recs[i].Status.ExternalID; id != "" && SpeaksOf(&recs[i], now) {
+			recorded[[2]string{recs[i].GetLabels()[ManagedResourceUIDLabel], id}] = true
+		}
+	}
+	h := liveOwners{}
+	for _, mg := range live {
+		uid := string(mg.GetUID())
+		if id := meta.GetExternalName(mg); id != "" && recorded[[2]string{uid, id}] && !slices.Contains(h[id], uid) {
+			h[id] = append(h[id], uid)
+		}
+	}
+	return h
+}
+
+// Except is what resources other than those of uids hold: the objects
+// coderobj must leave alone when it deletes for uids.
+func (h liveOwners) Except(uids ...string) Owned {
+	return func(id string) bool {
+		return slices.ContainsFunc(h[id], func(uid string) bool { return !slices.Contains(uids, uid) })
+	}
 }

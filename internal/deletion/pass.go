@@ -17,20 +17,24 @@ limitations under the License.
 package deletion
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"time"
+
+	"github.com/coder/coder/v2/codersdk"
+	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-	"github.com/google/uuid"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 const (
@@ -61,10 +65,10 @@ func DeleteFailureReasons() []string {
 
 // A Pass is how a managed resource reaches Coder on this reconcile: its
 // ProviderConfig's state decides between the normal path and the bounded
-// pass (see hold.DependentMode).
+// pass (see providerconfig.DependentMode).
 type Pass struct {
 	Kind     string
-	Mode     hold.Mode
+	Mode     providerconfig.Mode
 	Releases *Releases
 	// CreateRefused, when set, says why creates through the ProviderConfig
 	// are refused (providerconfig.CreateRefused).
@@ -147,7 +151,7 @@ type Live[R resource.Managed] interface {
 // Delete (it lets go at once), so the pass does not ask again.
 func Wrap[R resource.Managed](p Pass, inner Live[R]) managed.TypedExternalClient[R] {
 	n := &untilGone[R]{inner: inner, pass: p}
-	if p.Mode == hold.ModeBoundedPass {
+	if p.Mode == providerconfig.ModeBoundedPass {
 		return &boundedPass[R]{n: n}
 	}
 	return n
@@ -170,7 +174,7 @@ func (n *untilGone[R]) Observe(ctx context.Context, mg R) (managed.ExternalObser
 	// deletes for real.
 	n.pass.Releases.forget(mg.GetUID())
 	left, err := n.pass.find(ctx, mg)
-	switch Next(hold.ModeNormal, PassResult{ObserveErr: err, Existed: !left.empty()}) {
+	switch Next(providerconfig.ModeNormal, PassResult{ObserveErr: err, Existed: !left.empty()}) {
 	case StepRetry:
 		return managed.ExternalObservation{}, err
 	case StepDelete:
@@ -243,124 +247,6 @@ func (p Pass) adoptNamed(ctx context.Context, mg resource.Managed) error {
 	return p.Records.EnsureAdopted(ctx, mg, p.Kind, p.Origin, id)
 }
 
-// observe is a live resource's look, through the kind's own client.
-func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
-	before := meta.GetExternalName(mg)
-	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
-		// Another resource owns the object this one names: nothing is
-		// read or changed in Coder.
-		return managed.ExternalObservation{}, err
-	}
-	o, err := n.inner.Observe(ctx, mg)
-	if after := meta.GetExternalName(mg); err == nil && after != before {
-		// Observe adopted an object (a create whose answer was lost): it
-		// must not be one another resource owns either.
-		if owned, err := n.ownedByAnother(ctx, mg, after); owned || err != nil {
-			meta.SetExternalName(mg, before)
-			return managed.ExternalObservation{}, err
-		}
-	}
-	if err == nil && o.ResourceExists {
-		if err := n.recordID(ctx, mg); err != nil {
-			return o, err
-		}
-	}
-	if err == nil && o.ResourceExists && MayDelete(mg) {
-		// An object this resource may delete but did not create (imported
-		// by external name) has no record yet; its deletion and a release
-		// without delete go by the record.
-		if id := meta.GetExternalName(mg); id != "" {
-			if err := n.pass.Records.EnsureAdopted(ctx, mg, n.pass.Kind, n.pass.Origin, id); err != nil {
-				return o, err
-			}
-		}
-	}
-	return o, err
-}
-
-// recordID writes the id of the object mg observed onto its create's
-// record when no record of mg holds it yet: a create whose answer was lost
-// and whose object Observe then adopted by name, or whose best-effort
-// SetExternalID failed. The id is what ownership checks and the sweep's
-// protection of managed objects go by. A resource whose records already
-// hold the id costs one cache read and no write; one with rotation records
-// is left alone, since its external name is a rotation's key.
-func (n *untilGone[R]) recordID(ctx context.Context, mg resource.Managed) error {
-	id := meta.GetExternalName(mg)
-	if id == "" || n.pass.Records == nil {
-		return nil
-	}
-	recs, err := n.pass.Records.Of(ctx, mg)
-	if err != nil || !recs.LacksID(n.pass.Kind, id) {
-		return err
-	}
-	return n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
-}
-
-// ownedByAnother reports whether another managed resource owns the Coder
-// object id, with the error that names it, which the resource's Ready
-// condition says; false for no id.
-func (n *untilGone[R]) ownedByAnother(ctx context.Context, mg resource.Managed, id string) (bool, error) {
-	if id == "" {
-		return false, nil
-	}
-	owned, err := n.pass.Records.OwnedByAnother(ctx, mg, id, n.pass.Origin)
-	if err != nil {
-		return false, err
-	}
-	if owned == nil {
-		return false, nil
-	}
-	mg.SetConditions(xpv2.Unavailable().WithMessage(owned.Error()))
-	return true, owned
-}
-
-func (n *untilGone[R]) Create(ctx context.Context, mg R) (managed.ExternalCreation, error) {
-	if n.pass.CreateRefused != "" {
-		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateRefused+": "+n.pass.CreateRefused))
-	}
-	// The record comes first: whatever happens next, what may exist in
-	// Coder is written down somewhere a namespace deletion cannot reach.
-	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
-		return managed.ExternalCreation{}, n.refuse(mg, err)
-	}
-	c, err := n.inner.Create(ctx, mg)
-	if err != nil && !coder.Timeout(err) {
-		// Coder answered: this attempt wrote nothing, and no object found
-		// by name later may be taken for its result. Best effort: a record
-		// that keeps the attempt only makes the sweep look once more.
-		_ = n.pass.Records.NothingWritten(ctx, mg, n.pass.Kind)
-	}
-	if err == nil {
-		if id := meta.GetExternalName(mg); id != "" {
-			// Best effort: a key record finds its key by name too, and a
-			// provider record by name within the attempt's window.
-			_ = n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
-		}
-	}
-	return c, err
-}
-
-// attemptOf is when the reconciler began this create attempt: it notes the
-// time on the resource just before calling Create.
-func attemptOf(mg resource.Managed) time.Time {
-	if t, err := time.Parse(time.RFC3339, mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending]); err == nil {
-		return t
-	}
-	return time.Now()
-}
-
-func (n *untilGone[R]) refuse(mg resource.Managed, err error) error {
-	if n.pass.Refused != nil {
-		n.pass.Refused(mg)
-	}
-	return err
-}
-
-func (n *untilGone[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate, error) {
-	return n.inner.Update(ctx, mg)
-}
-
 // Delete deletes what Observe found its records name. A delete of an
 // object Coder accepted before, in this resource's last delete, is an
 // error the resource's condition shows: Coder keeps what it said it
@@ -384,4 +270,118 @@ func (n *untilGone[R]) Disconnect(ctx context.Context) error {
 		return nil
 	}
 	return n.inner.Disconnect(ctx)
+}
+
+// ReasonBudgetChangedInCoder: a deleting resource's budget or override was
+// written in Coder since its last PUT, so it is someone else's and is left.
+const ReasonBudgetChangedInCoder event.Reason = "BudgetChangedInCoder"
+
+// msgFmtChanged is the event of ReasonBudgetChangedInCoder, per kind.
+var msgFmtChanged = map[string]string{
+	KindGroupBudget:  "The AI budget of group %s was changed in Coder since this resource last set it (its last write was updated %s by Coder's clock); it is left there",
+	KindUserOverride: "The AI budget override of user %s was changed in Coder since this resource last set it (its last write was updated %s by Coder's clock); it is left there",
+}
+
+const (
+	errFmtRecordedUnread  = "cannot read whether what the cleanup record %s names is gone from Coder; the resource goes only once it is"
+	errDeleteRecordedLeft = "cannot delete what this resource's cleanup records name; the resource goes only once it is gone from Coder"
+	errNoClientVerify     = "no Coder client to verify that what the cleanup records name is gone"
+)
+
+// Leftovers are the objects in Coder a deleting resource's records name,
+// by kind: a read finds them, Delete deletes them, and the next
+// reconcile's read verifies.
+type Leftovers map[string][]string
+
+func (l Leftovers) empty() bool { return len(l.ids()) == 0 }
+
+// ids are the Coder ids of l.
+func (l Leftovers) ids() []string {
+	var ids []string
+	for _, k := range objectKinds {
+		ids = append(ids, l[k.kind]...)
+	}
+	return ids
+}
+
+// recordsLeft reads what the records of the deleting mg name and is still
+// in the Coder the resource reaches now (now, with the deployment asked),
+// by its records (recs), never by its external name and annotations, which
+// anyone editing the resource can set (to a sibling's id, an unknown one, a
+// forged refusal). Objects another live resource holds by a record of its
+// own are left to it. It only reads.
+func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, now Origin, since time.Time) (Leftovers, error) {
+	written := recs.written()
+	if len(written) == 0 {
+		return Leftovers{}, nil
+	}
+	if p.Coder == nil {
+		return Leftovers{}, errors.New(errNoClientVerify)
+	}
+	owned, lookup := p.Records.OwnedByOthers(ctx, mg, now)
+	l := look{cl: p.Coder, now: now, owned: owned, keys: p.keysSince(since)}
+	left := Leftovers{}
+	for _, k := range objectKinds {
+		of := slices.DeleteFunc(slices.Clone(written), func(r *clusterv1alpha1.CleanupRecord) bool { return r.Spec.Kind != k.kind })
+		for i, f := range k.find(ctx, l, of) {
+			if f.err != nil {
+				return Leftovers{}, errors.Wrapf(f.err, errFmtRecordedUnread, of[i].Name)
+			}
+			if f.superseded && p.Record != nil {
+				st := of[i].Status
+				p.Record.Event(mg, event.Warning(ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged[k.kind], st.ExternalID, st.CoderUpdatedAt)))
+			}
+			for _, id := range f.ids {
+				if !slices.Contains(left[k.kind], id) {
+					left[k.kind] = append(left[k.kind], id)
+				}
+			}
+		}
+	}
+	return left, lookup()
+}
+
+// deletedAt is when Coder answered the resource's last delete, while no
+// look has verified it yet.
+func (p Pass) deletedAt(mg resource.Managed) (time.Time, bool) {
+	if p.Releases == nil {
+		return time.Time{}, false
+	}
+	return p.Releases.DeletedAt(mg.GetUID())
+}
+
+// keysSince lists keys on the shared key list of the resource's
+// ProviderConfig, one sent at since or later (see find). Without a shared
+// list the find lists.
+func (p Pass) keysSince(since time.Time) func(context.Context) ([]codersdk.AIGatewayKey, error) {
+	if p.Keys == nil {
+		return nil
+	}
+	return func(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
+		list, err := p.Keys.ListSince(ctx, p.Scope, p.Coder, since)
+		if err != nil {
+			return nil, err
+		}
+		return list.Keys(), nil
+	}
+}
+
+// deleteLeft deletes what recordsLeft found, all of it, and returns the
+// first failure.
+func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
+	if l.empty() {
+		return nil
+	}
+	if p.Coder == nil {
+		return errors.New(errNoClientVerify)
+	}
+	var first error
+	for _, k := range objectKinds {
+		if len(l[k.kind]) > 0 {
+			first = cmp.Or(first, k.remove(ctx, p.Coder, l[k.kind]))
+		}
+	}
+	// The pass notes the delete (Releases.deleted): the next look verifies
+	// on a list sent after this answer.
+	return errors.Wrap(first, errDeleteRecordedLeft)
 }

@@ -33,7 +33,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -106,7 +106,7 @@ func TestBoundedPassReleasesWithoutDeleteOnlyWhatMayExistInCoder(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rel := NewReleases()
 			k := deletingKey(tc.mut)
-			pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel, Records: recordsWith(t, k, tc.noRec, tc.record)}
+			pass := Pass{Kind: "AIGatewayKey", Mode: providerconfig.ModeBoundedPass, Releases: rel, Records: recordsWith(t, k, tc.noRec, tc.record)}
 			obs, err := Wrap(pass, coderDown()).Observe(context.Background(), k)
 			if err != nil || obs.ResourceExists {
 				t.Fatalf("Observe = %+v, %v; want gone, nil so the finalizer goes", obs, err)
@@ -138,7 +138,7 @@ func recordsWith(t *testing.T, k *aiv1alpha1.AIGatewayKey, none bool, attempt *m
 func TestBoundedPassThatDeletesForgetsAnEarlierPassesMark(t *testing.T) {
 	rel := NewReleases()
 	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, "id") })
-	pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeBoundedPass, Releases: rel, Records: recordsWith(t, k, true, nil)}
+	pass := Pass{Kind: "AIGatewayKey", Mode: providerconfig.ModeBoundedPass, Releases: rel, Records: recordsWith(t, k, true, nil)}
 	// An earlier pass gave up, then the finalizer's removal failed.
 	if _, err := Wrap(pass, coderDown()).Observe(context.Background(), k); err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestBoundedPassWhoseDeleteCoderAnsweredButStillShowsReleasesWithoutDelete(t
 	rel := NewReleases()
 	k := deletingKey(func(k *aiv1alpha1.AIGatewayKey) { meta.SetExternalName(k, key.ID.String()) })
 	kube := fixture.Kube(t).WithObjects(ownRecord(KindKey, string(k.UID), key.ID.String(), "gw-of-u-1", Origin{}, nil)).Build()
-	pass := Pass{Kind: KindKey, Mode: hold.ModeBoundedPass, Releases: rel, Records: NewStore(kube, fixture.Scheme(t), nil), Coder: cl}
+	pass := Pass{Kind: KindKey, Mode: providerconfig.ModeBoundedPass, Releases: rel, Records: NewStore(kube, fixture.Scheme(t), nil), Coder: cl}
 	if err := srv.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Status: 204}); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	kube := b.Build()
 	refused := false
 	pass := Pass{
-		Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: NewStore(kube, s, nil),
+		Kind: "AIGatewayKey", Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: NewStore(kube, s, nil),
 		CreateRefused: "ProviderConfig team-a/coder is not Ready (MissingPermissions)",
 		CoderName:     func(resource.Managed) string { return "ns-k" },
 		Refused:       func(resource.Managed) { refused = true },
@@ -262,7 +262,7 @@ func TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			pass := Pass{Kind: KindKey, Mode: hold.ModeNormal, Releases: NewReleases(), Records: recordsWith(t, k, tc.noRec, tc.record), Coder: cl}
+			pass := Pass{Kind: KindKey, Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: recordsWith(t, k, tc.noRec, tc.record), Coder: cl}
 			obs, err := Wrap(pass, coderDown()).Observe(context.Background(), k)
 			calls := srv.Requests(fakecoder.EndpointKeysList)
 			if tc.gone {
@@ -293,7 +293,7 @@ func coderAnswers(calls *int) managed.ExternalClient {
 func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 	cases := map[string]struct {
 		reason string
-		mode   hold.Mode
+		mode   providerconfig.Mode
 		// now is the deployment the client reaches; the record names "A".
 		now string
 		// url is the URL the ProviderConfig names now; the record names
@@ -309,31 +309,31 @@ func TestAbsenceCountsOnlyInTheDeploymentThatMadeTheObject(t *testing.T) {
 	}{
 		"NormalSameDeployment": {
 			reason: "the Coder that made the key says it is gone: a verified delete",
-			mode:   hold.ModeNormal, now: "A", wantAsked: true,
+			mode:   providerconfig.ModeNormal, now: "A", wantAsked: true,
 		},
 		"NormalOtherDeployment": {
 			reason: "another Coder not listing the key proves nothing: retry, naming both deployments",
-			mode:   hold.ModeNormal, now: "B", wantErr: true,
+			mode:   providerconfig.ModeNormal, now: "B", wantErr: true,
 		},
 		"BoundedOtherDeployment": {
 			reason: "at the bound, a key another deployment holds is released without delete and counted",
-			mode:   hold.ModeBoundedPass, now: "B", wantReleased: true,
+			mode:   providerconfig.ModeBoundedPass, now: "B", wantReleased: true,
 		},
 		"BoundedSameDeployment": {
 			reason: "at the bound, the deployment that made it says gone: a normal release",
-			mode:   hold.ModeBoundedPass, now: "A", wantAsked: true,
+			mode:   providerconfig.ModeBoundedPass, now: "A", wantAsked: true,
 		},
 		"NormalSameURL": {
 			reason: "the URL that made the key, reporting its deployment, says it is gone: a verified delete",
-			mode:   hold.ModeNormal, now: "A", url: "https://a.example", wantAsked: true,
+			mode:   providerconfig.ModeNormal, now: "A", url: "https://a.example", wantAsked: true,
 		},
 		"NormalOtherURLClaimingTheDeployment": {
 			reason: "a server at another URL claiming deployment A is another Coder: retry",
-			mode:   hold.ModeNormal, now: "A", url: "https://b.example", wantErr: true,
+			mode:   providerconfig.ModeNormal, now: "A", url: "https://b.example", wantErr: true,
 		},
 		"BoundedOtherURLClaimingTheDeployment": {
 			reason: "at the bound, a key made at another URL is released without delete and counted",
-			mode:   hold.ModeBoundedPass, now: "A", url: "https://b.example", wantReleased: true,
+			mode:   providerconfig.ModeBoundedPass, now: "A", url: "https://b.example", wantReleased: true,
 		},
 	}
 	for name, tc := range cases {
@@ -435,7 +435,7 @@ func TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt(t *testing.T) {
 				},
 				DisconnectFn: func(context.Context) error { return nil },
 			}
-			pass := Pass{Kind: "AIGatewayKey", Mode: hold.ModeNormal, Releases: NewReleases(), Records: NewStore(kube, s, nil)}
+			pass := Pass{Kind: "AIGatewayKey", Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: NewStore(kube, s, nil)}
 			if _, err := Wrap(pass, adopts).Observe(context.Background(), k); err != nil {
 				t.Fatalf("%s: Observe: %v", tc.reason, err)
 			}

@@ -111,16 +111,6 @@ func (r *Store) WithReader(reader client.Reader) *Store {
 // Reader is the reader WithReader set: past the cache, where one is set.
 func (r *Store) Reader() client.Reader { return r.reader }
 
-// Attempted reports whether a create was ever sent for mg, read through the API
-// server: a resource without a record never had anything created in Coder,
-// since Ensure writes the record before every create (and EnsureAdopted
-// before a deleting import may delete). Unlike MayHaveAttempted it answers only
-// what it read, so a failed read is an error, not a guess.
-func (r *Store) Attempted(ctx context.Context, mg resource.Managed) (bool, error) {
-	recs, err := list(ctx, r.reader, mg)
-	return len(recs) > 0 || err != nil, err
-}
-
 // Ensure writes an Active record for mg before anything is created in Coder,
 // and notes on it when this create attempt is sent (attempt): what the
 // sweep matches an object found by name against.

@@ -26,6 +26,8 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -320,4 +322,47 @@ func (s *Sweeper) managing(ctx context.Context) ([]resource.Managed, error) {
 		live = append(live, l.GetItems()...)
 	}
 	return live, nil
+}
+
+// SweepWhenResourcesVanish makes the sweeper sweep soon after a managed
+// resource is deleted while a record still names it Active. Our finalizer
+// settles every record before it goes, so such a resource lost its
+// finalizer some other way (stripped by hand) and left its objects in
+// Coder; without this they would wait for the next interval.
+func (s *Sweeper) SweepWhenResourcesVanish(ctx context.Context, c cache.Cache) error {
+	for _, k := range apis.ManagedKinds() {
+		inf, err := c.GetInformer(ctx, k.New())
+		if err != nil {
+			return errors.Wrapf(err, "cannot watch %s", k.Kind)
+		}
+		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) { s.vanished(ctx, obj) }}); err != nil {
+			return errors.Wrapf(err, "cannot watch %s", k.Kind)
+		}
+	}
+	return nil
+}
+
+// vanished triggers a sweep once the records of a deleted managed resource
+// that are not Abandoned yet (Active, or never completed) are older than
+// the grace, when the sweep treats them as left.
+func (s *Sweeper) vanished(ctx context.Context, obj any) {
+	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+		obj = d.Obj
+	}
+	o, ok := obj.(client.Object)
+	if !ok {
+		return
+	}
+	// Uncached: the cache may not show yet that the finalizer deleted them.
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := s.Reader.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(o.GetUID())}); err != nil {
+		s.Log.Debug("Cannot list the cleanup records of a deleted managed resource", "error", err)
+		return
+	}
+	for _, rec := range l.Items {
+		if rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+			time.AfterFunc(max(0, s.Grace-s.now().Sub(rec.CreationTimestamp.Time)), s.Trigger)
+			return
+		}
+	}
 }

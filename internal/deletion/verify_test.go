@@ -35,7 +35,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -63,7 +63,7 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 		// recordNamesSibling: the record's id is a key the sibling now
 		// holds by a record of its own (it imported it).
 		recordNamesSibling bool
-		mode               hold.Mode
+		mode               providerconfig.Mode
 		// deleteKeeps: Coder answers the delete and keeps the object.
 		deleteKeeps bool
 		// wantGone: the object is deleted in Coder; wantErr: the normal
@@ -72,39 +72,39 @@ func TestADeletingResourceIsGoneOnlyWhenWhatItsRecordsNameIs(t *testing.T) {
 	}{
 		"KeyNamingASibling": {
 			reason:       "a key whose external name is a sibling's id deletes its own key, not the sibling's",
-			externalName: "sibling", recordID: true, mode: hold.ModeNormal, wantGone: true,
+			externalName: "sibling", recordID: true, mode: providerconfig.ModeNormal, wantGone: true,
 		},
 		"KeyNamingNothingRecordedByName": {
 			reason:       "a key whose record lacks the id is found by its UID-derived name",
-			externalName: "unknown", mode: hold.ModeNormal, wantGone: true,
+			externalName: "unknown", mode: providerconfig.ModeNormal, wantGone: true,
 		},
 		"ProviderNamingAnUnknownID": {
 			reason:   "a provider whose external name is an unknown id deletes the provider its record names",
-			provider: true, externalName: "unknown", recordID: true, mode: hold.ModeNormal, wantGone: true,
+			provider: true, externalName: "unknown", recordID: true, mode: providerconfig.ModeNormal, wantGone: true,
 		},
 		"ProviderStrippedWithAForgedRefusal": {
 			reason:   "a provider whose lost create the tenant marked refused is found by its recorded attempt",
-			provider: true, mode: hold.ModeNormal, wantGone: true,
+			provider: true, mode: providerconfig.ModeNormal, wantGone: true,
 		},
 		"ProviderByNameThroughAnotherProviderConfig": {
 			reason:   "a provider known by name only cannot be verified through credentials that did not make it: retry",
-			provider: true, otherPC: true, mode: hold.ModeNormal, wantErr: true,
+			provider: true, otherPC: true, mode: providerconfig.ModeNormal, wantErr: true,
 		},
 		"BoundedProviderByNameThroughAnotherProviderConfig": {
 			reason:   "at the bound, the unverifiable provider is released without delete, counted, its record kept",
-			provider: true, otherPC: true, mode: hold.ModeBoundedPass, wantReleased: true,
+			provider: true, otherPC: true, mode: providerconfig.ModeBoundedPass, wantReleased: true,
 		},
 		"DeleteAnsweredButKept": {
 			reason:       "a delete Coder answered while keeping the key is no absence: retry",
-			externalName: "sibling", recordID: true, mode: hold.ModeNormal, deleteKeeps: true, wantErr: true,
+			externalName: "sibling", recordID: true, mode: providerconfig.ModeNormal, deleteKeeps: true, wantErr: true,
 		},
 		"BoundedDeleteAnsweredButKept": {
 			reason:       "at the bound, the key Coder kept is released without delete",
-			externalName: "sibling", recordID: true, mode: hold.ModeBoundedPass, deleteKeeps: true, wantReleased: true,
+			externalName: "sibling", recordID: true, mode: providerconfig.ModeBoundedPass, deleteKeeps: true, wantReleased: true,
 		},
 		"RecordNamingAKeyASiblingHolds": {
 			reason:       "a key another live resource holds by its own record is left to it; the resource's own goes by name",
-			externalName: "sibling", recordNamesSibling: true, mode: hold.ModeNormal, wantGone: true,
+			externalName: "sibling", recordNamesSibling: true, mode: providerconfig.ModeNormal, wantGone: true,
 		},
 	}
 	for name, tc := range cases {
@@ -341,7 +341,7 @@ func TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen(t *testing.T) {
 			if _, err := keys.List(ctx, "pc", cl); err != nil {
 				t.Fatal(err)
 			}
-			pass := Pass{Kind: KindKey, Mode: hold.ModeNormal, Releases: NewReleases(), Records: store, Coder: cl, Keys: keys, Scope: "pc"}
+			pass := Pass{Kind: KindKey, Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: store, Coder: cl, Keys: keys, Scope: "pc"}
 			gone, n, err := reconcileDeleting(ctx, pass, coderDown(), k, 3)
 			if err != nil || !gone {
 				t.Fatalf("%s: after %d reconciles gone %t, error %v; want gone", tc.reason, n, gone, err)

@@ -31,7 +31,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 )
 
 const errBuildClient = "cannot build Coder client"
@@ -51,8 +50,8 @@ type Session struct {
 	// Client is nil in a bounded pass that could not build one (the
 	// ProviderConfig or its Secret is gone).
 	Client *coder.Client
-	// Mode is how a deleting resource deletes; see hold.DependentMode.
-	Mode hold.Mode
+	// Mode is how a deleting resource deletes; see DependentMode.
+	Mode Mode
 	// CreateRefused says why nothing may be created in Coder through the
 	// ProviderConfig now (see CreateRefused); empty when creates may go
 	// ahead.
@@ -80,18 +79,18 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 		if deleting && kerrors.IsNotFound(err) {
 			// Nothing holds for this resource any more: one bounded pass,
 			// which without credentials is a release without delete.
-			return Session{Mode: hold.DependentMode(hold.ConfigState{Gone: true})}, nil
+			return Session{Mode: DependentMode(ConfigState{Gone: true})}, nil
 		}
 		return Session{}, err
 	}
-	s := Session{Mode: hold.ModeNormal, CreateRefused: CreateRefused(pc), DeploymentID: StatusOf(pc).DeploymentID, Ref: ref}
+	s := Session{Mode: ModeNormal, CreateRefused: CreateRefused(pc), DeploymentID: StatusOf(pc).DeploymentID, Ref: ref}
 	conn := ConnectionOf(pc)
 	if deleting {
 		st, err := c.stateOf(ctx, mg, pc)
 		if err != nil {
 			return Session{}, err
 		}
-		s.Mode = hold.DependentMode(st)
+		s.Mode = DependentMode(st)
 	} else if s.DeploymentID == "" {
 		// Cleanup records name the deployment: wait for the first check.
 		return Session{}, errors.Errorf("%s has not reported Coder's deployment id yet; is it Ready?", ref)
@@ -99,7 +98,7 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 	s.URL = conn.URL
 	cfg, err := ClientConfig(ctx, c.Kube, conn, c.Timeout)
 	if err != nil {
-		if s.Mode == hold.ModeBoundedPass {
+		if s.Mode == ModeBoundedPass {
 			return s, nil
 		}
 		return Session{}, err
@@ -111,17 +110,17 @@ func (c *Connector) Connect(ctx context.Context, mg resource.Managed) (Session, 
 	return s, nil
 }
 
-// DeleteMode is how a deleting mg deletes now (hold.DependentMode), and the
+// DeleteMode is how a deleting mg deletes now (DependentMode), and the
 // time at which the clock alone changes that: its namespace bound, zero when
 // only a change of its ProviderConfig can.
-func (c *Connector) DeleteMode(ctx context.Context, mg resource.Managed) (hold.Mode, time.Time, error) {
+func (c *Connector) DeleteMode(ctx context.Context, mg resource.Managed) (Mode, time.Time, error) {
 	ref, err := RefOf(mg)
 	if err != nil {
 		return "", time.Time{}, err
 	}
 	pc, err := Get(ctx, c.Kube, ref)
 	if kerrors.IsNotFound(err) {
-		return hold.DependentMode(hold.ConfigState{Gone: true}), time.Time{}, nil
+		return DependentMode(ConfigState{Gone: true}), time.Time{}, nil
 	}
 	if err != nil {
 		return "", time.Time{}, err
@@ -130,17 +129,17 @@ func (c *Connector) DeleteMode(ctx context.Context, mg resource.Managed) (hold.M
 	if err != nil {
 		return "", time.Time{}, err
 	}
-	return hold.DependentMode(st), st.NamespaceBound(), nil
+	return DependentMode(st), st.NamespaceBound(), nil
 }
 
 // stateOf is what a deleting mg knows of its ProviderConfig pc, now.
-func (c *Connector) stateOf(ctx context.Context, mg resource.Managed, pc Object) (hold.ConfigState, error) {
+func (c *Connector) stateOf(ctx context.Context, mg resource.Managed, pc Object) (ConfigState, error) {
 	st := StateOf(pc)
 	var err error
 	if st.NamespaceDeletedAt, err = c.namespaceDeletedAt(ctx, mg); err != nil {
-		return hold.ConfigState{}, err
+		return ConfigState{}, err
 	}
-	st.DependentTimeout, st.Now = hold.BoundsFrom(ConnectionOf(pc).Deletion).DependentTimeout, time.Now()
+	st.DependentTimeout, st.Now = BoundsFrom(ConnectionOf(pc).Deletion).DependentTimeout, time.Now()
 	return st, nil
 }
 
@@ -161,10 +160,10 @@ func (c *Connector) namespaceDeletedAt(ctx context.Context, mg resource.Managed)
 }
 
 // StateOf is what a dependent knows of its ProviderConfig.
-func StateOf(pc Object) hold.ConfigState {
-	st := hold.ConfigState{Deleting: pc.GetDeletionTimestamp() != nil}
+func StateOf(pc Object) ConfigState {
+	st := ConfigState{Deleting: pc.GetDeletionTimestamp() != nil}
 	if h := StatusOf(pc).Hold; h != nil {
-		st.Phase = hold.Phase(h.Phase)
+		st.Phase = Phase(h.Phase)
 	}
 	return st
 }

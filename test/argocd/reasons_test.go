@@ -47,12 +47,11 @@ const (
 // fails TestEveryReasonTheProviderWritesHasASample: say here where its
 // reasons go, and add their samples.
 var reasonFamilies = map[string]string{
-	// Ready and AIGateway reasons.
+	// Ready and AIGateway reasons, and the hold's decisions, the Ready
+	// reasons while it holds.
 	"internal/providerconfig": familyConfig,
 	// InsecureTransport reasons.
 	"internal/controller/config": familyConfig,
-	// The hold's decisions are the Ready reasons while it holds.
-	"internal/hold": familyConfig,
 	// Why a record turned Abandoned: in a bounded pass, or by the sweep.
 	"internal/deletion": familyRecord,
 	// Coder's failure classes: why a bounded pass left a record Abandoned.

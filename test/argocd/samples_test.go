@@ -44,7 +44,6 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -203,14 +202,14 @@ func upToDate(reason xpv2.ConditionReason) managedState {
 // hold for, as the hold lists them.
 type configKind struct {
 	gk         schema.GroupKind
-	dependents []hold.Dependent
+	dependents []providerconfig.Dependent
 	listed     string
 }
 
 var configKinds = []configKind{
 	{
 		gk: providerconfig.NamespacedKind,
-		dependents: []hold.Dependent{
+		dependents: []providerconfig.Dependent{
 			{Kind: "AIGatewayKey", Namespace: "team-a", Name: "gateway", Deleting: true},
 			{Kind: "AIProvider", Namespace: "team-a", Name: "openai", Deleting: true},
 		},
@@ -218,7 +217,7 @@ var configKinds = []configKind{
 	},
 	{
 		gk: providerconfig.ClusterKind,
-		dependents: []hold.Dependent{
+		dependents: []providerconfig.Dependent{
 			{Kind: "AIGatewayKey", Namespace: "team-a", Name: "gateway", Deleting: true},
 			{Kind: "AIProvider", Namespace: "team-b", Name: "openai", Deleting: true},
 		},
@@ -226,7 +225,7 @@ var configKinds = []configKind{
 	},
 	{
 		gk: providerconfig.LegacyKind,
-		dependents: []hold.Dependent{
+		dependents: []providerconfig.Dependent{
 			{Kind: "AIGatewayKey", Name: "shared-gateway", Deleting: true},
 			{Kind: "AIProvider", Name: "openai", Deleting: true},
 		},
@@ -236,13 +235,13 @@ var configKinds = []configKind{
 
 // holding writes the hold the provider writes for a ProviderConfig being
 // deleted, from the hold's own decision at now.
-func holding(pc providerconfig.Object, deps []hold.Dependent, now time.Time) {
+func holding(pc providerconfig.Object, deps []providerconfig.Dependent, now time.Time) {
 	beingDeleted(pc, providerconfig.HoldFinalizer)
-	d := hold.Decide(hold.Input{Now: now, DeletedAt: deleted.Time, Dependents: deps, Bounds: hold.DefaultBounds()})
-	if d.Phase == hold.PhaseReleased {
+	d := providerconfig.Decide(providerconfig.Input{Now: now, DeletedAt: deleted.Time, Dependents: deps, Bounds: providerconfig.DefaultBounds()})
+	if d.Phase == providerconfig.PhaseReleased {
 		panic("sample hold is released: " + d.Why)
 	}
-	listed := hold.List(d.Waiting)
+	listed := providerconfig.List(d.Waiting)
 	h := &common.HoldStatus{
 		Phase:      string(d.Phase),
 		Since:      &deleted,
@@ -250,7 +249,7 @@ func holding(pc providerconfig.Object, deps []hold.Dependent, now time.Time) {
 		Dependents: listed,
 		Remaining:  len(d.Waiting),
 	}
-	if d.Phase == hold.PhaseGrace {
+	if d.Phase == providerconfig.PhaseGrace {
 		h.GraceUntil = h.Until
 	}
 	st := providerconfig.StatusOf(pc)
@@ -391,10 +390,10 @@ var configStates = map[string]configState{
 		set:  connectedWith(transport(corev1.ConditionFalse, config.ReasonLoopback, "")),
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
 	},
-	"released-no-dependents":          released(hold.WhyNoDependents),
-	"released-live-dependent-timeout": released(hold.WhyLiveDependentTimeout),
-	"released-dependent-timeout":      released(hold.WhyDependentTimeout),
-	"released-coder-unreachable":      released(hold.WhyCoderUnreachable),
+	"released-no-dependents":          released(providerconfig.WhyNoDependents),
+	"released-live-dependent-timeout": released(providerconfig.WhyLiveDependentTimeout),
+	"released-dependent-timeout":      released(providerconfig.WhyDependentTimeout),
+	"released-coder-unreachable":      released(providerconfig.WhyCoderUnreachable),
 	"coder-unreachable": {
 		set:  notReady(providerconfig.ReasonCoderUnreachable, "Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"),
 		want: health{"Progressing", "CoderUnreachable: Get \"https://coder.example.com/api/v2/buildinfo\": dial tcp: connection refused"},
@@ -413,7 +412,7 @@ var configStates = map[string]configState{
 			connected(pc, 1)
 			live := k.dependents[0]
 			live.Deleting = false
-			holding(pc, []hold.Dependent{live}, deleted.Add(4*time.Second))
+			holding(pc, []providerconfig.Dependent{live}, deleted.Add(4*time.Second))
 		},
 		want: health{"Progressing", "Holding until 2026-11-29T13:05:49Z: waiting for 1 dependent to delete their objects in Coder: {first}"},
 	},

@@ -35,7 +35,6 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -104,11 +103,11 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	status := providerconfig.StatusOf(pc)
 	conn := providerconfig.ConnectionOf(pc)
 
-	in := hold.Input{
+	in := providerconfig.Input{
 		Now:        now,
 		DeletedAt:  deletedAt,
 		Dependents: HoldDependents(deps),
-		Bounds:     hold.BoundsFrom(conn.Deletion),
+		Bounds:     providerconfig.BoundsFrom(conn.Deletion),
 	}
 	if h := status.Hold; h != nil && h.GraceUntil != nil {
 		in.GraceUntil = h.GraceUntil.Time
@@ -121,11 +120,11 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 	if in.NamespaceDeleting = len(nsDeleting) > 0; in.NamespaceDeleting {
 		in.UnreachableSince = r.probe(ctx, ref, pc, now)
 	}
-	d := hold.Decide(in)
+	d := providerconfig.Decide(in)
 
-	if d.Phase != hold.PhaseReleased {
-		r.mem.setHolding(ref, true, d.Phase == hold.PhaseGrace)
-		listed := hold.List(d.Waiting)
+	if d.Phase != providerconfig.PhaseReleased {
+		r.mem.setHolding(ref, true, d.Phase == providerconfig.PhaseGrace)
+		listed := providerconfig.List(d.Waiting)
 		h := &common.HoldStatus{
 			Phase:      string(d.Phase),
 			Since:      &metav1.Time{Time: deletedAt},
@@ -133,7 +132,7 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 			Dependents: listed,
 			Remaining:  len(d.Waiting),
 		}
-		if d.Phase == hold.PhaseGrace {
+		if d.Phase == providerconfig.PhaseGrace {
 			h.GraceUntil = h.Until
 		}
 		status.Hold = h
@@ -160,13 +159,13 @@ func (r *Reconciler) reconcileDeletion(ctx context.Context, log logging.Logger, 
 
 // HoldDependents are the managed resources that hold: live ones, and
 // deleting ones that still carry our finalizer (they may still need Coder).
-func HoldDependents(deps []Dependent) []hold.Dependent {
-	out := make([]hold.Dependent, 0, len(deps))
+func HoldDependents(deps []Dependent) []providerconfig.Dependent {
+	out := make([]providerconfig.Dependent, 0, len(deps))
 	for _, d := range deps {
 		if d.Deleting && !meta.FinalizerExists(d.Object, providerconfig.ManagedFinalizer) {
 			continue
 		}
-		out = append(out, hold.Dependent{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Deleting: d.Deleting})
+		out = append(out, providerconfig.Dependent{Kind: d.Kind, Namespace: d.Namespace, Name: d.Name, Deleting: d.Deleting})
 	}
 	return out
 }

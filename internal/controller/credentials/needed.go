@@ -24,7 +24,6 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -39,11 +38,11 @@ type Config struct {
 	// still need its credentials to delete their objects in Coder.
 	Holding bool
 	// Bounds are its hold's bounds (spec.deletion).
-	Bounds hold.Bounds
+	Bounds providerconfig.Bounds
 	// Dependents are the managed resources that use it, as the hold counts
 	// them; read only for a ProviderConfig that stands while a Secret it
 	// reads is being deleted.
-	Dependents []hold.Dependent
+	Dependents []providerconfig.Dependent
 }
 
 // ConfigOf is the decision's view of a ProviderConfig of any kind, without
@@ -54,7 +53,7 @@ func ConfigOf(pc providerconfig.Object) Config {
 		Ref:      providerconfig.RefOfConfig(pc),
 		Deleting: pc.GetDeletionTimestamp() != nil,
 		Holding:  meta.FinalizerExists(pc, providerconfig.HoldFinalizer),
-		Bounds:   hold.BoundsFrom(conn.Deletion),
+		Bounds:   providerconfig.BoundsFrom(conn.Deletion),
 	}
 	for _, s := range conn.Secrets() {
 		c.Secrets = append(c.Secrets, s.NamespacedName())
@@ -93,7 +92,7 @@ type Decision struct {
 	// is being deleted, and whose bounds passed: once it is released they
 	// cannot reach Coder until it exists again.
 	LetGo []providerconfig.Ref
-	// Why is the hold's reason the last of LetGo let go (hold.Why...).
+	// Why is the hold's reason the last of LetGo let go (providerconfig.Why...).
 	Why string
 }
 
@@ -103,7 +102,7 @@ type Decision struct {
 //   - one being deleted, until its hold lets go (the hold's own bounds);
 //   - one that stands, while the Secret is not being deleted; once it is,
 //     for that ProviderConfig's hold bounds over its dependents, counted
-//     from the Secret's deletion (hold.Decide): the deleting dependents
+//     from the Secret's deletion (providerconfig.Decide): the deleting dependents
 //     finish their deletes with it, and then the namespace that holds it
 //     (a ClusterProviderConfig's Secret when Coder is uninstalled), or the
 //     hand that deleted it, does not wait on somebody deleting the
@@ -119,7 +118,7 @@ func Decide(s Secret, configs []Config, now time.Time) Decision {
 			d.need(c.Ref, 0)
 			continue
 		}
-		in := hold.Input{
+		in := providerconfig.Input{
 			Now: now, DeletedAt: s.DeletedAt, Dependents: c.Dependents,
 			NamespaceDeleting: s.NamespaceDeleting, Bounds: c.Bounds,
 		}
@@ -127,8 +126,8 @@ func Decide(s Secret, configs []Config, now time.Time) Decision {
 			// Its dependents there are deleted with the namespace.
 			in.DeletingNamespaces = map[string]bool{s.Name.Namespace: true}
 		}
-		h := hold.Decide(in)
-		if h.Phase != hold.PhaseReleased {
+		h := providerconfig.Decide(in)
+		if h.Phase != providerconfig.PhaseReleased {
 			d.need(c.Ref, h.RequeueAfter)
 			continue
 		}

@@ -27,7 +27,6 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -165,7 +164,7 @@ func TestEveryProviderConfigKindNamesTheSecretsItReadsAndWhetherItHolds(t *testi
 					TLS:         &common.LocalTLSConfig{CASecretRef: &common.LocalSecretKeySelector{Name: "coder-ca", Key: "ca.crt"}},
 				},
 			},
-			want: Config{Ref: refA, Secrets: []types.NamespacedName{token, ca}, Holding: true, Bounds: hold.DefaultBounds()},
+			want: Config{Ref: refA, Secrets: []types.NamespacedName{token, ca}, Holding: true, Bounds: providerconfig.DefaultBounds()},
 		},
 		"ClusterReadsNamedNamespace": {
 			reason: "A ClusterProviderConfig being deleted, with its hold let go, reads a Secret of a named namespace.",
@@ -175,14 +174,14 @@ func TestEveryProviderConfigKindNamesTheSecretsItReadsAndWhetherItHolds(t *testi
 					Credentials: common.Credentials{SecretRef: &common.SecretKeySelector{LocalSecretKeySelector: *local, Namespace: "team-b"}},
 				},
 			},
-			want: Config{Ref: refC, Secrets: []types.NamespacedName{other}, Deleting: true, Bounds: hold.DefaultBounds()},
+			want: Config{Ref: refC, Secrets: []types.NamespacedName{other}, Deleting: true, Bounds: providerconfig.DefaultBounds()},
 		},
 		"LegacyWithoutSecretRef": {
 			reason: "A legacy ProviderConfig without a secretRef reads no Secret.",
 			pc: &clusterv1alpha1.ProviderConfig{
 				ObjectMeta: metav1.ObjectMeta{Name: "l"},
 			},
-			want: Config{Ref: refL, Bounds: hold.DefaultBounds()},
+			want: Config{Ref: refL, Bounds: providerconfig.DefaultBounds()},
 		},
 	}
 	for name, tc := range cases {
@@ -196,10 +195,10 @@ func TestEveryProviderConfigKindNamesTheSecretsItReadsAndWhetherItHolds(t *testi
 
 func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndReadIt(t *testing.T) {
 	deletedAt := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	b := hold.DefaultBounds()
-	liveDep := []hold.Dependent{{Kind: "AIGatewayKey", Namespace: "team-b", Name: "k"}}
-	deletingDep := []hold.Dependent{{Kind: "AIGatewayKey", Namespace: "team-b", Name: "k", Deleting: true}}
-	standing := func(deps []hold.Dependent) Config {
+	b := providerconfig.DefaultBounds()
+	liveDep := []providerconfig.Dependent{{Kind: "AIGatewayKey", Namespace: "team-b", Name: "k"}}
+	deletingDep := []providerconfig.Dependent{{Kind: "AIGatewayKey", Namespace: "team-b", Name: "k", Deleting: true}}
+	standing := func(deps []providerconfig.Dependent) Config {
 		return Config{Ref: refC, Secrets: []types.NamespacedName{token}, Holding: true, Bounds: b, Dependents: deps}
 	}
 	grace := b.Grace(deletingDep)
@@ -212,7 +211,7 @@ func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndRe
 		"NoDependents": {
 			reason:  "A standing ProviderConfig without dependents lets its Secret go at once: nothing needs it to delete anything.",
 			configs: []Config{standing(nil)},
-			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: hold.WhyNoDependents},
+			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: providerconfig.WhyNoDependents},
 		},
 		"LiveDependentWithinLiveDependentTimeout": {
 			reason:  "Live dependents keep it for liveDependentTimeout from the Secret's deletion, re-checked at the bound.",
@@ -224,13 +223,13 @@ func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndRe
 			reason:  "Past liveDependentTimeout, live dependents keep it no longer.",
 			configs: []Config{standing(liveDep)},
 			after:   b.LiveDependentTimeout,
-			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: hold.WhyLiveDependentTimeout},
+			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: providerconfig.WhyLiveDependentTimeout},
 		},
 		"DeletingDependentWithinDependentTimeout": {
 			reason:  "A deleting dependent keeps it for dependentTimeout from the Secret's deletion, re-checked every 10s.",
 			configs: []Config{standing(deletingDep)},
 			after:   time.Minute,
-			want:    Decision{Needed: true, By: refC, RequeueAfter: hold.Recheck},
+			want:    Decision{Needed: true, By: refC, RequeueAfter: providerconfig.Recheck},
 		},
 		"DeletingDependentInGrace": {
 			reason:  "Then for the grace period.",
@@ -242,7 +241,7 @@ func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndRe
 			reason:  "Then it goes, whatever the dependent still waits for.",
 			configs: []Config{standing(deletingDep)},
 			after:   b.DependentTimeout + grace,
-			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: hold.WhyDependentTimeout},
+			want:    Decision{LetGo: []providerconfig.Ref{refC}, Why: providerconfig.WhyDependentTimeout},
 		},
 		"ShorterBoundsOfTheProviderConfig": {
 			reason: "The bounds are the ProviderConfig's own spec.deletion.",
@@ -252,7 +251,7 @@ func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndRe
 				return c
 			}()},
 			after: 3 * time.Second,
-			want:  Decision{LetGo: []providerconfig.Ref{refC}, Why: hold.WhyLiveDependentTimeout},
+			want:  Decision{LetGo: []providerconfig.Ref{refC}, Why: providerconfig.WhyLiveDependentTimeout},
 		},
 		"EveryStandingSharerPassed": {
 			reason: "Two standing ProviderConfigs past their bounds are both let go.",
@@ -261,7 +260,7 @@ func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndRe
 				c.Ref = refL
 				return c
 			}()},
-			want: Decision{LetGo: []providerconfig.Ref{refC, refL}, Why: hold.WhyNoDependents},
+			want: Decision{LetGo: []providerconfig.Ref{refC, refL}, Why: providerconfig.WhyNoDependents},
 		},
 		"OneStandingSharerWithin": {
 			reason: "One standing sharer within its bounds keeps it for everyone.",
@@ -271,7 +270,7 @@ func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndRe
 				return c
 			}()},
 			after: time.Second,
-			want:  Decision{Needed: true, By: refL, RequeueAfter: hold.Recheck, LetGo: []providerconfig.Ref{refC}, Why: hold.WhyNoDependents},
+			want:  Decision{Needed: true, By: refL, RequeueAfter: providerconfig.Recheck, LetGo: []providerconfig.Ref{refC}, Why: providerconfig.WhyNoDependents},
 		},
 		"DeletingConfigHolds": {
 			reason: "A ProviderConfig being deleted whose hold has not let go keeps it by its own hold's bounds, not the Secret's: no re-check of its own.",
@@ -280,7 +279,7 @@ func TestASecretBeingDeletedIsKeptForTheBoundsOfTheProviderConfigsThatStandAndRe
 				standing(nil),
 			},
 			after: time.Hour,
-			want:  Decision{Needed: true, By: refA, LetGo: []providerconfig.Ref{refC}, Why: hold.WhyNoDependents},
+			want:  Decision{Needed: true, By: refA, LetGo: []providerconfig.Ref{refC}, Why: providerconfig.WhyNoDependents},
 		},
 		"StandingElsewhere": {
 			reason:  "A standing ProviderConfig that reads another Secret is not let go of this one.",

@@ -28,7 +28,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -67,7 +66,7 @@ func (r *stalledReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if mode == hold.ModeBoundedPass {
+	if mode == providerconfig.ModeBoundedPass {
 		r.log.Info("Releasing a deleting resource the managed reconciler leaves alone: its bounds have passed", "request", req.String(), "reason", why)
 		return reconcile.Result{}, r.finalizer.ReleaseStalled(ctx, mg, why)
 	}

@@ -39,7 +39,6 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
-	"github.com/crossplane-contrib/provider-coder/internal/hold"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
@@ -64,7 +63,7 @@ func TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds(t
 		}
 		return k
 	}
-	pc := func(phase hold.Phase) *namespacedv1alpha1.ProviderConfig {
+	pc := func(phase providerconfig.Phase) *namespacedv1alpha1.ProviderConfig {
 		p := &namespacedv1alpha1.ProviderConfig{ObjectMeta: metav1.ObjectMeta{Namespace: key.Namespace, Name: "default"}}
 		p.Spec.Deletion = &common.DeletionSpec{DependentTimeout: &metav1.Duration{Duration: dependentTimeout}}
 		if phase != "" {
@@ -116,12 +115,12 @@ func TestADeletingResourceTheManagedReconcilerLeavesAloneIsReleasedAtItsBounds(t
 		},
 		"PausedProviderConfigHolding": {
 			reason: "Its ProviderConfig's hold waits for it: so does it.",
-			objs:   []client.Object{newKey(true, true), pc(hold.PhaseHolding), namespace(0)},
+			objs:   []client.Object{newKey(true, true), pc(providerconfig.PhaseHolding), namespace(0)},
 			want:   want{InnerRan: true},
 		},
 		"PausedProviderConfigInGrace": {
 			reason: "Its ProviderConfig's grace began: released.",
-			objs:   []client.Object{newKey(true, true), pc(hold.PhaseGrace), namespace(0)},
+			objs:   []client.Object{newKey(true, true), pc(providerconfig.PhaseGrace), namespace(0)},
 			want:   want{Released: true},
 		},
 		"PausedNamespaceDeletingWithinBound": {

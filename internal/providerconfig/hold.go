@@ -26,7 +26,7 @@ limitations under the License.
 // still work; then it is released. Live dependents alone hold it only for
 // liveDependentTimeout. During a namespace deletion it is also released when
 // Coder has not answered for unreachableTimeout. Every wait is bounded.
-package hold
+package providerconfig
 
 import (
 	"fmt"
