@@ -37,41 +37,26 @@ const maxErrorText = 512
 
 var errBodyTooLarge = errors.New("the response is larger than 16 MiB; is the URL Coder's API?")
 
-// limitedBody fails a read past its limit, rather than ending the body
-// silently as io.LimitReader does, so a truncated list is never mistaken
-// for a complete one.
-type limitedBody struct {
-	rc   io.ReadCloser
-	left int64
-}
-
+// limitBody fails a read past limit (http.MaxBytesReader), rather than
+// ending the body silently as io.LimitReader does, so a truncated list is
+// never mistaken for a complete one; the failure says what it means here.
 func limitBody(rc io.ReadCloser, limit int64) io.ReadCloser {
 	if rc == nil || rc == http.NoBody {
 		return rc
 	}
-	return &limitedBody{rc: rc, left: limit}
+	return tooLarge{http.MaxBytesReader(nil, rc, limit)}
 }
 
-func (b *limitedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// At the limit: a body that ends exactly here is fine, any more is
-		// too much.
-		var one [1]byte
-		n, err := b.rc.Read(one[:])
-		if n > 0 {
-			return 0, errBodyTooLarge
-		}
-		return 0, err
+// tooLarge turns http.MaxBytesReader's error into errBodyTooLarge.
+type tooLarge struct{ io.ReadCloser }
+
+func (b tooLarge) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
+		err = errBodyTooLarge
 	}
-	if int64(len(p)) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.rc.Read(p)
-	b.left -= int64(n)
 	return n, err
 }
-
-func (b *limitedBody) Close() error { return b.rc.Close() }
 
 // limitText cuts s to at most n bytes on a rune boundary.
 func limitText(s string, n int) string {
