@@ -19,25 +19,23 @@ package managedkind
 import (
 	"context"
 
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrlevent "sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 )
 
-// goneReconciler tells a kind that a resource is gone from the cache: the
-// controller's watch sends a request for every deleted object, including
-// one whose finalizer was removed by hand, which no Observe saw deleting.
-type goneReconciler struct {
-	inner  reconcile.Reconciler
-	cache  client.Reader
-	newObj func() client.Object
-	gone   func(types.NamespacedName)
-}
-
-func (r *goneReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	if err := r.cache.Get(ctx, req.NamespacedName, r.newObj()); kerrors.IsNotFound(err) {
-		r.gone(req.NamespacedName)
-	}
-	return r.inner.Reconcile(ctx, req)
+// watchGone tells gone of every object of obj's kind that leaves the
+// cache, whether its finalizer was removed by the provider or stripped by
+// hand, and enqueues nothing: the kind's reconcile filters deletions out
+// (desiredStateChanged), and would only find the object missing.
+func watchGone(b *builder.Builder, obj client.Object, gone func(types.NamespacedName)) *builder.Builder {
+	return b.Watches(obj, handler.Funcs{
+		DeleteFunc: func(_ context.Context, e ctrlevent.DeleteEvent, _ workqueue.TypedRateLimitingInterface[reconcile.Request]) {
+			gone(types.NamespacedName{Namespace: e.Object.GetNamespace(), Name: e.Object.GetName()})
+		},
+	})
 }

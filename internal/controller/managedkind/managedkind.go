@@ -94,8 +94,9 @@ type Kind[R resource.Managed] struct {
 	External func(s providerconfig.Session, log logging.Logger, record event.Recorder) deletion.Live[R]
 	// Watches, if set, adds the kind's own watches.
 	Watches func(*builder.Builder) *builder.Builder
-	// Gone, if set, is told of a resource no longer in the cache, to drop
-	// what the kind keeps of it outside the object (a metric series).
+	// Gone, if set, is told of a resource that left the cache (deleted, or
+	// its finalizers stripped), to drop what the kind keeps of it outside
+	// the object (a metric series, a clock).
 	Gone func(types.NamespacedName)
 }
 
@@ -170,13 +171,13 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	if kind, ok := apis.ManagedKindOf(obj.(resource.Managed)); ok {
 		b = watchConfigs(b, mgr.GetClient(), kind)
 	}
+	if k.Gone != nil {
+		b = watchGone(b, obj.(client.Object), k.Gone)
+	}
 	newObj := func() client.Object { return obj.DeepCopyObject().(client.Object) }
 	var rec reconcile.Reconciler = &stalledReconciler{
 		inner: r, cache: mgr.GetClient(), newObj: func() resource.Managed { return newObj().(resource.Managed) },
 		policies: o.ManagementPolicies, connector: o.Connector, finalizer: fin, log: log,
-	}
-	if k.Gone != nil {
-		rec = &goneReconciler{inner: rec, cache: mgr.GetClient(), newObj: newObj, gone: k.Gone}
 	}
 	rec = fairlimit.NewReconciler(name, rec, o.Limiter)
 	metrics.DeferrableController(name)
