@@ -216,6 +216,9 @@ func TestLeastPrivilegeGuideRunsOnTheRealCoder(t *testing.T) {
 	}
 	env.Delete(t, refused)
 	env.WaitGone(t, refused, testenv.WaitLong)
+	if r := recordOf(t, "AIProvider", refused.UID); r != nil {
+		t.Errorf("the refused AIProvider left the cleanup record %s: %+v", r.Name, r.Status)
+	}
 
 	// The Owner, as the page makes it with the other role.
 	owner := map[string]string{"crossplane-budgets-" + suffix: "crossplane-providers-" + suffix, "--roles user-admin": "--roles owner", "--lifetime 720h": "--lifetime 168h",
