@@ -73,8 +73,10 @@ var sessionContract = []step{
 }
 
 // authCheckBody asks every permission the provider's CoderPermissions
-// condition asks (providerconfig.PermissionChecks), and ai_gateway_key
-// update, which Coder keeps from every user.
+// condition asks (providerconfig.PermissionChecks), ai_gateway_key update,
+// which Coder keeps from every user, and deployment_config, which MCP
+// servers' configuration needs (update) and the provider reads for the
+// AI providers Coder seeds from its environment.
 const authCheckBody = `{"checks":{` +
 	`"ai_provider:read":{"object":{"resource_type":"ai_provider"},"action":"read"},` +
 	`"ai_provider:create":{"object":{"resource_type":"ai_provider"},"action":"create"},` +
@@ -87,7 +89,9 @@ const authCheckBody = `{"checks":{` +
 	`"group:read":{"object":{"resource_type":"group","any_org":true},"action":"read"},` +
 	`"group:update":{"object":{"resource_type":"group","any_org":true},"action":"update"},` +
 	`"user:read":{"object":{"resource_type":"user"},"action":"read"},` +
-	`"user:update":{"object":{"resource_type":"user"},"action":"update"}}}`
+	`"user:update":{"object":{"resource_type":"user"},"action":"update"},` +
+	`"deployment_config:read":{"object":{"resource_type":"deployment_config"},"action":"read"},` +
+	`"deployment_config:update":{"object":{"resource_type":"deployment_config"},"action":"update"}}}`
 
 // authCheckContract is the CoderPermissions condition's probe: Coder's
 // answer per role, which writes nothing and needs no licence.
