@@ -262,7 +262,9 @@ func TestLeastPrivilegeGuideRunsOnTheRealCoder(t *testing.T) {
 	testenv.Eventually(t, testenv.WaitLong, "the refused delete to name the permission", func() (bool, string) {
 		env.Get(t, p)
 		got := p.GetCondition(xpv2.TypeSynced)
-		return strings.Contains(got.Message, "lacks the Coder permission ai_provider:") && strings.Contains(got.Message, "Coder's Owner role has it"), got.Message
+		// The page shows this message.
+		return strings.HasPrefix(got.Message, "observe failed: cannot get AI provider: GET /api/v2/ai/providers/{idOrName}: 403 Forbidden: "+
+			"the token's user lacks the Coder permission ai_provider:read (Coder's Owner role has it; see docs/how-to/least-privilege.md): Forbidden."), got.Message
 	})
 	if !env.Get(t, p) || len(providersNamed(c, *p.Spec.ForProvider.Name)) != 1 {
 		t.Fatal("the AIProvider or its provider in Coder went while Coder refused the delete")
