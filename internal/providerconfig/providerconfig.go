@@ -23,6 +23,7 @@ limitations under the License.
 package providerconfig
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -279,6 +280,10 @@ func ClientConfig(ctx context.Context, r client.Reader, c Connection, timeout ti
 	if err != nil {
 		return coder.Config{}, err
 	}
+	// A Coder token has no white space; a Secret made from a file or a
+	// command's output (kubectl create secret --from-file) keeps its
+	// trailing newline, which no HTTP header may carry.
+	token = bytes.TrimSpace(token)
 	if len(token) == 0 {
 		return coder.Config{}, errors.Errorf("%s: %s %s", errEmptyToken, c.Token.NamespacedName(), c.Token.Key)
 	}

@@ -378,6 +378,20 @@ var configStates = map[string]configState{
 		set:  connectedWith(tokenCond(corev1.ConditionUnknown, providerconfig.ReasonTokenExpiryUnknown, "cannot read when the session token expires")),
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
 	},
+	// A least-privilege token: the kinds it may not manage are a warning.
+	"coder-permissions-missing": {
+		set:  connectedWith(providerconfig.CoderPermissionsCondition(map[string]bool{"group:read": true, "group:update": true, "user:read": true, "user:update": true})),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: MissingCoderPermissions: " + providerconfig.CoderPermissionsCondition(map[string]bool{"group:read": true, "group:update": true, "user:read": true, "user:update": true}).Message},
+	},
+	"coder-permissions-all-kinds": {
+		set:  connectedWith(providerconfig.CoderPermissionsCondition(map[string]bool{"ai_provider:read": true, "ai_provider:create": true, "ai_provider:update": true, "ai_provider:delete": true, "ai_gateway_key:read": true, "ai_gateway_key:create": true, "ai_gateway_key:delete": true, "group:read": true, "group:update": true, "user:read": true, "user:update": true})),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
+	},
+	"coder-permissions-unknown": {
+		// Retried each poll, as the entitlements are.
+		set:  connectedWith(providerconfig.CoderPermissionsUnknown(errors.New("POST /api/v2/authcheck: 503 Service Unavailable"))),
+		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
+	},
 	"token-expires-soon": {
 		set:  connectedWith(tokenCond(corev1.ConditionFalse, providerconfig.ReasonTokenExpiresSoon, msgTokenSoon)),
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: ExpiresSoon: " + msgTokenSoon},

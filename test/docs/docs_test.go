@@ -68,6 +68,7 @@ var pages = []string{
 	"docs/how-to/external-runtime.md",
 	"docs/how-to/changelogs.md",
 	"docs/how-to/test-with-a-coder-licence.md",
+	"docs/how-to/least-privilege.md",
 	"docs/reference/flags.md",
 	"docs/reference/metrics.md",
 	"docs/troubleshooting.md",

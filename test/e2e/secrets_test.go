@@ -23,6 +23,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
@@ -78,6 +79,11 @@ func checkSecrets(e *testenv.Env, code int) int {
 	return code
 }
 
+// scannedSecrets are secrets scenarios made outside the fake Coder, by
+// name: the tokens of the real Coder's users. secretLeaks looks for them
+// too.
+var scannedSecrets sync.Map
+
 // secretLeaks says where a secret appears: the Coder session token, the
 // plaintext of every key the fake Coder ever issued, the API keys of every
 // AI provider, deleted ones included. Only the secret's name is said, never
@@ -95,6 +101,10 @@ func secretLeaks(ctx context.Context, e *testenv.Env) (leaks []string, scanned s
 	if len(secrets) < 2 {
 		return nil, "", fmt.Errorf("found %d secrets to look for, want the token and at least one key", len(secrets))
 	}
+	scannedSecrets.Range(func(name, secret any) bool {
+		secrets[name.(string)] = secret.(string)
+		return true
+	})
 	places := map[string]string{"the provider's logs": e.Logs.String()}
 	if changes != nil {
 		places["the change log"] = changes.Text()

@@ -151,31 +151,32 @@ func IsUnavailable(err error) bool { return ClassOf(err) == ClassUnavailable }
 
 // ForbiddenCause says, in a short sentence for a condition, why Coder answered
 // 403: AI Gateway keys need an AI Gateway entitlement that is enabled on the
-// deployment, and every call needs a user allowed to manage the object (the
-// Owner role). It returns "" when err is not Forbidden.
+// deployment, and every call needs a user allowed to manage the object: the
+// cause names the Coder permission the call needs and the least built-in
+// role that has it (permissionsOf). It returns "" when err is not Forbidden.
 func ForbiddenCause(err error) string {
 	if !IsForbidden(err) {
 		return ""
 	}
 	var e *Error
 	if errors.As(err, &e) {
-		return forbiddenCause(e.message)
+		return forbiddenCause(e.method, e.endpoint, e.message)
 	}
 	var se *codersdk.Error
 	if errors.As(err, &se) {
-		return forbiddenCause(se.Message)
+		return forbiddenCause("", "", se.Message)
 	}
 	return CauseNoPermission
 }
 
-func forbiddenCause(message string) string {
+func forbiddenCause(method, endpoint, message string) string {
 	if strings.Contains(message, msgPremiumTemplateRBAC) {
 		return CauseGroupsNotLicensed
 	}
 	if strings.Contains(message, msgPremiumFeature) {
 		return CauseNotLicensed
 	}
-	return CauseNoPermission
+	return noPermission(method, endpoint)
 }
 
 // Timeout is true when the outcome is uncertain: the request may have been

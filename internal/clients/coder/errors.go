@@ -71,7 +71,9 @@ const (
 	CauseNotLicensed = "Coder is not licensed for AI Gateway, or AI Gateway is not enabled on the deployment " +
 		"(add a Coder licence with the AI Governance add-on, or set CODER_AI_GATEWAY_ENABLED=true on the Coder server; " +
 		"the ProviderConfig's AIGateway condition says which)"
-	CauseNoPermission = "the token's user lacks permission (needs the Owner role)"
+	// CauseNoPermission is a 403 of a call whose permission is not known
+	// here; a known call's names its permission (permissionsOf).
+	CauseNoPermission = "the token's user lacks permission in Coder"
 )
 
 const (
@@ -142,7 +144,7 @@ func (e *Error) Error() string {
 		_, _ = fmt.Fprintf(&b, "%d %s", e.status, http.StatusText(e.status))
 		if e.status == http.StatusForbidden {
 			// Operators act on the cause, not on Coder's generic text.
-			b.WriteString(": " + forbiddenCause(e.message))
+			b.WriteString(": " + forbiddenCause(e.method, e.endpoint, e.message))
 		}
 		if e.message != "" {
 			b.WriteString(": " + e.message)

@@ -135,10 +135,10 @@ func TestErrorsAreClassifiedAndNeverCarrySecrets(t *testing.T) {
 			want:    want{Class: ClassForbidden, Cause: CauseNotLicensed, Text: "POST /api/v2/ai-gateway/keys: 403 Forbidden: " + CauseNotLicensed + ": AI Gateway is a Premium feature. Contact sales!"},
 		},
 		"ForbiddenNoPermission": {
-			reason:  "a 403 from authorization means the user lacks the role",
+			reason:  "a 403 from authorization names the permission the call needs and the role that has it",
 			handler: hostile(403, codersdk.Response{Message: "Forbidden.", Detail: "You don't have permission to view this content."}),
 			call:    createProvider,
-			want:    want{Class: ClassForbidden, Cause: CauseNoPermission, Text: "POST /api/v2/ai/providers: 403 Forbidden: " + CauseNoPermission + ": Forbidden. (You don't have permission to view this content."},
+			want:    want{Class: ClassForbidden, Cause: providerCreateRefused, Text: "POST /api/v2/ai/providers: 403 Forbidden: " + providerCreateRefused + ": Forbidden. (You don't have permission to view this content."},
 		},
 		"NotFound": {
 			reason:  "Coder's own 404 for the object is verified absence",

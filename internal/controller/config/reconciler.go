@@ -180,7 +180,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	insecure := transportCondition(providerconfig.ConnectionOf(pc).URL)
 	insecure.LastTransitionTime = metav1.Now()
 	pc.SetConditions(c.condition, insecure)
-	for _, extra := range []xpv2.Condition{c.aiGateway, c.token.Condition} {
+	for _, extra := range []xpv2.Condition{c.aiGateway, c.token.Condition, c.permissions} {
 		if extra.Type != "" {
 			extra.LastTransitionTime = metav1.Now()
 			pc.SetConditions(extra)
@@ -247,7 +247,19 @@ func (r *Reconciler) askCoder(ctx context.Context, cfg coder.Config) coderCheck 
 	c.condition.Reason = providerconfig.ReasonConnected
 	c.aiGateway = aiGateway(ctx, cl)
 	c.token = tokenExpiry(ctx, cl)
+	c.permissions = coderPermissions(ctx, cl)
 	return c
+}
+
+// coderPermissions asks Coder which kinds the token's user may manage,
+// without writing anything, so a least-privilege token names what it lacks
+// for which kind before the first 403.
+func coderPermissions(ctx context.Context, cl *coder.Client) xpv2.Condition {
+	allowed, err := cl.AuthCheck(ctx, providerconfig.PermissionChecks())
+	if err != nil {
+		return providerconfig.CoderPermissionsUnknown(err)
+	}
+	return providerconfig.CoderPermissionsCondition(allowed)
 }
 
 // tokenExpiry reads when Coder stops accepting the session token, so an

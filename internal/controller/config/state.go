@@ -232,7 +232,10 @@ type coderCheck struct {
 	aiGateway xpv2.Condition
 	// token is the Token condition and when the token lapses; zero when
 	// Coder did not get as far as the token's user.
-	token        providerconfig.TokenState
+	token providerconfig.TokenState
+	// permissions is the CoderPermissions condition; zero when Coder did
+	// not get as far as the token's user.
+	permissions  xpv2.Condition
 	deploymentID string
 	version      string
 }

@@ -282,3 +282,33 @@ func (c *Coder) NewMember(ctx context.Context, username string) (*codersdk.Clien
 	cl.SetSessionToken(login.SessionToken)
 	return cl, nil
 }
+
+// NewHeadless creates a user no one logs in as, gives it the site roles,
+// and returns an API token the Owner made for it with the lifetime: the
+// least-privilege user a ProviderConfig uses
+// (docs/how-to/least-privilege.md). An unlicensed Coder v2.36 refuses
+// login type none (400 "Login type 'none' requires a service account.",
+// and service accounts are Premium) and OIDC or GitHub users where no IdP
+// is configured, so the user has a password login whose random password
+// is thrown away here. The token is never printed.
+func (c *Coder) NewHeadless(ctx context.Context, username string, roles []string, lifetime time.Duration) (string, error) {
+	owner := c.Client()
+	org, err := owner.OrganizationByName(ctx, codersdk.DefaultOrganization)
+	if err != nil {
+		return "", fmt.Errorf("cannot get the default organization: %w", err)
+	}
+	u, err := owner.CreateUserWithOrgs(ctx, codersdk.CreateUserRequestWithOrgs{
+		Email: username + "@coder.test", Username: username, Name: username, Password: rand.Text(), OrganizationIDs: []uuid.UUID{org.ID},
+	})
+	if err != nil {
+		return "", fmt.Errorf("cannot create user %s: %w", username, err)
+	}
+	if _, err := owner.UpdateUserRoles(ctx, u.ID.String(), codersdk.UpdateRoles{Roles: roles}); err != nil {
+		return "", fmt.Errorf("cannot give %s the roles %v: %w", username, roles, err)
+	}
+	tok, err := owner.CreateToken(ctx, u.ID.String(), codersdk.CreateTokenRequest{TokenName: "crossplane", Lifetime: lifetime})
+	if err != nil {
+		return "", fmt.Errorf("cannot create a token for %s: %w", username, err)
+	}
+	return tok.Key, nil
+}

@@ -59,9 +59,11 @@ import (
 
 // AdminConfig is the deployment-wide state.
 type AdminConfig struct {
-	Token    string `json:"token"`
-	Owner    bool   `json:"owner"`
-	Licensed bool   `json:"licensed"`
+	Token string `json:"token"`
+	Owner bool   `json:"owner"`
+	// UserAdmin is Coder's User Admin site role (fakecoder.Options).
+	UserAdmin bool `json:"user_admin"`
+	Licensed  bool `json:"licensed"`
 	// AIGatewayEnabled is CODER_AI_GATEWAY_ENABLED: with Licensed, AI
 	// Gateway keys work; licensed but not enabled, they answer 403 and the
 	// entitlements show aibridge entitled but disabled.
@@ -74,6 +76,7 @@ type AdminConfig struct {
 type AdminConfigPatch struct {
 	Token            *string `json:"token,omitempty"`
 	Owner            *bool   `json:"owner,omitempty"`
+	UserAdmin        *bool   `json:"user_admin,omitempty"`
 	Licensed         *bool   `json:"licensed,omitempty"`
 	AIGatewayEnabled *bool   `json:"ai_gateway_enabled,omitempty"`
 }
@@ -217,6 +220,9 @@ func (s *Server) adminPatchConfig(w http.ResponseWriter, r *http.Request) {
 	}
 	if patch.Owner != nil {
 		s.owner = *patch.Owner
+	}
+	if patch.UserAdmin != nil {
+		s.userAdmin = *patch.UserAdmin
 	}
 	if patch.Licensed != nil {
 		s.licensed = *patch.Licensed
@@ -377,7 +383,7 @@ func (s *Server) adminSetClock(w http.ResponseWriter, r *http.Request) {
 func (s *Server) adminConfig() AdminConfig {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return AdminConfig{Token: s.token, Owner: s.owner, Licensed: s.licensed, AIGatewayEnabled: s.aiGatewayEnabled,
+	return AdminConfig{Token: s.token, Owner: s.owner, UserAdmin: s.userAdmin, Licensed: s.licensed, AIGatewayEnabled: s.aiGatewayEnabled,
 		DeploymentID: s.deploymentID, Version: s.version}
 }
 

@@ -255,7 +255,7 @@ func (s *Server) deleteUserOverride(r *http.Request) reply {
 		return rep
 	}
 	o := s.dir.overrides[u.ID]
-	if o == nil || !s.owner {
+	if o == nil || !s.managesDirectoryLocked() {
 		return notFoundReply
 	}
 	if s.dir.hidden[o.GroupID] {

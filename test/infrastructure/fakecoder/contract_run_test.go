@@ -42,6 +42,7 @@ const (
 	anonymous                // no token at all
 	malformed                // a token that is not "<10>-<22>"
 	unknown                  // a well-formed token of no user
+	userAdmin                // a headless user with the User Admin site role and a token of bounded lifetime
 )
 
 // check says how much of a response body both servers must agree on.
@@ -82,8 +83,10 @@ type target struct {
 	name   string
 	url    string
 	member string // base URL for member requests (the fake needs a second server)
-	tokens map[session]string
-	vars   map[string]string
+	// userAdmin is the base URL for userAdmin requests (the fake's third).
+	userAdmin string
+	tokens    map[session]string
+	vars      map[string]string
 }
 
 // response is what the contract compares.
@@ -102,8 +105,11 @@ func (tg *target) do(ctx context.Context, t *testing.T, s step) (response, bool)
 		return response{}, false
 	}
 	base := tg.url
-	if s.as == member {
+	switch s.as {
+	case member:
 		base = tg.member
+	case userAdmin:
+		base = tg.userAdmin
 	}
 	var rd io.Reader
 	if s.body != "" {

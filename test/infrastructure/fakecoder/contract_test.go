@@ -72,6 +72,43 @@ var sessionContract = []step{
 	{name: "the session token's key without a token", as: anonymous, method: "GET", path: "/api/v2/users/me/keys/{ownerKey}", wantRes: 401},
 }
 
+// authCheckBody asks every permission the provider's CoderPermissions
+// condition asks (providerconfig.PermissionChecks), ai_gateway_key update,
+// which Coder keeps from every user, and deployment_config, which MCP
+// servers' configuration needs (update) and the provider reads for the
+// AI providers Coder seeds from its environment.
+const authCheckBody = `{"checks":{` +
+	`"ai_provider:read":{"object":{"resource_type":"ai_provider"},"action":"read"},` +
+	`"ai_provider:create":{"object":{"resource_type":"ai_provider"},"action":"create"},` +
+	`"ai_provider:update":{"object":{"resource_type":"ai_provider"},"action":"update"},` +
+	`"ai_provider:delete":{"object":{"resource_type":"ai_provider"},"action":"delete"},` +
+	`"ai_gateway_key:read":{"object":{"resource_type":"ai_gateway_key"},"action":"read"},` +
+	`"ai_gateway_key:create":{"object":{"resource_type":"ai_gateway_key"},"action":"create"},` +
+	`"ai_gateway_key:delete":{"object":{"resource_type":"ai_gateway_key"},"action":"delete"},` +
+	`"ai_gateway_key:update":{"object":{"resource_type":"ai_gateway_key"},"action":"update"},` +
+	`"group:read":{"object":{"resource_type":"group","any_org":true},"action":"read"},` +
+	`"group:update":{"object":{"resource_type":"group","any_org":true},"action":"update"},` +
+	`"user:read":{"object":{"resource_type":"user"},"action":"read"},` +
+	`"user:update":{"object":{"resource_type":"user"},"action":"update"},` +
+	`"deployment_config:read":{"object":{"resource_type":"deployment_config"},"action":"read"},` +
+	`"deployment_config:update":{"object":{"resource_type":"deployment_config"},"action":"update"}}}`
+
+// authCheckContract is the CoderPermissions condition's probe: Coder's
+// answer per role, which writes nothing and needs no licence.
+var authCheckContract = []step{
+	{name: "users/me as a headless user admin", as: userAdmin, method: "GET", path: "/api/v2/users/me", check: checkShape, wantRes: 200},
+	{name: "users/me as a headless user admin: its roles", as: userAdmin, method: "GET", path: "/api/v2/users/me", fields: []string{"roles", "login_type"}, wantRes: 200},
+	{name: "authcheck as the owner", as: owner, method: "POST", path: "/api/v2/authcheck", body: authCheckBody, wantRes: 200},
+	{name: "authcheck as a user admin", as: userAdmin, method: "POST", path: "/api/v2/authcheck", body: authCheckBody, wantRes: 200},
+	{name: "authcheck as a member", as: member, method: "POST", path: "/api/v2/authcheck", body: authCheckBody, wantRes: 200},
+	{name: "authcheck without a resource type", as: owner, method: "POST", path: "/api/v2/authcheck",
+		body: `{"checks":{"x":{"object":{},"action":"read"}}}`, wantRes: 400},
+	{name: "authcheck without a token", as: anonymous, method: "POST", path: "/api/v2/authcheck", body: authCheckBody, wantRes: 401},
+	{name: "create provider as a user admin", as: userAdmin, method: "POST", path: "/api/v2/ai/providers",
+		body: `{"type":"openai","name":"contract-ua","enabled":true,"base_url":"https://api.openai.com/v1"}`, wantRes: 403},
+	{name: "list providers as a user admin", as: userAdmin, method: "GET", path: "/api/v2/ai/providers", wantRes: 403},
+}
+
 // licensedKeysContract is the AI Gateway keys API of a licensed deployment
 // with AI Gateway enabled.
 var licensedKeysContract = []step{
@@ -230,7 +267,8 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 	// session as the harness's Owner has (a password login's, 24h).
 	fake := fakecoder.New(fakecoder.Options{Unlicensed: !coder.Licensed, TokenLoginType: codersdk.LoginTypePassword, TokenLifetime: 24 * time.Hour})
 	fakeMember := fakecoder.New(fakecoder.Options{Member: true, Unlicensed: !coder.Licensed})
-	for _, s := range []*fakecoder.Server{fake, fakeMember} {
+	fakeUserAdmin := fakecoder.New(fakecoder.Options{Member: true, UserAdmin: true, Unlicensed: !coder.Licensed})
+	for _, s := range []*fakecoder.Server{fake, fakeMember, fakeUserAdmin} {
 		if err := s.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -243,13 +281,17 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	userAdminToken, err := coder.NewHeadless(ctx, "user-admin", []string{codersdk.RoleUserAdmin}, 24*time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
 	// A well-formed token no user has: 10 and 22 alphanumerics.
 	unknownToken := rand.Text()[:10] + "-" + rand.Text()[:22]
 	targets := []*target{
-		{name: "fake", url: fake.URL(), member: fakeMember.URL(), vars: map[string]string{},
-			tokens: map[session]string{owner: fake.Token(), member: fakeMember.Token(), malformed: "nope", unknown: unknownToken}},
-		{name: "real", url: coder.URL.String(), member: coder.URL.String(), vars: map[string]string{},
-			tokens: map[session]string{owner: coder.Token, member: memberClient.SessionToken(), malformed: "nope", unknown: unknownToken}},
+		{name: "fake", url: fake.URL(), member: fakeMember.URL(), userAdmin: fakeUserAdmin.URL(), vars: map[string]string{},
+			tokens: map[session]string{owner: fake.Token(), member: fakeMember.Token(), userAdmin: fakeUserAdmin.Token(), malformed: "nope", unknown: unknownToken}},
+		{name: "real", url: coder.URL.String(), member: coder.URL.String(), userAdmin: coder.URL.String(), vars: map[string]string{},
+			tokens: map[session]string{owner: coder.Token, member: memberClient.SessionToken(), userAdmin: userAdminToken, malformed: "nope", unknown: unknownToken}},
 	}
 	for _, tg := range targets {
 		tg.vars["ownerKey"], _, _ = strings.Cut(tg.tokens[owner], "-")
@@ -263,6 +305,7 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 	}
 
 	run(t, sessionContract)
+	run(t, authCheckContract)
 	t.Run("licensed AI Gateway keys", func(t *testing.T) {
 		realcoder.SkipUnlessLicensed(t, coder)
 		run(t, licensedKeysContract)

@@ -193,16 +193,16 @@ func (s *Server) SetHidden(id uuid.UUID, hidden bool) {
 	delete(s.dir.hidden, id)
 }
 
-// seesGroupLocked is dbauthz's read of a group: only an owner reads other
-// groups here, and no one a hidden one.
+// seesGroupLocked is dbauthz's read of a group: only an owner or a user
+// admin reads other groups here, and no one a hidden one.
 func (s *Server) seesGroupLocked(g *GroupRow) bool {
-	return g != nil && s.owner && !s.dir.hidden[g.ID]
+	return g != nil && s.managesDirectoryLocked() && !s.dir.hidden[g.ID]
 }
 
 // seesUserLocked is dbauthz's read of a user: a member reads only itself,
 // and no one a hidden user.
 func (s *Server) seesUserLocked(u *UserRow) bool {
-	return u != nil && (s.owner || u.ID == s.user.ID) && !s.dir.hidden[u.ID]
+	return u != nil && (s.managesDirectoryLocked() || u.ID == s.user.ID) && !s.dir.hidden[u.ID]
 }
 
 // SetSpend sets a user's spend attributed to a group over the current

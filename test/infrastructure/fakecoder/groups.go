@@ -198,10 +198,7 @@ func (s *Server) sdkUserLocked(u *UserRow) codersdk.User {
 	if u.ID == s.user.ID {
 		out := s.user
 		out.OrganizationIDs = []uuid.UUID{s.dir.orgID}
-		out.Roles = []codersdk.SlimRole{}
-		if s.owner {
-			out.Roles = append(out.Roles, codersdk.SlimRole{Name: codersdk.RoleOwner, DisplayName: "Owner"})
-		}
+		out.Roles = s.siteRolesLocked()
 		return out
 	}
 	return codersdk.User{

@@ -47,6 +47,7 @@ func (s *Server) routes() *http.ServeMux {
 	handle(EndpointEntitlements, s.api(s.entitlements))
 	handle(EndpointUserMe, authed(s.userMe))
 	handle(EndpointMyKey, authed(s.apiKeyByID))
+	handle(EndpointAuthCheck, authed(s.authCheck))
 	handle(EndpointKeysList, keys(s.listKeys))
 	handle(EndpointKeysCreate, keys(s.createKey))
 	handle(EndpointKeysDelete, keys(s.deleteKey))
@@ -258,8 +259,6 @@ func (s *Server) userMe(*http.Request) reply {
 	// Like db2sdk.User: only stored site roles are listed; "member" is
 	// implicit and never shown.
 	u.Roles = []codersdk.SlimRole{}
-	if s.owner {
-		u.Roles = append(u.Roles, codersdk.SlimRole{Name: codersdk.RoleOwner, DisplayName: "Owner"})
-	}
+	u.Roles = s.siteRolesLocked()
 	return reply{http.StatusOK, u}
 }

@@ -64,7 +64,7 @@ func Endpoints() []string {
 		EndpointKeysList, EndpointKeysCreate, EndpointKeysDelete,
 		EndpointProvidersList, EndpointProvidersCreate,
 		EndpointProviderGet, EndpointProviderUpdate, EndpointProviderDelete,
-		EndpointServe, EndpointDeploymentConfig,
+		EndpointServe, EndpointDeploymentConfig, EndpointAuthCheck,
 	}, budgetEndpoints...)
 }
 
@@ -85,6 +85,10 @@ type Options struct {
 	// Member makes the user a plain member instead of an owner, so every AI
 	// endpoint answers 403 as it does for non-owners in Coder.
 	Member bool
+	// UserAdmin gives the user Coder's User Admin site role: with Member,
+	// it manages users, groups and their AI budgets, and no AI provider or
+	// key.
+	UserAdmin bool
 	// Unlicensed removes the AI Gateway entitlement, so the gateway key
 	// endpoints answer the "Premium feature" 403 and /api/v2/entitlements
 	// shows aibridge not_entitled and disabled, has_license false.
@@ -126,6 +130,7 @@ type Server struct {
 	keyType     codersdk.LoginType
 	keyLifetime time.Duration
 	owner       bool
+	userAdmin   bool // Coder's User Admin site role (authcheck.go)
 	licensed    bool
 	// aiGatewayEnabled is CODER_AI_GATEWAY_ENABLED; it counts only while
 	// licensed (aiGatewayLocked).
@@ -171,6 +176,7 @@ func New(o Options) *Server {
 		version:           o.Version,
 		token:             o.Token,
 		owner:             !o.Member,
+		userAdmin:         o.UserAdmin,
 		licensed:          !o.Unlicensed,
 		aiGatewayEnabled:  !o.AIGatewayDisabled,
 		done:              make(chan struct{}),

@@ -49,6 +49,7 @@ func run() error {
 		deploymentID = flag.String("deployment-id", "", "deployment ID reported by /api/v2/buildinfo (default random)")
 		version      = flag.String("version", fakecoder.CoderVersion, "version reported by /api/v2/buildinfo")
 		member       = flag.Bool("member", false, "authenticate as a plain member instead of an owner")
+		userAdmin    = flag.Bool("user-admin", false, "give the user Coder's User Admin role (with -member: budgets and overrides, no provider or key)")
 		unlicensed   = flag.Bool("unlicensed", false, "start without the AI Gateway entitlement")
 		noAIGateway  = flag.Bool("ai-gateway-disabled", false, "start licensed for AI Gateway but with it disabled (CODER_AI_GATEWAY_ENABLED=false)")
 	)
@@ -59,6 +60,7 @@ func run() error {
 		DeploymentID:      *deploymentID,
 		Version:           *version,
 		Member:            *member,
+		UserAdmin:         *userAdmin,
 		Unlicensed:        *unlicensed,
 		AIGatewayDisabled: *noAIGateway,
 	})
