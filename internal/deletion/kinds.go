@@ -49,6 +49,7 @@ type objectKind struct {
 // keeps it and apis.ManagedKinds() together.
 var objectKinds = []registered{
 	{KindProvider, objectKind{find: findProviders, remove: each(DeleteProvider)}},
+	{KindMCPServer, objectKind{find: findMCPServers, remove: each(DeleteMCPServer)}},
 	{KindGroupBudget, objectKind{find: findBudgets, remove: each(DeleteGroupBudget)}},
 	{KindUserOverride, objectKind{find: findBudgets, remove: each(DeleteUserOverride)}},
 	{KindKey, objectKind{find: findKeys, remove: removeKeys}},
