@@ -78,7 +78,6 @@ const (
 	errCannotPutBack    = "cannot make the provider in Coder match the spec"
 	errSetupKind        = "cannot set up AIProvider controller"
 	errNoFingerprintKey = "cannot set up AIProvider controller: no fingerprint key"
-	errKindNotScheme    = "kind is not registered"
 	errFmtNameTaken     = "the name %q is taken in Coder by provider %s, created %s, which this resource did not create; it is not adopted: choose another spec.forProvider.name, or delete that provider in Coder"
 	errFmtCannotDate    = "cannot tell whether provider %q (%s) in Coder is the result of this resource's create attempt"
 	errFmtCreateTaken   = "cannot create AI provider: the name %q is taken in Coder by a provider this resource does not own; it is not adopted, and creating is retried with backoff"
