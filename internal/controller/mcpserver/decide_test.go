@@ -258,10 +258,14 @@ func TestAdoptTakesOnlyAServerItsOwnRecordedCreateMade(t *testing.T) {
 	}
 }
 
-func TestCredentialsPrintNoSecret(t *testing.T) {
+func TestNoSecretInWhatIsPrintedOrKeptInStatus(t *testing.T) {
 	c := Credentials{OAuth2ClientSecret: "s3cr3t-oauth", APIKeyValue: "s3cr3t-key", Headers: []Header{{Name: "X", Value: "s3cr3t-h"}}}
 	d := Desired{Request: CreateRequest("docs", Spec{Fields: common.MCPServerFields{AuthType: "api_key"}}, c)}
-	for _, s := range []string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), fmt.Sprint(d), fmt.Sprintf("%v", d)} {
+	var fps []string
+	for _, at := range []string{"oauth2", "api_key", "custom_headers"} {
+		fps = append(fps, Fingerprint(testKey, testUID, at, c))
+	}
+	for _, s := range append([]string{fmt.Sprint(c), fmt.Sprintf("%+v", c), fmt.Sprintf("%#v", c), fmt.Sprint(d), fmt.Sprintf("%v", d)}, fps...) {
 		if strings.Contains(s, "s3cr3t") {
 			t.Errorf("printed %q, which holds a secret", s)
 		}
