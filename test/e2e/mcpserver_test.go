@@ -389,3 +389,62 @@ func uuidOf(t *testing.T, id string) uuid.UUID {
 	}
 	return u
 }
+
+// A create whose answer was lost, or failed after Coder wrote it, leaves
+// a server the resource's own record proves it made: the next reconcile
+// finds it by slug and adopts it, with one create request in all. Fault
+// injection needs the fake.
+func TestMCPServerUncertainCreateAdoptsItsOwnServer(t *testing.T) {
+	faults := map[string]fakecoder.Fault{
+		"AnswerLost":       {CommitThenTimeout: true, Times: 1},
+		"CommittedThen502": {Status: 502, Commit: true, Times: 1},
+	}
+	for name, fault := range faults {
+		t.Run(name, func(t *testing.T) {
+			ns := env.Namespace(t)
+			env.ProviderConfig(t, ns)
+			env.Secret(t, ns, "mcp", mcpSecrets)
+			if err := env.Coder.SetFault(fakecoder.EndpointMCPServerCreate, fault); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { env.Coder.ClearFault(fakecoder.EndpointMCPServerCreate) })
+			before := env.Coder.Requests(fakecoder.EndpointMCPServerCreate)
+
+			m := newMCPServer(ns, "uncertain", common.MCPServerAuthAPIKey)
+			m.Spec.ForProvider.APIKey = &aiv1alpha1.MCPServerAPIKey{ValueSecretRef: ref("mcp", "api-key")}
+			env.Create(t, m)
+			env.WaitCondition(t, m, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+			env.WaitCondition(t, m, xpv2.TypeSynced, corev1.ConditionTrue, testenv.WaitLong)
+			var rows []fakecoder.MCPServerRow
+			for _, r := range env.Coder.MCPServers() {
+				if r.Slug == *m.Spec.ForProvider.Slug {
+					rows = append(rows, r)
+				}
+			}
+			if len(rows) != 1 || meta.GetExternalName(m) != rows[0].ID.String() {
+				t.Fatalf("Coder holds %v, want the one server the uncertain create wrote, named by the external name %q", rows, meta.GetExternalName(m))
+			}
+			if rows[0].APIKeyValue != mcpSecrets["api-key"] {
+				t.Error("the adopted server does not hold the Secret's key")
+			}
+			if n := env.Coder.Requests(fakecoder.EndpointMCPServerCreate) - before; n != 1 {
+				t.Errorf("%d create requests, want 1 (the uncertain one, then adoption)", n)
+			}
+			testenv.Eventually(t, testenv.WaitLong, "the adoption event", func() (bool, string) {
+				for _, e := range env.NamespaceEvents(t, ns) {
+					if e.Reason == string(mcpserver.ReasonAdoptedUncertainCreate) && e.InvolvedObject.Name == m.Name {
+						return true, ""
+					}
+				}
+				return false, "no " + string(mcpserver.ReasonAdoptedUncertainCreate) + " event"
+			})
+			env.Delete(t, m)
+			env.WaitGone(t, m, testenv.WaitLong)
+			for _, r := range env.Coder.MCPServers() {
+				if r.Slug == *m.Spec.ForProvider.Slug {
+					t.Errorf("the adopted server is still in Coder after the delete")
+				}
+			}
+		})
+	}
+}
