@@ -35,8 +35,10 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/mcpserver"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
@@ -446,5 +448,65 @@ func TestMCPServerUncertainCreateAdoptsItsOwnServer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// With Coder stopped the namespace still goes, within its ProviderConfig's
+// bounds, each MCP server released without delete with an Abandoned
+// record; once Coder is back the sweep deletes them, through a Ready
+// ProviderConfig of the same deployment.
+func TestMCPServerNamespaceDeletedWithCoderStoppedIsSweptAfterRestart(t *testing.T) {
+	c := env.Cluster.RealCoder(t)
+	ns := env.Namespace(t)
+	env.ReadyProviderConfigOf(t, ns, c, func(pc *namespacedv1alpha1.ProviderConfig) { pc.Spec.Deletion = shortBounds() })
+	env.Secret(t, ns, "mcp", mcpSecrets)
+	var servers []*aiv1alpha1.MCPServer
+	for i, auth := range []common.MCPServerAuthType{common.MCPServerAuthNone, common.MCPServerAuthAPIKey} {
+		m := newMCPServer(ns, fmt.Sprintf("down%d", i), auth)
+		if auth == common.MCPServerAuthAPIKey {
+			m.Spec.ForProvider.APIKey = &aiv1alpha1.MCPServerAPIKey{ValueSecretRef: ref("mcp", "api-key")}
+		}
+		env.Create(t, m)
+		servers = append(servers, m)
+	}
+	for _, m := range servers {
+		env.WaitCondition(t, m, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	}
+	before := releasedWithoutDelete(t, "MCPServer")
+	if err := c.SetDown(true); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.SetDown(false) })
+
+	start := time.Now()
+	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}
+	env.Delete(t, namespace)
+	env.WaitGone(t, namespace, 2*time.Minute)
+	t.Logf("namespace with %d MCP servers deleted with Coder stopped in %s", len(servers), time.Since(start).Round(100*time.Millisecond))
+	if got := releasedWithoutDelete(t, "MCPServer") - before; got != float64(len(servers)) {
+		t.Errorf("releases without delete = %v, want %d", got, len(servers))
+	}
+	for _, m := range servers {
+		if r := recordOf(t, "MCPServer", m.GetUID()); r == nil || r.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned {
+			t.Fatalf("cleanup record of %s = %+v, want Abandoned", m.Name, r)
+		}
+		if _, ok := mcpRow(t, c, *m.Spec.ForProvider.Slug); !ok {
+			t.Fatalf("Coder's store lost %s while the server was stopped", m.Name)
+		}
+	}
+
+	if err := c.SetDown(false); err != nil {
+		t.Fatal(err)
+	}
+	start = time.Now()
+	sweepThrough(t, c)
+	for _, m := range servers {
+		waitRecordGone(t, "MCPServer", m.GetUID())
+	}
+	t.Logf("swept %s after Coder was back", time.Since(start).Round(100*time.Millisecond))
+	for _, m := range servers {
+		if _, ok := mcpRow(t, c, *m.Spec.ForProvider.Slug); ok {
+			t.Errorf("Coder still holds %s after the sweep", m.Name)
+		}
 	}
 }
