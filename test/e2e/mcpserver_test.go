@@ -17,10 +17,15 @@ limitations under the License.
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,7 +35,10 @@ import (
 	"github.com/google/uuid"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	k8syaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
@@ -40,6 +48,7 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/mcpserver"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -507,6 +516,52 @@ func TestMCPServerNamespaceDeletedWithCoderStoppedIsSweptAfterRestart(t *testing
 	for _, m := range servers {
 		if _, ok := mcpRow(t, c, *m.Spec.ForProvider.Slug); ok {
 			t.Errorf("Coder still holds %s after the sweep", m.Name)
+		}
+	}
+}
+
+// Every MCPServer example of both scopes is admitted, and the namespaced
+// ones cover every auth type.
+func TestMCPServerExamplesAreAdmitted(t *testing.T) {
+	ns := env.Namespace(t)
+	for _, scope := range []string{"namespaced", "cluster"} {
+		files, err := filepath.Glob(filepath.Join(crds.RepoRoot(), "examples", scope, "mcpserver", "*.yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		auth := map[string]bool{}
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dec := k8syaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+			for {
+				u := &unstructured.Unstructured{}
+				if err := dec.Decode(&u.Object); errors.Is(err, io.EOF) {
+					break
+				} else if err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				if u.GetKind() != "MCPServer" {
+					continue
+				}
+				if u.GetNamespace() != "" {
+					u.SetNamespace(ns)
+				}
+				if a, ok, _ := unstructured.NestedString(u.Object, "spec", "forProvider", "authType"); ok {
+					auth[a] = true
+				}
+				if err := env.Kube.Create(context.Background(), u, client.DryRunAll); err != nil {
+					t.Errorf("%s: %s %s is not admitted: %v", filepath.Base(f), u.GetAPIVersion(), u.GetName(), err)
+				}
+			}
+		}
+		if scope == "namespaced" && len(auth) != 5 {
+			t.Errorf("namespaced examples cover %d auth types, want all 5: %v", len(auth), auth)
+		}
+		if len(files) == 0 {
+			t.Errorf("no %s MCPServer examples", scope)
 		}
 	}
 }
