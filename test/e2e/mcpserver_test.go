@@ -43,6 +43,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
@@ -564,4 +565,60 @@ func TestMCPServerExamplesAreAdmitted(t *testing.T) {
 			t.Errorf("no %s MCPServer examples", scope)
 		}
 	}
+}
+
+// Abandoning on purpose (a namespaced resource without Delete among its
+// policies, a cluster-scoped one with deletionPolicy Orphan) calls nothing
+// in Coder, removes the record, and counts no release. On the real Coder.
+func TestMCPServerWithoutDeleteStaysInCoder(t *testing.T) {
+	c := env.Cluster.RealCoder(t)
+	check := func(t *testing.T, m client.Object, slug string) {
+		t.Helper()
+		before := releasedWithoutDelete(t, "MCPServer")
+		env.Delete(t, m)
+		env.WaitGone(t, m, testenv.WaitLong)
+		if _, ok := mcpRow(t, c, slug); !ok {
+			t.Errorf("the MCP server %s was deleted in Coder although the resource abandons it", slug)
+		}
+		if r := recordOf(t, "MCPServer", m.GetUID()); r != nil {
+			t.Errorf("the cleanup record %s is left after an intentional abandon", r.Name)
+		}
+		if d := releasedWithoutDelete(t, "MCPServer") - before; d != 0 {
+			t.Errorf("releases without delete = %v, want 0 for an intentional abandon", d)
+		}
+		if err := c.SDK(t).DeleteMCPServerConfig(context.Background(), uuidOf(t, meta.GetExternalName(m))); err != nil {
+			t.Errorf("cannot clean up the abandoned server: %v", err)
+		}
+	}
+	t.Run("NamespacedManagementPolicies", func(t *testing.T) {
+		ns := env.Namespace(t)
+		env.ReadyProviderConfigOf(t, ns, c, nil)
+		m := newMCPServer(ns, "kept", common.MCPServerAuthNone)
+		m.Spec.ManagementPolicies = xpv2.ManagementPolicies{
+			xpv2.ManagementActionObserve, xpv2.ManagementActionCreate,
+			xpv2.ManagementActionUpdate, xpv2.ManagementActionLateInitialize,
+		}
+		env.Create(t, m)
+		env.WaitCondition(t, m, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+		check(t, m, *m.Spec.ForProvider.Slug)
+	})
+	t.Run("ClusterOrphan", func(t *testing.T) {
+		ns := env.Namespace(t)
+		env.TokenSecret(t, ns, "coder-token", c.Token())
+		pc := clusterPC(ns, strings.ToLower(ns))
+		pc.Spec.URL = c.URL()
+		env.Create(t, pc)
+		t.Cleanup(func() { env.Delete(t, pc) })
+		env.WaitCondition(t, pc, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+		m := &clusteraiv1alpha1.MCPServer{ObjectMeta: metav1.ObjectMeta{Name: testenv.UniqueProviderName("mcp-orphan")}}
+		m.Spec.ProviderConfigReference = &xpv2.Reference{Name: pc.Name}
+		m.Spec.DeletionPolicy = xpv2.DeletionOrphan
+		m.Spec.ForProvider.URL = "https://mcp.example.com/orphan"
+		env.Create(t, m)
+		env.WaitCondition(t, m, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+		if m.Status.AtProvider.Slug != m.Name {
+			t.Errorf("the slug in Coder is %q, want metadata.name %q", m.Status.AtProvider.Slug, m.Name)
+		}
+		check(t, m, m.Name)
+	})
 }
