@@ -27,7 +27,7 @@ var mcpMutations = []Mutation{
 		Old:  "\treturn FingerprintPrefix + hex.EncodeToString(h.Sum(nil))\n",
 		New:  "\treturn FingerprintPrefix + c.APIKeyValue + c.OAuth2ClientSecret + hex.EncodeToString(h.Sum(nil))\n",
 		Pkgs: []string{"./internal/controller/mcpserver/", "./test/e2e/"},
-		Run:  "^(TestNoSecretInWhatIsPrintedOrKeptInStatus|TestMCPServerOfEachAuthTypeIsCreatedAsSpecifiedAndDeleted)$",
+		Run:  "^(TestNoSecretInWhatIsPrintedOrKeptInStatus|TestCreateSendsTheSecretsAndKeepsOnlyTheirFingerprint|TestMCPServerOfEachAuthTypeIsCreatedAsSpecifiedAndDeleted)$",
 	},
 	{
 		// Drift not put back: Update sends no PATCH.
@@ -35,8 +35,8 @@ var mcpMutations = []Mutation{
 		File: "internal/controller/mcpserver/mcpserver.go",
 		Old:  "\tif e.drift.UpToDate() {\n",
 		New:  "\tif true || e.drift.UpToDate() {\n",
-		Pkgs: []string{"./test/e2e/"},
-		Run:  "^TestMCPServerDriftInCoderIsPutBackWithOnePatchPerDrift$",
+		Pkgs: []string{"./internal/controller/mcpserver/", "./test/e2e/"},
+		Run:  "^(TestObserveSeesDriftAndUpdatePutsItBackInOnePatch|TestMCPServerDriftInCoderIsPutBackWithOnePatchPerDrift)$",
 	},
 	{
 		// A slug someone else made adopted: a server found by the slug is
@@ -46,7 +46,7 @@ var mcpMutations = []Mutation{
 		Old:  "\tcase uncertain && recorded && ours:\n",
 		New:  "\tcase found:\n",
 		Pkgs: []string{"./internal/controller/mcpserver/"},
-		Run:  "^TestAdoptTakesOnlyAServerItsOwnRecordedCreateMade$",
+		Run:  "^(TestAdoptTakesOnlyAServerItsOwnRecordedCreateMade|TestCreateOnASlugSomeoneElseMadeIsRefusedNotAdopted)$",
 	},
 }
 
