@@ -48,6 +48,17 @@ var mcpMutations = []Mutation{
 		Pkgs: []string{"./internal/controller/mcpserver/"},
 		Run:  "^(TestAdoptTakesOnlyAServerItsOwnRecordedCreateMade|TestCreateOnASlugSomeoneElseMadeIsRefusedNotAdopted)$",
 	},
+	{
+		// A create's answered id taken without a read that confirms it:
+		// a server answering with someone else's id gets that server
+		// patched and deleted as this resource's.
+		Name: "mcp-create-answer-unread",
+		File: "internal/controller/mcpserver/mcpserver.go",
+		Old:  "\t\tif err == nil && read.Slug == asked && read.ID == got.ID {\n",
+		New:  "\t\tif true || err == nil && read.Slug == asked && read.ID == got.ID {\n",
+		Pkgs: []string{"./internal/controller/mcpserver/"},
+		Run:  "^TestACreateAnswerNamingAnotherServerIsNotTakenForIt$",
+	},
 }
 
 func init() { Mutations = append(Mutations, mcpMutations...) }

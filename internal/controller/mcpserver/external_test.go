@@ -187,3 +187,26 @@ func TestAMissingSecretSendsNothing(t *testing.T) {
 		t.Errorf("%d creates reached Coder, want 0", n)
 	}
 }
+
+// A create answered with another server's id (a server that answers with
+// someone else's ids) is not taken for this resource's: a read of the id
+// shows another slug, so nothing is recorded as its external name.
+func TestACreateAnswerNamingAnotherServerIsNotTakenForIt(t *testing.T) {
+	ctx := context.Background()
+	m := apiKeyServer("mine")
+	e, srv, cl := newExternal(t, m)
+	if _, err := cl.CreateMCPServer(ctx, codersdk.CreateMCPServerConfigRequest{
+		DisplayName: "theirs", Slug: "theirs", Transport: "sse", URL: "https://theirs.example.com", AuthType: "none", Availability: "default_off",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.SetFault(fakecoder.EndpointMCPServerCreate, fakecoder.Fault{AnswerOtherID: true, Times: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Create(ctx, m); err == nil {
+		t.Fatal("Create took an answer naming another server's id")
+	}
+	if got := meta.GetExternalName(m); got != "" {
+		t.Errorf("external name = %q, want none", got)
+	}
+}
