@@ -622,3 +622,37 @@ func TestMCPServerWithoutDeleteStaysInCoder(t *testing.T) {
 		check(t, m, m.Name)
 	})
 }
+
+// Another tenant's MCP server, named by its slug or by its id in an
+// external name, is not imported: the records name its owner, and
+// deleting the would-be importer leaves the server in Coder. On the real
+// Coder.
+func TestMCPServerImportOfAnotherTenantsServerIsRefused(t *testing.T) {
+	c := env.Cluster.RealCoder(t)
+	vns := env.Namespace(t)
+	env.ReadyProviderConfigOf(t, vns, c, nil)
+	victim := newMCPServer(vns, "victim", common.MCPServerAuthNone)
+	env.Create(t, victim)
+	env.WaitCondition(t, victim, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	slug, id := *victim.Spec.ForProvider.Slug, meta.GetExternalName(victim)
+
+	ans := env.Namespace(t)
+	env.ReadyProviderConfigOf(t, ans, c, nil)
+	for name, external := range map[string]string{"byslug": slug, "byid": id} {
+		m := newMCPServer(ans, name, common.MCPServerAuthNone)
+		m.Spec.ForProvider.Slug = ptr.To(slug)
+		m.Spec.ForProvider.URL = "https://attacker.example.com/mcp"
+		meta.SetExternalName(m, external)
+		env.Create(t, m)
+		cond := env.WaitCondition(t, m, xpv2.TypeSynced, corev1.ConditionFalse, testenv.WaitLong)
+		if owner := vns + "/victim"; !strings.Contains(cond.Message, owner) {
+			t.Errorf("%s: Synced message %q does not name the owner %s", name, cond.Message, owner)
+		}
+		env.Delete(t, m)
+		env.WaitGone(t, m, testenv.WaitLong)
+		r, ok := mcpRow(t, c, slug)
+		if !ok || r.ID.String() != id || r.URL != victim.Spec.ForProvider.URL {
+			t.Fatalf("%s: the victim's server was changed or deleted: %v (found %t)", name, r, ok)
+		}
+	}
+}
