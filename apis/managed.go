@@ -61,6 +61,11 @@ func ManagedKinds() []ManagedKind {
 			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.UserAIBudgetOverrideList{} },
 		},
 		{
+			Kind:    namespacedaiv1alpha1.MCPServerKind,
+			New:     func() resource.Managed { return &namespacedaiv1alpha1.MCPServer{} },
+			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.MCPServerList{} },
+		},
+		{
 			Kind:    clusteraiv1alpha1.AIGatewayKeyKind,
 			New:     func() resource.Managed { return &clusteraiv1alpha1.AIGatewayKey{} },
 			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIGatewayKeyList{} },
@@ -79,6 +84,11 @@ func ManagedKinds() []ManagedKind {
 			Kind:    clusteraiv1alpha1.UserAIBudgetOverrideKind,
 			New:     func() resource.Managed { return &clusteraiv1alpha1.UserAIBudgetOverride{} },
 			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.UserAIBudgetOverrideList{} },
+		},
+		{
+			Kind:    clusteraiv1alpha1.MCPServerKind,
+			New:     func() resource.Managed { return &clusteraiv1alpha1.MCPServer{} },
+			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.MCPServerList{} },
 		},
 	}
 }

@@ -163,12 +163,14 @@ func TestSectionsPutProviderConfigsAndV2GroupsFirst(t *testing.T) {
 		"ai.coder.m.crossplane.io/AIGatewayKey",
 		"ai.coder.m.crossplane.io/AIProvider",
 		"ai.coder.m.crossplane.io/GroupAIBudget",
+		"ai.coder.m.crossplane.io/MCPServer",
 		"ai.coder.m.crossplane.io/UserAIBudgetOverride",
 		"coder.crossplane.io/CleanupRecord",
 		"coder.crossplane.io/ProviderConfig",
 		"ai.coder.crossplane.io/AIGatewayKey",
 		"ai.coder.crossplane.io/AIProvider",
 		"ai.coder.crossplane.io/GroupAIBudget",
+		"ai.coder.crossplane.io/MCPServer",
 		"ai.coder.crossplane.io/UserAIBudgetOverride",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

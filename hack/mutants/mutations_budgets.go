@@ -113,8 +113,8 @@ var budgetMutations = []Mutation{
 		// ClusterProviderConfig, raises it and deletes it.
 		Name: "import-policy-leaves-budgets-open",
 		File: "docs/how-to/importing.md",
-		Old:  `resources: ["aigatewaykeys", "aiproviders", "groupaibudgets", "useraibudgetoverrides"]`,
-		New:  `resources: ["aigatewaykeys", "aiproviders"]`,
+		Old:  `resources: ["aigatewaykeys", "aiproviders", "groupaibudgets", "useraibudgetoverrides", "mcpservers"]`,
+		New:  `resources: ["aigatewaykeys", "aiproviders", "mcpservers"]`,
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestDocumentedImportPolicyKeepsTenantsFromImporting$",
 	},

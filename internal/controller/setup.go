@@ -40,6 +40,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/credentials"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/mcpserver"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/useraibudgetoverride"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
@@ -141,6 +142,11 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}
+	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.MCPServerGroupVersionKind, clusteraiv1alpha1.MCPServerGroupVersionKind} {
+		if err := mcpserver.Setup(mgr, gvk, mcpserver.Options{Options: kinds, FingerprintKey: fingerprints}); err != nil {
+			return errors.Wrapf(err, "cannot set up %s", gvk)
+		}
+	}
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.GroupAIBudgetGroupVersionKind, clusteraiv1alpha1.GroupAIBudgetGroupVersionKind} {
 		if err := groupaibudget.Setup(mgr, gvk, kinds); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
@@ -158,7 +164,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 // the start (metrics.Known says why).
 func knownMetrics() metrics.Known {
 	k := metrics.Known{
-		Kinds:                []string{namespacedaiv1alpha1.AIGatewayKeyKind, namespacedaiv1alpha1.AIProviderKind, namespacedaiv1alpha1.GroupAIBudgetKind, namespacedaiv1alpha1.UserAIBudgetOverrideKind},
+		Kinds:                []string{namespacedaiv1alpha1.AIGatewayKeyKind, namespacedaiv1alpha1.AIProviderKind, namespacedaiv1alpha1.GroupAIBudgetKind, namespacedaiv1alpha1.UserAIBudgetOverrideKind, namespacedaiv1alpha1.MCPServerKind},
 		DeleteFailureReasons: deletion.DeleteFailureReasons(),
 		RotatingKinds:        []string{namespacedaiv1alpha1.AIGatewayKeyKind},
 		BudgetKinds:          []string{namespacedaiv1alpha1.GroupAIBudgetKind, namespacedaiv1alpha1.UserAIBudgetOverrideKind},

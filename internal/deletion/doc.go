@@ -26,7 +26,7 @@ limitations under the License.
 //     records (budget_records.go) and who owns a budget row (budgets.go).
 //   - Every kind's objects in Coder, registered once (kinds.go:
 //     objectKinds, beside apis.ManagedKinds()): how to find what records
-//     name and how to delete it, keys and providers in kinds.go, budgets
+//     name and how to delete it, keys, providers and MCP servers in kinds.go, budgets
 //     and overrides in budgets.go, with what Coder's answers prove
 //     (answers.go).
 //   - The external client of a managed resource (pass.go, Wrap): a live

@@ -64,6 +64,9 @@ const (
 	// "namespace/name" of every Secret it reads, so a Secret change finds
 	// its readers without a full list.
 	AIProviderSecrets = "aiProvider.secrets"
+	// MCPServerSecrets maps an MCPServer of either scope to the
+	// "namespace/name" of every Secret it reads.
+	MCPServerSecrets = "mcpServer.secrets"
 )
 
 // An Index is one field index of one kind.
@@ -91,6 +94,9 @@ func All() []Index {
 	}
 	for _, o := range []client.Object{&namespacedaiv1alpha1.AIProvider{}, &clusteraiv1alpha1.AIProvider{}} {
 		out = append(out, Index{Object: o, Field: AIProviderSecrets, Extract: aiProviderSecrets})
+	}
+	for _, o := range []client.Object{&namespacedaiv1alpha1.MCPServer{}, &clusteraiv1alpha1.MCPServer{}} {
+		out = append(out, Index{Object: o, Field: MCPServerSecrets, Extract: mcpServerSecrets})
 	}
 	return out
 }
@@ -159,6 +165,26 @@ func aiProviderSecrets(o client.Object) []string {
 		return nil
 	}
 	return secretValues(r.ProviderSecretRefs())
+}
+
+func mcpServerSecrets(o client.Object) []string {
+	r, ok := o.(interface {
+		MCPServerSecretRefs() common.MCPServerSecretRefs
+	})
+	if !ok {
+		return nil
+	}
+	refs := r.MCPServerSecretRefs()
+	var all common.AIProviderSecretRefs
+	for _, ref := range []*common.SecretKeySelector{refs.OAuth2ClientSecret, refs.APIKeyValue} {
+		if ref != nil {
+			all.APIKeys = append(all.APIKeys, *ref)
+		}
+	}
+	for _, h := range refs.CustomHeaders {
+		all.APIKeys = append(all.APIKeys, h.Value)
+	}
+	return secretValues(all)
 }
 
 // secretValues are the "namespace/name" of every Secret refs name, once

@@ -74,6 +74,9 @@ func Needs() []KindNeeds {
 		{Kind: v1alpha1.AIGatewayKeyKind, Needs: p(codersdk.ResourceAIGatewayKey, read, create, del)},
 		{Kind: v1alpha1.GroupAIBudgetKind, Needs: p(codersdk.ResourceGroup, read, update)},
 		{Kind: v1alpha1.UserAIBudgetOverrideKind, Needs: append(p(codersdk.ResourceUser, read, update), p(codersdk.ResourceGroup, read, update)...)},
+		// Coder keeps MCP servers as deployment configuration
+		// (dbauthz: GetMCPServerConfigs reads it, the writes update it).
+		{Kind: v1alpha1.MCPServerKind, Needs: p(codersdk.ResourceDeploymentConfig, read, update)},
 	}
 }
 

@@ -67,6 +67,7 @@ func TestCoderPermissionsNameEachMissingPermissionAndItsKind(t *testing.T) {
 			want: want{corev1.ConditionFalse, ReasonCoderPermissionsMissing, "the token's user lacks Coder permissions: " +
 				"AIProvider needs ai_provider:read, ai_provider:create, ai_provider:update, ai_provider:delete (Coder's Owner role); " +
 				"AIGatewayKey needs ai_gateway_key:read, ai_gateway_key:create, ai_gateway_key:delete (Coder's Owner role); " +
+				"MCPServer needs deployment_config:read, deployment_config:update (Coder's Owner role); " +
 				"Coder refuses (403) these kinds through this ProviderConfig; it may manage GroupAIBudget, UserAIBudgetOverride"},
 		},
 		"GroupsOnly": {
@@ -76,14 +77,15 @@ func TestCoderPermissionsNameEachMissingPermissionAndItsKind(t *testing.T) {
 				"AIProvider needs ai_provider:read, ai_provider:create, ai_provider:update, ai_provider:delete (Coder's Owner role); " +
 				"AIGatewayKey needs ai_gateway_key:read, ai_gateway_key:create, ai_gateway_key:delete (Coder's Owner role); " +
 				"UserAIBudgetOverride needs user:update (Coder's User Admin role); " +
+				"MCPServer needs deployment_config:read, deployment_config:update (Coder's Owner role); " +
 				"Coder refuses (403) these kinds through this ProviderConfig; it may manage GroupAIBudget"},
 		},
 		"ProvidersWithoutDelete": {
 			reason:  "One missing action is enough to name the kind: a provider that cannot be deleted would hang its deletion.",
-			allowed: answers("ai_provider:read", "ai_provider:create", "ai_provider:update", "ai_gateway_key:read", "ai_gateway_key:create", "ai_gateway_key:delete", "group:read", "group:update", "user:read", "user:update"),
+			allowed: answers("ai_provider:read", "ai_provider:create", "ai_provider:update", "ai_gateway_key:read", "ai_gateway_key:create", "ai_gateway_key:delete", "group:read", "group:update", "user:read", "user:update", "deployment_config:read", "deployment_config:update"),
 			want: want{corev1.ConditionFalse, ReasonCoderPermissionsMissing, "the token's user lacks Coder permissions: " +
 				"AIProvider needs ai_provider:delete (Coder's Owner role); " +
-				"Coder refuses (403) these kinds through this ProviderConfig; it may manage AIGatewayKey, GroupAIBudget, UserAIBudgetOverride"},
+				"Coder refuses (403) these kinds through this ProviderConfig; it may manage AIGatewayKey, GroupAIBudget, UserAIBudgetOverride, MCPServer"},
 		},
 		"Member": {
 			reason:  "A plain member may manage nothing; no kind is said to be manageable.",
@@ -93,6 +95,7 @@ func TestCoderPermissionsNameEachMissingPermissionAndItsKind(t *testing.T) {
 				"AIGatewayKey needs ai_gateway_key:read, ai_gateway_key:create, ai_gateway_key:delete (Coder's Owner role); " +
 				"GroupAIBudget needs group:read, group:update (Coder's User Admin role); " +
 				"UserAIBudgetOverride needs user:read, user:update, group:read, group:update (Coder's User Admin role); " +
+				"MCPServer needs deployment_config:read, deployment_config:update (Coder's Owner role); " +
 				"Coder refuses (403) these kinds through this ProviderConfig"},
 		},
 		"Unanswered": {
@@ -102,6 +105,7 @@ func TestCoderPermissionsNameEachMissingPermissionAndItsKind(t *testing.T) {
 				"AIProvider needs ai_provider:read, ai_provider:create, ai_provider:update, ai_provider:delete (Coder's Owner role); " +
 				"AIGatewayKey needs ai_gateway_key:read, ai_gateway_key:create, ai_gateway_key:delete (Coder's Owner role); " +
 				"UserAIBudgetOverride needs user:read, user:update (Coder's User Admin role); " +
+				"MCPServer needs deployment_config:read, deployment_config:update (Coder's Owner role); " +
 				"Coder refuses (403) these kinds through this ProviderConfig; it may manage GroupAIBudget"},
 		},
 	}

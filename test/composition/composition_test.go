@@ -478,7 +478,7 @@ func TestComposedResourcesPassAdmission(t *testing.T) {
 	}
 	// The sample XR sets both providers and a budget, so every template is
 	// composed.
-	if want := []string{"gateway-key", "openai", "anthropic", "budget"}; !slices.Equal(names, want) {
+	if want := []string{"gateway-key", "openai", "anthropic", "budget", "mcp-server"}; !slices.Equal(names, want) {
 		t.Fatalf("composed resources %v, want %v", names, want)
 	}
 	for path, want := range map[string]string{
@@ -492,6 +492,12 @@ func TestComposedResourcesPassAdmission(t *testing.T) {
 	}
 	if got, want := str(t, byName["anthropic"], "spec.forProvider.apiKeySecretRefs[0].key"), str(t, xr, "spec.providers.anthropic.apiKeySecretRef.key"); got != want {
 		t.Errorf("anthropic apiKeySecretRefs[0].key = %q, want %q", got, want)
+	}
+	if got, want := str(t, byName["mcp-server"], "spec.forProvider.apiKey.valueSecretRef.key"), str(t, xr, "spec.mcpServer.apiKeySecretRef.key"); got != want {
+		t.Errorf("mcp-server apiKey.valueSecretRef.key = %q, want %q", got, want)
+	}
+	if got, want := str(t, byName["mcp-server"], "spec.forProvider.slug"), str(t, xr, "spec.team")+"-mcp"; got != want {
+		t.Errorf("mcp-server slug = %q, want %q", got, want)
 	}
 	// Each provider publishes its gateway base URL for the team's workloads.
 	for _, name := range []string{"openai", "anthropic"} {

@@ -59,6 +59,7 @@ var pages = []string{
 	"docs/how-to/keys-and-gateway-replicas.md",
 	"docs/how-to/rotate-gateway-keys.md",
 	"docs/how-to/providers.md",
+	"docs/how-to/mcp-servers.md",
 	"docs/how-to/budgets.md",
 	"docs/how-to/importing.md",
 	"docs/how-to/abandon-with-orphan.md",

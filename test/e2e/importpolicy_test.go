@@ -38,6 +38,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 )
@@ -117,6 +118,9 @@ func imports() map[string]anImport {
 		"KeyByID": {func(ns string) client.Object { return named(newKey(ns, "imported"), id) }, refusedByName},
 		"ProviderByName": {func(ns string) client.Object {
 			return named(newAIProvider(ns, "imported", "openai", "https://api.openai.com/v1"), "legacy-openai")
+		}, refusedByName},
+		"MCPServerBySlug": {func(ns string) client.Object {
+			return named(newMCPServer(ns, "imported", common.MCPServerAuthNone), "legacy-docs")
 		}, refusedByName},
 		"GroupBudgetByGroupID": {func(ns string) client.Object { return named(groupBudget(ns), id) }, refusedByName},
 		"GroupBudgetReadOnly": {func(ns string) client.Object {

@@ -52,6 +52,7 @@ const leastPrivilegePage = "how-to/least-privilege.md"
 const userAdminLacks = "the token's user lacks Coder permissions: " +
 	"AIProvider needs ai_provider:read, ai_provider:create, ai_provider:update, ai_provider:delete (Coder's Owner role); " +
 	"AIGatewayKey needs ai_gateway_key:read, ai_gateway_key:create, ai_gateway_key:delete (Coder's Owner role); " +
+	"MCPServer needs deployment_config:read, deployment_config:update (Coder's Owner role); " +
 	"Coder refuses (403) these kinds through this ProviderConfig; it may manage GroupAIBudget, UserAIBudgetOverride"
 
 // A guide is docs/how-to/least-privilege.md as it runs on one Coder: its

@@ -27,6 +27,7 @@ import (
 	"testing"
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
+	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,6 +99,9 @@ func secretLeaks(ctx context.Context, e *testenv.Env) (leaks []string, scanned s
 			secrets[fmt.Sprintf("API key %d of provider %s", i, p.Name)] = pk
 		}
 	}
+	for what, s := range mcpServerSecrets(e) {
+		secrets[what] = s
+	}
 	if len(secrets) < 2 {
 		return nil, "", fmt.Errorf("found %d secrets to look for, want the token and at least one key", len(secrets))
 	}
@@ -138,6 +142,39 @@ func secretLeaks(ctx context.Context, e *testenv.Env) (leaks []string, scanned s
 	}
 	sort.Strings(leaks)
 	return leaks, fmt.Sprintf("scanned %d places for %d secrets", len(places), len(secrets)), nil
+}
+
+// mcpServerSecrets are the secrets of every MCP server the fake and, when
+// a scenario started it, the real Coder hold: OAuth2 client secrets, API
+// key values and custom header values.
+func mcpServerSecrets(e *testenv.Env) map[string]string {
+	rows := e.Coder.MCPServers()
+	if c, ok := testenv.StartedRealCoder(); ok {
+		if r, ok := c.(interface {
+			MCPServers() []fakecoder.MCPServerRow
+		}); ok {
+			rows = append(rows, r.MCPServers()...)
+		}
+	}
+	out := map[string]string{}
+	// The scenarios' own values, whose servers are gone by the end.
+	for k, v := range mcpSecrets {
+		out["the MCP scenarios' Secret value "+k] = v
+	}
+	for i, v := range mcpRotated {
+		out[fmt.Sprintf("the MCP scenarios' rotated value %d", i)] = v
+	}
+	for _, r := range rows {
+		for what, v := range map[string]string{"OAuth2 client secret": r.OAuth2ClientSecret, "API key value": r.APIKeyValue} {
+			if v != "" {
+				out[what+" of MCP server "+r.Slug] = v
+			}
+		}
+		for name, v := range r.CustomHeaders {
+			out["custom header "+name+" of MCP server "+r.Slug] = v
+		}
+	}
+	return out
 }
 
 // statusLists are the lists of every kind whose status the provider writes.

@@ -43,7 +43,7 @@ const killWindow = 2 * time.Second
 // counted and expected.
 func (r *run) check(ctx context.Context) (counted, expected int) {
 	o := r.ownership(ctx)
-	rows := append(r.keyRows(), r.providerRows()...)
+	rows := r.rows()
 	for _, v := range Leaks(rows, o) {
 		r.violate("1 leak: %s", v)
 	}
@@ -142,7 +142,7 @@ func (r *run) teardown(ctx context.Context) {
 	r.mu.Lock()
 	o.Incarnations = r.incarnations
 	r.mu.Unlock()
-	for _, v := range Leaks(append(r.keyRows(), r.providerRows()...), o) {
+	for _, v := range Leaks(r.rows(), o) {
 		r.violate("1 leak after teardown: %s", v)
 	}
 	r.deleteAll(ctx, []client.Object{
@@ -207,7 +207,7 @@ func (r *run) waitingForCreators(ctx context.Context) []clusterv1alpha1.CleanupR
 		}
 		for _, rec := range l.Items {
 			uid := types.UID(rec.Labels[deletion.ManagedResourceUIDLabel])
-			if r.incarnation(uid) && rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned && rec.Spec.Kind == deletion.KindProvider &&
+			if r.incarnation(uid) && rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned && (rec.Spec.Kind == deletion.KindProvider || rec.Spec.Kind == deletion.KindMCPServer) &&
 				rec.Status.ExternalID == "" && rec.Status.CreateAttemptedAt != nil && rec.Spec.ProviderConfig != nil {
 				waiting = append(waiting, rec)
 			}

@@ -114,7 +114,7 @@ func (o Ownership) owner(r Row) (mr int, uid types.UID, ok bool) {
 		return 0, "", false
 	}
 	for i, m := range o.World.MRs {
-		if m.Kind == Provider && m.CoderName == r.Name {
+		if m.Kind == r.Kind && m.CoderName == r.Name {
 			return i, "", true
 		}
 	}

@@ -106,6 +106,9 @@ const (
 	Key MRKind = iota
 	// Provider is an AIProvider.
 	Provider
+	// MCP is an MCPServer: named in Coder by a slug users choose, like a
+	// provider's name, and deleted for good.
+	MCP
 )
 
 // An MR is a managed resource of the world. Re-creating it after a delete
@@ -124,7 +127,7 @@ type MR struct {
 	Import bool
 	// Rotating keys rotate every few seconds with a short settle window.
 	Rotating bool
-	// CoderName is an AIProvider's forProvider.name.
+	// CoderName is an AIProvider's forProvider.name, an MCPServer's slug.
 	CoderName string
 	// Initial resources are created before the operations start.
 	Initial bool
@@ -247,8 +250,11 @@ func (p Plan) Describe(op Op) string {
 }
 
 func kindName(k MRKind) string {
-	if k == Provider {
+	switch k {
+	case Provider:
 		return "AIProvider"
+	case MCP:
+		return "MCPServer"
 	}
 	return "AIGatewayKey"
 }
@@ -308,7 +314,33 @@ func Generate(seed uint64, f Flavour) Plan {
 		p.Ops = append(p.Ops[:i], append([]Op{killOp(r)}, p.Ops[i:]...)...)
 	}
 	p.Ops = withHostileServers(seed, f, w, p.Ops)
+	p.World = withMCPServers(seed, p.World)
 	return p
+}
+
+// withMCPServers adds, from a stream of its own and after every other
+// draw (so that adding them changed no seed's plan, the seeds that found
+// bugs included), one or two MCP servers created at the start: the
+// operations never target them, but the kills, Coder's faults, the
+// deletions of their namespaces and ProviderConfigs, and the teardown
+// do.
+func withMCPServers(seed uint64, w World) World {
+	r := rand.New(rand.NewPCG(seed, 0x3c9))
+	for i := range 1 + r.IntN(2) {
+		m := MR{Kind: MCP, Name: fmt.Sprintf("mcp%d", i), CoderName: fmt.Sprintf("%s-m%d", w.Prefix, i), Initial: true}
+		m.PC = r.IntN(len(w.PCs))
+		switch w.PCs[m.PC].Kind {
+		case Legacy:
+			m.Name = w.Prefix + "-" + m.Name
+		case Cluster:
+			m.Namespace = w.Namespaces[r.IntN(len(w.Namespaces))]
+		case Namespaced:
+			m.Namespace = w.PCs[m.PC].Namespace
+		}
+		m.Orphan = r.IntN(7) == 0
+		w.MRs = append(w.MRs, m)
+	}
+	return w
 }
 
 // withHostileServers adds to a fake plan, from a stream of its own (so that

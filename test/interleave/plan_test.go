@@ -85,7 +85,7 @@ func TestEveryPlanKillsTheProviderAndUsesOnlyFaultsItsCoderCanProduce(t *testing
 
 func TestWorldsHaveEveryKindOfProviderConfigAndResource(t *testing.T) {
 	var pcs [3]int
-	var orphan, observe, imported, rotating, cluster, providers int
+	var orphan, observe, imported, rotating, cluster, providers, mcps int
 	for seed := range uint64(100) {
 		w := Generate(seed, Fake).World
 		if len(w.Namespaces) < 2 || len(w.Namespaces) > 3 {
@@ -115,6 +115,9 @@ func TestWorldsHaveEveryKindOfProviderConfigAndResource(t *testing.T) {
 			if m.Kind == Provider {
 				providers++
 			}
+			if m.Kind == MCP {
+				mcps++
+			}
 			if m.ObserveOnly && !m.Import {
 				t.Errorf("seed %d: %s only observes but imports nothing", seed, m.Name)
 			}
@@ -128,7 +131,7 @@ func TestWorldsHaveEveryKindOfProviderConfigAndResource(t *testing.T) {
 			t.Errorf("no world has a ProviderConfig of kind %d", k)
 		}
 	}
-	for what, n := range map[string]int{"Orphan": orphan, "observe-only": observe, "imported": imported, "rotating": rotating, "cluster-scoped": cluster, "AIProvider": providers} {
+	for what, n := range map[string]int{"Orphan": orphan, "observe-only": observe, "imported": imported, "rotating": rotating, "cluster-scoped": cluster, "AIProvider": providers, "MCPServer": mcps} {
 		if n == 0 {
 			t.Errorf("no world has a resource that is %s", what)
 		}
@@ -160,8 +163,8 @@ func TestPlansCreateWhatIsMissingAndDeleteWhatExists(t *testing.T) {
 func TestPlansForAnUnlicensedCoderHoldOnlyProviders(t *testing.T) {
 	for seed := range uint64(200) {
 		for _, mr := range Generate(seed, RealUnlicensed).World.MRs {
-			if mr.Kind != Provider || mr.Import || mr.Rotating {
-				t.Fatalf("seed %d: the unlicensed plan has %+v, want only AI providers, none imported or rotating", seed, mr)
+			if mr.Kind == Key || mr.Import || mr.Rotating {
+				t.Fatalf("seed %d: the unlicensed plan has %+v, want only AI providers and MCP servers, none imported or rotating", seed, mr)
 			}
 		}
 	}
@@ -262,5 +265,31 @@ func TestFeaturesSayWhatAPlanExercises(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, Features(p)); diff != "" {
 		t.Errorf("Features() -want +got:\n%s", diff)
+	}
+}
+
+// TestMCPServersComeLastAndNoOperationTargetsThem: the MCP servers come from a
+// stream of their own, after every other draw, so every seed's plan (the
+// seeds that found bugs included) is what it was without them.
+func TestMCPServersComeLastAndNoOperationTargetsThem(t *testing.T) {
+	for _, f := range []Flavour{Fake, Real, RealUnlicensed} {
+		for seed := range uint64(50) {
+			p := Generate(seed, f)
+			var mcps int
+			for i, m := range p.World.MRs {
+				if m.Kind != MCP {
+					continue
+				}
+				mcps++
+				for _, op := range p.Ops {
+					if op.Target == i && (op.Kind == OpCreate || op.Kind == OpDelete || op.Kind == OpStrip || op.Kind == OpRotate) {
+						t.Errorf("seed %d: operation %s targets the MCP server %s", seed, op.Kind, m.Name)
+					}
+				}
+			}
+			if mcps == 0 || p.World.MRs[len(p.World.MRs)-mcps].Kind != MCP {
+				t.Errorf("seed %d: %d MCP servers, want one or two at the end of the world", seed, mcps)
+			}
+		}
 	}
 }

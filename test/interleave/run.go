@@ -107,6 +107,9 @@ func Run(ctx context.Context, bed *Bed, c Coder, sdk *codersdk.Client, plan Plan
 	for _, p := range c.Providers(false) {
 		r.before[p.ID.String()] = true
 	}
+	for _, s := range mcpServers(c) {
+		r.before[s.ID.String()] = true
+	}
 	wctx, stop := context.WithCancel(ctx)
 	defer stop()
 	r.watch = startWatcher(wctx, r.kube, plan.World)
@@ -184,7 +187,7 @@ func (r *run) setup(ctx context.Context) error {
 		}
 	}
 	for _, m := range w.MRs {
-		if m.Kind != Provider {
+		if m.Kind == Key {
 			continue
 		}
 		v := randomSecret("sk-test-")
@@ -308,6 +311,39 @@ func (r *run) providerRows() []Row {
 		}
 	}
 	return rows
+}
+
+// mcpRows are the MCP servers that appeared during the run; their API
+// keys are secrets the run looks for.
+func (r *run) mcpRows() []Row {
+	var rows []Row
+	for _, s := range mcpServers(r.coder) {
+		if s.APIKeyValue != "" {
+			r.mu.Lock()
+			r.secrets[s.APIKeyValue] = true
+			r.mu.Unlock()
+		}
+		if !r.before[s.ID.String()] {
+			rows = append(rows, Row{Kind: MCP, ID: s.ID.String(), Name: s.Slug})
+		}
+	}
+	return rows
+}
+
+// mcpServers are the MCP servers in c's store: the fake's, or the real
+// Coder's database.
+func mcpServers(c Coder) []fakecoder.MCPServerRow {
+	if s, ok := c.(interface {
+		MCPServers() []fakecoder.MCPServerRow
+	}); ok {
+		return s.MCPServers()
+	}
+	return nil
+}
+
+// rows are every object of the world's kinds that appeared during the run.
+func (r *run) rows() []Row {
+	return append(append(r.keyRows(), r.providerRows()...), r.mcpRows()...)
 }
 
 // ownership reads which incarnation of each resource lives now.

@@ -62,6 +62,7 @@ func startWatcher(ctx context.Context, kube client.WithWatch, w World) *watcher 
 		&clusterv1alpha1.CleanupRecordList{},
 		&aiv1alpha1.AIGatewayKeyList{}, &aiv1alpha1.AIProviderList{},
 		&clusteraiv1alpha1.AIGatewayKeyList{}, &clusteraiv1alpha1.AIProviderList{},
+		&aiv1alpha1.MCPServerList{}, &clusteraiv1alpha1.MCPServerList{},
 		&namespacedv1alpha1.ProviderConfigList{}, &namespacedv1alpha1.ClusterProviderConfigList{}, &clusterv1alpha1.ProviderConfigList{},
 		&corev1.EventList{},
 	}
@@ -113,7 +114,8 @@ func (wt *watcher) observe(t watch.EventType, o client.Object) {
 		if rec.Status.ExternalID != "" && rec.Spec.DeploymentID != "" {
 			wt.recorded[rec.Status.ExternalID] = true
 		}
-	case *aiv1alpha1.AIGatewayKey, *aiv1alpha1.AIProvider, *clusteraiv1alpha1.AIGatewayKey, *clusteraiv1alpha1.AIProvider:
+	case *aiv1alpha1.AIGatewayKey, *aiv1alpha1.AIProvider, *clusteraiv1alpha1.AIGatewayKey, *clusteraiv1alpha1.AIProvider,
+		*aiv1alpha1.MCPServer, *clusteraiv1alpha1.MCPServer:
 		if t == watch.Deleted {
 			wt.gone = append(wt.gone, Gone{RV: rv, UID: o.GetUID()})
 			wt.goneAt[o.GetUID()] = time.Now()

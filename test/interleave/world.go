@@ -121,7 +121,7 @@ func (w World) pcNamed(rec clusterv1alpha1.RecordedProviderConfig) (int, bool) {
 	return 0, false
 }
 
-// apiKeySecret is where an AIProvider reads its API key.
+// apiKeySecret is where an AIProvider or an MCPServer reads its API key.
 func apiKeySecret(m MR, system string) Secret {
 	ns := m.Namespace
 	if ns == "" {
@@ -161,6 +161,8 @@ func (w World) mrObject(m MR, importID string) client.Object {
 	conn := connSecret(m, w.System)
 	var o client.Object
 	switch {
+	case m.Kind == MCP:
+		o = w.mcpObject(m, pc, policies)
 	case m.Namespace != "" && m.Kind == Key:
 		k := &aiv1alpha1.AIGatewayKey{ObjectMeta: meta0}
 		k.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: pcRefKind(pc), Name: pc.Name}
@@ -208,6 +210,10 @@ func (w World) mrObject(m MR, importID string) client.Object {
 func mrKey(m MR) client.Object {
 	meta0 := metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name}
 	switch {
+	case m.Namespace != "" && m.Kind == MCP:
+		return &aiv1alpha1.MCPServer{ObjectMeta: meta0}
+	case m.Kind == MCP:
+		return &clusteraiv1alpha1.MCPServer{ObjectMeta: meta0}
 	case m.Namespace != "" && m.Kind == Key:
 		return &aiv1alpha1.AIGatewayKey{ObjectMeta: meta0}
 	case m.Namespace != "":
@@ -227,4 +233,31 @@ func pcRefKind(pc PC) string {
 
 func secretObject(s Secret, key, value string) *corev1.Secret {
 	return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}, StringData: map[string]string{key: value}}
+}
+
+// mcpObject is the MCP server m, new: Coder calls it with the API key of
+// its Secret (apiKeySecret).
+func (w World) mcpObject(m MR, pc PC, policies xpv2.ManagementPolicies) client.Object {
+	meta0 := metav1.ObjectMeta{Namespace: m.Namespace, Name: m.Name}
+	key := apiKeySecret(m, w.System)
+	fields := common.MCPServerFields{Slug: ptr.To(m.CoderName), URL: "https://mcp.example.com/" + m.Name, AuthType: common.MCPServerAuthAPIKey}
+	if m.Namespace != "" {
+		s := &aiv1alpha1.MCPServer{ObjectMeta: meta0}
+		s.Spec.ProviderConfigReference = &xpv2.ProviderConfigReference{Kind: pcRefKind(pc), Name: pc.Name}
+		s.Spec.ManagementPolicies = policies
+		s.Spec.ForProvider.MCPServerFields = fields
+		s.Spec.ForProvider.APIKey = &aiv1alpha1.MCPServerAPIKey{Header: "Authorization", ValueSecretRef: common.LocalSecretKeySelector{Name: key.Name, Key: apiKeyKey}}
+		return s
+	}
+	s := &clusteraiv1alpha1.MCPServer{ObjectMeta: meta0}
+	s.Spec.ProviderConfigReference = &xpv2.Reference{Name: pc.Name}
+	s.Spec.ManagementPolicies = policies
+	if m.Orphan {
+		s.Spec.DeletionPolicy = xpv2.DeletionOrphan
+	}
+	s.Spec.ForProvider.MCPServerFields = fields
+	s.Spec.ForProvider.APIKey = &clusteraiv1alpha1.MCPServerAPIKey{Header: "Authorization", ValueSecretRef: common.SecretKeySelector{
+		LocalSecretKeySelector: common.LocalSecretKeySelector{Name: key.Name, Key: apiKeyKey}, Namespace: key.Namespace,
+	}}
+	return s
 }

@@ -63,9 +63,9 @@ type RecordedProviderConfig struct {
 // status, which only the provider writes.
 // +kubebuilder:validation:XValidation:rule="self == oldSelf",message="spec is immutable: the provider writes cleanup records"
 type CleanupRecordSpec struct {
-	// Kind of the object in Coder: AIGatewayKey, AIProvider, GroupAIBudget
-	// or UserAIBudgetOverride.
-	// +kubebuilder:validation:Enum=AIGatewayKey;AIProvider;GroupAIBudget;UserAIBudgetOverride
+	// Kind of the object in Coder: AIGatewayKey, AIProvider, GroupAIBudget,
+	// UserAIBudgetOverride or MCPServer.
+	// +kubebuilder:validation:Enum=AIGatewayKey;AIProvider;GroupAIBudget;UserAIBudgetOverride;MCPServer
 	Kind string `json:"kind"`
 	// ManagedResource is the managed resource that created it.
 	ManagedResource ManagedResourceReference `json:"managedResource"`

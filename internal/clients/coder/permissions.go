@@ -107,6 +107,13 @@ func permissionsOf(method, endpoint string) []Permission {
 		return read(codersdk.ResourceUser)
 	case EndpointDeploymentConfig:
 		return read(codersdk.ResourceDeploymentConfig)
+	case EndpointMCPServers, EndpointMCPServer:
+		// Coder keeps MCP servers as deployment configuration: reading
+		// them reads it, and creating, changing or deleting one updates it.
+		if method == http.MethodGet {
+			return read(codersdk.ResourceDeploymentConfig)
+		}
+		return []Permission{{codersdk.ResourceDeploymentConfig, codersdk.ActionUpdate}}
 	}
 	return nil
 }

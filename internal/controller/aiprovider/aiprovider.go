@@ -53,12 +53,8 @@ import (
 )
 
 // AnnotationRefusedCreate holds the external-create-pending time of the last
-// create attempt that certainly wrote nothing: Coder refused it, or it was
-// never sent. A provider found by name is never taken for the result of that
-// attempt. It is a copy rather than a removal of the pending annotation, so a
-// refused create writes the object no more often than crossplane-runtime's
-// own bookkeeping does, and the reconciler's backoff holds.
-const AnnotationRefusedCreate = "coder.crossplane.io/refused-create"
+// create attempt that certainly wrote nothing (managedkind.AnnotationRefusedCreate).
+const AnnotationRefusedCreate = managedkind.AnnotationRefusedCreate
 
 // ReasonAdoptedUncertainCreate is the event reason when a provider that an
 // earlier create attempt wrote, although its response was lost, becomes this
@@ -78,7 +74,6 @@ const (
 	errCannotPutBack    = "cannot make the provider in Coder match the spec"
 	errSetupKind        = "cannot set up AIProvider controller"
 	errNoFingerprintKey = "cannot set up AIProvider controller: no fingerprint key"
-	errKindNotScheme    = "kind is not registered"
 	errFmtNameTaken     = "the name %q is taken in Coder by provider %s, created %s, which this resource did not create; it is not adopted: choose another spec.forProvider.name, or delete that provider in Coder"
 	errFmtCannotDate    = "cannot tell whether provider %q (%s) in Coder is the result of this resource's create attempt"
 	errFmtCreateTaken   = "cannot create AI provider: the name %q is taken in Coder by a provider this resource does not own; it is not adopted, and creating is retried with backoff"
@@ -313,23 +308,13 @@ func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCrea
 }
 
 // MarkRefused records that the pending create attempt certainly wrote
-// nothing. The reconciler persists it with its own annotations.
-func MarkRefused(mg resource.Managed) {
-	meta.AddAnnotations(mg, map[string]string{AnnotationRefusedCreate: mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending]})
-}
+// nothing (managedkind.MarkRefused).
+func MarkRefused(mg resource.Managed) { managedkind.MarkRefused(mg) }
 
 // UncertainAttempt is when the last create attempt whose outcome is unknown
-// was made, from the object's annotations; zero when there is none.
+// was made (managedkind.UncertainAttempt).
 func UncertainAttempt(annotations map[string]string) time.Time {
-	pending := annotations[meta.AnnotationKeyExternalCreatePending]
-	if pending == "" || annotations[AnnotationRefusedCreate] == pending {
-		return time.Time{}
-	}
-	t, err := time.Parse(time.RFC3339, pending)
-	if err != nil {
-		return time.Time{}
-	}
-	return t
+	return managedkind.UncertainAttempt(annotations)
 }
 
 // Update sends the one PATCH that puts back what Observe found different.

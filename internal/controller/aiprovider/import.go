@@ -87,5 +87,5 @@ func (e *external) takenByAnother(ctx context.Context, p Resource, got codersdk.
 	if owned != nil || err != nil {
 		return owned, err
 	}
-	return e.records.PendingCreateByAnother(ctx, p, got.Name, e.origin)
+	return e.records.PendingCreateByAnother(ctx, p, e.kind, got.Name, e.origin)
 }

@@ -213,7 +213,7 @@ func TestPendingCreateOfNamesOnlyAnotherResourcesLostCreateOfThatName(t *testing
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			_, got := deletion.PendingCreateOf(testUID, tc.name, tc.recs, deletion.Origin{})
+			_, got := deletion.PendingCreateOf(deletion.KindProvider, testUID, tc.name, tc.recs, deletion.Origin{})
 			if got != tc.want {
 				t.Errorf("%s\nPendingCreateOf(%q) = %t, want %t", tc.reason, tc.name, got, tc.want)
 			}

@@ -17,62 +17,19 @@ limitations under the License.
 package aiprovider
 
 import (
-	"context"
-
-	"github.com/crossplane-contrib/provider-coder/internal/index"
-
-	corev1 "k8s.io/api/core/v1"
-	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
+	"github.com/crossplane-contrib/provider-coder/internal/index"
 )
 
-func secretObject() client.Object { return &corev1.Secret{} }
+func secretObject() client.Object { return managedkind.SecretObject() }
 
 // readersOfSecret enqueues the AIProviders of kind gvk that read a Secret
-// when it changes, so a rotated key reaches Coder before the next poll. A
-// failed list enqueues nothing: the next poll catches up.
+// when it changes, so a rotated key reaches Coder before the next poll.
 func readersOfSecret(kube client.Reader, s *runtime.Scheme, gvk schema.GroupVersionKind) (handler.EventHandler, error) {
-	listGVK := gvk.GroupVersion().WithKind(gvk.Kind + "List")
-	if _, err := newList(s, listGVK); err != nil {
-		return nil, err
-	}
-	return handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, secret client.Object) []reconcile.Request {
-		l, err := newList(s, listGVK)
-		if err != nil {
-			return nil
-		}
-		if err := kube.List(ctx, l, client.MatchingFields{index.AIProviderSecrets: secret.GetNamespace() + "/" + secret.GetName()}); err != nil {
-			return nil
-		}
-		items, err := apimeta.ExtractList(l)
-		if err != nil {
-			return nil
-		}
-		out := make([]reconcile.Request, 0, len(items))
-		for _, it := range items {
-			if o, ok := it.(client.Object); ok {
-				out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: o.GetName()}})
-			}
-		}
-		return out
-	}), nil
-}
-
-func newList(s *runtime.Scheme, gvk schema.GroupVersionKind) (client.ObjectList, error) {
-	o, err := s.New(gvk)
-	if err != nil {
-		return nil, errors.Wrap(err, errKindNotScheme)
-	}
-	l, ok := o.(client.ObjectList)
-	if !ok {
-		return nil, errors.Errorf("%s is not a list", gvk)
-	}
-	return l, nil
+	return managedkind.ReadersOfSecret(kube, s, gvk, index.AIProviderSecrets)
 }

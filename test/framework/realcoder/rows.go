@@ -107,3 +107,48 @@ func (c *Coder) CountRows(ctx context.Context) (keys, providers int, err error) 
 	}
 	return keys, providers, nil
 }
+
+// MCPServerRow is a row of mcp_server_configs, secrets included: the
+// harness's Coder runs without database encryption, so they are stored as
+// sent.
+type MCPServerRow struct {
+	ID                 uuid.UUID
+	Slug               string
+	DisplayName        string
+	URL                string
+	AuthType           string
+	OAuth2ClientSecret string
+	APIKeyHeader       string
+	APIKeyValue        string
+	// CustomHeaders is the stored JSON object of header names and values.
+	CustomHeaders string
+	// ToolAllowList and ToolDenyList are stored JSON arrays.
+	ToolAllowList string
+	ToolDenyList  string
+	Enabled       bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// MCPServers reads the MCP server configs in creation order (Coder deletes
+// them for good).
+func (c *Coder) MCPServers(ctx context.Context) ([]MCPServerRow, error) {
+	rows, err := c.Postgres.DB.QueryContext(ctx,
+		`SELECT id, slug, display_name, url, auth_type, oauth2_client_secret, api_key_header, api_key_value, custom_headers,
+		        array_to_json(tool_allow_list)::text, array_to_json(tool_deny_list)::text, enabled, created_at, updated_at
+		 FROM mcp_server_configs ORDER BY created_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read mcp_server_configs: %w", err)
+	}
+	defer func() { _ = rows.Close() }()
+	var out []MCPServerRow
+	for rows.Next() {
+		var m MCPServerRow
+		if err := rows.Scan(&m.ID, &m.Slug, &m.DisplayName, &m.URL, &m.AuthType, &m.OAuth2ClientSecret, &m.APIKeyHeader,
+			&m.APIKeyValue, &m.CustomHeaders, &m.ToolAllowList, &m.ToolDenyList, &m.Enabled, &m.CreatedAt, &m.UpdatedAt); err != nil {
+			return nil, fmt.Errorf("cannot read mcp_server_configs: %w", err)
+		}
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

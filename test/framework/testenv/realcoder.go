@@ -19,6 +19,7 @@ package testenv
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -90,6 +91,15 @@ func RealCoder(t *testing.T) Coder {
 		t.Fatalf("cannot start the real Coder: %v", s.err)
 	}
 	return realCoder{s.c}
+}
+
+// StartedRealCoder returns the shared real Coder when a scenario started
+// it, for the scans after the scenarios.
+func StartedRealCoder() (Coder, bool) {
+	if c := sharedRealCoder.c; c != nil {
+		return realCoder{c}, true
+	}
+	return nil, false
 }
 
 // StopRealCoder stops the shared real Coder, if a scenario started it.
@@ -169,6 +179,36 @@ func (r realCoder) Now() time.Time { return time.Now() }
 // Heartbeat is what a gateway replica does; the harness runs none against
 // the real Coder.
 func (r realCoder) Heartbeat(uuid.UUID, time.Time) error { return errNoFaults }
+
+// MCPServers are the real Coder's MCP server configs as the fake's rows,
+// secrets included (read from its database).
+func (r realCoder) MCPServers() []fakecoder.MCPServerRow {
+	rows, err := r.c.MCPServers(context.Background())
+	if err != nil {
+		panic(err)
+	}
+	out := make([]fakecoder.MCPServerRow, 0, len(rows))
+	for _, m := range rows {
+		row := fakecoder.MCPServerRow{
+			ID: m.ID, Slug: m.Slug, DisplayName: m.DisplayName, URL: m.URL, AuthType: m.AuthType,
+			OAuth2ClientSecret: m.OAuth2ClientSecret, APIKeyHeader: m.APIKeyHeader, APIKeyValue: m.APIKeyValue,
+			Enabled: m.Enabled, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt,
+		}
+		for _, f := range []struct {
+			raw string
+			to  any
+		}{{m.CustomHeaders, &row.CustomHeaders}, {m.ToolAllowList, &row.ToolAllowList}, {m.ToolDenyList, &row.ToolDenyList}} {
+			if err := json.Unmarshal([]byte(f.raw), f.to); err != nil {
+				panic(err)
+			}
+		}
+		if len(row.CustomHeaders) == 0 {
+			row.CustomHeaders = nil
+		}
+		out = append(out, row)
+	}
+	return out
+}
 
 // hashedSecret returns the SHA-256 Coder stored for the key with the id.
 func (r realCoder) hashedSecret(id string) ([]byte, bool) {

@@ -311,6 +311,7 @@ func TestFakeHonoursCoderContract(t *testing.T) {
 		run(t, licensedKeysContract)
 	})
 	run(t, providersContract)
+	run(t, mcpContract)
 	run(t, envSeedContract)
 	run(t, keyLimitContract)
 	t.Run("licensed AI budgets", func(t *testing.T) {

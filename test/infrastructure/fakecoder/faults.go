@@ -267,7 +267,7 @@ func (s *Server) drip(w http.ResponseWriter, r *http.Request, answer *httptest.R
 }
 
 // createEndpoints are the endpoints that create an object.
-var createEndpoints = []string{EndpointKeysCreate, EndpointProvidersCreate}
+var createEndpoints = []string{EndpointKeysCreate, EndpointProvidersCreate, EndpointMCPServerCreate}
 
 // answerOtherID runs a create and answers its success with another
 // object's id in place of the created one's.
@@ -297,13 +297,20 @@ func (s *Server) answerOtherID(w http.ResponseWriter, r *http.Request, endpoint 
 func (s *Server) otherID(endpoint, created string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if endpoint == EndpointKeysCreate {
+	switch endpoint {
+	case EndpointKeysCreate:
 		for _, k := range s.keys {
 			if k.ID.String() != created {
 				return k.ID.String()
 			}
 		}
-	} else {
+	case EndpointMCPServerCreate:
+		for _, m := range s.mcpServers {
+			if m.ID.String() != created {
+				return m.ID.String()
+			}
+		}
+	default:
 		for _, p := range s.providers {
 			if p.ID.String() != created && !p.Deleted {
 				return p.ID.String()

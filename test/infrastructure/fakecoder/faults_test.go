@@ -474,7 +474,7 @@ func TestAnswerOtherIDWritesTheObjectAndAnswersWithAnothersID(t *testing.T) {
 		t.Errorf("the provider create answered id %s name %q, want the victim's id %s and the name asked for", p.ID, p.Name, victimProvider.ID)
 	}
 	for _, e := range Endpoints() {
-		isCreate := e == EndpointKeysCreate || e == EndpointProvidersCreate
+		isCreate := e == EndpointKeysCreate || e == EndpointProvidersCreate || e == EndpointMCPServerCreate
 		if err := s.SetFault(e, Fault{AnswerOtherID: true}); (err == nil) != isCreate {
 			t.Errorf("SetFault(%q, answer-other-id) = %v, want accepted only on a create endpoint", e, err)
 		}

@@ -63,6 +63,7 @@ func (s *Server) routes() *http.ServeMux {
 	// feature's 403 comes before the gateway key's 401 (serve.go).
 	handle(EndpointServe, s.requireAIGateway(http.HandlerFunc(s.serveGateway)))
 	s.budgetRoutes(handle)
+	s.mcpRoutes(handle)
 	s.envRoutes(handle)
 
 	mux.Handle("/api/v2/", http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {

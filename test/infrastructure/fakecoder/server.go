@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -65,7 +66,7 @@ func Endpoints() []string {
 		EndpointProvidersList, EndpointProvidersCreate,
 		EndpointProviderGet, EndpointProviderUpdate, EndpointProviderDelete,
 		EndpointServe, EndpointDeploymentConfig, EndpointAuthCheck,
-	}, budgetEndpoints...)
+	}, append(slices.Clone(budgetEndpoints), mcpEndpoints...)...)
 }
 
 // ErrNotFound is returned by the Go API when a row does not exist.
@@ -135,12 +136,13 @@ type Server struct {
 	// aiGatewayEnabled is CODER_AI_GATEWAY_ENABLED; it counts only while
 	// licensed (aiGatewayLocked).
 	aiGatewayEnabled bool
-	keys             []*KeyRow      // in creation order; deleted keys are removed
-	keyLog           []KeyLifetime  // every key ever created, for tests to read
-	issued           []string       // every plaintext ever returned, for the secret scans
-	providers        []*ProviderRow // in creation order; soft-deleted rows stay
-	envProviders     []EnvProvider  // the AI providers env vars seed (envseed.go)
-	dir              directory      // users, groups, AI budgets (directory.go)
+	keys             []*KeyRow       // in creation order; deleted keys are removed
+	keyLog           []KeyLifetime   // every key ever created, for tests to read
+	issued           []string        // every plaintext ever returned, for the secret scans
+	providers        []*ProviderRow  // in creation order; soft-deleted rows stay
+	mcpServers       []*MCPServerRow // in creation order; deleted rows are removed
+	envProviders     []EnvProvider   // the AI providers env vars seed (envseed.go)
+	dir              directory       // users, groups, AI budgets (directory.go)
 	faults           map[string]*Fault
 	// mimic are the ids the next created keys and providers take
 	// (Mimic): a hostile server's.
@@ -443,6 +445,7 @@ func (s *Server) Reset() {
 	s.keys = nil
 	s.keyLog = nil
 	s.providers = nil
+	s.mcpServers = nil
 	s.dir = newDirectory(s.user)
 	s.faults = map[string]*Fault{}
 	s.counts = map[string]int{}

@@ -47,6 +47,15 @@ func (l *GroupAIBudgetList) GetItems() []resource.Managed {
 	return items
 }
 
+// GetItems of this MCPServerList.
+func (l *MCPServerList) GetItems() []resource.Managed {
+	items := make([]resource.Managed, len(l.Items))
+	for i := range l.Items {
+		items[i] = &l.Items[i]
+	}
+	return items
+}
+
 // GetItems of this UserAIBudgetOverrideList.
 func (l *UserAIBudgetOverrideList) GetItems() []resource.Managed {
 	items := make([]resource.Managed, len(l.Items))
