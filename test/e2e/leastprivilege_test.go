@@ -264,7 +264,8 @@ func TestLeastPrivilegeGuideRunsOnTheRealCoder(t *testing.T) {
 		env.Get(t, p)
 		got := p.GetCondition(xpv2.TypeSynced)
 		// The page shows this message.
-		return strings.HasPrefix(got.Message, "observe failed: cannot get AI provider: GET /api/v2/ai/providers/{idOrName}: 403 Forbidden: "+
+		return strings.HasPrefix(got.Message, "observe failed: cannot read whether what the cleanup record aiprovider-"+string(p.GetUID())+" names is gone from Coder; "+
+			"the resource goes only once it is: GET /api/v2/ai/providers/{idOrName}: 403 Forbidden: "+
 			"the token's user lacks the Coder permission ai_provider:read (Coder's Owner role has it; see docs/how-to/least-privilege.md): Forbidden."), got.Message
 	})
 	if !env.Get(t, p) || len(providersNamed(c, *p.Spec.ForProvider.Name)) != 1 {
