@@ -54,10 +54,10 @@ var budgetMutations = []Mutation{
 		// A cache behind the record of the last PUT makes that PUT look
 		// like someone else's change, put back on every poll.
 		Name: "budget-stale-cache-taken-for-drift",
-		File: "internal/controller/groupaibudget/groupaibudget.go",
-		Old:  "l.Recorded, l.Ours, err = e.ours(ctx, b, id, got, present, e.records.Fresh)",
-		New:  "l.Recorded, l.Ours, err = e.ours(ctx, b, id, got, present, e.records.Of)",
-		Pkgs: []string{"./internal/controller/groupaibudget/"},
+		File: "internal/controller/aibudget/external.go",
+		Old:  "l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Fresh)",
+		New:  "l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Of)",
+		Pkgs: []string{"./internal/controller/aibudget/"},
 		Run:  "^TestObserveTakesItsOwnLastPutForNoChangeWhenTheCacheLags$",
 	},
 	{
@@ -81,10 +81,10 @@ var budgetMutations = []Mutation{
 	{
 		// A user outside the group is retried silently.
 		Name: "override-not-member-unreported",
-		File: "internal/controller/useraibudgetoverride/write.go",
+		File: "internal/controller/aibudget/override.go",
 		Old:  "\tif coder.IsNotGroupMember(err) {\n",
 		New:  "\tif false && coder.IsNotGroupMember(err) {\n",
-		Pkgs: []string{"./internal/controller/useraibudgetoverride/"},
+		Pkgs: []string{"./internal/controller/aibudget/"},
 		Run:  "^TestAnOverrideOfAUserOutsideTheGroupSaysSo$",
 	},
 	{

@@ -34,14 +34,13 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/credentials"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/mcpserver"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/useraibudgetoverride"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
 	"github.com/crossplane-contrib/provider-coder/internal/fingerprintkey"
@@ -148,12 +147,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		}
 	}
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.GroupAIBudgetGroupVersionKind, clusteraiv1alpha1.GroupAIBudgetGroupVersionKind} {
-		if err := groupaibudget.Setup(mgr, gvk, kinds); err != nil {
+		if err := aibudget.SetupGroupAIBudget(mgr, gvk, kinds); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}
 	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.UserAIBudgetOverrideGroupVersionKind, clusteraiv1alpha1.UserAIBudgetOverrideGroupVersionKind} {
-		if err := useraibudgetoverride.Setup(mgr, gvk, kinds); err != nil {
+		if err := aibudget.SetupUserAIBudgetOverride(mgr, gvk, kinds); err != nil {
 			return errors.Wrapf(err, "cannot set up %s", gvk)
 		}
 	}

@@ -59,8 +59,7 @@ var reasonFamilies = map[string]string{
 	// RetiringKeyInUse, on AI Gateway keys.
 	"internal/controller/aigatewaykey": familyManaged,
 	// Why an AI budget or override is refused.
-	"internal/controller/groupaibudget":        familyManaged,
-	"internal/controller/useraibudgetoverride": familyManaged,
+	"internal/controller/aibudget": familyManaged,
 	// SpendWarning, on AI budgets and overrides.
 	"internal/spendwarning": familyManaged,
 }

@@ -24,8 +24,7 @@ import (
 
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/useraibudgetoverride"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/spendwarning"
 )
 
@@ -38,13 +37,13 @@ func init() {
 		reason   xpv2.ConditionReason
 		msg      string
 	}{
-		"budget-exists":           {false, groupaibudget.ReasonBudgetExists, "group 6f1c already has a budget of 5000000 micros in Coder that this resource did not set: set the external name to the group id to import it"},
-		"budget-not-licensed":     {false, groupaibudget.ReasonNotLicensed, "Coder refused: its licence lacks the Template RBAC feature"},
-		"budget-forbidden":        {false, groupaibudget.ReasonForbidden, "Coder refused: the token's user may not manage this group"},
-		"budget-group-not-found":  {false, groupaibudget.ReasonGroupNotFound, "no group ml in Coder's organization coder"},
-		"override-exists":         {true, useraibudgetoverride.ReasonOverrideExists, "user alice already has an override in Coder that this resource did not set"},
-		"override-user-not-found": {true, useraibudgetoverride.ReasonUserNotFound, "no user alice in Coder"},
-		"override-not-member":     {true, useraibudgetoverride.ReasonUserNotGroupMember, "user alice is not a member of group ml"},
+		"budget-exists":           {false, aibudget.ReasonBudgetExists, "group 6f1c already has a budget of 5000000 micros in Coder that this resource did not set: set the external name to the group id to import it"},
+		"budget-not-licensed":     {false, aibudget.ReasonNotLicensed, "Coder refused: its licence lacks the Template RBAC feature"},
+		"budget-forbidden":        {false, aibudget.ReasonForbidden, "Coder refused: the token's user may not manage this group"},
+		"budget-group-not-found":  {false, aibudget.ReasonGroupNotFound, "no group ml in Coder's organization coder"},
+		"override-exists":         {true, aibudget.ReasonOverrideExists, "user alice already has an override in Coder that this resource did not set"},
+		"override-user-not-found": {true, aibudget.ReasonUserNotFound, "no user alice in Coder"},
+		"override-not-member":     {true, aibudget.ReasonUserNotGroupMember, "user alice is not a member of group ml"},
 	} {
 		managedStates[name] = managedState{
 			set: func(mg resource.Managed) {

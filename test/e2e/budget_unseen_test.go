@@ -30,7 +30,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aibudget"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -64,7 +64,7 @@ func TestGroupAIBudgetWhoseGroupTheTokenCannotSeeIsNotTakenForDeleted(t *testing
 		says := func(c xpv2.Condition) bool {
 			return strings.Contains(c.Message, g.ID.String()) && strings.Contains(c.Message, "may not read")
 		}
-		return (ready.Reason == groupaibudget.ReasonNotVisible && says(ready)) || says(synced),
+		return (ready.Reason == aibudget.ReasonNotVisible && says(ready)) || says(synced),
 			fmt.Sprintf("Ready %s %s: %s; Synced %s: %s", ready.Status, ready.Reason, ready.Message, synced.Status, synced.Message)
 	})
 	// It keeps waiting while its ProviderConfig stands.

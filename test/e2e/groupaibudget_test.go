@@ -43,7 +43,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/groupaibudget"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
@@ -243,7 +243,7 @@ func TestGroupAIBudgetRefusesABudgetItDidNotSetUntilImported(t *testing.T) {
 	testenv.Eventually(t, testenv.WaitLong, "Ready False with reason BudgetExists", func() (bool, string) {
 		env.Get(t, b)
 		c := b.GetCondition(xpv2.TypeReady)
-		return c.Reason == groupaibudget.ReasonBudgetExists && strings.Contains(c.Message, g.ID.String()), fmt.Sprintf("Ready %s %s: %s", c.Status, c.Reason, c.Message)
+		return c.Reason == aibudget.ReasonBudgetExists && strings.Contains(c.Message, g.ID.String()), fmt.Sprintf("Ready %s %s: %s", c.Status, c.Reason, c.Message)
 	})
 	if got, _ := budgetLimit(s, g.ID); got != 3_000_000 {
 		t.Fatalf("the refused resource changed the budget in Coder to %d", got)
@@ -274,7 +274,7 @@ func TestGroupAIBudgetOnAnUnlicensedCoderSaysSo(t *testing.T) {
 	testenv.Eventually(t, testenv.WaitLong, "Ready False with reason NotLicensed", func() (bool, string) {
 		env.Get(t, b)
 		c := b.GetCondition(xpv2.TypeReady)
-		return c.Reason == groupaibudget.ReasonNotLicensed && strings.Contains(c.Message, "licen"), fmt.Sprintf("Ready %s %s: %s", c.Status, c.Reason, c.Message)
+		return c.Reason == aibudget.ReasonNotLicensed && strings.Contains(c.Message, "licen"), fmt.Sprintf("Ready %s %s: %s", c.Status, c.Reason, c.Message)
 	})
 	before := releasedWithoutDelete(t, kindGroupBudget)
 	env.Delete(t, b)
@@ -350,7 +350,7 @@ func TestTwoGroupAIBudgetsOfOneGroupLeaveOneOwner(t *testing.T) {
 		}
 		refused := other.GetCondition(xpv2.TypeReady)
 		ok := owner.GetCondition(xpv2.TypeReady).Status == corev1.ConditionTrue && refused.Status == corev1.ConditionFalse &&
-			(refused.Reason == groupaibudget.ReasonBudgetExists || strings.Contains(refused.Message, "is owned by"))
+			(refused.Reason == aibudget.ReasonBudgetExists || strings.Contains(refused.Message, "is owned by"))
 		return ok, fmt.Sprintf("a: %s %s %q; b: %s %s %q", ra.Status, ra.Reason, ra.Message, rb.Status, rb.Reason, rb.Message)
 	})
 	want := *owner.Spec.ForProvider.SpendLimitMicros
@@ -388,7 +388,7 @@ func TestGroupAIBudgetOnTheRealUnlicensedCoderSaysSo(t *testing.T) {
 	testenv.Eventually(t, testenv.WaitLong, "Ready False with reason NotLicensed", func() (bool, string) {
 		env.Get(t, b)
 		c := b.GetCondition(xpv2.TypeReady)
-		return c.Reason == groupaibudget.ReasonNotLicensed && strings.Contains(c.Message, "licen"), fmt.Sprintf("Ready %s %s: %s", c.Status, c.Reason, c.Message)
+		return c.Reason == aibudget.ReasonNotLicensed && strings.Contains(c.Message, "licen"), fmt.Sprintf("Ready %s %s: %s", c.Status, c.Reason, c.Message)
 	})
 	before := releasedWithoutDelete(t, kindGroupBudget)
 	env.Delete(t, b)

@@ -30,7 +30,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/useraibudgetoverride"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aibudget"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 )
 
@@ -91,7 +91,7 @@ func TestUserAIBudgetOverrideFollowsItsUsersMembership(t *testing.T) {
 	testenv.Eventually(t, testenv.WaitLong, "Ready False with reason UserNotGroupMember and member false", func() (bool, string) {
 		env.Get(t, o)
 		c := o.GetCondition(xpv2.TypeReady)
-		return c.Reason == useraibudgetoverride.ReasonUserNotGroupMember && !o.Status.AtProvider.Member, fmt.Sprintf("Ready %s %s: %s; member %t", c.Status, c.Reason, c.Message, o.Status.AtProvider.Member)
+		return c.Reason == aibudget.ReasonUserNotGroupMember && !o.Status.AtProvider.Member, fmt.Sprintf("Ready %s %s: %s; member %t", c.Status, c.Reason, c.Message, o.Status.AtProvider.Member)
 	})
 
 	env.Delete(t, o)

@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package useraibudgetoverride
+package aibudget
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func TestAnOverrideOfAUserOutsideTheGroupSaysSo(t *testing.T) {
 	rec.Spec.Kind = deletion.KindUserOverride
 	rec.Status = clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: u.ID.String(), CoderUpdatedAt: "2026-01-01T00:00:00Z"}
 	kube := fixture.Kube(t, rec).Build()
-	e := &external{coder: cl, kind: aiv1alpha1.UserAIBudgetOverrideKind, record: event.NewNopRecorder(),
+	e := &external[Override]{kind: userOverride{}, coder: cl, name: aiv1alpha1.UserAIBudgetOverrideKind, record: event.NewNopRecorder(),
 		records: deletion.NewStore(kube, fixture.Scheme(t), nil)}
 
 	// The override this resource wrote is gone: Coder dropped it when the

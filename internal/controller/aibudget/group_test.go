@@ -14,7 +14,7 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package groupaibudget
+package aibudget
 
 import (
 	"context"
@@ -87,7 +87,7 @@ func TestObserveTakesItsOwnLastPutForNoChangeWhenTheCacheLags(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			cache := fixture.Kube(t, budgetRecord(b, g.ID.String(), tc.cached)).Build()
 			api := fixture.Kube(t, budgetRecord(b, g.ID.String(), tc.fresh)).Build()
-			e := &external{coder: cl, kind: aiv1alpha1.GroupAIBudgetKind, record: event.NewNopRecorder(),
+			e := &external[Budget]{kind: groupBudget{}, coder: cl, name: aiv1alpha1.GroupAIBudgetKind, record: event.NewNopRecorder(),
 				records: deletion.NewStore(cache, fixture.Scheme(t), nil).WithReader(api)}
 			got, err := e.Observe(ctx, b.DeepCopy())
 			if err != nil {
