@@ -259,6 +259,19 @@ func (e *external[R]) put(ctx context.Context, r R) error {
 
 func (e *external[R]) Disconnect(context.Context) error { return nil }
 
+// named is r's external name, the id of its group or user; "" before its
+// first write.
+func named(r Resource, errInvalid string) (string, error) {
+	id := meta.GetExternalName(r)
+	if id == "" {
+		return "", nil
+	}
+	if _, err := parseID(id, errInvalid); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
 // parseID parses a group or user id the resource names.
 func parseID(s, errInvalid string) (uuid.UUID, error) {
 	u, err := uuid.Parse(s)

@@ -25,7 +25,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
@@ -59,11 +58,8 @@ func (groupBudget) what() string { return "group's AI budget" }
 func (groupBudget) limit(b Budget) *int64 { return b.BudgetParameters().SpendLimitMicros }
 
 func (groupBudget) subject(ctx context.Context, c *coder.Client, b Budget) (string, error) {
-	if id := meta.GetExternalName(b); id != "" {
-		if _, err := uuid.Parse(id); err != nil {
-			return "", errors.New(errGroupID)
-		}
-		return id, nil
+	if id, err := named(b, errGroupID); id != "" || err != nil {
+		return id, err
 	}
 	p := b.BudgetParameters()
 	return groupOf(ctx, c, b, p.GroupID, p.GroupName, p.Organization)

@@ -25,7 +25,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
@@ -65,11 +64,8 @@ func (userOverride) what() string { return "user's AI budget override" }
 func (userOverride) limit(r Override) *int64 { return r.OverrideParameters().SpendLimitMicros }
 
 func (userOverride) subject(ctx context.Context, c *coder.Client, r Override) (string, error) {
-	if id := meta.GetExternalName(r); id != "" {
-		if _, err := uuid.Parse(id); err != nil {
-			return "", errors.New(errUserID)
-		}
-		return id, nil
+	if id, err := named(r, errUserID); id != "" || err != nil {
+		return id, err
 	}
 	ident := r.OverrideParameters().User
 	if _, err := uuid.Parse(ident); err == nil {
