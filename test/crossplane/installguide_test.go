@@ -73,7 +73,10 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 		t.Fatalf("%s does not install %s/provider-coder:%s, the release this test publishes (%v)", installGuide, publishedAs, version, err)
 	}
 
-	runPage(t, b, installGuide, path)
+	// A cluster that runs Crossplane may run functions already: the
+	// composition example's, whose pod the guide's first step must fix.
+	fn := installFunction(t, b, path)
+	dir := runPage(t, b, installGuide, path)
 	first := activeRevision(t, b.kube)
 	t.Run("one inactive revision is kept, as the upgrade guide says", func(t *testing.T) {
 		// crossplane xpkg install without -r sets 0, which keeps every revision.
@@ -177,6 +180,13 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 		}
 	})
 
+	t.Run("Crossplane's own pods pass restricted Pod Security admission, with the guide's chart values", func(t *testing.T) {
+		checkCrossplanePods(t, b, dir)
+	})
+	t.Run("a function's pod passes restricted Pod Security admission, with the guide's default runtime config", func(t *testing.T) {
+		checkFunctionPod(t, b, fn)
+	})
+
 	// The upgrade page: to the next release and back to the kept revision.
 	publish(t, nextVersion)
 	runPage(t, b, upgradeGuide, path)
@@ -220,8 +230,9 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 
 // runPage runs a page's shell and YAML blocks (not those marked skip) in
 // order, on b, with its package reference pointed at this test's registry,
-// and fails t at the first that fails.
-func runPage(t *testing.T, b *bed, page, path string) {
+// and fails t at the first that fails. They run in one directory, returned,
+// where a block marked file is saved under its name.
+func runPage(t *testing.T, b *bed, page, path string) string {
 	t.Helper()
 	text, err := os.ReadFile(filepath.Join(crds.RepoRoot(), page))
 	if err != nil {
@@ -231,8 +242,15 @@ func runPage(t *testing.T, b *bed, page, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	dir := t.TempDir()
 	ran := 0
 	for _, blk := range blocks {
+		if blk.Marker.Verb == docblocks.VerbFile {
+			if err := os.WriteFile(filepath.Join(dir, blk.Marker.Arg), []byte(blk.Text), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
 		if blk.Marker.Verb == docblocks.VerbSkip || (blk.Lang != "sh" && blk.Lang != "yaml") {
 			continue
 		}
@@ -244,7 +262,7 @@ func runPage(t *testing.T, b *bed, page, path string) {
 		} else {
 			cmd = exec.CommandContext(t.Context(), "bash", "-euo", "pipefail", "-c", blk.Text)
 		}
-		cmd.Dir = t.TempDir()
+		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "KUBECONFIG="+b.cp.KubeconfigPath, "PATH="+path+":"+os.Getenv("PATH"))
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -255,6 +273,7 @@ func runPage(t *testing.T, b *bed, page, path string) {
 	if ran == 0 {
 		t.Fatalf("%s: no block ran", page)
 	}
+	return dir
 }
 
 // activeRevision is the Provider's active revision.

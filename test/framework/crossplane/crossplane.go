@@ -136,6 +136,21 @@ func moduleDir() (string, error) {
 	return dir, nil
 }
 
+// Chart is the Helm chart of the Crossplane release the tests run, as its
+// Go module holds it (cluster/charts/crossplane), and that release's
+// version, for the image tag a render sets (the module's chart says 0.0.1).
+func Chart() (dir, version string, err error) {
+	src, err := moduleDir()
+	if err != nil {
+		return "", "", err
+	}
+	_, version, found := strings.Cut(filepath.Base(src), "@")
+	if !found {
+		return "", "", fmt.Errorf("the Crossplane module's directory %s names no version", src)
+	}
+	return filepath.Join(src, "cluster", "charts", "crossplane"), version, nil
+}
+
 // Crossplane is a running Crossplane core and RBAC manager.
 type Crossplane struct {
 	dir   string
