@@ -1,0 +1,230 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package activation
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+
+	"github.com/crossplane-contrib/provider-coder/apis"
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+)
+
+func kinds(names ...string) []string { return names }
+
+func TestExistingKeepsOnlyServedKindsInOrder(t *testing.T) {
+	all := apis.ManagedKinds()
+	cases := map[string]struct {
+		reason string
+		served map[schema.GroupVersionKind]bool
+		want   []string
+	}{
+		"NoneServed": {
+			reason: "a provider installed under a policy that activates nothing counts no kind",
+			want:   nil,
+		},
+		"NamespacedProvidersOnly": {
+			reason: "the policy of the SafeStart test: the namespaced AIProvider alone",
+			served: map[schema.GroupVersionKind]bool{namespacedaiv1alpha1.AIProviderGroupVersionKind: true},
+			want:   kinds("AIProvider.ai.coder.m.crossplane.io"),
+		},
+		"CleanupRecordIsNoManagedKind": {
+			reason: "the records are gated too, but nothing uses a ProviderConfig through them",
+			served: map[schema.GroupVersionKind]bool{CleanupRecord: true, namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind: true},
+			want:   kinds("AIGatewayKey.ai.coder.m.crossplane.io"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			for _, k := range Existing(all, func(gvk schema.GroupVersionKind) bool { return tc.served[gvk] }) {
+				got = append(got, k.GVK.GroupKind().String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nExisting(...): -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+	every := Existing(all, func(schema.GroupVersionKind) bool { return true })
+	if len(every) != len(all) {
+		t.Errorf("with every kind served, Existing keeps %d of %d kinds", len(every), len(all))
+	}
+}
+
+func TestCreateRefusedWhileCleanupRecordIsInactive(t *testing.T) {
+	cases := map[string]struct {
+		reason       string
+		pc           string
+		recordsExist bool
+		want         string
+	}{
+		"MayCreate": {
+			reason:       "records can be written and the ProviderConfig takes creates",
+			recordsExist: true,
+			want:         "",
+		},
+		"RecordsInactive": {
+			reason: "a create writes its record first: none without the kind",
+			want:   MsgRecordsInactive,
+		},
+		"ProviderConfigFirst": {
+			reason:       "the ProviderConfig's refusal says more about what to mend",
+			pc:           "the ProviderConfig is being deleted",
+			recordsExist: false,
+			want:         "the ProviderConfig is being deleted",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := CreateRefused(tc.pc, tc.recordsExist); got != tc.want {
+				t.Errorf("%s\nCreateRefused(%q, %t) = %q, want %q", tc.reason, tc.pc, tc.recordsExist, got, tc.want)
+			}
+		})
+	}
+}
+
+// waitExists waits, bounded, until k says gvk exists.
+func waitExists(t *testing.T, k *Kinds, gvk schema.GroupVersionKind) {
+	t.Helper()
+	// The gate runs what starts a kind in a goroutine of its own.
+	if err := wait.PollUntilContextTimeout(t.Context(), time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		return k.Exists(gvk), nil
+	}); err != nil {
+		t.Fatalf("%s does not exist 10s after its CRD was served: %v", gvk, err)
+	}
+}
+
+func TestAKindStartsWhenItsCRDIsServedAndNotBefore(t *testing.T) {
+	k := New(logging.NewNopLogger())
+	provider := namespacedaiv1alpha1.AIProviderGroupVersionKind
+	started := make(chan schema.GroupVersionKind, 2)
+	for _, gvk := range []schema.GroupVersionKind{provider, namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind} {
+		if err := k.OnServed(gvk, func() error { started <- gvk; return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k.Exists(provider) {
+		t.Fatal("AIProvider exists before its CRD is served")
+	}
+	k.Set(provider, true)
+	if got := <-started; got != provider {
+		t.Errorf("served AIProvider, started %s", got)
+	}
+	waitExists(t, k, provider)
+	if k.Exists(namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind) {
+		t.Error("AIGatewayKey exists, but only AIProvider's CRD is served")
+	}
+	select {
+	case got := <-started:
+		t.Errorf("%s started, but only AIProvider's CRD is served", got)
+	default:
+	}
+}
+
+func TestAKindThatFailsToStartStaysAbsent(t *testing.T) {
+	k := New(logging.NewNopLogger())
+	done := make(chan struct{})
+	if err := k.OnServed(CleanupRecord, func() error { defer close(done); return errors.New("boom") }); err != nil {
+		t.Fatal(err)
+	}
+	k.Set(CleanupRecord, true)
+	<-done
+	if k.Exists(CleanupRecord) {
+		t.Error("CleanupRecord exists though what serves it failed to start")
+	}
+}
+
+func TestAllStartsEveryKindAtOnce(t *testing.T) {
+	k := All(logging.NewNopLogger())
+	ran := false
+	if err := k.OnServed(CleanupRecord, func() error { ran = true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !ran || !k.Exists(CleanupRecord) || !k.Exists(namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind) {
+		t.Errorf("All: started %t, CleanupRecord exists %t; want every kind started and existing", ran, k.Exists(CleanupRecord))
+	}
+	var nilKinds *Kinds
+	if !nilKinds.Exists(CleanupRecord) {
+		t.Error("nil Kinds: CleanupRecord does not exist; nil gates nothing")
+	}
+}
+
+// noKind fails every read as a client whose API server does not serve
+// the kind would.
+type noKind struct{ client.Client }
+
+func (noKind) List(context.Context, client.ObjectList, ...client.ListOption) error {
+	return errors.New("no matches for kind")
+}
+
+func (noKind) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return errors.New("no matches for kind")
+}
+
+func TestReadsOfAnAbsentKindFindNothingAndOthersPassThrough(t *testing.T) {
+	k := New(logging.NewNopLogger())
+	c := k.Client(noKind{})
+	if err := c.List(context.Background(), &clusterv1alpha1.CleanupRecordList{Items: []clusterv1alpha1.CleanupRecord{{}}}); err != nil {
+		t.Errorf("List of an absent kind: %v, want an empty list", err)
+	}
+	l := &clusterv1alpha1.CleanupRecordList{Items: []clusterv1alpha1.CleanupRecord{{}}}
+	_ = c.List(context.Background(), l)
+	if len(l.Items) != 0 {
+		t.Errorf("List of an absent kind left %d items, want none", len(l.Items))
+	}
+	if err := k.Reader(noKind{}).Get(context.Background(), client.ObjectKey{Name: "r"}, &clusterv1alpha1.CleanupRecord{}); !kerrors.IsNotFound(err) {
+		t.Errorf("Get of an absent kind: %v, want not found", err)
+	}
+	if err := c.List(context.Background(), &namespacedaiv1alpha1.AIProviderList{}); err != nil {
+		t.Errorf("List of an absent managed kind: %v, want an empty list", err)
+	}
+
+	// Once started, a kind is read through.
+	s := runtime.NewScheme()
+	if err := apis.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(&clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: "r"}}).Build()
+	done := make(chan struct{})
+	if err := k.OnServed(CleanupRecord, func() error { close(done); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	k.Set(CleanupRecord, true)
+	<-done
+	waitExists(t, k, CleanupRecord)
+	got := &clusterv1alpha1.CleanupRecordList{}
+	if err := k.Client(kube).List(context.Background(), got); err != nil || len(got.Items) != 1 {
+		t.Errorf("List of a started kind: %d items, %v; want the one record", len(got.Items), err)
+	}
+	if err := k.Client(noKind{}).List(context.Background(), &clusterv1alpha1.CleanupRecordList{}); err == nil {
+		t.Error("List of a started kind did not reach the client")
+	}
+}
