@@ -27,10 +27,15 @@ limitations under the License.
 package activation
 
 import (
+	"context"
 	"sync"
+	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
@@ -46,23 +51,48 @@ var CleanupRecord = clusterv1alpha1.CleanupRecordGroupVersionKind
 // *Kinds, or one made by All, gates nothing: every kind exists and starts
 // at once.
 type Kinds struct {
-	gate gate.Gate[schema.GroupVersionKind]
-	log  logging.Logger
-	all  bool
+	gate   gate.Gate[schema.GroupVersionKind]
+	log    logging.Logger
+	mapper meta.RESTMapper
+	all    bool
 
 	mu      sync.RWMutex
 	started map[schema.GroupVersionKind]bool
 }
 
-// New returns Kinds that start each kind when Set says its CRD is served.
-func New(log logging.Logger) *Kinds {
-	return &Kinds{log: log, started: map[schema.GroupVersionKind]bool{}}
+// New returns Kinds that start each kind when Set says its CRD is served
+// and mapper maps it. A nil mapper is not asked.
+func New(log logging.Logger, mapper meta.RESTMapper) *Kinds {
+	return &Kinds{log: log, mapper: mapper, started: map[schema.GroupVersionKind]bool{}}
+}
+
+// mapped is how long a served kind may wait for the API server's discovery
+// to name it: it follows the CRD's Established condition, by a moment.
+var mapped = wait.Backoff{Duration: 100 * time.Millisecond, Factor: 2, Cap: 5 * time.Second, Steps: 30}
+
+// waitMapped waits, bounded by mapped, until the mapper maps gvk. The CRD
+// gate opens when the CRD is Established, and the API server's discovery,
+// which the manager's REST mapper reads, may not name the kind yet: a
+// start then would fail on "no matches for kind".
+func (k *Kinds) waitMapped(gvk schema.GroupVersionKind) error {
+	if k.mapper == nil {
+		return nil
+	}
+	var last error
+	err := wait.ExponentialBackoffWithContext(context.Background(), mapped, func(context.Context) (bool, error) {
+		_, last = k.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+		return last == nil, nil
+	})
+	if err != nil {
+		return errors.Wrapf(last, "the API server does not serve the kind although its CRD is established")
+	}
+	return nil
 }
 
 // All returns Kinds where every kind exists and starts at once: for a
 // provider that may not watch CRDs, which then runs as before SafeStart.
 func All(log logging.Logger) *Kinds {
-	k := New(log)
+	k := New(log, nil)
 	k.all = true
 	return k
 }
@@ -88,7 +118,11 @@ func (k *Kinds) OnServed(gvk schema.GroupVersionKind, start func() error) error 
 		return start()
 	}
 	k.Register(func() {
-		if err := start(); err != nil {
+		err := k.waitMapped(gvk)
+		if err == nil {
+			err = start()
+		}
+		if err != nil {
 			k.log.Info("Cannot start what serves a kind whose CRD is served; the provider treats the kind as inactive", "kind", gvk.String(), "error", err)
 			return
 		}

@@ -18,11 +18,13 @@ package activation
 
 import (
 	"context"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -123,7 +125,7 @@ func waitExists(t *testing.T, k *Kinds, gvk schema.GroupVersionKind) {
 }
 
 func TestAKindStartsWhenItsCRDIsServedAndNotBefore(t *testing.T) {
-	k := New(logging.NewNopLogger())
+	k := New(logging.NewNopLogger(), nil)
 	provider := namespacedaiv1alpha1.AIProviderGroupVersionKind
 	started := make(chan schema.GroupVersionKind, 2)
 	for _, gvk := range []schema.GroupVersionKind{provider, namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind} {
@@ -150,7 +152,7 @@ func TestAKindStartsWhenItsCRDIsServedAndNotBefore(t *testing.T) {
 }
 
 func TestAKindThatFailsToStartStaysAbsent(t *testing.T) {
-	k := New(logging.NewNopLogger())
+	k := New(logging.NewNopLogger(), nil)
 	done := make(chan struct{})
 	if err := k.OnServed(CleanupRecord, func() error { defer close(done); return errors.New("boom") }); err != nil {
 		t.Fatal(err)
@@ -190,7 +192,7 @@ func (noKind) Get(context.Context, client.ObjectKey, client.Object, ...client.Ge
 }
 
 func TestReadsOfAnAbsentKindFindNothingAndOthersPassThrough(t *testing.T) {
-	k := New(logging.NewNopLogger())
+	k := New(logging.NewNopLogger(), nil)
 	c := k.Client(noKind{})
 	if err := c.List(context.Background(), &clusterv1alpha1.CleanupRecordList{Items: []clusterv1alpha1.CleanupRecord{{}}}); err != nil {
 		t.Errorf("List of an absent kind: %v, want an empty list", err)
@@ -227,4 +229,41 @@ func TestReadsOfAnAbsentKindFindNothingAndOthersPassThrough(t *testing.T) {
 	if err := k.Client(noKind{}).List(context.Background(), &clusterv1alpha1.CleanupRecordList{}); err == nil {
 		t.Error("List of a started kind did not reach the client")
 	}
+}
+
+// lagging maps a kind only from its third question on, as the API server's
+// discovery names a kind a moment after its CRD is Established.
+type lagging struct {
+	meta.RESTMapper
+	mu    sync.Mutex
+	asked int
+}
+
+func (m *lagging) RESTMapping(gk schema.GroupKind, _ ...string) (*meta.RESTMapping, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.asked++
+	if m.asked < 3 {
+		return nil, &meta.NoKindMatchError{GroupKind: gk}
+	}
+	return &meta.RESTMapping{}, nil
+}
+
+func TestAServedKindStartsOnceDiscoveryMapsIt(t *testing.T) {
+	m := &lagging{}
+	k := New(logging.NewNopLogger(), m)
+	asked := make(chan int, 1)
+	if err := k.OnServed(CleanupRecord, func() error {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		asked <- m.asked
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	k.Set(CleanupRecord, true)
+	if got := <-asked; got != 3 {
+		t.Errorf("started after %d questions to the mapper, want after the third, the first that maps the kind", got)
+	}
+	waitExists(t, k, CleanupRecord)
 }
