@@ -28,12 +28,15 @@ package activation
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/gate"
@@ -54,6 +57,7 @@ type Kinds struct {
 	gate   gate.Gate[schema.GroupVersionKind]
 	log    logging.Logger
 	mapper meta.RESTMapper
+	crds   client.Reader
 	all    bool
 
 	mu      sync.RWMutex
@@ -61,9 +65,11 @@ type Kinds struct {
 }
 
 // New returns Kinds that start each kind when Set says its CRD is served
-// and mapper maps it. A nil mapper is not asked.
-func New(log logging.Logger, mapper meta.RESTMapper) *Kinds {
-	return &Kinds{log: log, mapper: mapper, started: map[schema.GroupVersionKind]bool{}}
+// and mapper maps it, and that read the CRDs from crds (the manager's
+// cache, which the CRD gate's watch fills) to tell a kind that is not
+// served from one not started yet. A nil mapper or crds is not asked.
+func New(log logging.Logger, mapper meta.RESTMapper, crds client.Reader) *Kinds {
+	return &Kinds{log: log, mapper: mapper, crds: crds, started: map[schema.GroupVersionKind]bool{}}
 }
 
 // mapped is how long a served kind may wait for the API server's discovery
@@ -92,7 +98,7 @@ func (k *Kinds) waitMapped(gvk schema.GroupVersionKind) error {
 // All returns Kinds where every kind exists and starts at once: for a
 // provider that may not watch CRDs, which then runs as before SafeStart.
 func All(log logging.Logger) *Kinds {
-	k := New(log, nil)
+	k := New(log, nil, nil)
 	k.all = true
 	return k
 }
@@ -147,6 +153,58 @@ func (k *Kinds) Exists(gvk schema.GroupVersionKind) bool {
 // Managed are the managed kinds that exist, in apis.ManagedKinds' order.
 func (k *Kinds) Managed() []apis.ManagedKind {
 	return Existing(apis.ManagedKinds(), k.Exists)
+}
+
+// Counted are the managed kinds whose resources count as a
+// ProviderConfig's dependents: those that exist. It fails while a managed
+// kind the API server serves has not started (the provider is starting, or
+// the kind was just activated): counting without it would miss its
+// resources, and a deleting ProviderConfig would let go of them.
+func (k *Kinds) Counted(ctx context.Context) ([]apis.ManagedKind, error) {
+	if k == nil || k.all || k.crds == nil {
+		return k.Managed(), nil
+	}
+	l := &apiextensionsv1.CustomResourceDefinitionList{}
+	if err := k.crds.List(ctx, l); err != nil {
+		return nil, errors.Wrap(err, "cannot list the CRDs that say which managed kinds exist")
+	}
+	var served []schema.GroupVersionKind
+	for i := range l.Items {
+		served = append(served, Served(&l.Items[i])...)
+	}
+	if p := Pending(apis.ManagedKinds(), served, k.Exists); len(p) > 0 {
+		return nil, errors.Errorf("cannot count the managed resources yet: the API server serves %s, whose controller has not started", p)
+	}
+	return k.Managed(), nil
+}
+
+// Served are the kinds a CRD serves: none while it is not Established, or
+// is being deleted (as crossplane-runtime's CRD gate decides).
+func Served(crd *apiextensionsv1.CustomResourceDefinition) []schema.GroupVersionKind {
+	if crd.GetDeletionTimestamp() != nil || !slices.ContainsFunc(crd.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
+		return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
+	}) {
+		return nil
+	}
+	var out []schema.GroupVersionKind
+	for _, v := range crd.Spec.Versions {
+		if v.Served {
+			out = append(out, schema.GroupVersionKind{Group: crd.Spec.Group, Version: v.Name, Kind: crd.Spec.Names.Kind})
+		}
+	}
+	return out
+}
+
+// Pending are the kinds of all that served names and that have not
+// started, in all's order.
+func Pending(all []apis.ManagedKind, served []schema.GroupVersionKind, started func(schema.GroupVersionKind) bool) []schema.GroupVersionKind {
+	var out []schema.GroupVersionKind
+	for _, k := range all {
+		if slices.Contains(served, k.GVK) && !started(k.GVK) {
+			out = append(out, k.GVK)
+		}
+	}
+	return out
 }
 
 // Existing are the kinds of all that exists says exist, in order.

@@ -18,11 +18,15 @@ package activation
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	corev1 "k8s.io/api/core/v1"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -125,7 +129,7 @@ func waitExists(t *testing.T, k *Kinds, gvk schema.GroupVersionKind) {
 }
 
 func TestAKindStartsWhenItsCRDIsServedAndNotBefore(t *testing.T) {
-	k := New(logging.NewNopLogger(), nil)
+	k := New(logging.NewNopLogger(), nil, nil)
 	provider := namespacedaiv1alpha1.AIProviderGroupVersionKind
 	started := make(chan schema.GroupVersionKind, 2)
 	for _, gvk := range []schema.GroupVersionKind{provider, namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind} {
@@ -152,7 +156,7 @@ func TestAKindStartsWhenItsCRDIsServedAndNotBefore(t *testing.T) {
 }
 
 func TestAKindThatFailsToStartStaysAbsent(t *testing.T) {
-	k := New(logging.NewNopLogger(), nil)
+	k := New(logging.NewNopLogger(), nil, nil)
 	done := make(chan struct{})
 	if err := k.OnServed(CleanupRecord, func() error { defer close(done); return errors.New("boom") }); err != nil {
 		t.Fatal(err)
@@ -179,55 +183,159 @@ func TestAllStartsEveryKindAtOnce(t *testing.T) {
 	}
 }
 
-// noKind fails every read as a client whose API server does not serve
-// the kind would.
-type noKind struct{ client.Client }
-
-func (noKind) List(context.Context, client.ObjectList, ...client.ListOption) error {
-	return errors.New("no matches for kind")
+// failing fails every read with err.
+type failing struct {
+	client.Client
+	err error
 }
 
-func (noKind) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
-	return errors.New("no matches for kind")
+func (f failing) List(context.Context, client.ObjectList, ...client.ListOption) error { return f.err }
+
+func (f failing) Get(context.Context, client.ObjectKey, client.Object, ...client.GetOption) error {
+	return f.err
 }
 
-func TestReadsOfAnAbsentKindFindNothingAndOthersPassThrough(t *testing.T) {
-	k := New(logging.NewNopLogger(), nil)
-	c := k.Client(noKind{})
-	if err := c.List(context.Background(), &clusterv1alpha1.CleanupRecordList{Items: []clusterv1alpha1.CleanupRecord{{}}}); err != nil {
-		t.Errorf("List of an absent kind: %v, want an empty list", err)
+func TestOnlyAKindTheAPIServerDoesNotServeReadsAsEmpty(t *testing.T) {
+	noKind := &meta.NoKindMatchError{GroupKind: CleanupRecord.GroupKind()}
+	down := errors.New("connection refused")
+	cases := map[string]struct {
+		reason    string
+		err       error
+		list      client.ObjectList
+		wantEmpty bool
+	}{
+		"GatedKindNotServed": {
+			reason:    "a kind without a CRD has no objects",
+			err:       noKind,
+			list:      &clusterv1alpha1.CleanupRecordList{Items: []clusterv1alpha1.CleanupRecord{{}}},
+			wantEmpty: true,
+		},
+		"GatedManagedKindNotServed": {
+			reason:    "a managed kind without a CRD has no resources",
+			err:       errors.Wrap(&meta.NoKindMatchError{GroupKind: namespacedaiv1alpha1.AIProviderGroupVersionKind.GroupKind()}, "cannot list"),
+			list:      &namespacedaiv1alpha1.AIProviderList{},
+			wantEmpty: true,
+		},
+		"GatedKindOtherError": {
+			reason: "an API server that does not answer says nothing about the kind: the error stays",
+			err:    down,
+			list:   &clusterv1alpha1.CleanupRecordList{},
+		},
+		"NotGated": {
+			reason: "only the gated kinds may be missing: another kind's missing type stays an error",
+			err:    noKind,
+			list:   &corev1.SecretList{},
+		},
 	}
-	l := &clusterv1alpha1.CleanupRecordList{Items: []clusterv1alpha1.CleanupRecord{{}}}
-	_ = c.List(context.Background(), l)
-	if len(l.Items) != 0 {
-		t.Errorf("List of an absent kind left %d items, want none", len(l.Items))
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := Client(failing{err: tc.err}).List(context.Background(), tc.list)
+			if tc.wantEmpty {
+				if err != nil || meta.LenList(tc.list) != 0 {
+					t.Errorf("%s\nList: %v with %d items, want an empty list", tc.reason, err, meta.LenList(tc.list))
+				}
+				return
+			}
+			if err == nil {
+				t.Errorf("%s\nList: no error, want %v", tc.reason, tc.err)
+			}
+		})
 	}
-	if err := k.Reader(noKind{}).Get(context.Background(), client.ObjectKey{Name: "r"}, &clusterv1alpha1.CleanupRecord{}); !kerrors.IsNotFound(err) {
-		t.Errorf("Get of an absent kind: %v, want not found", err)
-	}
-	if err := c.List(context.Background(), &namespacedaiv1alpha1.AIProviderList{}); err != nil {
-		t.Errorf("List of an absent managed kind: %v, want an empty list", err)
+	if err := Reader(failing{err: noKind}).Get(context.Background(), client.ObjectKey{Name: "r"}, &clusterv1alpha1.CleanupRecord{}); !kerrors.IsNotFound(err) {
+		t.Errorf("Get of a kind without a CRD: %v, want not found", err)
 	}
 
-	// Once started, a kind is read through.
+	// A served kind is read through, started or not.
 	s := runtime.NewScheme()
 	if err := apis.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(&clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: "r"}}).Build()
-	done := make(chan struct{})
-	if err := k.OnServed(CleanupRecord, func() error { close(done); return nil }); err != nil {
+	got := &clusterv1alpha1.CleanupRecordList{}
+	if err := Client(kube).List(context.Background(), got); err != nil || len(got.Items) != 1 {
+		t.Errorf("List of a served kind: %d items, %v; want the one record", len(got.Items), err)
+	}
+}
+
+func crd(group, kind string, established, served bool) *apiextensionsv1.CustomResourceDefinition {
+	c := &apiextensionsv1.CustomResourceDefinition{Spec: apiextensionsv1.CustomResourceDefinitionSpec{
+		Group: group, Names: apiextensionsv1.CustomResourceDefinitionNames{Kind: kind},
+		Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{Name: "v1alpha1", Served: served}},
+	}}
+	c.Name = strings.ToLower(kind) + "s." + group
+	if established {
+		c.Status.Conditions = []apiextensionsv1.CustomResourceDefinitionCondition{{Type: apiextensionsv1.Established, Status: apiextensionsv1.ConditionTrue}}
+	}
+	return c
+}
+
+func TestPendingAreServedKindsNotStarted(t *testing.T) {
+	key, provider := namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind, namespacedaiv1alpha1.AIProviderGroupVersionKind
+	cases := map[string]struct {
+		reason  string
+		crds    []*apiextensionsv1.CustomResourceDefinition
+		started []schema.GroupVersionKind
+		want    []schema.GroupVersionKind
+	}{
+		"ServedNotStarted": {
+			reason:  "the key's CRD is served and its controller not started yet: its resources cannot be counted",
+			crds:    []*apiextensionsv1.CustomResourceDefinition{crd(key.Group, key.Kind, true, true), crd(provider.Group, provider.Kind, true, true)},
+			started: []schema.GroupVersionKind{provider},
+			want:    []schema.GroupVersionKind{key},
+		},
+		"AllStarted": {
+			reason:  "every served kind started",
+			crds:    []*apiextensionsv1.CustomResourceDefinition{crd(provider.Group, provider.Kind, true, true)},
+			started: []schema.GroupVersionKind{provider},
+		},
+		"NotEstablished": {
+			reason: "a CRD not Established serves nothing yet",
+			crds:   []*apiextensionsv1.CustomResourceDefinition{crd(key.Group, key.Kind, false, true)},
+		},
+		"VersionNotServed": {
+			reason: "a version that is not served serves nothing",
+			crds:   []*apiextensionsv1.CustomResourceDefinition{crd(key.Group, key.Kind, true, false)},
+		},
+		"NotOurs": {
+			reason: "another provider's CRDs are not ours to wait for",
+			crds:   []*apiextensionsv1.CustomResourceDefinition{crd("example.org", "Widget", true, true)},
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			var served []schema.GroupVersionKind
+			for _, c := range tc.crds {
+				served = append(served, Served(c)...)
+			}
+			got := Pending(apis.ManagedKinds(), served, func(gvk schema.GroupVersionKind) bool { return slices.Contains(tc.started, gvk) })
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("%s\nPending: -want, +got:\n%s", tc.reason, diff)
+			}
+		})
+	}
+}
+
+func TestCountingWaitsForAServedKindToStart(t *testing.T) {
+	s := runtime.NewScheme()
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
-	k.Set(CleanupRecord, true)
-	<-done
-	waitExists(t, k, CleanupRecord)
-	got := &clusterv1alpha1.CleanupRecordList{}
-	if err := k.Client(kube).List(context.Background(), got); err != nil || len(got.Items) != 1 {
-		t.Errorf("List of a started kind: %d items, %v; want the one record", len(got.Items), err)
+	key := namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind
+	kube := fake.NewClientBuilder().WithScheme(s).WithObjects(crd(key.Group, key.Kind, true, true)).Build()
+	k := New(logging.NewNopLogger(), nil, kube)
+	if got, err := k.Counted(context.Background()); err == nil {
+		t.Errorf("Counted = %d kinds while the served AIGatewayKey has not started, want an error", len(got))
 	}
-	if err := k.Client(noKind{}).List(context.Background(), &clusterv1alpha1.CleanupRecordList{}); err == nil {
-		t.Error("List of a started kind did not reach the client")
+	done := make(chan struct{})
+	if err := k.OnServed(key, func() error { close(done); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	k.Set(key, true)
+	<-done
+	waitExists(t, k, key)
+	got, err := k.Counted(context.Background())
+	if err != nil || len(got) != 1 || got[0].GVK != key {
+		t.Errorf("Counted = %v, %v; want the started AIGatewayKey alone", got, err)
 	}
 }
 
@@ -251,7 +359,7 @@ func (m *lagging) RESTMapping(gk schema.GroupKind, _ ...string) (*meta.RESTMappi
 
 func TestAServedKindStartsOnceDiscoveryMapsIt(t *testing.T) {
 	m := &lagging{}
-	k := New(logging.NewNopLogger(), m)
+	k := New(logging.NewNopLogger(), m, nil)
 	asked := make(chan int, 1)
 	if err := k.OnServed(CleanupRecord, func() error {
 		m.mu.Lock()

@@ -44,47 +44,43 @@ var gated = sync.OnceValue(func() map[reflect.Type]schema.GroupVersionKind {
 	return m
 })
 
-// absent says whether o is of a gated kind that does not exist.
-func (k *Kinds) absent(o any) bool {
-	gvk, ok := gated()[reflect.TypeOf(o)]
-	return ok && !k.Exists(gvk)
+// notServed says whether err is the API server's (or the REST mapper's)
+// answer for o, of a gated kind, that it does not serve o's kind.
+func notServed(o any, err error) bool {
+	_, ok := gated()[reflect.TypeOf(o)]
+	return ok && meta.IsNoMatchError(err)
 }
 
-// Reader returns r, except that a gated kind that does not exist has no
-// objects: its lists are empty and its gets not found. A kind whose CRD is
-// not served has none, and reading it through r would fail on the kind.
-func (k *Kinds) Reader(r client.Reader) client.Reader {
-	if k == nil || k.all {
-		return r
-	}
-	return &reader{Reader: r, kinds: k}
-}
+// Reader returns r, except that a gated kind the API server does not serve
+// has no objects: its lists are empty and its gets not found, where r
+// fails on the kind. Only the API server's answer counts, never whether
+// the kind's controller started yet: a kind that is served but not started
+// still has its objects, and a sweep or a finalizer that took them for gone
+// would delete what they name in Coder.
+func Reader(r client.Reader) client.Reader { return &reader{Reader: r} }
 
 // Client returns c, reading as Reader does.
-func (k *Kinds) Client(c client.Client) client.Client {
-	if k == nil || k.all {
-		return c
-	}
-	return &kubeClient{Client: c, r: reader{Reader: c, kinds: k}}
+func Client(c client.Client) client.Client {
+	return &kubeClient{Client: c, r: reader{Reader: c}}
 }
 
-type reader struct {
-	client.Reader
-	kinds *Kinds
-}
+type reader struct{ client.Reader }
 
 func (r *reader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	if r.kinds.absent(obj) {
-		return kerrors.NewNotFound(schema.GroupResource{Group: gated()[reflect.TypeOf(obj)].Group}, key.Name)
+	err := r.Reader.Get(ctx, key, obj, opts...)
+	if notServed(obj, err) {
+		gvk := gated()[reflect.TypeOf(obj)]
+		return kerrors.NewNotFound(schema.GroupResource{Group: gvk.Group, Resource: gvk.Kind}, key.Name)
 	}
-	return r.Reader.Get(ctx, key, obj, opts...)
+	return err
 }
 
 func (r *reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if r.kinds.absent(list) {
+	err := r.Reader.List(ctx, list, opts...)
+	if notServed(list, err) {
 		return meta.SetList(list, nil)
 	}
-	return r.Reader.List(ctx, list, opts...)
+	return err
 }
 
 type kubeClient struct {

@@ -102,7 +102,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	// A Coder that never answers holds at most half of a controller's
 	// workers; the rest serve the other tenants.
 	clients.MaxInFlight = max(2, o.MaxConcurrentReconciles/2)
-	sw, err := setupSweep(mgr, o, kinds)
+	sw, err := setupSweep(mgr, o)
 	if err != nil {
 		return err
 	}
@@ -117,17 +117,17 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 		Timeout:                 o.CoderTimeout,
 		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
 		OnReady:                 sweepNow,
-		Kinds:                   kinds.Managed,
+		Kinds:                   kinds.Counted,
 	})
 	if err != nil {
 		return err
 	}
-	if err := credentials.Setup(mgr, credentials.Options{Logger: o.Logger, MaxConcurrentReconciles: o.MaxConcurrentReconciles, Kinds: kinds.Managed}); err != nil {
+	if err := credentials.Setup(mgr, credentials.Options{Logger: o.Logger, MaxConcurrentReconciles: o.MaxConcurrentReconciles, Kinds: kinds.Counted}); err != nil {
 		return err
 	}
-	// Records of a kind that does not exist are none: reads of them
-	// through kinds find nothing instead of failing on the kind.
-	records := deletion.NewStore(kinds.Client(mgr.GetClient()), mgr.GetScheme(), sweepNow).WithReader(kinds.Reader(mgr.GetAPIReader()))
+	// Records of a kind the API server does not serve are none: reads of
+	// them find nothing instead of failing on the kind.
+	records := deletion.NewStore(activation.Client(mgr.GetClient()), mgr.GetScheme(), sweepNow).WithReader(activation.Reader(mgr.GetAPIReader()))
 	if err := kinds.OnServed(activation.CleanupRecord, func() error {
 		return index.Register(ctx, mgr.GetFieldIndexer(), index.Of(index.All(), &clusterv1alpha1.CleanupRecord{}))
 	}); err != nil {
@@ -164,12 +164,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 // and when a managed resource vanishes without settling its records: each
 // can make records sweepable that would otherwise wait for the next
 // interval.
-func setupSweep(mgr ctrl.Manager, o Options, kinds *activation.Kinds) (*deletion.Sweeper, error) {
+func setupSweep(mgr ctrl.Manager, o Options) (*deletion.Sweeper, error) {
 	if o.SweepInterval <= 0 {
 		return nil, nil
 	}
 	sw := deletion.NewSweeper()
-	sw.Kube, sw.Reader, sw.Log = kinds.Client(mgr.GetClient()), kinds.Reader(mgr.GetAPIReader()), o.Logger.WithValues("controller", "cleanup-sweep")
+	sw.Kube, sw.Reader, sw.Log = activation.Client(mgr.GetClient()), activation.Reader(mgr.GetAPIReader()), o.Logger.WithValues("controller", "cleanup-sweep")
 	sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
 	return sw, errors.Wrap(mgr.Add(sw), "cannot add the cleanup sweep")
 }

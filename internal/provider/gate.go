@@ -67,7 +67,7 @@ func gateKinds(ctx context.Context, mgr ctrl.Manager, log logging.Logger) (*acti
 		log.Info("The provider may not get, list and watch CustomResourceDefinitions, so it cannot tell which kinds Crossplane activated: it starts every kind now. Kinds whose CRD is not served then fail to start")
 		return activation.All(log), nil
 	}
-	kinds := activation.New(log, mgr.GetRESTMapper())
+	kinds := activation.New(log, mgr.GetRESTMapper(), mgr.GetClient())
 	if err := customresourcesgate.Setup(mgr, xpcontroller.Options{Logger: log, Gate: kinds}); err != nil {
 		return nil, errors.Wrap(err, "cannot set up the CRD gate")
 	}

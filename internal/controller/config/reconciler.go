@@ -77,7 +77,7 @@ type Options struct {
 	OnReady func()
 	// Kinds, if not nil, are the managed kinds that exist now; the hold
 	// counts dependents of these only. Nil: every managed kind.
-	Kinds func() []apis.ManagedKind
+	Kinds func(context.Context) ([]apis.ManagedKind, error)
 }
 
 // Controllers are the ProviderConfig controllers, one per kind, running or
@@ -161,17 +161,17 @@ type Reconciler struct {
 	permissions *permissions
 	onReady     func()
 	// kinds are the managed kinds that exist now (Options.Kinds).
-	kinds func() []apis.ManagedKind
+	kinds func(context.Context) ([]apis.ManagedKind, error)
 
 	finalizer resource.Finalizer
 }
 
 // managedKinds are the managed kinds whose dependents count.
-func (r *Reconciler) managedKinds() []apis.ManagedKind {
+func (r *Reconciler) managedKinds(ctx context.Context) ([]apis.ManagedKind, error) {
 	if r.kinds == nil {
-		return apis.ManagedKinds()
+		return apis.ManagedKinds(), nil
 	}
-	return r.kinds()
+	return r.kinds(ctx)
 }
 
 // Reconcile checks Coder for one ProviderConfig and records the result.
@@ -189,7 +189,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	before := providerconfig.StatusOf(pc).DeepCopy()
 
-	deps, err := ListDependents(ctx, r.kube, ref, r.managedKinds())
+	kinds, err := r.managedKinds(ctx)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrap(err, errDependents)
+	}
+	deps, err := ListDependents(ctx, r.kube, ref, kinds)
 	if err != nil {
 		return reconcile.Result{}, errors.Wrap(err, errDependents)
 	}

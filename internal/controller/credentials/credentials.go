@@ -68,7 +68,7 @@ type Options struct {
 	MaxConcurrentReconciles int
 	// Kinds, if not nil, are the managed kinds that exist now, whose
 	// dependents bound a Secret's wait. Nil: every managed kind.
-	Kinds func() []apis.ManagedKind
+	Kinds func(context.Context) ([]apis.ManagedKind, error)
 }
 
 // Setup adds the reconciler of Secrets carrying the credentials finalizer
@@ -110,15 +110,15 @@ type Reconciler struct {
 	log    logging.Logger
 	record event.Recorder
 	// kinds are the managed kinds that exist now (Options.Kinds).
-	kinds func() []apis.ManagedKind
+	kinds func(context.Context) ([]apis.ManagedKind, error)
 }
 
 // managedKinds are the managed kinds whose dependents count.
-func (r *Reconciler) managedKinds() []apis.ManagedKind {
+func (r *Reconciler) managedKinds(ctx context.Context) ([]apis.ManagedKind, error) {
 	if r.kinds == nil {
-		return apis.ManagedKinds()
+		return apis.ManagedKinds(), nil
 	}
-	return r.kinds()
+	return r.kinds(ctx)
 }
 
 // Reconcile releases one Secret if nothing needs it.
@@ -237,7 +237,11 @@ func (r *Reconciler) configs(ctx context.Context, s Secret) ([]Config, error) {
 		for _, pc := range providerconfig.Items(l) {
 			c := ConfigOf(pc)
 			if !s.DeletedAt.IsZero() && !c.Deleting && c.reads(s.Name) {
-				deps, err := config.ListDependents(ctx, r.kube, c.Ref, r.managedKinds())
+				kinds, err := r.managedKinds(ctx)
+				if err != nil {
+					return nil, err
+				}
+				deps, err := config.ListDependents(ctx, r.kube, c.Ref, kinds)
 				if err != nil {
 					return nil, err
 				}

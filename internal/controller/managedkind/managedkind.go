@@ -81,8 +81,7 @@ type Options struct {
 	// note its writes in it (Writes.Client).
 	Writes *writes.Writes
 	// Kinds say which gated kinds exist: no create while CleanupRecord
-	// does not, and the finalizer reads no records of a kind that does
-	// not. Nil: every kind exists.
+	// does not. Nil: every kind exists.
 	Kinds *activation.Kinds
 }
 
@@ -117,7 +116,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	}
 	log := o.Logger.WithValues("controller", name)
 	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
-	fin := deletion.NewFinalizer(o.Kinds.Client(mgr.GetClient()), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)
+	fin := deletion.NewFinalizer(activation.Client(mgr.GetClient()), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)
 	if c := o.ChangeLogOptions; c != nil && c.ChangeLogger != nil {
 		fin.WithChangeLogger(c.ChangeLogger)
 	}
