@@ -102,7 +102,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 	// A Coder that never answers holds at most half of a controller's
 	// workers; the rest serve the other tenants.
 	clients.MaxInFlight = max(2, o.MaxConcurrentReconciles/2)
-	sw, err := setupSweep(mgr, o)
+	sw, err := setupSweep(mgr, o, clients)
 	if err != nil {
 		return err
 	}
@@ -164,12 +164,12 @@ func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
 // and when a managed resource vanishes without settling its records: each
 // can make records sweepable that would otherwise wait for the next
 // interval.
-func setupSweep(mgr ctrl.Manager, o Options) (*deletion.Sweeper, error) {
+func setupSweep(mgr ctrl.Manager, o Options, clients *coder.Cache) (*deletion.Sweeper, error) {
 	if o.SweepInterval <= 0 {
 		return nil, nil
 	}
 	sw := deletion.NewSweeper()
-	sw.Kube, sw.Reader, sw.Log = activation.Client(mgr.GetClient()), activation.Reader(mgr.GetAPIReader()), o.Logger.WithValues("controller", "cleanup-sweep")
+	sw.Kube, sw.Reader, sw.Clients, sw.Log = activation.Client(mgr.GetClient()), activation.Reader(mgr.GetAPIReader()), clients, o.Logger.WithValues("controller", "cleanup-sweep")
 	sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
 	return sw, errors.Wrap(mgr.Add(sw), "cannot add the cleanup sweep")
 }
