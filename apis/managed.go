@@ -20,6 +20,8 @@ import (
 	"reflect"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
@@ -31,6 +33,8 @@ import (
 type ManagedKind struct {
 	// Kind as humans read it, e.g. "AIGatewayKey".
 	Kind string
+	// GVK is the kind's group, version and kind, as its CRD serves it.
+	GVK schema.GroupVersionKind
 	// New returns an empty object of the kind.
 	New func() resource.Managed
 	// NewList returns an empty list of the kind.
@@ -42,21 +46,25 @@ func ManagedKinds() []ManagedKind {
 	return []ManagedKind{
 		{
 			Kind:    namespacedaiv1alpha1.AIGatewayKeyKind,
+			GVK:     namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind,
 			New:     func() resource.Managed { return &namespacedaiv1alpha1.AIGatewayKey{} },
 			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.AIGatewayKeyList{} },
 		},
 		{
 			Kind:    namespacedaiv1alpha1.AIProviderKind,
+			GVK:     namespacedaiv1alpha1.AIProviderGroupVersionKind,
 			New:     func() resource.Managed { return &namespacedaiv1alpha1.AIProvider{} },
 			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.AIProviderList{} },
 		},
 		{
 			Kind:    namespacedaiv1alpha1.GroupAIBudgetKind,
+			GVK:     namespacedaiv1alpha1.GroupAIBudgetGroupVersionKind,
 			New:     func() resource.Managed { return &namespacedaiv1alpha1.GroupAIBudget{} },
 			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.GroupAIBudgetList{} },
 		},
 		{
 			Kind:    namespacedaiv1alpha1.UserAIBudgetOverrideKind,
+			GVK:     namespacedaiv1alpha1.UserAIBudgetOverrideGroupVersionKind,
 			New:     func() resource.Managed { return &namespacedaiv1alpha1.UserAIBudgetOverride{} },
 			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.UserAIBudgetOverrideList{} },
 		},
@@ -67,21 +75,25 @@ func ManagedKinds() []ManagedKind {
 		},
 		{
 			Kind:    clusteraiv1alpha1.AIGatewayKeyKind,
+			GVK:     clusteraiv1alpha1.AIGatewayKeyGroupVersionKind,
 			New:     func() resource.Managed { return &clusteraiv1alpha1.AIGatewayKey{} },
 			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIGatewayKeyList{} },
 		},
 		{
 			Kind:    clusteraiv1alpha1.AIProviderKind,
+			GVK:     clusteraiv1alpha1.AIProviderGroupVersionKind,
 			New:     func() resource.Managed { return &clusteraiv1alpha1.AIProvider{} },
 			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIProviderList{} },
 		},
 		{
 			Kind:    clusteraiv1alpha1.GroupAIBudgetKind,
+			GVK:     clusteraiv1alpha1.GroupAIBudgetGroupVersionKind,
 			New:     func() resource.Managed { return &clusteraiv1alpha1.GroupAIBudget{} },
 			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.GroupAIBudgetList{} },
 		},
 		{
 			Kind:    clusteraiv1alpha1.UserAIBudgetOverrideKind,
+			GVK:     clusteraiv1alpha1.UserAIBudgetOverrideGroupVersionKind,
 			New:     func() resource.Managed { return &clusteraiv1alpha1.UserAIBudgetOverride{} },
 			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.UserAIBudgetOverrideList{} },
 		},

@@ -86,37 +86,37 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 		}
 	})
 	d := providerDeployment(t, b.kube)
-	t.Run("every managed kind and the cleanup records are active ManagedResourceDefinitions, with no activation policy", func(t *testing.T) {
-		// The guide says no ManagedResourceActivationPolicy is needed: with
-		// none in the cluster, what is active is what the package made so.
-		policies := &unstructured.UnstructuredList{}
-		policies.SetAPIVersion("apiextensions.crossplane.io/v1alpha1")
-		policies.SetKind("ManagedResourceActivationPolicyList")
-		if err := b.kube.List(t.Context(), policies); err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range policies.Items {
-			t.Errorf("the ManagedResourceActivationPolicy %s exists; the guide and this bed install none", p.GetName())
-		}
+	t.Run("the guide's activation policy activates the cleanup records and the namespaced kinds, no more", func(t *testing.T) {
+		// The package declares SafeStart and this bed installs no default
+		// policy: what is active is what the guide's policy names.
 		l := &unstructured.UnstructuredList{}
 		l.SetAPIVersion("apiextensions.crossplane.io/v1alpha1")
 		l.SetKind("ManagedResourceDefinitionList")
-		if err := b.kube.List(t.Context(), l); err != nil {
-			t.Fatal(err)
-		}
-		got := map[string]string{}
-		for _, m := range l.Items {
-			state, _, _ := unstructured.NestedString(m.Object, "spec", "state")
-			got[m.GetName()] = state
-		}
 		want := map[string]string{}
 		for name := range packageCRDs(t) {
-			if !strings.Contains(name, "providerconfigs") {
+			switch {
+			case strings.Contains(name, "providerconfigs"):
+			case strings.HasSuffix(name, ".ai.coder.m.crossplane.io"), name == "cleanuprecords.coder.crossplane.io":
 				want[name] = "Active"
+			default:
+				want[name] = "Inactive"
 			}
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("kubectl get managedresourcedefinitions (-want +got):\n%s", diff)
+		var diff string
+		err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+			if err := b.kube.List(ctx, l); err != nil {
+				return false, err
+			}
+			got := map[string]string{}
+			for _, m := range l.Items {
+				state, _, _ := unstructured.NestedString(m.Object, "spec", "state")
+				got[m.GetName()] = state
+			}
+			diff = cmp.Diff(want, got)
+			return diff == "", nil
+		})
+		if err != nil {
+			t.Errorf("kubectl get managedresourcedefinitions (-want +got):\n%s\n%v", diff, err)
 		}
 	})
 	t.Run("two replicas, one leader", func(t *testing.T) {
