@@ -1172,11 +1172,13 @@ var Mutations = []Mutation{
 	},
 	{
 		// Issue 34, item 3: an import by name takes a provider another
-		// resource owns, and shows its status to the importer.
+		// resource owns, and shows its status to the importer. Since
+		// issue 52 one rule (TakenByAnother) serves an MCP server's
+		// import by slug too.
 		Name: "aiprovider-import-by-name-ignores-the-owner",
-		File: "internal/controller/aiprovider/import.go",
-		Old:  "\towned, err := e.records.OwnedByAnother(ctx, p, got.ID.String(), e.origin)\n",
-		New:  "\towned, err := e.records.OwnedByAnother(ctx, p, \"\", e.origin)\n",
+		File: "internal/deletion/claims.go",
+		Old:  "\towned, err := r.OwnedByAnother(ctx, mg, id, now)\n",
+		New:  "\towned, err := r.OwnedByAnother(ctx, mg, \"\", now)\n",
 		Pkgs: []string{"./internal/controller/aiprovider/"},
 		Run:  "^TestImportByNameSettlesToTheIDOfAProviderNothingElseOwns$",
 	},

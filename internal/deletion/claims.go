@@ -256,3 +256,16 @@ func nounOf(kind string) string {
 	}
 	return "provider"
 }
+
+// TakenByAnother is the error naming the resource that owns the Coder
+// object id, or whose lost create may have written it under name, when
+// that is not mg: an import by name (a provider's, an MCP server's slug)
+// takes neither. err is a failure to find out, which imports nothing
+// either.
+func (r *Store) TakenByAnother(ctx context.Context, mg resource.Managed, kind, id, name string, now Origin) (taken, err error) {
+	owned, err := r.OwnedByAnother(ctx, mg, id, now)
+	if owned != nil || err != nil {
+		return owned, err
+	}
+	return r.PendingCreateByAnother(ctx, mg, kind, name, now)
+}

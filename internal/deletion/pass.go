@@ -198,13 +198,18 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 	if p.Records == nil {
 		return Leftovers{}, nil
 	}
-	if err := p.adoptNamed(ctx, mg); err != nil {
-		return nil, err
-	}
 	since, deleted := p.deletedAt(mg)
 	recs, err := p.Records.Of(ctx, mg)
 	if err != nil {
 		return nil, err
+	}
+	if len(recs.recs) == 0 {
+		// Only a resource without a record may be an import deleted
+		// before its first look; the look past the cache below finds
+		// the record written for it.
+		if err := p.adoptNamed(ctx, mg); err != nil {
+			return nil, err
+		}
 	}
 	left, err := p.lookAt(ctx, mg, recs, since)
 	if err != nil || !left.empty() {

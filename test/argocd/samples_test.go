@@ -384,7 +384,7 @@ var configStates = map[string]configState{
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources; warning: MissingCoderPermissions: " + providerconfig.CoderPermissionsCondition(map[string]bool{"group:read": true, "group:update": true, "user:read": true, "user:update": true}).Message},
 	},
 	"coder-permissions-all-kinds": {
-		set:  connectedWith(providerconfig.CoderPermissionsCondition(map[string]bool{"ai_provider:read": true, "ai_provider:create": true, "ai_provider:update": true, "ai_provider:delete": true, "ai_gateway_key:read": true, "ai_gateway_key:create": true, "ai_gateway_key:delete": true, "group:read": true, "group:update": true, "user:read": true, "user:update": true})),
+		set:  connectedWith(providerconfig.CoderPermissionsCondition(map[string]bool{"ai_provider:read": true, "ai_provider:create": true, "ai_provider:update": true, "ai_provider:delete": true, "ai_gateway_key:read": true, "ai_gateway_key:create": true, "ai_gateway_key:delete": true, "group:read": true, "group:update": true, "user:read": true, "user:update": true, "deployment_config:read": true, "deployment_config:update": true})),
 		want: health{"Healthy", "Connected to Coder v2.36.0; used by 2 managed resources"},
 	},
 	"coder-permissions-unknown": {

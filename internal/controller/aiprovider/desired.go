@@ -29,13 +29,12 @@ import (
 	"strings"
 
 	"github.com/coder/coder/v2/codersdk"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 )
 
 // Credentials are the secret values of one AIProvider, read from its
@@ -218,21 +217,21 @@ const (
 func ReadCredentials(ctx context.Context, kube client.Reader, refs common.AIProviderSecretRefs) (Credentials, error) {
 	var c Credentials
 	for i, ref := range refs.APIKeys {
-		v, err := secretValue(ctx, kube, fmt.Sprintf("%s[%d]", fieldAPIKeys, i), ref)
+		v, err := managedkind.SecretValue(ctx, kube, fmt.Sprintf("%s[%d]", fieldAPIKeys, i), ref)
 		if err != nil {
 			return Credentials{}, err
 		}
 		c.APIKeys = append(c.APIKeys, v)
 	}
 	if refs.AccessKeyID != nil {
-		v, err := secretValue(ctx, kube, fieldAccessKeyID, *refs.AccessKeyID)
+		v, err := managedkind.SecretValue(ctx, kube, fieldAccessKeyID, *refs.AccessKeyID)
 		if err != nil {
 			return Credentials{}, err
 		}
 		c.AccessKeyID = &v
 	}
 	if refs.SecretAccessKey != nil {
-		v, err := secretValue(ctx, kube, fieldSecretAccessKey, *refs.SecretAccessKey)
+		v, err := managedkind.SecretValue(ctx, kube, fieldSecretAccessKey, *refs.SecretAccessKey)
 		if err != nil {
 			return Credentials{}, err
 		}
@@ -242,20 +241,4 @@ func ReadCredentials(ctx context.Context, kube client.Reader, refs common.AIProv
 		return Credentials{}, errors.New(errAccessKeyPair)
 	}
 	return c, nil
-}
-
-func secretValue(ctx context.Context, kube client.Reader, field string, ref common.SecretKeySelector) (string, error) {
-	s := &corev1.Secret{}
-	if err := kube.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, s); err != nil {
-		return "", errors.Wrapf(err, "cannot read %s: cannot get Secret %s/%s", field, ref.Namespace, ref.Name)
-	}
-	raw, ok := s.Data[ref.Key]
-	if !ok {
-		return "", errors.Errorf("cannot read %s: Secret %s/%s has no key %q", field, ref.Namespace, ref.Name, ref.Key)
-	}
-	v := strings.TrimSpace(string(raw))
-	if v == "" {
-		return "", errors.Errorf("cannot read %s: key %q of Secret %s/%s is empty", field, ref.Key, ref.Namespace, ref.Name)
-	}
-	return v, nil
 }

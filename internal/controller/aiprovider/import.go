@@ -59,7 +59,7 @@ func (e *external) observeByName(ctx context.Context, p Resource, name string) (
 	if err != nil {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
 	}
-	taken, err := e.takenByAnother(ctx, p, got)
+	taken, err := e.records.TakenByAnother(ctx, p, e.kind, got.ID.String(), got.Name, e.origin)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}
@@ -77,15 +77,4 @@ func (e *external) observeByName(ctx context.Context, p Resource, name string) (
 	}
 	e.record.Event(p, event.Normal(ReasonImportedByName, fmt.Sprintf(msgFmtImportedByName, name, got.ID)))
 	return e.observeExisting(ctx, p, got)
-}
-
-// takenByAnother is the error naming the resource that owns got, or whose
-// lost create may have written it, when that is not p; err is a failure to
-// find out, which imports nothing either.
-func (e *external) takenByAnother(ctx context.Context, p Resource, got codersdk.AIProvider) (taken, err error) {
-	owned, err := e.records.OwnedByAnother(ctx, p, got.ID.String(), e.origin)
-	if owned != nil || err != nil {
-		return owned, err
-	}
-	return e.records.PendingCreateByAnother(ctx, p, e.kind, got.Name, e.origin)
 }

@@ -18,6 +18,7 @@ package managedkind
 
 import (
 	"context"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	apimeta "k8s.io/apimachinery/pkg/api/meta"
@@ -29,6 +30,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
+	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 )
 
 // SecretObject is what a kind that reads Secrets watches.
@@ -76,4 +79,23 @@ func newList(s *runtime.Scheme, gvk schema.GroupVersionKind) (client.ObjectList,
 		return nil, errors.Errorf("%s is not a list", gvk)
 	}
 	return l, nil
+}
+
+// SecretValue is the value of the Secret key ref, read through kube, with
+// surrounding white space trimmed; field names the spec field in every
+// error, which never holds the value.
+func SecretValue(ctx context.Context, kube client.Reader, field string, ref common.SecretKeySelector) (string, error) {
+	s := &corev1.Secret{}
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, s); err != nil {
+		return "", errors.Wrapf(err, "cannot read %s: cannot get Secret %s/%s", field, ref.Namespace, ref.Name)
+	}
+	raw, ok := s.Data[ref.Key]
+	if !ok {
+		return "", errors.Errorf("cannot read %s: Secret %s/%s has no key %q", field, ref.Namespace, ref.Name, ref.Key)
+	}
+	v := strings.TrimSpace(string(raw))
+	if v == "" {
+		return "", errors.Errorf("cannot read %s: key %q of Secret %s/%s is empty", field, ref.Key, ref.Namespace, ref.Name)
+	}
+	return v, nil
 }

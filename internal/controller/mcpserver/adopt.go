@@ -160,10 +160,7 @@ func (e *external) observeBySlug(ctx context.Context, r Resource, slug string) (
 	if err != nil || !found {
 		return managed.ExternalObservation{ResourceExists: false}, err
 	}
-	taken, err := e.records.OwnedByAnother(ctx, r, got.ID.String(), e.origin)
-	if err == nil && taken == nil {
-		taken, err = e.records.PendingCreateByAnother(ctx, r, e.kind, got.Slug, e.origin)
-	}
+	taken, err := e.records.TakenByAnother(ctx, r, e.kind, got.ID.String(), got.Slug, e.origin)
 	if err != nil {
 		return managed.ExternalObservation{}, err
 	}

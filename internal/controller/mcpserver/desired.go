@@ -28,13 +28,10 @@ import (
 	"strings"
 
 	"github.com/coder/coder/v2/codersdk"
-	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
-
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 )
 
 // A Header is one custom header Coder sends: its name and its value.
@@ -192,37 +189,21 @@ func ReadCredentials(ctx context.Context, kube client.Reader, refs common.MCPSer
 	var c Credentials
 	var err error
 	if refs.OAuth2ClientSecret != nil {
-		if c.OAuth2ClientSecret, err = secretValue(ctx, kube, fieldOAuth2ClientSecret, *refs.OAuth2ClientSecret); err != nil {
+		if c.OAuth2ClientSecret, err = managedkind.SecretValue(ctx, kube, fieldOAuth2ClientSecret, *refs.OAuth2ClientSecret); err != nil {
 			return Credentials{}, err
 		}
 	}
 	if refs.APIKeyValue != nil {
-		if c.APIKeyValue, err = secretValue(ctx, kube, fieldAPIKeyValue, *refs.APIKeyValue); err != nil {
+		if c.APIKeyValue, err = managedkind.SecretValue(ctx, kube, fieldAPIKeyValue, *refs.APIKeyValue); err != nil {
 			return Credentials{}, err
 		}
 	}
 	for i, h := range refs.CustomHeaders {
-		v, err := secretValue(ctx, kube, fmt.Sprintf("%s[%d].valueSecretRef", fieldCustomHeaders, i), h.Value)
+		v, err := managedkind.SecretValue(ctx, kube, fmt.Sprintf("%s[%d].valueSecretRef", fieldCustomHeaders, i), h.Value)
 		if err != nil {
 			return Credentials{}, err
 		}
 		c.Headers = append(c.Headers, Header{Name: h.Name, Value: v})
 	}
 	return c, nil
-}
-
-func secretValue(ctx context.Context, kube client.Reader, field string, ref common.SecretKeySelector) (string, error) {
-	s := &corev1.Secret{}
-	if err := kube.Get(ctx, types.NamespacedName{Namespace: ref.Namespace, Name: ref.Name}, s); err != nil {
-		return "", errors.Wrapf(err, "cannot read %s: cannot get Secret %s/%s", field, ref.Namespace, ref.Name)
-	}
-	raw, ok := s.Data[ref.Key]
-	if !ok {
-		return "", errors.Errorf("cannot read %s: Secret %s/%s has no key %q", field, ref.Namespace, ref.Name, ref.Key)
-	}
-	v := strings.TrimSpace(string(raw))
-	if v == "" {
-		return "", errors.Errorf("cannot read %s: key %q of Secret %s/%s is empty", field, ref.Key, ref.Namespace, ref.Name)
-	}
-	return v, nil
 }
