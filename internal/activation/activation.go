@@ -119,7 +119,12 @@ func (k *Kinds) Set(gvk schema.GroupVersionKind, served bool) bool {
 // anyone reads the kind (its field indexes) first. A start that fails is
 // logged, and the kind stays absent: a provider that cannot start a kind
 // must not count it. Kinds made by All run start now and return its error.
+// A gvk without a group, version or kind is refused: no CRD serves it, so
+// its start would never run and nothing would say so.
 func (k *Kinds) OnServed(gvk schema.GroupVersionKind, start func() error) error {
+	if gvk.Group == "" || gvk.Version == "" || gvk.Kind == "" {
+		return errors.Errorf("cannot gate the kind %q on its CRD: it has no group, version or kind", gvk)
+	}
 	if k.all {
 		return start()
 	}

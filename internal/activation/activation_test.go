@@ -168,6 +168,17 @@ func TestAKindThatFailsToStartStaysAbsent(t *testing.T) {
 	}
 }
 
+func TestAKindWithoutItsGroupVersionKindIsRefused(t *testing.T) {
+	for name, k := range map[string]*Kinds{"Gated": New(logging.NewNopLogger(), nil, nil), "All": All(logging.NewNopLogger())} {
+		for _, gvk := range []schema.GroupVersionKind{{}, {Kind: namespacedaiv1alpha1.MCPServerKind}, namespacedaiv1alpha1.MCPServerGroupVersionKind.GroupVersion().WithKind("")} {
+			ran := false
+			if err := k.OnServed(gvk, func() error { ran = true; return nil }); err == nil || ran {
+				t.Errorf("%s: OnServed(%q): error %v, started %t; want an error and nothing started (no CRD serves it, so it would never start)", name, gvk, err, ran)
+			}
+		}
+	}
+}
+
 func TestAllStartsEveryKindAtOnce(t *testing.T) {
 	k := All(logging.NewNopLogger())
 	ran := false
