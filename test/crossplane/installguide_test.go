@@ -34,12 +34,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/google/go-cmp/cmp"
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
@@ -89,9 +86,6 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 	t.Run("the guide's activation policy activates the cleanup records and the namespaced kinds, no more", func(t *testing.T) {
 		// The package declares SafeStart and this bed installs no default
 		// policy: what is active is what the guide's policy names.
-		l := &unstructured.UnstructuredList{}
-		l.SetAPIVersion("apiextensions.crossplane.io/v1alpha1")
-		l.SetKind("ManagedResourceDefinitionList")
 		want := map[string]string{}
 		for name := range packageCRDs(t) {
 			switch {
@@ -102,22 +96,7 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 				want[name] = "Inactive"
 			}
 		}
-		var diff string
-		err := wait.PollUntilContextTimeout(t.Context(), 200*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			if err := b.kube.List(ctx, l); err != nil {
-				return false, err
-			}
-			got := map[string]string{}
-			for _, m := range l.Items {
-				state, _, _ := unstructured.NestedString(m.Object, "spec", "state")
-				got[m.GetName()] = state
-			}
-			diff = cmp.Diff(want, got)
-			return diff == "", nil
-		})
-		if err != nil {
-			t.Errorf("kubectl get managedresourcedefinitions (-want +got):\n%s\n%v", diff, err)
-		}
+		waitMRDStates(t, b.kube, want)
 	})
 	t.Run("two replicas, one leader", func(t *testing.T) {
 		if d.Spec.Replicas == nil || *d.Spec.Replicas != 2 {
@@ -178,7 +157,7 @@ func TestTheInstallGuideMakesARestrictedDeployment(t *testing.T) {
 	})
 
 	// The upgrade page: to the next release and back to the kept revision.
-	publish(t, nextVersion)
+	nextRelease(t)
 	runPage(t, b, upgradeGuide, path)
 	back := activeRevision(t, b.kube)
 	if back.Name != first.Name {

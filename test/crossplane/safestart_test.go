@@ -19,6 +19,7 @@ package crossplane_test
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -30,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/activation"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/kind"
@@ -154,6 +156,97 @@ spec:
 	if denied := packagerbac.LoggedDenials(proc.Logs()); len(denied) > 0 {
 		t.Errorf("RBAC refused the provider %d times, e.g. %s", len(denied), denied[0])
 	}
+}
+
+// TestAnUpgradeFromAPackageWithoutSafeStartKeepsEveryKindActive installs,
+// on a Crossplane with no activation policy, the package as a release from
+// before SafeStart was (no capabilities): Crossplane makes every managed
+// resource definition Active. The upgrade to the release that declares
+// SafeStart keeps them Active, with no policy to say so, and the new
+// provider starts every kind, the MCP servers of both scopes and the
+// cleanup records included, and manages what the old one created.
+func TestAnUpgradeFromAPackageWithoutSafeStartKeepsEveryKindActive(t *testing.T) {
+	b := startBedWith(t, crossplane.StartWithoutActivations)
+	rel := release(t)
+	file, err := crossplane.WithoutSafeStart(t.Context(), rel, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := reg.Push(file, crossplane.Org+"/provider-coder", "v0.0.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := crossplane.Release{Ref: ref, Files: map[string]string{runtime.GOARCH: file}}
+	old := b.install(t, before)
+	all := map[string]string{}
+	for name := range packageCRDs(t) {
+		if !strings.Contains(name, "providerconfigs") {
+			all[name] = "Active"
+		}
+	}
+	waitMRDStates(t, b.kube, all)
+
+	proc := upgrade(t, b, old, before, nextRelease(t))
+
+	t.Run("every definition stays Active, and the provider starts every kind", func(t *testing.T) {
+		waitMRDStates(t, b.kube, all)
+		gated := []string{activation.CleanupRecord.String()}
+		for _, k := range apis.ManagedKinds() {
+			gated = append(gated, k.GVK.String())
+		}
+		var inactive []string
+		err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+			inactive = slices.DeleteFunc(slices.Clone(gated), func(gvk string) bool { return activeLogged(proc.Logs(), gvk) })
+			return len(inactive) == 0, nil
+		})
+		if err != nil {
+			t.Errorf("the upgraded provider did not log %q for %v (%v):\n%s", msgKindActive, inactive, err, tail(proc.Logs(), 40))
+		}
+	})
+}
+
+// msgKindActive is what the provider logs when it has started a kind.
+const msgKindActive = "Kind is active"
+
+// activeLogged says whether logs say the kind gvk started.
+func activeLogged(logs, gvk string) bool {
+	for _, l := range strings.Split(logs, "\n") {
+		if strings.Contains(l, msgKindActive) && strings.Contains(l, `"`+gvk+`"`) {
+			return true
+		}
+	}
+	return false
+}
+
+// waitMRDStates waits, bounded, until the ManagedResourceDefinitions and
+// their spec.state are want.
+func waitMRDStates(t *testing.T, kube client.Client, want map[string]string) {
+	t.Helper()
+	var got map[string]string
+	err := wait.PollUntilContextTimeout(t.Context(), 250*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
+		var err error
+		got, err = mrdStates(ctx, kube)
+		return cmp.Equal(want, got), err
+	})
+	if err != nil {
+		t.Fatalf("kubectl get managedresourcedefinitions (-want +got):\n%s\n%v", cmp.Diff(want, got), err)
+	}
+}
+
+// mrdStates are the ManagedResourceDefinitions, each with its spec.state.
+func mrdStates(ctx context.Context, kube client.Client) (map[string]string, error) {
+	l := &unstructured.UnstructuredList{}
+	l.SetAPIVersion("apiextensions.crossplane.io/v1alpha1")
+	l.SetKind("ManagedResourceDefinitionList")
+	if err := kube.List(ctx, l); err != nil {
+		return nil, err
+	}
+	got := map[string]string{}
+	for _, m := range l.Items {
+		state, _, _ := unstructured.NestedString(m.Object, "spec", "state")
+		got[m.GetName()] = state
+	}
+	return got, nil
 }
 
 // activate applies the ManagedResourceActivationPolicy "safestart-test"
