@@ -64,6 +64,27 @@ var safeStartMutations = []Mutation{
 		Pkgs: []string{"./internal/activation/"},
 		Run:  "^TestCountingWaitsForAServedKindToStart$",
 	},
+	{
+		// A managed kind listed without its GroupVersionKind (the merge of
+		// the MCPServer kind did this): the CRD gate never starts it, and
+		// every lookup by its indexes fails.
+		Name: "safestart-managed-kind-without-gvk",
+		File: "apis/managed.go",
+		Old:  "\t\tmanagedKind(namespacedaiv1alpha1.MCPServerGroupVersionKind,\n",
+		New:  "\t\tmanagedKind(schema.GroupVersionKind{Kind: namespacedaiv1alpha1.MCPServerKind},\n",
+		Pkgs: []string{"./apis/"},
+		Run:  "^TestEveryManagedKindNamesTheKindItsCRDServes$",
+	},
+	{
+		// A kind gated on a GroupVersionKind no CRD serves is taken
+		// silently: it never starts and nothing says so.
+		Name: "safestart-kind-without-gvk-gated-silently",
+		File: "internal/activation/activation.go",
+		Old:  "\tif gvk.Group == \"\" || gvk.Version == \"\" || gvk.Kind == \"\" {\n",
+		New:  "\tif false {\n",
+		Pkgs: []string{"./internal/activation/"},
+		Run:  "^TestAKindWithoutItsGroupVersionKindIsRefused$",
+	},
 }
 
 func init() { Mutations = append(Mutations, safeStartMutations...) }
