@@ -20,6 +20,8 @@ import (
 	"reflect"
 	"sync"
 
+	"k8s.io/apimachinery/pkg/runtime/schema"
+
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
@@ -31,6 +33,8 @@ import (
 type ManagedKind struct {
 	// Kind as humans read it, e.g. "AIGatewayKey".
 	Kind string
+	// GVK is the kind's group, version and kind, as its CRD serves it.
+	GVK schema.GroupVersionKind
 	// New returns an empty object of the kind.
 	New func() resource.Managed
 	// NewList returns an empty list of the kind.
@@ -40,57 +44,44 @@ type ManagedKind struct {
 // ManagedKinds are every managed resource kind of the provider, both scopes.
 func ManagedKinds() []ManagedKind {
 	return []ManagedKind{
-		{
-			Kind:    namespacedaiv1alpha1.AIGatewayKeyKind,
-			New:     func() resource.Managed { return &namespacedaiv1alpha1.AIGatewayKey{} },
-			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.AIGatewayKeyList{} },
-		},
-		{
-			Kind:    namespacedaiv1alpha1.AIProviderKind,
-			New:     func() resource.Managed { return &namespacedaiv1alpha1.AIProvider{} },
-			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.AIProviderList{} },
-		},
-		{
-			Kind:    namespacedaiv1alpha1.GroupAIBudgetKind,
-			New:     func() resource.Managed { return &namespacedaiv1alpha1.GroupAIBudget{} },
-			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.GroupAIBudgetList{} },
-		},
-		{
-			Kind:    namespacedaiv1alpha1.UserAIBudgetOverrideKind,
-			New:     func() resource.Managed { return &namespacedaiv1alpha1.UserAIBudgetOverride{} },
-			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.UserAIBudgetOverrideList{} },
-		},
-		{
-			Kind:    namespacedaiv1alpha1.MCPServerKind,
-			New:     func() resource.Managed { return &namespacedaiv1alpha1.MCPServer{} },
-			NewList: func() resource.ManagedList { return &namespacedaiv1alpha1.MCPServerList{} },
-		},
-		{
-			Kind:    clusteraiv1alpha1.AIGatewayKeyKind,
-			New:     func() resource.Managed { return &clusteraiv1alpha1.AIGatewayKey{} },
-			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIGatewayKeyList{} },
-		},
-		{
-			Kind:    clusteraiv1alpha1.AIProviderKind,
-			New:     func() resource.Managed { return &clusteraiv1alpha1.AIProvider{} },
-			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.AIProviderList{} },
-		},
-		{
-			Kind:    clusteraiv1alpha1.GroupAIBudgetKind,
-			New:     func() resource.Managed { return &clusteraiv1alpha1.GroupAIBudget{} },
-			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.GroupAIBudgetList{} },
-		},
-		{
-			Kind:    clusteraiv1alpha1.UserAIBudgetOverrideKind,
-			New:     func() resource.Managed { return &clusteraiv1alpha1.UserAIBudgetOverride{} },
-			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.UserAIBudgetOverrideList{} },
-		},
-		{
-			Kind:    clusteraiv1alpha1.MCPServerKind,
-			New:     func() resource.Managed { return &clusteraiv1alpha1.MCPServer{} },
-			NewList: func() resource.ManagedList { return &clusteraiv1alpha1.MCPServerList{} },
-		},
+		managedKind(namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind,
+			func() resource.Managed { return &namespacedaiv1alpha1.AIGatewayKey{} },
+			func() resource.ManagedList { return &namespacedaiv1alpha1.AIGatewayKeyList{} }),
+		managedKind(namespacedaiv1alpha1.AIProviderGroupVersionKind,
+			func() resource.Managed { return &namespacedaiv1alpha1.AIProvider{} },
+			func() resource.ManagedList { return &namespacedaiv1alpha1.AIProviderList{} }),
+		managedKind(namespacedaiv1alpha1.GroupAIBudgetGroupVersionKind,
+			func() resource.Managed { return &namespacedaiv1alpha1.GroupAIBudget{} },
+			func() resource.ManagedList { return &namespacedaiv1alpha1.GroupAIBudgetList{} }),
+		managedKind(namespacedaiv1alpha1.UserAIBudgetOverrideGroupVersionKind,
+			func() resource.Managed { return &namespacedaiv1alpha1.UserAIBudgetOverride{} },
+			func() resource.ManagedList { return &namespacedaiv1alpha1.UserAIBudgetOverrideList{} }),
+		managedKind(namespacedaiv1alpha1.MCPServerGroupVersionKind,
+			func() resource.Managed { return &namespacedaiv1alpha1.MCPServer{} },
+			func() resource.ManagedList { return &namespacedaiv1alpha1.MCPServerList{} }),
+		managedKind(clusteraiv1alpha1.AIGatewayKeyGroupVersionKind,
+			func() resource.Managed { return &clusteraiv1alpha1.AIGatewayKey{} },
+			func() resource.ManagedList { return &clusteraiv1alpha1.AIGatewayKeyList{} }),
+		managedKind(clusteraiv1alpha1.AIProviderGroupVersionKind,
+			func() resource.Managed { return &clusteraiv1alpha1.AIProvider{} },
+			func() resource.ManagedList { return &clusteraiv1alpha1.AIProviderList{} }),
+		managedKind(clusteraiv1alpha1.GroupAIBudgetGroupVersionKind,
+			func() resource.Managed { return &clusteraiv1alpha1.GroupAIBudget{} },
+			func() resource.ManagedList { return &clusteraiv1alpha1.GroupAIBudgetList{} }),
+		managedKind(clusteraiv1alpha1.UserAIBudgetOverrideGroupVersionKind,
+			func() resource.Managed { return &clusteraiv1alpha1.UserAIBudgetOverride{} },
+			func() resource.ManagedList { return &clusteraiv1alpha1.UserAIBudgetOverrideList{} }),
+		managedKind(clusteraiv1alpha1.MCPServerGroupVersionKind,
+			func() resource.Managed { return &clusteraiv1alpha1.MCPServer{} },
+			func() resource.ManagedList { return &clusteraiv1alpha1.MCPServerList{} }),
 	}
+}
+
+// managedKind is the ManagedKind of gvk. Its Kind comes from gvk, so no
+// entry can name a kind without its group and version: one with none would
+// wait on a GroupVersionKind no CRD serves, and never start.
+func managedKind(gvk schema.GroupVersionKind, newObject func() resource.Managed, newList func() resource.ManagedList) ManagedKind {
+	return ManagedKind{Kind: gvk.Kind, GVK: gvk, New: newObject, NewList: newList}
 }
 
 // kinds is each managed kind by its Go type, with the kinds, of both

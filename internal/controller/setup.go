@@ -30,9 +30,10 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/controller"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
-	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	namespacedaiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/activation"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aibudget"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
@@ -74,89 +75,138 @@ type Options struct {
 	// Namespace is the provider's own namespace, where the Secret of its
 	// fingerprint key lives.
 	Namespace string
+	// Kinds start each gated kind when its CRD is served (crossplane-runtime's
+	// gate, fed by the CRD gate reconciler). Nil: every kind starts now.
+	Kinds *activation.Kinds
 }
 
-// Setup adds every controller of the provider to the manager.
+// Setup adds every controller of the provider to the manager: those of
+// the ProviderConfigs and their Secrets now, and each gated kind's (every
+// managed kind and CleanupRecord) when o.Kinds says its CRD is served.
 func Setup(ctx context.Context, mgr ctrl.Manager, o Options) error {
-	if err := index.Setup(ctx, mgr.GetFieldIndexer()); err != nil {
-		return err
+	kinds := o.Kinds
+	if kinds == nil {
+		kinds = activation.All(o.Logger)
+	}
+	for _, gk := range providerconfig.Kinds() {
+		pc, err := providerconfig.New(gk)
+		if err != nil {
+			return err
+		}
+		if err := index.Register(ctx, mgr.GetFieldIndexer(), index.Of(index.All(), pc)); err != nil {
+			return err
+		}
 	}
 	metrics.Initialise(knownMetrics())
 	clients := coder.NewCache(256, 30*time.Minute)
 	// A Coder that never answers holds at most half of a controller's
 	// workers; the rest serve the other tenants.
 	clients.MaxInFlight = max(2, o.MaxConcurrentReconciles/2)
-	// The sweep runs at once when a record turns Abandoned, when a
-	// ProviderConfig turns Ready and when a managed resource vanishes
-	// without settling its records: each can make records sweepable that
-	// would otherwise wait for the next interval.
+	sw, err := setupSweep(mgr, o, clients)
+	if err != nil {
+		return err
+	}
 	var sweepNow func()
-	if o.SweepInterval > 0 {
-		sw := deletion.NewSweeper()
-		sw.Kube, sw.Reader, sw.Clients, sw.Log = mgr.GetClient(), mgr.GetAPIReader(), clients, o.Logger.WithValues("controller", "cleanup-sweep")
-		sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
-		if err := mgr.Add(sw); err != nil {
-			return errors.Wrap(err, "cannot add the cleanup sweep")
-		}
-		if err := sw.SweepWhenResourcesVanish(ctx, mgr.GetCache()); err != nil {
-			return errors.Wrap(err, "cannot add the cleanup sweep")
-		}
+	if sw != nil {
 		sweepNow = sw.Trigger
 	}
-	if err := config.Setup(mgr, config.Options{
+	configs, err := config.Setup(mgr, config.Options{
 		Logger:                  o.Logger,
 		Clients:                 clients,
 		Poll:                    o.PollInterval,
 		Timeout:                 o.CoderTimeout,
 		MaxConcurrentReconciles: o.MaxConcurrentReconciles,
 		OnReady:                 sweepNow,
+		Kinds:                   kinds.Counted,
+	})
+	if err != nil {
+		return err
+	}
+	if err := credentials.Setup(mgr, credentials.Options{Logger: o.Logger, MaxConcurrentReconciles: o.MaxConcurrentReconciles, Kinds: kinds.Counted}); err != nil {
+		return err
+	}
+	// Records of a kind the API server does not serve are none: reads of
+	// them find nothing instead of failing on the kind.
+	records := deletion.NewStore(activation.Client(mgr.GetClient()), mgr.GetScheme(), sweepNow).WithReader(activation.Reader(mgr.GetAPIReader()))
+	if err := kinds.OnServed(activation.CleanupRecord, func() error {
+		return index.Register(ctx, mgr.GetFieldIndexer(), index.Of(index.All(), &clusterv1alpha1.CleanupRecord{}))
 	}); err != nil {
 		return err
 	}
-	if err := credentials.Setup(mgr, credentials.Options{Logger: o.Logger, MaxConcurrentReconciles: o.MaxConcurrentReconciles}); err != nil {
-		return err
-	}
-	conn := &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout}
-	releases := deletion.NewReleases()
-	records := deletion.NewStore(mgr.GetClient(), mgr.GetScheme(), sweepNow).WithReader(mgr.GetAPIReader())
-	kinds := managedkind.Options{
-		Options:            o.Options,
-		Limiter:            o.Limiter,
-		Writes:             o.Writes,
-		Connector:          conn,
-		ManagementPolicies: o.ManagementPolicies,
-		Releases:           releases,
-		Records:            records,
-		Keys:               coder.NewKeyLister(o.KeyListTTL),
-	}
-	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIGatewayKeyGroupVersionKind, clusteraiv1alpha1.AIGatewayKeyGroupVersionKind} {
-		if err := aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{Options: kinds}); err != nil {
-			return errors.Wrapf(err, "cannot set up %s", gvk)
-		}
-	}
-	// One key for both scopes, read once and shared by every replica.
-	fingerprints := &fingerprintkey.Source{Kube: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: o.Namespace}
-	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.AIProviderGroupVersionKind, clusteraiv1alpha1.AIProviderGroupVersionKind} {
-		if err := aiprovider.Setup(ctx, mgr, gvk, aiprovider.Options{Options: kinds, FingerprintKey: fingerprints}); err != nil {
-			return errors.Wrapf(err, "cannot set up %s", gvk)
-		}
-	}
-	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.MCPServerGroupVersionKind, clusteraiv1alpha1.MCPServerGroupVersionKind} {
-		if err := mcpserver.Setup(mgr, gvk, mcpserver.Options{Options: kinds, FingerprintKey: fingerprints}); err != nil {
-			return errors.Wrapf(err, "cannot set up %s", gvk)
-		}
-	}
-	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.GroupAIBudgetGroupVersionKind, clusteraiv1alpha1.GroupAIBudgetGroupVersionKind} {
-		if err := aibudget.SetupGroupAIBudget(mgr, gvk, kinds); err != nil {
-			return errors.Wrapf(err, "cannot set up %s", gvk)
-		}
-	}
-	for _, gvk := range []schema.GroupVersionKind{namespacedaiv1alpha1.UserAIBudgetOverrideGroupVersionKind, clusteraiv1alpha1.UserAIBudgetOverrideGroupVersionKind} {
-		if err := aibudget.SetupUserAIBudgetOverride(mgr, gvk, kinds); err != nil {
-			return errors.Wrapf(err, "cannot set up %s", gvk)
+	setups := managedSetups(ctx, mgr, o, kinds, records, clients)
+	for _, k := range apis.ManagedKinds() {
+		setup := setups[k.Kind]
+		if err := kinds.OnServed(k.GVK, func() error {
+			// The indexes first: the controller, the ProviderConfigs'
+			// watch and the hold read the kind by them.
+			if err := index.Register(ctx, mgr.GetFieldIndexer(), index.Of(index.All(), k.New())); err != nil {
+				return err
+			}
+			if err := setup(k.GVK); err != nil {
+				return errors.Wrapf(err, "cannot set up %s", k.GVK)
+			}
+			if err := configs.WatchDependents(k); err != nil {
+				return err
+			}
+			if sw == nil {
+				return nil
+			}
+			return errors.Wrap(sw.SweepWhenResourcesOfKindVanish(ctx, mgr.GetCache(), k), "cannot add the cleanup sweep")
+		}); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// setupSweep adds the cleanup sweep, unless o disables it. The sweep runs
+// at once when a record turns Abandoned, when a ProviderConfig turns Ready
+// and when a managed resource vanishes without settling its records: each
+// can make records sweepable that would otherwise wait for the next
+// interval.
+func setupSweep(mgr ctrl.Manager, o Options, clients *coder.Cache) (*deletion.Sweeper, error) {
+	if o.SweepInterval <= 0 {
+		return nil, nil
+	}
+	sw := deletion.NewSweeper()
+	sw.Kube, sw.Reader, sw.Clients, sw.Log = activation.Client(mgr.GetClient()), activation.Reader(mgr.GetAPIReader()), clients, o.Logger.WithValues("controller", "cleanup-sweep")
+	sw.Timeout, sw.Interval, sw.Grace = o.CoderTimeout, o.SweepInterval, o.SweepGrace
+	return sw, errors.Wrap(mgr.Add(sw), "cannot add the cleanup sweep")
+}
+
+// managedSetups set up the controller of one managed kind, of either
+// scope, by its Kind.
+func managedSetups(ctx context.Context, mgr ctrl.Manager, o Options, kinds *activation.Kinds, records *deletion.Store, clients *coder.Cache) map[string]func(schema.GroupVersionKind) error {
+	opts := managedkind.Options{
+		Options:            o.Options,
+		Limiter:            o.Limiter,
+		Writes:             o.Writes,
+		Connector:          &providerconfig.Connector{Kube: mgr.GetClient(), Clients: clients, Timeout: o.CoderTimeout},
+		ManagementPolicies: o.ManagementPolicies,
+		Releases:           deletion.NewReleases(),
+		Records:            records,
+		Keys:               coder.NewKeyLister(o.KeyListTTL),
+		Kinds:              kinds,
+	}
+	// One key for both scopes, read once and shared by every replica.
+	fingerprints := &fingerprintkey.Source{Kube: mgr.GetClient(), Reader: mgr.GetAPIReader(), Namespace: o.Namespace}
+	return map[string]func(schema.GroupVersionKind) error{
+		namespacedaiv1alpha1.AIGatewayKeyKind: func(gvk schema.GroupVersionKind) error {
+			return aigatewaykey.Setup(mgr, gvk, aigatewaykey.Options{Options: opts})
+		},
+		namespacedaiv1alpha1.AIProviderKind: func(gvk schema.GroupVersionKind) error {
+			return aiprovider.Setup(ctx, mgr, gvk, aiprovider.Options{Options: opts, FingerprintKey: fingerprints})
+		},
+		namespacedaiv1alpha1.GroupAIBudgetKind: func(gvk schema.GroupVersionKind) error {
+			return aibudget.SetupGroupAIBudget(mgr, gvk, opts)
+		},
+		namespacedaiv1alpha1.UserAIBudgetOverrideKind: func(gvk schema.GroupVersionKind) error {
+			return aibudget.SetupUserAIBudgetOverride(mgr, gvk, opts)
+		},
+		namespacedaiv1alpha1.MCPServerKind: func(gvk schema.GroupVersionKind) error {
+			return mcpserver.Setup(mgr, gvk, mcpserver.Options{Options: opts, FingerprintKey: fingerprints})
+		},
+	}
 }
 
 // knownMetrics are the label values every metric series exists for from

@@ -331,13 +331,23 @@ func (s *Sweeper) managing(ctx context.Context) ([]resource.Managed, error) {
 // Coder; without this they would wait for the next interval.
 func (s *Sweeper) SweepWhenResourcesVanish(ctx context.Context, c cache.Cache) error {
 	for _, k := range apis.ManagedKinds() {
-		inf, err := c.GetInformer(ctx, k.New())
-		if err != nil {
-			return errors.Wrapf(err, "cannot watch %s", k.Kind)
+		if err := s.SweepWhenResourcesOfKindVanish(ctx, c, k); err != nil {
+			return err
 		}
-		if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) { s.vanished(ctx, obj) }}); err != nil {
-			return errors.Wrapf(err, "cannot watch %s", k.Kind)
-		}
+	}
+	return nil
+}
+
+// SweepWhenResourcesOfKindVanish is SweepWhenResourcesVanish for the one
+// kind k, whose CRD must be served (a kind Crossplane has not activated
+// yet has none).
+func (s *Sweeper) SweepWhenResourcesOfKindVanish(ctx context.Context, c cache.Cache, k apis.ManagedKind) error {
+	inf, err := c.GetInformer(ctx, k.New())
+	if err != nil {
+		return errors.Wrapf(err, "cannot watch %s", k.Kind)
+	}
+	if _, err := inf.AddEventHandler(toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(obj any) { s.vanished(ctx, obj) }}); err != nil {
+		return errors.Wrapf(err, "cannot watch %s", k.Kind)
 	}
 	return nil
 }

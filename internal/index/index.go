@@ -21,6 +21,7 @@ package index
 
 import (
 	"context"
+	"reflect"
 	"slices"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -101,9 +102,25 @@ func All() []Index {
 	return out
 }
 
-// Setup registers All with the manager's cache.
-func Setup(ctx context.Context, indexer client.FieldIndexer) error {
-	for _, i := range All() {
+// Of are the indexes of all whose object is of o's type.
+func Of(all []Index, o client.Object) []Index {
+	var out []Index
+	for _, i := range all {
+		if reflect.TypeOf(i.Object) == reflect.TypeOf(o) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Register registers the indexes is with the manager's cache. A kind's
+// indexes go in before anything reads the kind through the cache: an
+// informer started without them answers no query by them. Under
+// Crossplane's SafeStart that is when the kind's CRD is served
+// (internal/activation), since the cache cannot watch a kind the API
+// server does not serve.
+func Register(ctx context.Context, indexer client.FieldIndexer, is []Index) error {
+	for _, i := range is {
 		if err := indexer.IndexField(ctx, i.Object, i.Field, i.Extract); err != nil {
 			return errors.Wrapf(err, "cannot index %T by %s", i.Object, i.Field)
 		}

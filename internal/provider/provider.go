@@ -31,6 +31,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
@@ -48,6 +49,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/feature"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/customresourcesgate"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/statemetrics"
 
@@ -148,6 +150,10 @@ func Scheme() (*runtime.Scheme, error) {
 	if err := apis.AddToScheme(s); err != nil {
 		return nil, err
 	}
+	// The CRD gate reads CRDs to learn which kinds are served.
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 
@@ -202,7 +208,12 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		// Nothing reads managedFields: the cache holds every managed
 		// resource, connection Secret and cleanup record without them
 		// (docs/performance.md, memory at 5,000 resources).
-		Cache:                  cache.Options{SyncPeriod: &o.SyncInterval, DefaultTransform: cache.TransformStripManagedFields()},
+		Cache: cache.Options{SyncPeriod: &o.SyncInterval, DefaultTransform: cache.TransformStripManagedFields(),
+			// The CRD gate needs a CRD's names, versions and conditions,
+			// not its schema.
+			ByObject: map[client.Object]cache.ByObject{
+				&apiextensionsv1.CustomResourceDefinition{}: {Transform: customresourcesgate.TransformStripCRDSchema},
+			}},
 		Metrics:                metricsserver.Options{BindAddress: o.MetricsBindAddress},
 		HealthProbeBindAddress: o.HealthProbeBindAddress,
 		PprofBindAddress:       o.PprofBindAddress,
@@ -223,6 +234,10 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err != nil {
 		return err
 	}
+	kinds, err := gateKinds(ctx, mgr, log)
+	if err != nil {
+		return err
+	}
 	if err := controller.Setup(ctx, mgr, controller.Options{
 		Options: xpcontroller.Options{
 			Logger:                  log,
@@ -240,6 +255,7 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 		Limiter:            fairlimit.New(rate),
 		Writes:             own,
 		Namespace:          namespaceOf(o),
+		Kinds:              kinds,
 	}); err != nil {
 		return errors.Wrap(err, "cannot set up controllers")
 	}

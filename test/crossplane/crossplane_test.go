@@ -65,25 +65,30 @@ const (
 	nextVersion = "v0.1.1"
 )
 
-// reg is this test binary's registry, and first the first `make publish`
-// to it, shared by the tests.
+// reg is this test binary's registry, and first and next the `make
+// publish` to it of version and nextVersion, shared by the tests.
 var (
-	reg   *crossplane.Registry
-	first struct {
-		once sync.Once
-		dir  string
-		rel  crossplane.Release
-		err  error
-	}
+	reg         *crossplane.Registry
+	first, next published
 )
+
+// published is one `make publish`, run once.
+type published struct {
+	once sync.Once
+	dir  string
+	rel  crossplane.Release
+	err  error
+}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
 	reg = crossplane.StartRegistry()
 	code := m.Run()
 	reg.Close()
-	if first.dir != "" {
-		_ = os.RemoveAll(first.dir)
+	for _, p := range []*published{&first, &next} {
+		if p.dir != "" {
+			_ = os.RemoveAll(p.dir)
+		}
 	}
 	os.Exit(code)
 }
@@ -111,30 +116,30 @@ func requirements(t *testing.T) string {
 // release publishes version once, as a release does, and returns it.
 func release(t *testing.T) crossplane.Release {
 	t.Helper()
-	first.once.Do(func() {
-		if first.dir, first.err = os.MkdirTemp("", "provider-coder-xpkg-"); first.err != nil {
+	return first.publish(t, version)
+}
+
+// nextRelease publishes nextVersion once, the upgrade's, and returns it.
+func nextRelease(t *testing.T) crossplane.Release {
+	t.Helper()
+	return next.publish(t, nextVersion)
+}
+
+// publish runs `make publish` of v the first time it is asked.
+func (p *published) publish(t *testing.T, v string) crossplane.Release {
+	t.Helper()
+	p.once.Do(func() {
+		if p.dir, p.err = os.MkdirTemp("", "provider-coder-xpkg-"); p.err != nil {
 			return
 		}
 		start := time.Now()
-		first.rel, first.err = crossplane.Publish(context.Background(), reg.Host, version, first.dir)
-		t.Logf("make publish %s took %s", version, time.Since(start).Round(time.Second))
+		p.rel, p.err = crossplane.Publish(context.Background(), reg.Host, v, p.dir)
+		t.Logf("make publish %s took %s", v, time.Since(start).Round(time.Second))
 	})
-	if first.err != nil {
-		t.Fatal(first.err)
+	if p.err != nil {
+		t.Fatal(p.err)
 	}
-	return first.rel
-}
-
-// publish publishes v (another release than the first) and returns it.
-func publish(t *testing.T, v string) crossplane.Release {
-	t.Helper()
-	start := time.Now()
-	rel, err := crossplane.Publish(t.Context(), reg.Host, v, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("make publish %s took %s", v, time.Since(start).Round(time.Second))
-	return rel
+	return p.rel
 }
 
 // bed is a control plane with Crossplane and a registry on it.
@@ -276,15 +281,16 @@ func TestCrossplaneInstallsTheProvider(t *testing.T) {
 	})
 
 	t.Run("an upgrade keeps every resource and every Coder object", func(t *testing.T) {
-		upgrade(t, b, rev, rel)
+		upgrade(t, b, rev, rel, nextRelease(t))
 	})
 }
 
-// upgrade runs the provider of revision old, creates keys through it,
-// installs a rebuilt package, moves the runtime to the new revision and
-// checks that nothing was deleted, in Kubernetes or in Coder, and that the
-// new provider manages what the old one created.
-func upgrade(t *testing.T, b *bed, old *pkgv1.ProviderRevision, rel crossplane.Release) {
+// upgrade runs the provider of revision old (the package rel), creates
+// keys through it, installs the next release nextRel, moves the runtime to
+// the new revision and checks that nothing was deleted, in Kubernetes or in
+// Coder, and that the new provider manages what the old one created. It
+// returns the new provider.
+func upgrade(t *testing.T, b *bed, old *pkgv1.ProviderRevision, rel, nextRel crossplane.Release) *providerprocess.Process {
 	t.Helper()
 	coder := fakecoder.New(fakecoder.Options{})
 	if err := coder.Start(); err != nil {
@@ -328,7 +334,6 @@ spec:
 	}
 
 	// N+1: the next release, published as a release is.
-	nextRel := publish(t, nextVersion)
 	next := b.install(t, nextRel)
 	if next.Name == old.Name {
 		t.Fatalf("the rebuilt package has the old revision's name %s: its digest did not change", old.Name)
@@ -389,6 +394,7 @@ spec:
 	if denied := packagerbac.LoggedDenials(proc.Logs()); len(denied) > 0 {
 		t.Errorf("RBAC refused the provider %d times, e.g. %s", len(denied), denied[0])
 	}
+	return proc
 }
 
 func packageCRDs(t *testing.T) map[string]bool {

@@ -45,6 +45,8 @@ var (
 var (
 	ProviderConfigKind             = "ProviderConfig"
 	ProviderConfigGroupVersionKind = SchemeGroupVersion.WithKind(ProviderConfigKind)
+	CleanupRecordKind              = "CleanupRecord"
+	CleanupRecordGroupVersionKind  = SchemeGroupVersion.WithKind(CleanupRecordKind)
 )
 
 func init() {

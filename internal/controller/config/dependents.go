@@ -42,11 +42,14 @@ type Dependent struct {
 	Object resource.Managed
 }
 
-// ListDependents returns every managed resource, of every kind, whose
-// providerConfigRef resolves to ref.
-func ListDependents(ctx context.Context, r client.Reader, ref providerconfig.Ref) ([]Dependent, error) {
+// ListDependents returns every managed resource, of the kinds given,
+// whose providerConfigRef resolves to ref. Callers pass the kinds that
+// exist (activation.Kinds.Managed): under Crossplane's SafeStart an
+// inactive kind has no CRD, so no resources to count, and no informer to
+// ask.
+func ListDependents(ctx context.Context, r client.Reader, ref providerconfig.Ref, kinds []apis.ManagedKind) ([]Dependent, error) {
 	var out []Dependent
-	for _, k := range apis.ManagedKinds() {
+	for _, k := range kinds {
 		l := k.NewList()
 		if err := r.List(ctx, l, client.MatchingFields{index.ManagedProviderConfig: ref.IndexValue()}); err != nil {
 			return nil, errors.Wrapf(err, "%s of kind %s", errListDependents, k.Kind)

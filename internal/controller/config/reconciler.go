@@ -34,11 +34,12 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
-	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/coder/coder/v2/codersdk"
 
@@ -74,25 +75,55 @@ type Options struct {
 	// OnReady, if not nil, is called when a ProviderConfig becomes able to
 	// sweep its deployment's cleanup records (see configStates.readyFor).
 	OnReady func()
+	// Kinds, if not nil, are the managed kinds that exist now; the hold
+	// counts dependents of these only. Nil: every managed kind.
+	Kinds func(context.Context) ([]apis.ManagedKind, error)
+}
+
+// Controllers are the ProviderConfig controllers, one per kind, running or
+// about to: a managed kind whose CRD is served later is watched through
+// WatchDependents.
+type Controllers struct {
+	cache       cache.Cache
+	controllers []controller.Controller
+	reconcilers []*Reconciler
 }
 
 // Setup adds a reconciler for each ProviderConfig kind to the manager. The
-// field indexes it needs must already be registered (see index.Setup).
-func Setup(mgr ctrl.Manager, o Options) error {
+// field indexes it needs must already be registered (see index.Register):
+// the ProviderConfigs' now, each managed kind's before WatchDependents.
+func Setup(mgr ctrl.Manager, o Options) (*Controllers, error) {
 	mem := &configStates{m: map[providerconfig.Ref]*configState{}}
 	perms := &permissions{kube: mgr.GetClient(), ttl: o.Poll}
+	cs := &Controllers{cache: mgr.GetCache()}
 	for _, gk := range providerconfig.Kinds() {
-		if err := setupKind(mgr, gk, o, mem, perms); err != nil {
-			return errors.Wrapf(err, "cannot set up %s reconciler", gk.Kind)
+		c, r, err := setupKind(mgr, gk, o, mem, perms)
+		if err != nil {
+			return nil, errors.Wrapf(err, "cannot set up %s reconciler", gk.Kind)
+		}
+		cs.controllers, cs.reconcilers = append(cs.controllers, c), append(cs.reconcilers, r)
+	}
+	return cs, nil
+}
+
+// WatchDependents makes every ProviderConfig controller watch the managed
+// kind k, whose CRD must be served: creating and deleting dependents
+// changes status.users, and releases the hold of a ProviderConfig being
+// deleted.
+func (cs *Controllers) WatchDependents(k apis.ManagedKind) error {
+	for i, c := range cs.controllers {
+		src := source.Kind[client.Object](cs.cache, k.New(), dependentHandler{cs.reconcilers[i]}, dependentChanged())
+		if err := c.Watch(src); err != nil {
+			return errors.Wrapf(err, "cannot watch %s", k.Kind)
 		}
 	}
 	return nil
 }
 
-func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStates, perms *permissions) error {
+func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStates, perms *permissions) (controller.Controller, *Reconciler, error) {
 	pc, err := providerconfig.New(gk)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	r := &Reconciler{
 		kube:        mgr.GetClient(),
@@ -104,6 +135,7 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStat
 		mem:         mem,
 		permissions: perms,
 		onReady:     o.OnReady,
+		kinds:       o.Kinds,
 
 		finalizer: resource.NewAPIFinalizer(mgr.GetClient(), providerconfig.HoldFinalizer),
 	}
@@ -112,12 +144,8 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStat
 		For(pc).
 		WithOptions(controller.Options{MaxConcurrentReconciles: max(1, o.MaxConcurrentReconciles)}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(r.configsUsingSecret))
-	for _, k := range apis.ManagedKinds() {
-		// Creating and deleting dependents changes status.users, and
-		// releases the hold of a ProviderConfig being deleted.
-		b = b.Watches(k.New(), dependentHandler{r}, builder.WithPredicates(dependentChanged()))
-	}
-	return b.Complete(r)
+	c, err := b.Build(r)
+	return c, r, err
 }
 
 // A Reconciler reconciles one ProviderConfig kind.
@@ -132,8 +160,18 @@ type Reconciler struct {
 	// permissions reviews the RBAC the provider needs beyond Crossplane's.
 	permissions *permissions
 	onReady     func()
+	// kinds are the managed kinds that exist now (Options.Kinds).
+	kinds func(context.Context) ([]apis.ManagedKind, error)
 
 	finalizer resource.Finalizer
+}
+
+// managedKinds are the managed kinds whose dependents count.
+func (r *Reconciler) managedKinds(ctx context.Context) ([]apis.ManagedKind, error) {
+	if r.kinds == nil {
+		return apis.ManagedKinds(), nil
+	}
+	return r.kinds(ctx)
 }
 
 // Reconcile checks Coder for one ProviderConfig and records the result.
@@ -151,7 +189,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	before := providerconfig.StatusOf(pc).DeepCopy()
 
-	deps, err := ListDependents(ctx, r.kube, ref)
+	kinds, err := r.managedKinds(ctx)
+	if err != nil {
+		return reconcile.Result{}, errors.Wrap(err, errDependents)
+	}
+	deps, err := ListDependents(ctx, r.kube, ref, kinds)
 	if err != nil {
 		return reconcile.Result{}, errors.Wrap(err, errDependents)
 	}

@@ -43,6 +43,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
 
+	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
@@ -65,15 +66,19 @@ const (
 type Options struct {
 	Logger                  logging.Logger
 	MaxConcurrentReconciles int
+	// Kinds, if not nil, are the managed kinds that exist now, whose
+	// dependents bound a Secret's wait. Nil: every managed kind.
+	Kinds func(context.Context) ([]apis.ManagedKind, error)
 }
 
 // Setup adds the reconciler of Secrets carrying the credentials finalizer
 // to the manager. The informer's initial list enqueues every protected
 // Secret, so a ProviderConfig that vanished while the provider was not
 // running releases its Secrets when it starts. The field indexes of
-// index.Setup must already be registered.
+// index.Register must already be registered.
 func Setup(mgr ctrl.Manager, o Options) error {
 	r := &Reconciler{
+		kinds:  o.Kinds,
 		kube:   mgr.GetClient(),
 		reader: mgr.GetAPIReader(),
 		log:    o.Logger.WithValues("controller", Name),
@@ -104,6 +109,16 @@ type Reconciler struct {
 	reader client.Reader
 	log    logging.Logger
 	record event.Recorder
+	// kinds are the managed kinds that exist now (Options.Kinds).
+	kinds func(context.Context) ([]apis.ManagedKind, error)
+}
+
+// managedKinds are the managed kinds whose dependents count.
+func (r *Reconciler) managedKinds(ctx context.Context) ([]apis.ManagedKind, error) {
+	if r.kinds == nil {
+		return apis.ManagedKinds(), nil
+	}
+	return r.kinds(ctx)
 }
 
 // Reconcile releases one Secret if nothing needs it.
@@ -222,7 +237,11 @@ func (r *Reconciler) configs(ctx context.Context, s Secret) ([]Config, error) {
 		for _, pc := range providerconfig.Items(l) {
 			c := ConfigOf(pc)
 			if !s.DeletedAt.IsZero() && !c.Deleting && c.reads(s.Name) {
-				deps, err := config.ListDependents(ctx, r.kube, c.Ref)
+				kinds, err := r.managedKinds(ctx)
+				if err != nil {
+					return nil, err
+				}
+				deps, err := config.ListDependents(ctx, r.kube, c.Ref, kinds)
 				if err != nil {
 					return nil, err
 				}

@@ -42,6 +42,7 @@ import (
 
 	"github.com/crossplane-contrib/provider-coder/apis"
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/activation"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/fairlimit"
@@ -79,6 +80,9 @@ type Options struct {
 	// provider's own last write of its object. The manager's client must
 	// note its writes in it (Writes.Client).
 	Writes *writes.Writes
+	// Kinds say which gated kinds exist: no create while CleanupRecord
+	// does not. Nil: every kind exists.
+	Kinds *activation.Kinds
 }
 
 // A Kind is what one managed kind, whose resources are R, gives the shared
@@ -113,7 +117,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	}
 	log := o.Logger.WithValues("controller", name)
 	record := event.NewAPIRecorder(mgr.GetEventRecorderFor(name)) //nolint:staticcheck // crossplane-runtime's recorder takes the legacy record.EventRecorder.
-	fin := deletion.NewFinalizer(mgr.GetClient(), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)
+	fin := deletion.NewFinalizer(activation.Client(mgr.GetClient()), providerconfig.ManagedFinalizer, gvk.Kind, o.Releases, o.Records, record)
 	if c := o.ChangeLogOptions; c != nil && c.ChangeLogger != nil {
 		fin.WithChangeLogger(c.ChangeLogger)
 	}
@@ -239,6 +243,7 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 	if err != nil {
 		return nil, errors.Wrap(err, errConnect)
 	}
+	s.CreateRefused = activation.CreateRefused(s.CreateRefused, c.Kinds.Exists(activation.CleanupRecord))
 	pass := deletion.Pass{
 		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, CreateRefused: s.CreateRefused,
 		Records: c.Records, Origin: OriginOf(s), Refused: c.Refused, Record: c.record,

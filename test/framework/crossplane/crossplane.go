@@ -168,15 +168,23 @@ func Start(ctx context.Context, cp *controlplane.ControlPlane, kube client.Clien
 	return startWith(ctx, cp, kube, dir, "External", "--activation=*")
 }
 
+// StartWithoutActivations starts Crossplane as Start does, with no
+// activation policy, as a Helm install with provider.defaultActivations
+// empty: a package that declares SafeStart has no managed kind active until
+// a ManagedResourceActivationPolicy activates it.
+func StartWithoutActivations(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (*Crossplane, error) {
+	return startWith(ctx, cp, kube, dir, "External")
+}
+
 // StartDeploymentRuntime starts Crossplane as Start does, with its default
 // package runtime, Deployment: Crossplane makes each provider's Deployment
 // itself (the test bed has no kubelet to run it). Only one Crossplane runs
 // on a machine at a time: the RBAC manager's metrics port is fixed.
 //
 // It installs no activation policy, as a Helm install with
-// provider.defaultActivations empty: the install guide says the package's
-// managed resource definitions are active whatever the policies say (it
-// does not declare SafeStart), and its test checks them active.
+// provider.defaultActivations empty: the package declares SafeStart, so
+// what is active is what the install guide's policy activates, and its
+// test checks that.
 func StartDeploymentRuntime(ctx context.Context, cp *controlplane.ControlPlane, kube client.Client, dir string) (*Crossplane, error) {
 	return startWith(ctx, cp, kube, dir, "Deployment")
 }
