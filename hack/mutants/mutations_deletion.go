@@ -82,6 +82,19 @@ var deletionMutations = []Mutation{
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^(TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen|TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder)$",
 	},
+	{
+		// Soak seed 777365623978: a create refused unsent after one whose
+		// answer was lost is taken for the last word, so the resource does
+		// not look for what the lost one wrote; it creates again, meets
+		// Coder's 409, its record forgets the lost create, and the
+		// provider outlives the resource unrecorded.
+		Name: "lost-create-forgotten-after-a-refusal",
+		File: "internal/controller/aiprovider/uncertain.go",
+		Old:  "\tif err != nil || attempt.IsZero() {\n",
+		New:  "\tif a := p.GetAnnotations(); err != nil || attempt.IsZero() || a[\"coder.crossplane.io/refused-create\"] == a[meta.AnnotationKeyExternalCreatePending] {\n",
+		Pkgs: []string{"./internal/controller/aiprovider/", "./test/e2e/"},
+		Run:  "^(TestALostCreateIsAdoptedThoughALaterCreateWasRefusedUnsent|TestALostCreateFollowedByACreateRefusedUnsentIsStillAdoptedAndDeleted)$",
+	},
 }
 
 func init() { Mutations = append(Mutations, deletionMutations...) }

@@ -160,11 +160,12 @@ func TestCreateOnASlugSomeoneElseMadeIsRefusedNotAdopted(t *testing.T) {
 	if managedkind.UncertainAttempt(m.GetAnnotations()) != (time.Time{}) {
 		t.Error("a refused create is left as an uncertain one")
 	}
-	// An attempt marked uncertain (by hand: anyone may write the
-	// annotation) without a record of its own adopts nothing either.
+	// An attempt marked pending (by hand: anyone may write the
+	// annotation) without a record of its own looks for nothing and adopts
+	// nothing: only the record proves an attempt.
 	meta.SetExternalCreatePending(m, time.Now())
-	if _, err := e.Observe(ctx, m); err == nil || !strings.Contains(err.Error(), "is taken in Coder") {
-		t.Errorf("Observe with an unrecorded uncertain attempt = %v, want the slug taken", err)
+	if o, err := e.Observe(ctx, m); err != nil || o.ResourceExists {
+		t.Errorf("Observe with an unrecorded pending attempt = %+v, %v; want not existing", o, err)
 	}
 	if meta.GetExternalName(m) != "" {
 		t.Errorf("external name %q after Observe, want none", meta.GetExternalName(m))
