@@ -31,6 +31,12 @@ import (
 
 // observe is a live resource's look, through the kind's own client.
 func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
+	if err := n.otherCoder(ctx, mg); err != nil {
+		// Its objects live in the Coder its records name: nothing is read
+		// or changed in the one its ProviderConfig reaches now, and it is
+		// not Ready while it reaches no object of its own.
+		return managed.ExternalObservation{}, err
+	}
 	before := meta.GetExternalName(mg)
 	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
 		// Another resource owns the object this one names: nothing is
@@ -62,6 +68,27 @@ func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObser
 		}
 	}
 	return o, err
+}
+
+// otherCoder is the error of a live resource whose records were made
+// through another Coder than its ProviderConfig reaches now (OtherCoder),
+// which its Ready condition says. The Coder now is the ProviderConfig's
+// URL and the deployment it last reported: a URL changed since makes the
+// two disagree with the record until the ProviderConfig reports again,
+// which only delays the resource.
+func (n *untilGone[R]) otherCoder(ctx context.Context, mg resource.Managed) error {
+	if n.pass.Records == nil {
+		return nil
+	}
+	recs, err := n.pass.Records.Of(ctx, mg)
+	if err != nil {
+		return err
+	}
+	if err := OtherCoder(recs, n.pass.Origin); err != nil {
+		mg.SetConditions(xpv2.Unavailable().WithMessage(err.Error()))
+		return err
+	}
+	return nil
 }
 
 // recordID writes the id of the object mg observed onto its create's
