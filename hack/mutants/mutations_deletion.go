@@ -95,6 +95,18 @@ var deletionMutations = []Mutation{
 		Pkgs: []string{"./internal/controller/aiprovider/", "./test/e2e/"},
 		Run:  "^(TestALostCreateIsAdoptedThoughALaterCreateWasRefusedUnsent|TestALostCreateFollowedByACreateRefusedUnsentIsStillAdoptedAndDeleted)$",
 	},
+	{
+		// Soak seeds 540571992116 and 849976942575: a live resource whose
+		// records were made through another Coder reads the one its
+		// ProviderConfig reaches now by its external name, takes a key of
+		// that id there for its own and stays Ready.
+		Name: "live-resource-reads-another-coder",
+		File: "internal/deletion/live.go",
+		Old:  "\tif err := n.otherCoder(ctx, mg); err != nil {\n",
+		New:  "\tif err := n.otherCoder(ctx, mg); false && err != nil {\n",
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Run:  "^(TestALiveResourceActsOnlyInTheCoderItsRecordsWereMadeThrough|TestAKeyRepointedToAServerAnsweringWithAnotherKeysIDTakesNothingBack)$",
+	},
 }
 
 func init() { Mutations = append(Mutations, deletionMutations...) }
