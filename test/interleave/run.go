@@ -106,6 +106,11 @@ func Run(ctx context.Context, bed *Bed, c Coder, sdk *codersdk.Client, plan Plan
 		res.Violations = r.violations
 		res.Kills = len(r.kills)
 	}()
+	// A seed replays alone as it ran in a soak: the ids an earlier run's
+	// other-mimics left unused would make the other Coder answer this
+	// run's creates with ids of the run's Coder (how seed 540571992116
+	// failed in a soak and not alone).
+	bed.Other.StopMimicking()
 	for _, k := range c.Keys() {
 		r.before[k.ID.String()] = true
 	}
