@@ -130,12 +130,12 @@ func (n *untilGone[R]) ownedByAnother(ctx context.Context, mg resource.Managed, 
 
 func (n *untilGone[R]) Create(ctx context.Context, mg R) (managed.ExternalCreation, error) {
 	if n.pass.CreateRefused != "" {
-		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateRefused+": "+n.pass.CreateRefused))
+		return managed.ExternalCreation{}, errors.New(errCreateRefused + ": " + n.pass.CreateRefused)
 	}
 	// The record comes first: whatever happens next, what may exist in
 	// Coder is written down somewhere a namespace deletion cannot reach.
 	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
-		return managed.ExternalCreation{}, n.refuse(mg, err)
+		return managed.ExternalCreation{}, err
 	}
 	c, err := n.inner.Create(ctx, mg)
 	if err != nil && !coder.Timeout(err) {
@@ -161,13 +161,6 @@ func attemptOf(mg resource.Managed) time.Time {
 		return t
 	}
 	return time.Now()
-}
-
-func (n *untilGone[R]) refuse(mg resource.Managed, err error) error {
-	if n.pass.Refused != nil {
-		n.pass.Refused(mg)
-	}
-	return err
 }
 
 func (n *untilGone[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate, error) {

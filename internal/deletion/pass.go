@@ -80,10 +80,6 @@ type Pass struct {
 	Origin Origin
 	// CoderName is the name the object will have in Coder.
 	CoderName func(resource.Managed) string
-	// Refused, if set, notes on the resource that a create attempt was
-	// refused before anything was sent to Coder, so the next Observe does
-	// not take it for a create whose outcome is unknown.
-	Refused func(resource.Managed)
 	// Deployment asks the Coder the client reaches now for its deployment
 	// id; nil without a client. A delete is verified only in the
 	// deployment that made the object (see otherDeployment).

@@ -191,12 +191,10 @@ func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: "u-1"}}
 	b, s := fixture.Kube(t), fixture.Scheme(t)
 	kube := b.Build()
-	refused := false
 	pass := Pass{
 		Kind: "AIGatewayKey", Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: NewStore(kube, s, nil),
 		CreateRefused: "ProviderConfig team-a/coder is not Ready (MissingPermissions)",
 		CoderName:     func(resource.Managed) string { return "ns-k" },
-		Refused:       func(resource.Managed) { refused = true },
 	}
 	created := false
 	inner := &managed.ExternalClientFns{
@@ -211,9 +209,6 @@ func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	}
 	if created {
 		t.Error("the create reached Coder through a ProviderConfig that refuses creates")
-	}
-	if !refused {
-		t.Error("the refusal was not noted on the resource: the next Observe would take it for a lost create")
 	}
 	recs := &clusterv1alpha1.CleanupRecordList{}
 	if err := kube.List(context.Background(), recs); err != nil {
@@ -532,6 +527,51 @@ func TestALiveResourceActsOnlyInTheCoderItsRecordsWereMadeThrough(t *testing.T) 
 			}
 			if c := k.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "the cleanup record names") {
 				t.Errorf("%s\nReady = %+v, want False naming the record's Coder", tc.reason, c)
+			}
+		})
+	}
+}
+
+// The record is the only memory of a create attempt whose outcome is
+// unknown, which a later look by name may adopt: an attempt Coder answered
+// with a refusal wrote nothing and leaves none, so a provider someone else
+// makes under the name later is never taken for its result; one whose
+// answer was lost keeps it.
+func TestOnlyACreateWhoseOutcomeIsUnknownLeavesItsAttemptOnTheRecord(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		err      error
+		wantKept bool
+	}{
+		"CoderRefused": {
+			reason: "Coder answered the create with an error: nothing was written.",
+			err:    errors.New("400 Bad Request"),
+		},
+		"AnswerNotConfirmed": {
+			reason: "Coder's answer named another object, or its read failed: the outcome is unknown.",
+			err:    &coder.UnconfirmedError{Kind: "AI provider", Asked: "p", Got: "q", ID: "id"}, wantKept: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u-1"}}
+			kube := fixture.Kube(t).Build()
+			pass := Pass{
+				Kind: KindProvider, Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: NewStore(kube, fixture.Scheme(t), nil),
+				Origin: origin("A", "ProviderConfig", "ns", "coder", "https://a.example"), CoderName: func(resource.Managed) string { return "p" },
+			}
+			inner := &managed.ExternalClientFns{
+				CreateFn: func(context.Context, resource.Managed) (managed.ExternalCreation, error) { return managed.ExternalCreation{}, tc.err },
+			}
+			if _, err := Wrap(pass, inner).Create(context.Background(), p); err == nil {
+				t.Fatalf("%s\nCreate succeeded, want the inner error", tc.reason)
+			}
+			rec := &clusterv1alpha1.CleanupRecord{}
+			if err := kube.Get(context.Background(), client.ObjectKey{Name: Name(KindProvider, p.UID)}, rec); err != nil {
+				t.Fatal(err)
+			}
+			if kept := rec.Status.CreateAttemptedAt != nil; kept != tc.wantKept {
+				t.Errorf("%s\nthe record keeps the attempt: %t, want %t", tc.reason, kept, tc.wantKept)
 			}
 		})
 	}

@@ -36,7 +36,6 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	testfixture "github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -156,9 +155,6 @@ func TestCreateOnASlugSomeoneElseMadeIsRefusedNotAdopted(t *testing.T) {
 	}
 	if meta.GetExternalName(m) != "" {
 		t.Errorf("external name %q, want none", meta.GetExternalName(m))
-	}
-	if managedkind.UncertainAttempt(m.GetAnnotations()) != (time.Time{}) {
-		t.Error("a refused create is left as an uncertain one")
 	}
 	// An attempt marked pending (by hand: anyone may write the
 	// annotation) without a record of its own looks for nothing and adopts
