@@ -561,7 +561,9 @@ func TestOnlyACreateWhoseOutcomeIsUnknownLeavesItsAttemptOnTheRecord(t *testing.
 				Origin: origin("A", "ProviderConfig", "ns", "coder", "https://a.example"), CoderName: func(resource.Managed) string { return "p" },
 			}
 			inner := &managed.ExternalClientFns{
-				CreateFn: func(context.Context, resource.Managed) (managed.ExternalCreation, error) { return managed.ExternalCreation{}, tc.err },
+				CreateFn: func(context.Context, resource.Managed) (managed.ExternalCreation, error) {
+					return managed.ExternalCreation{}, tc.err
+				},
 			}
 			if _, err := Wrap(pass, inner).Create(context.Background(), p); err == nil {
 				t.Fatalf("%s\nCreate succeeded, want the inner error", tc.reason)

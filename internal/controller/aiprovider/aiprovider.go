@@ -272,8 +272,9 @@ func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCrea
 	}
 	if err != nil {
 		// Whether this attempt may have written the provider is the
-		// record's to say (deletion.Live's Create): a timeout keeps the
-		// attempt there, for the next Observe to look by name.
+		// record's to say, which the deletion wrapper around this Create
+		// writes first: a timeout keeps the attempt there, for the next
+		// Observe to look by name.
 		if coder.IsConflict(err) {
 			return managed.ExternalCreation{}, errors.Wrapf(err, errFmtCreateTaken, want.Request.Name)
 		}

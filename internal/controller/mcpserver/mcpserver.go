@@ -238,8 +238,9 @@ func (e *external) Create(ctx context.Context, r Resource) (managed.ExternalCrea
 	}
 	if err != nil {
 		// Whether this attempt may have written the server is the
-		// record's to say (deletion.Live's Create): a timeout keeps the
-		// attempt there, for the next Observe to look by slug.
+		// record's to say, which the deletion wrapper around this Create
+		// writes first: a timeout keeps the attempt there, for the next
+		// Observe to look by slug.
 		if coder.IsConflict(err) {
 			err = errors.Errorf(errFmtCreateTaken, want.Request.Slug)
 			r.SetConditions(xpv2.Unavailable().WithMessage(err.Error()))
