@@ -725,13 +725,13 @@ var Mutations = []Mutation{
 		Name: "record-written-after-the-create",
 		File: "internal/deletion/live.go",
 		Old: `	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
-		return managed.ExternalCreation{}, n.refuse(mg, err)
+		return managed.ExternalCreation{}, err
 	}
 	c, err := n.inner.Create(ctx, mg)
 `,
 		New: `	c, err := n.inner.Create(ctx, mg)
 	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
-		return managed.ExternalCreation{}, n.refuse(mg, err)
+		return managed.ExternalCreation{}, err
 	}
 `,
 		Pkgs: []string{"./test/e2e/"},

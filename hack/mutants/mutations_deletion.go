@@ -82,6 +82,31 @@ var deletionMutations = []Mutation{
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^(TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen|TestDeletingResourceThatNeverCreatedGoesWithoutAskingCoder)$",
 	},
+	{
+		// Soak seed 777365623978: a create refused unsent after one whose
+		// answer was lost is taken for the last word, so the resource does
+		// not look for what the lost one wrote; it creates again, meets
+		// Coder's 409, its record forgets the lost create, and the
+		// provider outlives the resource unrecorded.
+		Name: "lost-create-forgotten-after-a-refusal",
+		File: "internal/controller/aiprovider/uncertain.go",
+		Old:  "\tif err != nil || attempt.IsZero() {\n",
+		New:  "\tif a := p.GetAnnotations(); err != nil || attempt.IsZero() || a[\"coder.crossplane.io/refused-create\"] == a[meta.AnnotationKeyExternalCreatePending] {\n",
+		Pkgs: []string{"./internal/controller/aiprovider/", "./test/e2e/"},
+		Run:  "^(TestALostCreateIsAdoptedThoughALaterCreateWasRefusedUnsent|TestALostCreateFollowedByACreateRefusedUnsentIsStillAdoptedAndDeleted)$",
+	},
+	{
+		// Soak seeds 540571992116 and 849976942575: a live resource whose
+		// records were made through another Coder reads the one its
+		// ProviderConfig reaches now by its external name, takes a key of
+		// that id there for its own and stays Ready.
+		Name: "live-resource-reads-another-coder",
+		File: "internal/deletion/live.go",
+		Old:  "\tif err := n.otherCoder(ctx, mg); err != nil {\n",
+		New:  "\tif err := n.otherCoder(ctx, mg); false && err != nil {\n",
+		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Run:  "^(TestALiveResourceActsOnlyInTheCoderItsRecordsWereMadeThrough|TestAKeyRepointedToAServerAnsweringWithAnotherKeysIDTakesNothingBack)$",
+	},
 }
 
 func init() { Mutations = append(Mutations, deletionMutations...) }

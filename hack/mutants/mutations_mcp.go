@@ -39,14 +39,15 @@ var mcpMutations = []Mutation{
 		Run:  "^(TestObserveSeesDriftAndUpdatePutsItBackInOnePatch|TestMCPServerDriftInCoderIsPutBackWithOnePatchPerDrift)$",
 	},
 	{
-		// A slug someone else made adopted: a server found by the slug is
-		// taken whether or not the resource's own recorded create made it.
+		// A slug someone else made adopted: a server (or provider) found by
+		// its name is taken whether or not the resource's own recorded
+		// create made it.
 		Name: "mcp-taken-slug-adopted",
-		File: "internal/controller/mcpserver/adopt.go",
-		Old:  "\tcase uncertain && recorded && ours:\n",
+		File: "internal/deletion/claims.go",
+		Old:  "\tcase !attempt.IsZero() && ours:\n",
 		New:  "\tcase found:\n",
-		Pkgs: []string{"./internal/controller/mcpserver/"},
-		Run:  "^(TestAdoptTakesOnlyAServerItsOwnRecordedCreateMade|TestCreateOnASlugSomeoneElseMadeIsRefusedNotAdopted)$",
+		Pkgs: []string{"./internal/deletion/", "./internal/controller/mcpserver/"},
+		Run:  "^(TestAnObjectFoundByNameIsAdoptedOnlyWhenTheRecordedLostCreateMadeIt|TestCreateOnASlugSomeoneElseMadeIsRefusedNotAdopted)$",
 	},
 	{
 		// A create's answered id taken without a read that confirms it:

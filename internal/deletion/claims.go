@@ -257,6 +257,47 @@ func nounOf(kind string) string {
 	return "provider"
 }
 
+// An Adoption is what a live resource without an external name does with
+// the object Coder holds under the name its creates ask for (an AI
+// provider's name, an MCP server's slug).
+type Adoption int
+
+// The adoptions.
+const (
+	// AdoptNone: nothing of the resource's is there; its create follows,
+	// and meets Coder's 409 if someone else holds the name.
+	AdoptNone Adoption = iota
+	// AdoptFound: the object is what the resource's own create, whose
+	// answer was lost, wrote.
+	AdoptFound
+	// RefuseTaken: someone else's object holds the name.
+	RefuseTaken
+)
+
+// AdoptByName decides, for every kind whose lost creates are found by name,
+// what a live resource without an external name does with the
+// object of that name: attempt is the create attempt its record holds
+// (LastAttempt: written before each create, cleared once Coder answered
+// one, so an attempt whose answer was lost stays there until a look
+// settles it), found whether Coder holds an object of the name, and ours
+// whether Coder created it within that attempt's window (CreatedByAttempt).
+// The record is the only proof of an attempt, as it is for the deleting
+// resource and the sweep (providerClaimOf): annotations on the resource are
+// anyone's to write, and a later create refused unsent says nothing of an
+// earlier one whose answer was lost. Taking such a refusal for the last
+// word made the resource create again, meet Coder's 409 and clear its
+// record, and the provider outlived it unrecorded (soak seed 777365623978).
+func AdoptByName(attempt time.Time, found, ours bool) Adoption {
+	switch {
+	case !found:
+		return AdoptNone
+	case !attempt.IsZero() && ours:
+		return AdoptFound
+	default:
+		return RefuseTaken
+	}
+}
+
 // TakenByAnother is the error naming the resource that owns the Coder
 // object id, or whose lost create may have written it under name, when
 // that is not mg: an import by name (a provider's, an MCP server's slug)

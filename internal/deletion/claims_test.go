@@ -105,3 +105,46 @@ func TestARecordClaimsNothingCoderMadeBeforeIt(t *testing.T) {
 		t.Errorf("an import's record claims keys from %s, want no bound: its key existed before it", got)
 	}
 }
+
+func TestAnObjectFoundByNameIsAdoptedOnlyWhenTheRecordedLostCreateMadeIt(t *testing.T) {
+	attempt := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	cases := map[string]struct {
+		reason      string
+		attempt     time.Time
+		found, ours bool
+		want        Adoption
+	}{
+		"NothingFound": {
+			reason:  "Nothing of the name is in Coder: the create follows.",
+			attempt: attempt,
+			want:    AdoptNone,
+		},
+		"LostCreateProvenByRecord": {
+			reason:  "The record holds an attempt whose answer was lost, and Coder made the object within its window.",
+			attempt: attempt, found: true, ours: true,
+			want: AdoptFound,
+		},
+		"MadeOutsideTheAttemptsWindow": {
+			reason:  "Coder made the object before or long after the recorded attempt: someone else's.",
+			attempt: attempt, found: true,
+			want: RefuseTaken,
+		},
+		"NoRecordedAttempt": {
+			reason: "Without a recorded attempt nothing of the resource's can be there, whatever its annotations say.",
+			found:  true, ours: true,
+			want: RefuseTaken,
+		},
+		"SomeoneElsesWithoutAttempt": {
+			reason: "An object of the name, and no attempt: someone else's.",
+			found:  true,
+			want:   RefuseTaken,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := AdoptByName(tc.attempt, tc.found, tc.ours); got != tc.want {
+				t.Errorf("%s\nAdoptByName(%v, %t, %t) = %d, want %d", tc.reason, tc.attempt, tc.found, tc.ours, got, tc.want)
+			}
+		})
+	}
+}

@@ -31,6 +31,12 @@ import (
 
 // observe is a live resource's look, through the kind's own client.
 func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
+	if err := n.otherCoder(ctx, mg); err != nil {
+		// Its objects live in the Coder its records name: nothing is read
+		// or changed in the one its ProviderConfig reaches now, and it is
+		// not Ready while it reaches no object of its own.
+		return managed.ExternalObservation{}, err
+	}
 	before := meta.GetExternalName(mg)
 	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
 		// Another resource owns the object this one names: nothing is
@@ -62,6 +68,27 @@ func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObser
 		}
 	}
 	return o, err
+}
+
+// otherCoder is the error of a live resource whose records were made
+// through another Coder than its ProviderConfig reaches now (OtherCoder),
+// which its Ready condition says. The Coder now is the ProviderConfig's
+// URL and the deployment it last reported: a URL changed since makes the
+// two disagree with the record until the ProviderConfig reports again,
+// which only delays the resource.
+func (n *untilGone[R]) otherCoder(ctx context.Context, mg resource.Managed) error {
+	if n.pass.Records == nil {
+		return nil
+	}
+	recs, err := n.pass.Records.Of(ctx, mg)
+	if err != nil {
+		return err
+	}
+	if err := OtherCoder(recs, n.pass.Origin); err != nil {
+		mg.SetConditions(xpv2.Unavailable().WithMessage(err.Error()))
+		return err
+	}
+	return nil
 }
 
 // recordID writes the id of the object mg observed onto its create's
@@ -103,12 +130,12 @@ func (n *untilGone[R]) ownedByAnother(ctx context.Context, mg resource.Managed, 
 
 func (n *untilGone[R]) Create(ctx context.Context, mg R) (managed.ExternalCreation, error) {
 	if n.pass.CreateRefused != "" {
-		return managed.ExternalCreation{}, n.refuse(mg, errors.New(errCreateRefused+": "+n.pass.CreateRefused))
+		return managed.ExternalCreation{}, errors.New(errCreateRefused + ": " + n.pass.CreateRefused)
 	}
 	// The record comes first: whatever happens next, what may exist in
 	// Coder is written down somewhere a namespace deletion cannot reach.
 	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
-		return managed.ExternalCreation{}, n.refuse(mg, err)
+		return managed.ExternalCreation{}, err
 	}
 	c, err := n.inner.Create(ctx, mg)
 	if err != nil && !coder.Timeout(err) {
@@ -134,13 +161,6 @@ func attemptOf(mg resource.Managed) time.Time {
 		return t
 	}
 	return time.Now()
-}
-
-func (n *untilGone[R]) refuse(mg resource.Managed, err error) error {
-	if n.pass.Refused != nil {
-		n.pass.Refused(mg)
-	}
-	return err
 }
 
 func (n *untilGone[R]) Update(ctx context.Context, mg R) (managed.ExternalUpdate, error) {

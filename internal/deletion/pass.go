@@ -80,10 +80,6 @@ type Pass struct {
 	Origin Origin
 	// CoderName is the name the object will have in Coder.
 	CoderName func(resource.Managed) string
-	// Refused, if set, notes on the resource that a create attempt was
-	// refused before anything was sent to Coder, so the next Observe does
-	// not take it for a create whose outcome is unknown.
-	Refused func(resource.Managed)
 	// Deployment asks the Coder the client reaches now for its deployment
 	// id; nil without a client. A delete is verified only in the
 	// deployment that made the object (see otherDeployment).
@@ -120,12 +116,25 @@ func (p Pass) otherDeployment(ctx context.Context, recs Set) (Origin, error) {
 	if now.DeploymentID, err = p.Deployment(ctx); err != nil {
 		return now, errors.Wrap(err, errVerifyDeployment)
 	}
-	for _, o := range named {
+	return now, OtherCoder(recs, now)
+}
+
+// OtherCoder is the error of a resource whose records (recs) were made
+// through another Coder than now (SameCoder), nil when every record was
+// made through now. It is the one rule by which a resource acts on a
+// Coder, live or deleting: its records speak of the Coder they were made
+// through only (DESIGN §9), so no answer of another Coder counts as gone,
+// and no id its external name holds is read, adopted, changed or deleted
+// there, where it names another object, whatever that Coder's server
+// answered. A resource without records (an import before its first look)
+// names no Coder yet.
+func OtherCoder(recs Set, now Origin) error {
+	for _, o := range recs.Origins() {
 		if !o.SameCoder(now) {
-			return now, &otherDeploymentError{Recorded: o, Now: now}
+			return &otherDeploymentError{Recorded: o, Now: now}
 		}
 	}
-	return now, nil
+	return nil
 }
 
 // Live is a kind's own external client. It serves live resources only: a

@@ -23,12 +23,14 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
@@ -189,12 +191,10 @@ func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: "u-1"}}
 	b, s := fixture.Kube(t), fixture.Scheme(t)
 	kube := b.Build()
-	refused := false
 	pass := Pass{
 		Kind: "AIGatewayKey", Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: NewStore(kube, s, nil),
 		CreateRefused: "ProviderConfig team-a/coder is not Ready (MissingPermissions)",
 		CoderName:     func(resource.Managed) string { return "ns-k" },
-		Refused:       func(resource.Managed) { refused = true },
 	}
 	created := false
 	inner := &managed.ExternalClientFns{
@@ -209,9 +209,6 @@ func TestRefusedCreateSendsNothingToCoderAndWritesNoRecord(t *testing.T) {
 	}
 	if created {
 		t.Error("the create reached Coder through a ProviderConfig that refuses creates")
-	}
-	if !refused {
-		t.Error("the refusal was not noted on the resource: the next Observe would take it for a lost create")
 	}
 	recs := &clusterv1alpha1.CleanupRecordList{}
 	if err := kube.List(context.Background(), recs); err != nil {
@@ -447,6 +444,136 @@ func TestAnAdoptedObjectsIDReachesTheRecordOfTheCreateThatMadeIt(t *testing.T) {
 				if got.Status.ExternalID != want {
 					t.Errorf("%s: record %s holds id %q, want %q", tc.reason, n, got.Status.ExternalID, want)
 				}
+			}
+		})
+	}
+}
+
+// A live resource acts only in the Coder its records were made through.
+// Its ProviderConfig pointed at another Coder, whose server answered its
+// create with an id, and then back: that id names another object here,
+// which the kind's client would find and take for the resource's own
+// (Ready, drift put back, a key rotated), whatever it is. So the resource
+// reads nothing there and is not Ready until its ProviderConfig reaches the
+// Coder of its records again (soak seeds 540571992116, 849976942575).
+func TestALiveResourceActsOnlyInTheCoderItsRecordsWereMadeThrough(t *testing.T) {
+	made := origin("A", "ProviderConfig", "ns", "coder", "https://a.example")
+	cases := map[string]struct {
+		reason string
+		// recorded is where the resource's record was made; zero: no record.
+		recorded Origin
+		now      Origin
+		want     bool
+	}{
+		"SameCoder": {
+			reason:   "The Coder that made the object: its client looks.",
+			recorded: made, now: made, want: true,
+		},
+		"OtherDeployment": {
+			reason:   "Another deployment at the same URL (restored, reinstalled): nothing is read there.",
+			recorded: made, now: origin("B", "ProviderConfig", "ns", "coder", "https://a.example"),
+		},
+		"OtherURL": {
+			reason:   "The ProviderConfig repointed to another URL, whatever deployment id it reports: nothing is read there.",
+			recorded: made, now: origin("A", "ProviderConfig", "ns", "coder", "https://b.example"),
+		},
+		"NoRecord": {
+			reason: "An import before its first look names no Coder yet: its client looks.",
+			now:    made, want: true,
+		},
+		"LegacyRecordSameDeployment": {
+			reason:   "A record of an earlier release names a deployment only: the same deployment looks.",
+			recorded: Origin{DeploymentID: "A"}, now: origin("A", "ProviderConfig", "ns", "coder", "https://b.example"), want: true,
+		},
+		"LegacyRecordOtherDeployment": {
+			reason:   "A record of an earlier release, of another deployment: nothing is read.",
+			recorded: Origin{DeploymentID: "A"}, now: origin("B", "ProviderConfig", "ns", "coder", "https://a.example"),
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			k := &aiv1alpha1.AIGatewayKey{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "k", UID: "u-1"}}
+			meta.SetExternalName(k, "the-other-coders-answer")
+			b, s := fixture.Kube(t), fixture.Scheme(t)
+			if tc.recorded.DeploymentID != "" {
+				b = b.WithObjects(&clusterv1alpha1.CleanupRecord{
+					ObjectMeta: metav1.ObjectMeta{Name: Name("AIGatewayKey", k.UID), Labels: map[string]string{ManagedResourceUIDLabel: string(k.UID)}},
+					Spec: clusterv1alpha1.CleanupRecordSpec{Kind: "AIGatewayKey", DeploymentID: tc.recorded.DeploymentID, ProviderConfig: tc.recorded.Spec(),
+						ManagedResource: clusterv1alpha1.ManagedResourceReference{UID: string(k.UID)}},
+					Status: clusterv1alpha1.CleanupRecordStatus{Phase: clusterv1alpha1.CleanupPhaseActive, ExternalID: "the-other-coders-answer"},
+				})
+			}
+			looked := 0
+			// A Coder holding an object of that id, as the kind's client
+			// would find it.
+			finds := &managed.ExternalClientFns{
+				ObserveFn: func(context.Context, resource.Managed) (managed.ExternalObservation, error) {
+					looked++
+					return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil
+				},
+				DisconnectFn: func(context.Context) error { return nil },
+			}
+			pass := Pass{Kind: "AIGatewayKey", Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: NewStore(b.Build(), s, nil), Origin: tc.now}
+			obs, err := Wrap(pass, finds).Observe(context.Background(), k)
+			if tc.want {
+				if err != nil || !obs.ResourceExists || looked != 1 {
+					t.Errorf("%s\nObserve = %+v, %v after %d looks; want the kind's client to look once", tc.reason, obs, err, looked)
+				}
+				return
+			}
+			var other *otherDeploymentError
+			if !errors.As(err, &other) || obs.ResourceExists || looked != 0 {
+				t.Errorf("%s\nObserve = %+v, %v after %d looks; want an otherDeploymentError and no look", tc.reason, obs, err, looked)
+			}
+			if c := k.GetCondition(xpv2.TypeReady); c.Status != corev1.ConditionFalse || !strings.Contains(c.Message, "the cleanup record names") {
+				t.Errorf("%s\nReady = %+v, want False naming the record's Coder", tc.reason, c)
+			}
+		})
+	}
+}
+
+// The record is the only memory of a create attempt whose outcome is
+// unknown, which a later look by name may adopt: an attempt Coder answered
+// with a refusal wrote nothing and leaves none, so a provider someone else
+// makes under the name later is never taken for its result; one whose
+// answer was lost keeps it.
+func TestOnlyACreateWhoseOutcomeIsUnknownLeavesItsAttemptOnTheRecord(t *testing.T) {
+	cases := map[string]struct {
+		reason   string
+		err      error
+		wantKept bool
+	}{
+		"CoderRefused": {
+			reason: "Coder answered the create with an error: nothing was written.",
+			err:    errors.New("400 Bad Request"),
+		},
+		"AnswerNotConfirmed": {
+			reason: "Coder's answer named another object, or its read failed: the outcome is unknown.",
+			err:    &coder.UnconfirmedError{Kind: "AI provider", Asked: "p", Got: "q", ID: "id"}, wantKept: true,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			p := &aiv1alpha1.AIProvider{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: "p", UID: "u-1"}}
+			kube := fixture.Kube(t).Build()
+			pass := Pass{
+				Kind: KindProvider, Mode: providerconfig.ModeNormal, Releases: NewReleases(), Records: NewStore(kube, fixture.Scheme(t), nil),
+				Origin: origin("A", "ProviderConfig", "ns", "coder", "https://a.example"), CoderName: func(resource.Managed) string { return "p" },
+			}
+			inner := &managed.ExternalClientFns{
+				CreateFn: func(context.Context, resource.Managed) (managed.ExternalCreation, error) {
+					return managed.ExternalCreation{}, tc.err
+				},
+			}
+			if _, err := Wrap(pass, inner).Create(context.Background(), p); err == nil {
+				t.Fatalf("%s\nCreate succeeded, want the inner error", tc.reason)
+			}
+			rec := &clusterv1alpha1.CleanupRecord{}
+			if err := kube.Get(context.Background(), client.ObjectKey{Name: Name(KindProvider, p.UID)}, rec); err != nil {
+				t.Fatal(err)
+			}
+			if kept := rec.Status.CreateAttemptedAt != nil; kept != tc.wantKept {
+				t.Errorf("%s\nthe record keeps the attempt: %t, want %t", tc.reason, kept, tc.wantKept)
 			}
 		})
 	}

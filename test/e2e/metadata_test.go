@@ -30,7 +30,6 @@ import (
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/aiprovider"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -106,8 +105,10 @@ func TestADeletingProviderNamingAnUnknownIDDeletesItsOwn(t *testing.T) {
 // TestADeletingProviderWithAForgedRefusalDeletesWhatItsAttemptWrote: a
 // create whose answer was lost wrote a provider that was not adopted yet
 // (Coder failed the reads that would find it); the resource is deleted and
-// the refused-create annotation forged, which says the attempt wrote
-// nothing. The provider's own look then skipped the search by name.
+// the refused-create annotation forged, which said the attempt wrote
+// nothing while the provider read it (it no longer does: only the record
+// proves an attempt). The provider's own look then skipped the search by
+// name.
 func TestADeletingProviderWithAForgedRefusalDeletesWhatItsAttemptWrote(t *testing.T) {
 	c := env.Cluster.Coder(t)
 	ns := env.Namespace(t)
@@ -134,7 +135,7 @@ func TestADeletingProviderWithAForgedRefusalDeletesWhatItsAttemptWrote(t *testin
 
 	env.Delete(t, p)
 	if err := env.Update(t, p, func() {
-		meta.AddAnnotations(p, map[string]string{aiprovider.AnnotationRefusedCreate: p.GetAnnotations()[meta.AnnotationKeyExternalCreatePending]})
+		meta.AddAnnotations(p, map[string]string{"coder.crossplane.io/refused-create": p.GetAnnotations()[meta.AnnotationKeyExternalCreatePending]})
 	}); err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ package e2e
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -30,6 +31,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -161,5 +163,68 @@ func TestABudgetWhoseExternalNameMovesKeepsTheRecordOfItsFirstGroup(t *testing.T
 		if limit, ok := budgetLimit(s, g); ok {
 			t.Errorf("group %s still has the budget (limit %d) the deleted resource wrote: nothing tracks it", g, limit)
 		}
+	}
+}
+
+// TestAKeyRepointedToAServerAnsweringWithAnotherKeysIDTakesNothingBack:
+// a key's ProviderConfig points at a tenant's server, which answers its
+// create with the id of a key of the platform's Coder (as a server that
+// saw it there would); the ProviderConfig then points at the platform's
+// Coder. The resource's record names the key at the tenant's URL: in the
+// platform's Coder that id is another key, which the resource must not
+// take for its own (Ready, its Secret holding the tenant server's
+// plaintext, the platform's key open to its rotations). It reads nothing
+// there and is not Ready, naming its record's Coder. (Soak seeds
+// 540571992116 and 849976942575, where the other Coder answered with the
+// run's ids left over from an earlier seed.)
+func TestAKeyRepointedToAServerAnsweringWithAnotherKeysIDTakesNothingBack(t *testing.T) {
+	c := env.Cluster.Coder(t)
+	deployment := deploymentOf(t, c)
+	tenant := tenantServer(t, "tenant-"+deployment)
+	ns := env.Namespace(t)
+	victim, err := c.SDK(t).CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "victim-" + ns})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant.Mimic(victim.ID)
+	pc := env.ReadyProviderConfigOf(t, ns, testenv.LocalCoder(tenant), nil)
+	k := newKey(ns, "repointed")
+	env.Create(t, k)
+	env.WaitCondition(t, k, xpv2.TypeReady, corev1.ConditionTrue, testenv.WaitLong)
+	if got := meta.GetExternalName(k); got != victim.ID.String() {
+		t.Fatalf("the key took external name %s; the scenario needs the platform key's id %s", got, victim.ID)
+	}
+
+	env.TokenSecret(t, ns, "coder-token-platform", c.Token())
+	if err := env.Update(t, pc, func() {
+		pc.Spec.URL = c.URL()
+		pc.Spec.Credentials.SecretRef.Name = "coder-token-platform"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, testenv.WaitLong, "the key not Ready, naming the Coder of its record", func() (bool, string) {
+		env.Get(t, k)
+		r := k.GetCondition(xpv2.TypeReady)
+		return r.Status == corev1.ConditionFalse && strings.Contains(r.Message, "the cleanup record names"), fmt.Sprintf("%s: %s", r.Status, r.Message)
+	})
+	if !testenv.LiveKey(c, victim.ID.String()) {
+		t.Errorf("the platform's key %s is gone", victim.ID)
+	}
+	if n := len(testenv.KeysNamed(c, aigatewaykey.DerivedName(k))); n != 0 {
+		t.Errorf("the platform's Coder holds %d keys of the resource's name: it created there, though its record names the tenant's server", n)
+	}
+
+	// Pointed back at the server of its record, it deletes its key there,
+	// and the platform's key stays.
+	if err := env.Update(t, pc, func() {
+		pc.Spec.URL = tenant.URL()
+		pc.Spec.Credentials.SecretRef.Name = "coder-token"
+	}); err != nil {
+		t.Fatal(err)
+	}
+	env.Delete(t, k)
+	env.WaitGone(t, k, testenv.WaitLong)
+	if !testenv.LiveKey(c, victim.ID.String()) {
+		t.Errorf("the platform's key %s went with the tenant's resource", victim.ID)
 	}
 }

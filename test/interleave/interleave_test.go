@@ -50,7 +50,13 @@ var (
 	// Seed 1068355073656 (a soak's): a namespace whose key used a
 	// ClusterProviderConfig without its token Secret stayed Terminating
 	// (TestNamespaceDeletionIsBoundedWhileItsClusterProviderConfigCannotDelete).
-	fakeSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 118707505893, 1068355073656}
+	// Seed 540571992116 (a soak's): a key repointed to the other Coder
+	// and back; after an earlier seed's unused mimicked ids it took a key
+	// of the run's Coder for its own
+	// (TestAKeyRepointedToAServerAnsweringWithAnotherKeysIDTakesNothingBack).
+	// Alone it replays the harness judging a key by the run's Coder while
+	// its ProviderConfig pointed at the other one.
+	fakeSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 118707505893, 1068355073656, 540571992116}
 	realSeeds = []uint64{101, 102, 103, 104, 105}
 	foundBugs = []uint64{6, 118707505893, 1068355073656}
 )

@@ -67,6 +67,9 @@ func (r *run) do(ctx context.Context, op Op) string {
 		if op.Arg == 1 {
 			url = r.bed.Other.URL()
 		}
+		r.mu.Lock()
+		r.repointed[op.Target] = time.Now()
+		r.mu.Unlock()
 		return deleted(r.kube.Patch(ctx, w.pcKey(w.PCs[op.Target]), client.RawPatch(types.MergePatchType, repointURL(url))))
 	case OpCoderLieID:
 		return done(r.coder.SetFault(CreateEndpoints[op.Target], fakecoder.Fault{AnswerOtherID: true, Times: 1}))

@@ -35,6 +35,7 @@ import (
 	namespacedv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
 // settle is how long past its documented bound the harness gives anything
@@ -335,7 +336,13 @@ func (r *run) records(ctx context.Context, match func(rec *clusterv1alpha1.Clean
 // brought back every one it sent away, unless its patch failed.
 func (r *run) repointBack(ctx context.Context) {
 	w := r.plan.World
-	for _, pc := range w.PCs {
+	for i, pc := range w.PCs {
+		if o, ok := w.pcKey(pc).(providerconfig.Object); ok && r.kube.Get(ctx, client.ObjectKeyFromObject(o), o) == nil &&
+			providerconfig.ConnectionOf(o).URL != r.coder.URL() {
+			r.mu.Lock()
+			r.repointed[i] = time.Now()
+			r.mu.Unlock()
+		}
 		err := r.kube.Patch(ctx, w.pcKey(pc), client.RawPatch(types.MergePatchType, repointURL(r.coder.URL())))
 		if err != nil && !kerrors.IsNotFound(err) {
 			r.violate("quiet: cannot point %s back at the run's Coder: %v", pcName(pc), err)

@@ -33,6 +33,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
+	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -84,6 +85,9 @@ type run struct {
 	watch         *watcher
 	// down: the run stopped Coder and has not started it again.
 	down bool
+	// repointed is when each ProviderConfig's URL was last patched, by
+	// index in the world.
+	repointed map[int]time.Time
 }
 
 // Run executes plan against the bed and the Coder and checks the
@@ -93,6 +97,7 @@ func Run(ctx context.Context, bed *Bed, c Coder, sdk *codersdk.Client, plan Plan
 		bed: bed, plan: plan, coder: c, sdk: sdk, kube: bed.Kube, start: time.Now(),
 		imported: map[string]int{}, importIDs: map[int]string{}, stripped: map[types.UID]bool{},
 		secrets: map[string]bool{c.Token(): true}, before: map[string]bool{}, peaks: map[types.UID]int{},
+		repointed: map[int]time.Time{},
 	}
 	res = Result{Seed: plan.Seed, Flavour: plan.Flavour, Ops: len(plan.Ops)}
 	defer func() {
@@ -101,6 +106,11 @@ func Run(ctx context.Context, bed *Bed, c Coder, sdk *codersdk.Client, plan Plan
 		res.Violations = r.violations
 		res.Kills = len(r.kills)
 	}()
+	// A seed replays alone as it ran in a soak: the ids an earlier run's
+	// other-mimics left unused would make the other Coder answer this
+	// run's creates with ids of the run's Coder (how seed 540571992116
+	// failed in a soak and not alone).
+	bed.Other.StopMimicking()
 	for _, k := range c.Keys() {
 		r.before[k.ID.String()] = true
 	}
@@ -366,7 +376,8 @@ func (r *run) ownership(ctx context.Context) Ownership {
 }
 
 // published reads every Ready key resource (not an import, not being
-// deleted, in a namespace that is not) with its Secret's plaintext.
+// deleted, in a namespace that is not) with its Secret's plaintext, judged
+// by the Coder its ProviderConfig points at (reaching).
 func (r *run) published(ctx context.Context) []Published {
 	w := r.plan.World
 	var out []Published
@@ -381,6 +392,10 @@ func (r *run) published(ctx context.Context) []Published {
 		if !isReady(obj) || r.namespaceDeleting(ctx, m.Namespace) {
 			continue
 		}
+		valid, ok := r.reaching(ctx, m)
+		if !ok {
+			continue
+		}
 		p := Published{Name: objName(m.Namespace, m.Name)}
 		cs := connSecret(m, w.System)
 		s := &corev1.Secret{}
@@ -391,18 +406,49 @@ func (r *run) published(ctx context.Context) []Published {
 			r.mu.Lock()
 			r.secrets[p.Plaintext] = true
 			r.mu.Unlock()
-			p.Valid = r.validKey(p.Plaintext)
+			p.Valid = valid(p.Plaintext)
 		}
 		out = append(out, p)
 	}
 	return out
 }
 
-// validKey reports whether Coder holds a live key of the plaintext; the
-// real Coder keeps hashes only, so for it a non-empty plaintext is all the
-// harness can check.
-func (r *run) validKey(plaintext string) bool {
-	if f, ok := r.coder.(interface {
+// reaching judges a key by the Coder the ProviderConfig of m points at,
+// whose key a Ready m must hold: the run's, or the other one a plan
+// repointed it to.
+// Judging by the run's Coder alone took the other Coder's keys, which a
+// resource repointed there holds by right, for dead ones (seeds
+// 540571992116, 849976942575). ok is false while m's Ready may still be
+// its previous Coder's: within two polls of a repoint, before the
+// resource's next look can have seen the change, as Kubernetes shows a
+// status as of the last reconcile.
+func (r *run) reaching(ctx context.Context, m MR) (valid func(string) bool, ok bool) {
+	r.mu.Lock()
+	at, moved := r.repointed[m.PC]
+	r.mu.Unlock()
+	if moved && time.Since(at) < 2*PollInterval {
+		return nil, false
+	}
+	o := r.plan.World.pcKey(r.plan.World.PCs[m.PC])
+	if err := r.kube.Get(ctx, client.ObjectKeyFromObject(o), o); err != nil {
+		return nil, false
+	}
+	pc, ok := o.(providerconfig.Object)
+	if !ok {
+		return nil, false
+	}
+	var c any = r.coder
+	if url := providerconfig.ConnectionOf(pc).URL; r.bed.Other != nil && url == r.bed.Other.URL() {
+		c = r.bed.Other
+	}
+	return func(plaintext string) bool { return validKey(c, plaintext) }, true
+}
+
+// validKey reports whether the Coder c holds a live key of the plaintext;
+// the real Coder keeps hashes only, so for it a non-empty plaintext is all
+// the harness can check.
+func validKey(c any, plaintext string) bool {
+	if f, ok := c.(interface {
 		ValidKey(string) (fakecoder.KeyRow, bool)
 	}); ok {
 		_, valid := f.ValidKey(plaintext)

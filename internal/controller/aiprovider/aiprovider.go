@@ -52,10 +52,6 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
-// AnnotationRefusedCreate holds the external-create-pending time of the last
-// create attempt that certainly wrote nothing (managedkind.AnnotationRefusedCreate).
-const AnnotationRefusedCreate = managedkind.AnnotationRefusedCreate
-
 // ReasonAdoptedUncertainCreate is the event reason when a provider that an
 // earlier create attempt wrote, although its response was lost, becomes this
 // resource's external resource.
@@ -116,7 +112,7 @@ func Setup(ctx context.Context, mgr ctrl.Manager, gvk schema.GroupVersionKind, o
 	}
 	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), records: o.Records, kind: gvk.Kind, fingerprintKey: o.FingerprintKey}
 	return managedkind.Setup(mgr, gvk, o.Options, managedkind.Kind[Resource]{
-		CoderName: ProviderName, Refused: MarkRefused, External: c.external,
+		CoderName: ProviderName, External: c.external,
 		Watches: func(b *builder.Builder) *builder.Builder { return b.Watches(secretObject(), readers) },
 	})
 }
@@ -264,12 +260,10 @@ func (e *external) confirm(ctx context.Context, asked string, got codersdk.AIPro
 func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCreation, error) {
 	want, err := e.desired(ctx, p)
 	if err != nil {
-		MarkRefused(p)
 		return managed.ExternalCreation{}, err
 	}
 	// Coder's own rules, before anything is sent.
 	if vs := want.Request.Validate(); len(vs) > 0 {
-		MarkRefused(p)
 		return managed.ExternalCreation{}, InvalidSpec(vs, want.NameFromMetadata)
 	}
 	got, err := e.coder.CreateProvider(ctx, want.Request)
@@ -277,14 +271,10 @@ func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCrea
 		err = e.confirm(ctx, want.Request.Name, got)
 	}
 	if err != nil {
-		if coder.Timeout(err) {
-			// Coder may have written it: the next Observe looks.
-			meta.RemoveAnnotations(p, AnnotationRefusedCreate)
-		} else {
-			// Coder answered, so this attempt wrote nothing: it must not
-			// make a provider someone creates meanwhile look like ours.
-			MarkRefused(p)
-		}
+		// Whether this attempt may have written the provider is the
+		// record's to say, which the deletion wrapper around this Create
+		// writes first: a timeout keeps the attempt there, for the next
+		// Observe to look by name.
 		if coder.IsConflict(err) {
 			return managed.ExternalCreation{}, errors.Wrapf(err, errFmtCreateTaken, want.Request.Name)
 		}
@@ -305,16 +295,6 @@ func (e *external) Create(ctx context.Context, p Resource) (managed.ExternalCrea
 	// After the status update, which reads the object back.
 	meta.SetExternalName(p, got.ID.String())
 	return managed.ExternalCreation{ConnectionDetails: ConnectionDetails(e.url, got)}, nil
-}
-
-// MarkRefused records that the pending create attempt certainly wrote
-// nothing (managedkind.MarkRefused).
-func MarkRefused(mg resource.Managed) { managedkind.MarkRefused(mg) }
-
-// UncertainAttempt is when the last create attempt whose outcome is unknown
-// was made (managedkind.UncertainAttempt).
-func UncertainAttempt(annotations map[string]string) time.Time {
-	return managedkind.UncertainAttempt(annotations)
 }
 
 // Update sends the one PATCH that puts back what Observe found different.

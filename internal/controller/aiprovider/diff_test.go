@@ -19,13 +19,11 @@ package aiprovider
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/uuid"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"k8s.io/utils/ptr"
 )
 
@@ -289,44 +287,6 @@ func TestDiffPatchesOnlyWhatDiffers(t *testing.T) {
 						t.Errorf("drift description %q contains key material", f)
 					}
 				}
-			}
-		})
-	}
-}
-
-func TestOnlyAnUncertainCreateAttemptIsLookedFor(t *testing.T) {
-	const pending = "2026-05-01T12:00:00Z"
-	cases := map[string]struct {
-		reason      string
-		annotations map[string]string
-		want        time.Time
-	}{
-		"NeverAttempted": {
-			reason: "no create attempt: nothing of ours can exist",
-		},
-		"Uncertain": {
-			reason:      "an attempt without a recorded refusal may have written the provider",
-			annotations: map[string]string{meta.AnnotationKeyExternalCreatePending: pending},
-			want:        time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
-		},
-		"Refused": {
-			reason:      "Coder refused this very attempt (409, 400, ...) or it was never sent",
-			annotations: map[string]string{meta.AnnotationKeyExternalCreatePending: pending, AnnotationRefusedCreate: pending},
-		},
-		"RefusedEarlier": {
-			reason:      "an earlier attempt was refused, the latest one is uncertain",
-			annotations: map[string]string{meta.AnnotationKeyExternalCreatePending: pending, AnnotationRefusedCreate: "2026-05-01T11:59:00Z"},
-			want:        time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC),
-		},
-		"Unparsable": {
-			reason:      "a pending time that is not RFC 3339 is no evidence",
-			annotations: map[string]string{meta.AnnotationKeyExternalCreatePending: "yesterday"},
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := UncertainAttempt(tc.annotations); !got.Equal(tc.want) {
-				t.Errorf("%s\nUncertainAttempt = %v, want %v", tc.reason, got, tc.want)
 			}
 		})
 	}

@@ -32,38 +32,40 @@ import (
 
 // observeUncreated handles a resource without an external name. Only a
 // create attempt whose outcome is unknown can have left a provider of ours
-// in Coder; it is found by name and adopted when Coder created it after the
-// attempt. Any other provider of that name belongs to someone else.
+// in Coder; it is found by name and adopted when Coder created it within
+// the attempt's window (deletion.AdoptByName). Any other provider of that
+// name belongs to someone else.
 func (e *external) observeUncreated(ctx context.Context, p Resource) (managed.ExternalObservation, error) {
-	if UncertainAttempt(p.GetAnnotations()).IsZero() {
-		// No attempt, or only one that certainly wrote nothing: there is
-		// nothing of ours to look for.
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	}
-	// The annotation only says an attempt may be pending; anyone who may
-	// edit the resource can set it. The proof is our own record, written
-	// before the create, with the time of the attempt.
+	// The proof of an attempt is our own record, written before the
+	// create, with its time; not the annotations, which anyone who may
+	// edit the resource can set, and whose last refused attempt says
+	// nothing of an earlier lost one.
 	attempt, err := deletion.LastAttempt(ctx, e.reader, p, e.kind)
 	if err != nil || attempt.IsZero() {
+		// No attempt, or only ones that certainly wrote nothing: there is
+		// nothing of ours to look for.
 		return managed.ExternalObservation{ResourceExists: false}, err
 	}
 	name := ProviderName(p)
 	got, err := e.coder.GetProvider(ctx, name)
-	if coder.IsNotFound(err) {
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	}
-	if err != nil {
+	found := !coder.IsNotFound(err)
+	if err != nil && found {
 		return managed.ExternalObservation{}, errors.Wrap(err, errGetProvider)
 	}
-	// The attempt is ours, by our clock; Coder dated the provider by its
-	// own, which the answer just read places the attempt on.
-	ours, err := deletion.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout(), e.coder.Clock())
-	if err != nil {
-		// Neither adopted nor someone else's: a deleting resource must not
-		// take the provider for absent.
-		return managed.ExternalObservation{}, errors.Wrapf(err, errFmtCannotDate, name, got.ID)
+	ours := false
+	if found {
+		// The attempt is ours, by our clock; Coder dated the provider by
+		// its own, which the answer just read places the attempt on.
+		if ours, err = deletion.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout(), e.coder.Clock()); err != nil {
+			// Neither adopted nor someone else's: a deleting resource must
+			// not take the provider for absent.
+			return managed.ExternalObservation{}, errors.Wrapf(err, errFmtCannotDate, name, got.ID)
+		}
 	}
-	if !ours {
+	switch deletion.AdoptByName(attempt, found, ours) {
+	case deletion.AdoptNone:
+		return managed.ExternalObservation{ResourceExists: false}, nil
+	case deletion.RefuseTaken:
 		return managed.ExternalObservation{}, errors.Errorf(errFmtNameTaken, name, got.ID, got.CreatedAt.UTC().Format(time.RFC3339))
 	}
 	meta.SetExternalName(p, got.ID.String())

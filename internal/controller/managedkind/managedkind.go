@@ -90,8 +90,6 @@ type Options struct {
 type Kind[R resource.Managed] struct {
 	// CoderName is the name a resource has (or will have) in Coder.
 	CoderName func(R) string
-	// Refused, if set, notes on a resource that Coder refused its create.
-	Refused func(resource.Managed)
 	// External builds the kind's client to Coder for one reconcile, through
 	// the session its ProviderConfig opened; it logs and records events
 	// through the controller's log and record.
@@ -121,7 +119,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 	if c := o.ChangeLogOptions; c != nil && c.ChangeLogger != nil {
 		fin.WithChangeLogger(c.ChangeLogger)
 	}
-	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, Refused: k.Refused, record: record,
+	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, record: record,
 		External: func(s providerconfig.Session) deletion.Live[R] { return k.External(s, log, record) }}
 	opts := []managed.ReconcilerOption{
 		// The reconciler hands the connector an R, or fails the reconcile.
@@ -223,8 +221,6 @@ type connector[R resource.Managed] struct {
 	Kind string
 	// CoderName is the name the resource has (or will have) in Coder.
 	CoderName func(R) string
-	// Refused, if set, notes on a resource that Coder refused its create.
-	Refused func(resource.Managed)
 	// External builds the kind's client for a session that has one.
 	External func(providerconfig.Session) deletion.Live[R]
 	record   event.Recorder
@@ -246,7 +242,7 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 	s.CreateRefused = activation.CreateRefused(s.CreateRefused, c.Kinds.Exists(activation.CleanupRecord))
 	pass := deletion.Pass{
 		Kind: c.Kind, Mode: s.Mode, Releases: c.Releases, CreateRefused: s.CreateRefused,
-		Records: c.Records, Origin: OriginOf(s), Refused: c.Refused, Record: c.record,
+		Records: c.Records, Origin: OriginOf(s), Record: c.record,
 		// The reconciler gives the client the object it connected.
 		CoderName: func(resource.Managed) string { return c.CoderName(mg) },
 	}

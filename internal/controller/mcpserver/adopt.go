@@ -29,7 +29,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
-	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 )
 
@@ -68,54 +67,20 @@ func (e *external) bySlug(ctx context.Context, slug string) (codersdk.MCPServerC
 	return codersdk.MCPServerConfig{}, false, nil
 }
 
-// Adoption is what a resource without an external name does with a server
-// of its slug.
-type Adoption int
-
-// The adoptions.
-const (
-	// AdoptNone: nothing of this resource's can be in Coder.
-	AdoptNone Adoption = iota
-	// AdoptServer: the server is the result of this resource's create.
-	AdoptServer
-	// RefuseTaken: someone else's server holds the slug.
-	RefuseTaken
-)
-
-// Adopt decides what a resource without an external name does with the
-// server found by its slug: only a create attempt of its own, proven by
-// its record (attempt, written before the create), whose answer may have
-// been lost (uncertain), can have made it, and only when Coder created it
-// within that attempt's window (ours). Anything else holds a slug someone
-// else made, which is never adopted.
-func Adopt(uncertain, recorded, found, ours bool) Adoption {
-	switch {
-	case !found:
-		return AdoptNone
-	case uncertain && recorded && ours:
-		return AdoptServer
-	default:
-		return RefuseTaken
-	}
-}
-
 // observeUncreated handles a resource without an external name. Only a
 // create attempt whose outcome is unknown can have left a server of ours in
 // Coder; it is found by slug and adopted when the record proves the attempt
-// and Coder created the server within its window. Any other server of that
-// slug belongs to someone else.
+// and Coder created the server within its window (deletion.AdoptByName).
+// Any other server of that slug belongs to someone else.
 func (e *external) observeUncreated(ctx context.Context, r Resource) (managed.ExternalObservation, error) {
-	uncertain := !managedkind.UncertainAttempt(r.GetAnnotations()).IsZero()
-	if !uncertain {
-		// No attempt, or only one that certainly wrote nothing: the
-		// create that follows meets a taken slug with Coder's 409.
-		return managed.ExternalObservation{ResourceExists: false}, nil
-	}
-	// The annotation only says an attempt may be pending; anyone who may
-	// edit the resource can set it. The proof is our own record.
+	// The proof of an attempt is our own record, not the annotations,
+	// which anyone may write and whose last refused attempt says nothing
+	// of an earlier lost one.
 	attempt, err := deletion.LastAttempt(ctx, e.reader, r, e.kind)
-	if err != nil {
-		return managed.ExternalObservation{}, err
+	if err != nil || attempt.IsZero() {
+		// No attempt, or only ones that certainly wrote nothing: the
+		// create that follows meets a taken slug with Coder's 409.
+		return managed.ExternalObservation{ResourceExists: false}, err
 	}
 	slug := Slug(r)
 	got, found, err := e.bySlug(ctx, slug)
@@ -123,17 +88,17 @@ func (e *external) observeUncreated(ctx context.Context, r Resource) (managed.Ex
 		return managed.ExternalObservation{}, err
 	}
 	ours := false
-	if found && !attempt.IsZero() {
+	if found {
 		// Coder dated the server by its own clock, which the answer just
 		// read places the attempt on.
 		if ours, err = deletion.CreatedByAttempt(got.CreatedAt, attempt, e.coder.Timeout(), e.coder.Clock()); err != nil {
 			return managed.ExternalObservation{}, errors.Wrapf(err, errFmtCannotDate, slug, got.ID)
 		}
 	}
-	switch Adopt(uncertain, !attempt.IsZero(), found, ours) {
-	case AdoptNone:
+	switch deletion.AdoptByName(attempt, found, ours) {
+	case deletion.AdoptNone:
 		return managed.ExternalObservation{ResourceExists: false}, nil
-	case RefuseTaken:
+	case deletion.RefuseTaken:
 		err := errors.Errorf(errFmtSlugTaken, slug, got.ID, got.CreatedAt.UTC().Format(time.RFC3339))
 		r.SetConditions(xpv2.Unavailable().WithMessage(err.Error()))
 		return managed.ExternalObservation{}, err

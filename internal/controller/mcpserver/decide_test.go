@@ -237,27 +237,6 @@ func TestFingerprintChangesWithEverySecretOfTheAuthType(t *testing.T) {
 	}
 }
 
-func TestAdoptTakesOnlyAServerItsOwnRecordedCreateMade(t *testing.T) {
-	cases := map[string]struct {
-		uncertain, recorded, found, ours bool
-		want                             Adoption
-	}{
-		"NothingFound":               {uncertain: true, recorded: true, want: AdoptNone},
-		"LostCreateProvenByRecord":   {uncertain: true, recorded: true, found: true, ours: true, want: AdoptServer},
-		"CreatedBeforeTheAttempt":    {uncertain: true, recorded: true, found: true, want: RefuseTaken},
-		"AnnotationWithoutRecord":    {uncertain: true, found: true, ours: true, want: RefuseTaken},
-		"NoUncertainAttempt":         {recorded: true, found: true, ours: true, want: RefuseTaken},
-		"SomeoneElsesWithoutAttempt": {found: true, want: RefuseTaken},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := Adopt(tc.uncertain, tc.recorded, tc.found, tc.ours); got != tc.want {
-				t.Errorf("Adopt(%t, %t, %t, %t) = %d, want %d", tc.uncertain, tc.recorded, tc.found, tc.ours, got, tc.want)
-			}
-		})
-	}
-}
-
 func TestNoSecretInWhatIsPrintedOrKeptInStatus(t *testing.T) {
 	c := Credentials{OAuth2ClientSecret: "s3cr3t-oauth", APIKeyValue: "s3cr3t-key", Headers: []Header{{Name: "X", Value: "s3cr3t-h"}}}
 	d := Desired{Request: CreateRequest("docs", Spec{Fields: common.MCPServerFields{AuthType: "api_key"}}, c)}

@@ -36,7 +36,6 @@ import (
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
-	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	testfixture "github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
@@ -157,14 +156,12 @@ func TestCreateOnASlugSomeoneElseMadeIsRefusedNotAdopted(t *testing.T) {
 	if meta.GetExternalName(m) != "" {
 		t.Errorf("external name %q, want none", meta.GetExternalName(m))
 	}
-	if managedkind.UncertainAttempt(m.GetAnnotations()) != (time.Time{}) {
-		t.Error("a refused create is left as an uncertain one")
-	}
-	// An attempt marked uncertain (by hand: anyone may write the
-	// annotation) without a record of its own adopts nothing either.
+	// An attempt marked pending (by hand: anyone may write the
+	// annotation) without a record of its own looks for nothing and adopts
+	// nothing: only the record proves an attempt.
 	meta.SetExternalCreatePending(m, time.Now())
-	if _, err := e.Observe(ctx, m); err == nil || !strings.Contains(err.Error(), "is taken in Coder") {
-		t.Errorf("Observe with an unrecorded uncertain attempt = %v, want the slug taken", err)
+	if o, err := e.Observe(ctx, m); err != nil || o.ResourceExists {
+		t.Errorf("Observe with an unrecorded pending attempt = %+v, %v; want not existing", o, err)
 	}
 	if meta.GetExternalName(m) != "" {
 		t.Errorf("external name %q after Observe, want none", meta.GetExternalName(m))

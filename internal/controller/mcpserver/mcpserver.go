@@ -102,7 +102,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	}
 	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), records: o.Records, kind: gvk.Kind, fingerprintKey: o.FingerprintKey}
 	return managedkind.Setup(mgr, gvk, o.Options, managedkind.Kind[Resource]{
-		CoderName: Slug, Refused: managedkind.MarkRefused, External: c.external,
+		CoderName: Slug, External: c.external,
 		Watches: func(b *builder.Builder) *builder.Builder { return b.Watches(managedkind.SecretObject(), readers) },
 	})
 }
@@ -230,7 +230,6 @@ func (e *external) confirm(ctx context.Context, asked string, got codersdk.MCPSe
 func (e *external) Create(ctx context.Context, r Resource) (managed.ExternalCreation, error) {
 	want, err := e.desired(ctx, r)
 	if err != nil {
-		managedkind.MarkRefused(r)
 		return managed.ExternalCreation{}, err
 	}
 	got, err := e.coder.CreateMCPServer(ctx, want.Request)
@@ -238,14 +237,10 @@ func (e *external) Create(ctx context.Context, r Resource) (managed.ExternalCrea
 		err = e.confirm(ctx, want.Request.Slug, got)
 	}
 	if err != nil {
-		if coder.Timeout(err) {
-			// Coder may have written it: the next Observe looks.
-			meta.RemoveAnnotations(r, managedkind.AnnotationRefusedCreate)
-		} else {
-			// Coder answered, so this attempt wrote nothing: it must not
-			// make a server someone creates meanwhile look like ours.
-			managedkind.MarkRefused(r)
-		}
+		// Whether this attempt may have written the server is the
+		// record's to say, which the deletion wrapper around this Create
+		// writes first: a timeout keeps the attempt there, for the next
+		// Observe to look by slug.
 		if coder.IsConflict(err) {
 			err = errors.Errorf(errFmtCreateTaken, want.Request.Slug)
 			r.SetConditions(xpv2.Unavailable().WithMessage(err.Error()))

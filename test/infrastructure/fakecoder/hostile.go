@@ -31,6 +31,14 @@ func (s *Server) Mimic(ids ...uuid.UUID) {
 	s.mimic = append(s.mimic, ids...)
 }
 
+// StopMimicking makes s create under new ids again: the Mimic ids it has
+// not used yet are forgotten.
+func (s *Server) StopMimicking() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.mimic = nil
+}
+
 // newID is the id of an object being created: the next Mimic id, else a
 // new one. The caller holds s.mu.
 func (s *Server) newID() uuid.UUID {

@@ -58,3 +58,28 @@ func TestAMimickingServerCreatesUnderTheIDsItWasGivenAndListsThemSo(t *testing.T
 		t.Errorf("the keys %+v do not list %s under the name asked for", s.Keys(), seen)
 	}
 }
+
+func TestAServerThatStopsMimickingCreatesUnderNewIDs(t *testing.T) {
+	s := New(Options{})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Close)
+	u, err := url.Parse(s.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := codersdk.New(u)
+	c.SetSessionToken(s.Token())
+	seen := uuid.New()
+	s.Mimic(seen)
+	s.StopMimicking()
+
+	k, err := c.CreateAIGatewayKey(t.Context(), codersdk.CreateAIGatewayKeyRequest{Name: "after"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.ID == seen {
+		t.Errorf("created under the mimicked id %s after StopMimicking", seen)
+	}
+}
