@@ -292,16 +292,7 @@ func TestCrossplaneInstallsTheProvider(t *testing.T) {
 // returns the new provider.
 func upgrade(t *testing.T, b *bed, old *pkgv1.ProviderRevision, rel, nextRel crossplane.Release) *providerprocess.Process {
 	t.Helper()
-	coder := fakecoder.New(fakecoder.Options{})
-	if err := coder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(coder.Close)
-	proc, err := crossplane.RunProvider(t.Context(), b.kube, b.cp, rel.Local(), b.dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proc.Stop)
+	coder, proc := providerOnAFakeCoder(t, b, rel)
 
 	const ns = "team-upgrade"
 	apply(t, b.kube, fmt.Sprintf(`
@@ -351,7 +342,7 @@ spec:
 		t.Errorf("the first provider did not log its version %s:\n%s", version, tail(proc.Logs(), 20))
 	}
 	proc.Stop()
-	proc, err = crossplane.RunProvider(t.Context(), b.kube, b.cp, nextRel.Local(), t.TempDir(), append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
+	proc, err := crossplane.RunProvider(t.Context(), b.kube, b.cp, nextRel.Local(), t.TempDir(), append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -449,6 +440,23 @@ func apply(t *testing.T, kube client.Client, docs string) {
 			t.Fatalf("cannot create %s %s: %v", u.GetKind(), u.GetName(), err)
 		}
 	}
+}
+
+// providerOnAFakeCoder starts a fake Coder and the provider of release
+// rel as a process, with the test bed's knobs; both stop with the test.
+func providerOnAFakeCoder(t *testing.T, b *bed, rel crossplane.Release) (*fakecoder.Server, *providerprocess.Process) {
+	t.Helper()
+	coder := fakecoder.New(fakecoder.Options{})
+	if err := coder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(coder.Close)
+	proc, err := crossplane.RunProvider(t.Context(), b.kube, b.cp, rel.Local(), b.dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(proc.Stop)
+	return coder, proc
 }
 
 func get(t *testing.T, kube client.Client, ns, name string) *unstructured.Unstructured {

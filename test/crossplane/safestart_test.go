@@ -34,7 +34,6 @@ import (
 	"github.com/crossplane-contrib/provider-coder/apis"
 	"github.com/crossplane-contrib/provider-coder/internal/activation"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
-	"github.com/crossplane-contrib/provider-coder/test/framework/kind"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 	"github.com/crossplane-contrib/provider-coder/test/framework/providerprocess"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
@@ -62,16 +61,7 @@ func TestSafeStartRunsOnlyTheKindsAPolicyActivates(t *testing.T) {
 	b.install(t, rel)
 	servedCRDs(t, b.kube, mrdProviders)
 
-	coder := fakecoder.New(fakecoder.Options{})
-	if err := coder.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(coder.Close)
-	proc, err := crossplane.RunProvider(t.Context(), b.kube, b.cp, rel.Local(), b.dir, append(kind.ProviderArgs(), "--health-probe-bind-address=0")...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(proc.Stop)
+	coder, proc := providerOnAFakeCoder(t, b, rel)
 
 	const ns = "team-safestart"
 	apply(t, b.kube, fmt.Sprintf(`
