@@ -43,7 +43,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
-func TestTheEngineIsDockerWhenItAnswersElseRootfulPodman(t *testing.T) {
+func TestTheEngineIsDockerWhenItRunsPrivilegedContainersElseRootfulPodman(t *testing.T) {
 	dockerUp := Probe{Output: []byte("Client:\n Version: 27.3.1\nServer:\n Containers: 0\n Server Version: 27.3.1\n")}
 	dockerDown := Probe{
 		Output: []byte("Client:\n Version: 27.3.1\n\nCannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"),
@@ -53,13 +53,60 @@ func TestTheEngineIsDockerWhenItAnswersElseRootfulPodman(t *testing.T) {
 	podmanRootful := Probe{Output: []byte("false\n")}
 	podmanRootless := Probe{Output: []byte("true\n")}
 	noPodman := Probe{Err: &exec.Error{Name: "podman", Err: exec.ErrNotFound}}
+	// What Docker 20.10 (Debian 12's docker.io) and runc 1.1 answered on a
+	// host whose capability bounding set lacks CAP_SYS_RESOURCE, and where
+	// the same probe is not privileged.
+	privileged := Probe{
+		Output: []byte("docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: " +
+			"unable to start container process: exec: \"" + dockerProbeExec + "\": stat " + dockerProbeExec + ": no such file or directory: unknown\n" +
+			"\nRun 'docker run --help' for more information\n"),
+		Err: errors.New("docker run --privileged: exit status 127"), ExitCode: 127,
+	}
+	capsRefused := Probe{
+		Output: []byte("docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: " +
+			"unable to start container process: unable to apply caps: operation not permitted: unknown\n" +
+			"\nRun 'docker run --help' for more information\n"),
+		Err: errors.New("docker run --privileged: exit status 125"), ExitCode: 125,
+	}
+	// Exit status 127 for a file the runtime needs, not the probe's command.
+	otherFileMissing := Probe{
+		Output: []byte("docker: Error response from daemon: error gathering device information while adding custom device \"/dev/kvm\": no such file or directory.\n"),
+		Err:    errors.New("docker run --privileged: exit status 127"), ExitCode: 127,
+	}
 	cases := map[string]struct {
-		provider       string
-		docker, podman Probe
-		want           Engine
-		reason         []string // substrings of the NoEngineError's reason
+		provider                   string
+		docker, privileged, podman Probe
+		want                       Engine
+		reason                     []string // substrings of the NoEngineError's reason
 	}{
-		"DockerFirst":           {docker: dockerUp, podman: podmanRootful, want: Docker},
+		"DockerFirst": {docker: dockerUp, privileged: privileged, podman: podmanRootful, want: Docker},
+		"PodmanWhenDockerRefusesPrivileged": {
+			docker: dockerUp, privileged: capsRefused, podman: podmanRootful, want: Podman,
+		},
+		"DockerRefusesPrivilegedWithoutPodman": {
+			docker: dockerUp, privileged: capsRefused, podman: noPodman,
+			reason: []string{
+				"docker cannot run a privileged container (kind's node is one): docker run --privileged: exit status 125: " +
+					"docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: " +
+					"unable to start container process: unable to apply caps: operation not permitted: unknown; podman info: executable file not found",
+			},
+		},
+		"AnotherMissingFileIsNotTheProbe": {
+			docker: dockerUp, privileged: otherFileMissing, podman: noPodman,
+			reason: []string{"docker run --privileged: exit status 127: docker: Error response from daemon: error gathering device information"},
+		},
+		"ProbeImageNotImported": {
+			docker: dockerUp, podman: noPodman,
+			privileged: Probe{
+				Output: []byte("Error response from daemon: write /var/lib/docker/tmp/x: no space left on device\n"),
+				Err:    errors.New("docker import (the probe's empty image): exit status 1"), ExitCode: 1,
+			},
+			reason: []string{"docker import (the probe's empty image): exit status 1: Error response from daemon: write /var/lib/docker/tmp/x: no space left on device"},
+		},
+		"AskedForDockerRefusingPrivileged": {
+			provider: "docker", docker: dockerUp, privileged: capsRefused, podman: podmanRootful,
+			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=docker: docker cannot run a privileged container", "unable to apply caps: operation not permitted"},
+		},
 		"PodmanWithoutAnEngine": {docker: dockerDown, podman: podmanRootful, want: Podman},
 		"PodmanWithoutDocker":   {docker: noDocker, podman: podmanRootful, want: Podman},
 		"ClientSectionOnly": {
@@ -82,24 +129,24 @@ func TestTheEngineIsDockerWhenItAnswersElseRootfulPodman(t *testing.T) {
 			docker: dockerDown, podman: Probe{Output: []byte("Error: cannot connect\n"), Err: errors.New("exit status 125")},
 			reason: []string{"podman info: exit status 125: Error: cannot connect"},
 		},
-		"AskedForPodman": {provider: "podman", docker: dockerUp, podman: podmanRootful, want: Podman},
-		"AskedForDocker": {provider: "docker", docker: dockerUp, podman: podmanRootful, want: Docker},
+		"AskedForPodman": {provider: "podman", docker: dockerUp, privileged: privileged, podman: podmanRootful, want: Podman},
+		"AskedForDocker": {provider: "docker", docker: dockerUp, privileged: privileged, podman: podmanRootful, want: Docker},
 		"AskedForDockerDown": {
 			provider: "docker", docker: dockerDown, podman: podmanRootful,
 			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=docker: docker info: exit status 1"},
 		},
 		"AskedForPodmanRootless": {
-			provider: "podman", docker: dockerUp, podman: podmanRootless,
+			provider: "podman", docker: dockerUp, privileged: privileged, podman: podmanRootless,
 			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=podman: podman is rootless"},
 		},
 		"AskedForNerdctl": {
-			provider: "nerdctl", docker: dockerUp, podman: podmanRootful,
+			provider: "nerdctl", docker: dockerUp, privileged: privileged, podman: podmanRootful,
 			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=nerdctl: want docker or podman"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := EngineDecision(tc.provider, tc.docker, tc.podman)
+			got, err := EngineDecision(tc.provider, Probes{Docker: tc.docker, DockerPrivileged: tc.privileged, Podman: tc.podman})
 			if tc.reason == nil {
 				if err != nil || got != tc.want {
 					t.Fatalf("EngineDecision() = %q, %v, want %q", got, err, tc.want)
@@ -286,4 +333,26 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("applied %d objects (%d from the Crossplane manifest)", len(objs), len(xp))
+}
+
+// TestTheDockerProbeNamesTheEnginesOwnReason runs the privileged probe
+// where a Docker engine answers: a refusal must carry the daemon's words,
+// and the probe's image must not stay behind.
+func TestTheDockerProbeNamesTheEnginesOwnReason(t *testing.T) {
+	if r := dockerInfoReason(probe(t.Context(), nil, "docker", "info")); r != "" {
+		t.Skip(r)
+	}
+	p := probeDockerPrivileged(t.Context())
+	if exists := probe(t.Context(), nil, "docker", "image", "inspect", dockerProbeImage); exists.Err == nil {
+		t.Errorf("the probe left %s behind", dockerProbeImage)
+	}
+	reason := privilegedReason(p)
+	if reason == "" {
+		t.Skip("this Docker engine runs privileged containers")
+	}
+	said := daemonError(string(p.Output))
+	if said == "" || !strings.HasSuffix(reason, ": "+said) {
+		t.Fatalf("reason %q does not end with what Docker said (%q); the probe's output:\n%s", reason, said, p.Output)
+	}
+	t.Log(reason)
 }

@@ -81,7 +81,7 @@ func (k Keep) keeps(failed bool) bool {
 }
 
 // Run is `make e2e`: it picks the container engine before anything else
-// (CheckEngine: Docker, else rootful Podman), then creates the kind cluster, installs Crossplane, the provider package and the fake
+// (CheckEngine: Docker where it runs privileged containers, else rootful Podman), then creates the kind cluster, installs Crossplane, the provider package and the fake
 // Coders, and runs the hold and records scenarios against it. When a step
 // fails once the cluster exists, it prints what the cluster says (see
 // diagnose). Then it deletes the cluster, unless Keep says otherwise.
