@@ -302,7 +302,11 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xp, err := CrossplaneManifest(crds.RepoRoot())
+	version, err := CrossplaneVersion(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	xp, err := CrossplaneManifest(crds.RepoRoot(), version)
 	if err != nil {
 		t.Fatal(err)
 	}

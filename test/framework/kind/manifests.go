@@ -46,9 +46,10 @@ const (
 	cacheClaim   = "package-cache"
 )
 
-// CrossplaneManifest reads the pinned, rendered Crossplane installation.
-func CrossplaneManifest(root string) ([]client.Object, error) {
-	objs, err := crds.DecodeFile(filepath.Join(root, "cluster", "kind", "crossplane-v2.1.3.yaml"))
+// CrossplaneManifest reads the rendered Crossplane installation of version
+// (RenderCrossplane).
+func CrossplaneManifest(root, version string) ([]client.Object, error) {
+	objs, err := crds.DecodeFile(CrossplaneRenderFile(root, version))
 	if err != nil {
 		return nil, err
 	}

@@ -90,7 +90,11 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	r := &runner{o: o, out: filepath.Join(o.Root, "_output", "kind"), engine: engine}
+	crossplane, err := CrossplaneVersion(o.Root)
+	if err != nil {
+		return err
+	}
+	r := &runner{o: o, out: filepath.Join(o.Root, "_output", "kind"), engine: engine, crossplane: crossplane}
 	if err := os.RemoveAll(r.out); err != nil {
 		return err
 	}
@@ -103,7 +107,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if engine == Podman { // no registry: the node and Crossplane's images are built here
 		steps = append(steps,
 			step{"build the offline node image (cluster/kind/node/build.sh)", r.buildNodeImage},
-			step{"build Crossplane's image (cluster/local/build-crossplane.sh --floor)", r.buildCrossplaneImage})
+			step{"build Crossplane's image (cluster/local/build-crossplane.sh)", r.buildCrossplaneImage})
 	}
 	steps = append(steps, []step{
 		{"build the provider image and package (make xpkg)", r.makeXpkg},
@@ -123,7 +127,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	}{
 		{"create the kind cluster " + ClusterName, r.createCluster},
 		{"load the images into the cluster", r.loadImages},
-		{"install Crossplane v2.1.3", r.installCrossplane},
+		{"install Crossplane " + crossplane + " from its chart", r.installCrossplane},
 		{"deploy the fake Coders", r.deployCoders},
 		{"install the provider package", r.installProvider},
 		{"run the hold and records scenarios", r.runScenarios},
@@ -139,6 +143,8 @@ type runner struct {
 	o      Options
 	out    string // _output/kind
 	engine Engine
+	// crossplane is the Crossplane release installed (CrossplaneVersion).
+	crossplane string
 	// node is the node image and patch its kubeadm configuration, when
 	// the engine is Podman (buildNodeImage); kind's default otherwise.
 	node NodeImage
@@ -249,12 +255,12 @@ func (r *runner) finish(ctx context.Context, runErr error) error {
 
 func (r *runner) buildCrossplaneImage(ctx context.Context) error {
 	var stdout strings.Builder
-	cmd := exec.CommandContext(ctx, filepath.Join(r.o.Root, "cluster", "local", "build-crossplane.sh"), "--floor")
+	cmd := exec.CommandContext(ctx, filepath.Join(r.o.Root, "cluster", "local", "build-crossplane.sh"))
 	cmd.Dir, cmd.Stdout, cmd.Stderr = r.o.Root, &stdout, r.o.Out
 	if err := cmd.Run(); err != nil {
 		return err
 	}
-	return BuildCrossplaneImage(r.o.Root, r.o.Arch, lastLine(stdout.String()), r.path("crossplane.tar"))
+	return BuildCrossplaneImage(r.o.Root, r.o.Arch, r.crossplane, lastLine(stdout.String()), r.path("crossplane.tar"))
 }
 
 func (r *runner) loadImages(ctx context.Context) error {
@@ -367,7 +373,7 @@ func (r *runner) deploymentsAvailable(ns string, names ...string) func(context.C
 }
 
 func (r *runner) installCrossplane(ctx context.Context) error {
-	objs, err := CrossplaneManifest(r.o.Root)
+	objs, err := CrossplaneManifest(r.o.Root, r.crossplane)
 	if err != nil {
 		return err
 	}
