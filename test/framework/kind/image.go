@@ -59,30 +59,35 @@ func BuildCoderImage(root, arch, out string) error {
 }
 
 // UnpackXpkg prepares a .xpkg for a cluster without a registry: the image,
-// tagged PackageRef, for `kind load image-archive` (the xpkg embeds the
+// tagged PackageImage, for `kind load image-archive` (the xpkg embeds the
 // provider's runtime image), and the package's package.yaml, gzipped where
-// Crossplane's package cache in cacheDir looks for PackageRef.
-func UnpackXpkg(xpkg, imageOut, cacheDir string) error {
+// Crossplane's package cache in cacheDir looks for PackageRef(digest). It
+// returns digest, the image's as a registry would serve it.
+func UnpackXpkg(xpkg, imageOut, cacheDir string) (digest string, err error) {
 	img, err := tarball.ImageFromPath(xpkg, nil)
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", xpkg, err)
+		return "", fmt.Errorf("cannot read %s: %w", xpkg, err)
 	}
-	if err := oci.WriteTarball(imageOut, PackageRef, img); err != nil {
-		return err
+	d, err := img.Digest()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", xpkg, err)
+	}
+	if err := oci.WriteTarball(imageOut, PackageImage, img); err != nil {
+		return "", err
 	}
 	pkg, err := packageYAML(img)
 	if err != nil {
-		return fmt.Errorf("%s: %w", xpkg, err)
+		return "", fmt.Errorf("%s: %w", xpkg, err)
 	}
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
 	if _, err := w.Write(pkg); err != nil {
-		return err
+		return "", err
 	}
 	if err := w.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return writeReadable(cacheDir, CachePath(cacheDir, PackageRef), gz.Bytes())
+	return d.String(), writeReadable(cacheDir, CachePath(cacheDir, PackageCacheID(d.String())), gz.Bytes())
 }
 
 // Modes of the package cache. Crossplane runs as uid 65532 in the kind node,

@@ -200,8 +200,32 @@ func TestPackageCachePathDropsWhatCrossplaneTakesForAnExtension(t *testing.T) {
 			}
 		})
 	}
-	if got := CachePath("/cache", PackageRef); !strings.HasSuffix(got, ":e2e.gz") {
-		t.Errorf("PackageRef lands at %s, which Crossplane would not find", got)
+}
+
+// TestThePackageCacheIDIsCrossplanes: the ids are what crossplane-runtime
+// v2.3.3's xpkg.FriendlyID(xpkg.ParsePackageSourceFromReference(ref),
+// digest) printed for these references, and have no dot for CachePath to
+// take for an extension.
+func TestThePackageCacheIDIsCrossplanes(t *testing.T) {
+	cases := map[string]struct{ source, digest, want string }{
+		"ThisPackage": {
+			source: PackageSource, digest: "sha256:f7a8067a909911b37345979206486159b3d7d19a505f87a42744b715e63e1d37",
+			want: "xpkg-crossplane-io-crossplane-contrib-provider-cod-sha256-f7a80",
+		},
+		"ShortSource": {
+			source: "registry.example.org/a/p", digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+			want: "registry-example-org-a-p-sha256-01234",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := friendlyID(tc.source, tc.digest); got != tc.want {
+				t.Errorf("friendlyID(%q, %q) = %q, want %q", tc.source, tc.digest, got, tc.want)
+			}
+			if got, want := CachePath("/cache", tc.want), "/cache/"+tc.want+".gz"; got != want {
+				t.Errorf("CachePath(%q) = %q, want %q", tc.want, got, want)
+			}
+		})
 	}
 }
 
@@ -227,10 +251,14 @@ func TestUnpackXpkgFillsTheCacheAndRetagsTheImage(t *testing.T) {
 	if err := tarball.WriteToFile(xpkg, nil, img); err != nil {
 		t.Fatal(err)
 	}
-	if err := UnpackXpkg(xpkg, filepath.Join(dir, "image.tar"), filepath.Join(dir, "cache")); err != nil {
+	digest, err := UnpackXpkg(xpkg, filepath.Join(dir, "image.tar"), filepath.Join(dir, "cache"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(CachePath(filepath.Join(dir, "cache"), PackageRef))
+	if want, _ := img.Digest(); digest != want.String() {
+		t.Errorf("UnpackXpkg() = %s, want the image's digest %s", digest, want)
+	}
+	f, err := os.Open(CachePath(filepath.Join(dir, "cache"), PackageCacheID(digest)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -243,8 +271,8 @@ func TestUnpackXpkgFillsTheCacheAndRetagsTheImage(t *testing.T) {
 		t.Errorf("cached package = %q, want %q", got, pkg)
 	}
 	m, err := tarball.LoadManifest(func() (io.ReadCloser, error) { return os.Open(filepath.Join(dir, "image.tar")) })
-	if err != nil || len(m) != 1 || len(m[0].RepoTags) != 1 || m[0].RepoTags[0] != PackageRef {
-		t.Errorf("image tarball manifest = %+v, %v; want one image tagged %s", m, err, PackageRef)
+	if err != nil || len(m) != 1 || len(m[0].RepoTags) != 1 || m[0].RepoTags[0] != PackageImage {
+		t.Errorf("image tarball manifest = %+v, %v; want one image tagged %s", m, err, PackageImage)
 	}
 }
 
@@ -315,7 +343,7 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var crossplaneKinds []client.Object
-	for _, o := range ProviderPackage(pkg) {
+	for _, o := range ProviderPackage(pkg, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") {
 		if o.GetObjectKind().GroupVersionKind().Group == "pkg.crossplane.io" {
 			crossplaneKinds = append(crossplaneKinds, o)
 		}
@@ -325,7 +353,7 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 	}
 	objs := append(PackageCache(), xp...)
 	objs = append(objs, FakeCoders()...)
-	for _, o := range ProviderPackage(pkg) {
+	for _, o := range ProviderPackage(pkg, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") {
 		if o.GetObjectKind().GroupVersionKind().Group != "pkg.crossplane.io" {
 			objs = append(objs, o)
 		}

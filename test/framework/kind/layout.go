@@ -19,7 +19,8 @@ limitations under the License.
 // package, and fake Coders; then runs the hold and records scenarios of
 // test/e2e against it. Layout names the pieces both sides agree on.
 //
-// It needs Docker, and says so before doing anything else.
+// It needs Docker whose engine runs privileged containers, or rootful
+// Podman, and says why neither will do before doing anything else.
 package kind
 
 import (

@@ -145,6 +145,8 @@ type runner struct {
 	engine Engine
 	// crossplane is the Crossplane release installed (CrossplaneVersion).
 	crossplane string
+	// digest is the provider package's (UnpackXpkg).
+	digest string
 	// node is the node image and patch its kubeadm configuration, when
 	// the engine is Podman (buildNodeImage); kind's default otherwise.
 	node NodeImage
@@ -193,8 +195,9 @@ func (r *runner) buildCoderImage(context.Context) error {
 	return BuildCoderImage(r.o.Root, r.o.Arch, r.path("fakecoder.tar"))
 }
 
-func (r *runner) unpackXpkg(context.Context) error {
-	return UnpackXpkg(r.xpkg(), r.path("provider.tar"), r.path("package-cache"))
+func (r *runner) unpackXpkg(context.Context) (err error) {
+	r.digest, err = UnpackXpkg(r.xpkg(), r.path("provider.tar"), r.path("package-cache"))
+	return err
 }
 
 func (r *runner) createCluster(ctx context.Context) error {
@@ -304,8 +307,14 @@ func (r *runner) apply(ctx context.Context, objs []client.Object) error {
 // does not hold, says why: a failed read, or the state it found.
 func wait(ctx context.Context, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
 	var last error
-	err := kwait.PollUntilContextTimeout(ctx, 2*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
+	err := kwait.PollUntilContextTimeout(ctx, 2*time.Second, timeout, true, func(context.Context) (bool, error) {
+		// Each look has time of its own, not what is left of the wait: the
+		// last look then says what it saw, not that the deadline came
+		// ("client rate limiter Wait returned an error: ... would exceed
+		// context deadline").
+		look, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		ok, err := cond(look)
 		if err != nil {
 			last = err
 		}
@@ -397,7 +406,7 @@ func (r *runner) installProvider(ctx context.Context) error {
 		return err
 	}
 	// Crossplane's CRDs appear once its init container ran.
-	objs := ProviderPackage(pkg)
+	objs := ProviderPackage(pkg, r.digest)
 	if err := wait(ctx, 3*time.Minute, "Crossplane's package API", func(ctx context.Context) (bool, error) {
 		err := r.apply(ctx, objs)
 		if err != nil && (kerrors.IsNotFound(err) || strings.Contains(err.Error(), "no matches for kind")) {
