@@ -137,9 +137,11 @@ var Scenarios = []Scenario{
 
 // ScenarioPattern is the go test -run pattern that selects Scenarios and
 // nothing else.
-func ScenarioPattern() string {
-	names := make([]string, len(Scenarios))
-	for i, s := range Scenarios {
+func ScenarioPattern() string { return pattern(Scenarios) }
+
+func pattern(scenarios []Scenario) string {
+	names := make([]string, len(scenarios))
+	for i, s := range scenarios {
 		names[i] = s.Test
 	}
 	return "^(" + strings.Join(names, "|") + ")$"

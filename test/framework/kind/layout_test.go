@@ -140,7 +140,7 @@ func (src e2eSource) loop(body *ast.BlockStmt, over ast.Expr, seen []string, n i
 // spare fake Coders are in use", which make test would never see.
 func TestScenariosTakeTheSpareCodersTheyDeclare(t *testing.T) {
 	src := parseE2E(t)
-	for _, s := range Scenarios {
+	for _, s := range slices.Concat(Scenarios, FailoverScenarios) {
 		fd := src.funcs[s.Test]
 		if fd == nil {
 			t.Errorf("scenario %s is not a function of test/e2e", s.Test)
@@ -178,6 +178,25 @@ func TestTheScenarioPatternSelectsTheScenariosAlone(t *testing.T) {
 	for name := range parseE2E(t).funcs {
 		if strings.HasPrefix(name, "Test") && re.MatchString(name) && !listed[name] {
 			t.Errorf("-run %s selects %s of test/e2e, which is not a scenario", ScenarioPattern(), name)
+		}
+	}
+}
+
+// TestTheFailoverScenariosTakeNoMoreSpareCodersThanTheOthers: they run in a
+// go test of their own after Scenarios, which hands out the spares from the
+// first again; the cluster deploys only as many as Scenarios take.
+func TestTheFailoverScenariosTakeNoMoreSpareCodersThanTheOthers(t *testing.T) {
+	n := 0
+	for _, s := range FailoverScenarios {
+		n += s.Spares
+	}
+	if n > SpareCoders() {
+		t.Errorf("the failover scenarios take %d spare fake Coders, the cluster deploys %d", n, SpareCoders())
+	}
+	re := regexp.MustCompile(FailoverPattern())
+	for _, s := range Scenarios {
+		if re.MatchString(s.Test) {
+			t.Errorf("-run %s selects %s, which runs with one provider pod", FailoverPattern(), s.Test)
 		}
 	}
 }

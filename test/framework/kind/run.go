@@ -422,6 +422,10 @@ func (r *runner) installProvider(ctx context.Context) error {
 }
 
 func (r *runner) runScenarios(ctx context.Context) error {
-	return r.run(ctx, r.o.Root, []string{EnvKubeconfig + "=" + r.path("kubeconfig")},
-		"go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", ScenarioPattern())
+	env := []string{EnvKubeconfig + "=" + r.path("kubeconfig")}
+	if err := r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", ScenarioPattern()); err != nil {
+		return err
+	}
+	fmt.Fprintln(r.o.Out, "==> the failover scenarios (the provider as the install guide runs it)")
+	return r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", FailoverPattern())
 }
