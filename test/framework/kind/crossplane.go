@@ -151,7 +151,7 @@ func WriteCrossplaneRender(ctx context.Context, root string) error {
 			}
 		}
 	}
-	return os.WriteFile(file, render, 0o644)
+	return os.WriteFile(file, render, 0o644) //nolint:gosec // a file of the repository, as git checks it out
 }
 
 // moduleVersion is the version of module that the module in dir requires.

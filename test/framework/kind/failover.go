@@ -80,8 +80,11 @@ func InstallGuideRuntimeConfig(root string) (*unstructured.Unstructured, error) 
 func forKind(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	path := []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
 	containers, _, err := unstructured.NestedSlice(u.Object, path...)
-	if err != nil || len(containers) != 1 {
-		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig has %d containers (%v), want the package runtime alone", InstallGuide, len(containers), err)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig's containers: %w", InstallGuide, err)
+	}
+	if len(containers) != 1 {
+		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig has %d containers, want the package runtime alone", InstallGuide, len(containers))
 	}
 	c, ok := containers[0].(map[string]any)
 	if !ok || c["name"] != "package-runtime" {

@@ -189,8 +189,11 @@ func moduleDir(dir, module string) (string, error) {
 		return "", fmt.Errorf("go mod download %s in %s: %w", module, dir, err)
 	}
 	var m struct{ Dir string }
-	if err := json.Unmarshal(out, &m); err != nil || m.Dir == "" {
-		return "", fmt.Errorf("go mod download %s in %s named no directory (%v): %s", module, dir, err, out)
+	if err := json.Unmarshal(out, &m); err != nil {
+		return "", fmt.Errorf("go mod download %s in %s: %w: %s", module, dir, err, out)
+	}
+	if m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s in %s named no directory: %s", module, dir, out)
 	}
 	return m.Dir, nil
 }
