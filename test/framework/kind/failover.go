@@ -67,13 +67,15 @@ func InstallGuideRuntimeConfig(root string) (*unstructured.Unstructured, error) 
 		}
 		for _, doc := range bytes.Split([]byte(b.Text), []byte("\n---\n")) {
 			u := &unstructured.Unstructured{}
-			if err := yaml.Unmarshal(doc, &u.Object); err != nil || u.GetKind() != "DeploymentRuntimeConfig" {
+			// The guide also gives the runtime configuration named default,
+			// for functions and packages that name none.
+			if err := yaml.Unmarshal(doc, &u.Object); err != nil || u.GetKind() != "DeploymentRuntimeConfig" || u.GetName() != ProviderName {
 				continue
 			}
 			return forKind(u)
 		}
 	}
-	return nil, fmt.Errorf("%s has no DeploymentRuntimeConfig", InstallGuide)
+	return nil, fmt.Errorf("%s has no DeploymentRuntimeConfig named %s", InstallGuide, ProviderName)
 }
 
 // forKind adapts the guide's runtime configuration to the kind node.

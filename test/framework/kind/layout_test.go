@@ -246,3 +246,21 @@ func TestThePackageCacheMountIsRelabelledForSELinux(t *testing.T) {
 		t.Errorf("cluster/kind/config.yaml mounts nothing at %s, where the manifests read the package cache", nodeCacheDir)
 	}
 }
+
+// TestTheFailoverRunsTheInstallGuidesRuntimeConfig: the provider's runtime
+// configuration of the guide (not the one named default beside it), two
+// replicas with leader election, with what the kind node needs.
+func TestTheFailoverRunsTheInstallGuidesRuntimeConfig(t *testing.T) {
+	u, err := InstallGuideRuntimeConfig(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := u.Object["spec"].(map[string]any)["deploymentTemplate"].(map[string]any)["spec"].(map[string]any)
+	c := spec["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	cpu := c["resources"].(map[string]any)["requests"].(map[string]any)["cpu"]
+	if u.GetName() != ProviderName || fmt.Sprint(spec["replicas"]) != "2" || c["image"] != PackageImage || cpu != failoverCPURequest ||
+		!strings.Contains(fmt.Sprint(c["args"]), "--leader-election") {
+		t.Errorf("the failover's runtime configuration = %s with %v replicas, image %v, cpu %v, args %v; want %s, 2, %s, %s, --leader-election",
+			u.GetName(), spec["replicas"], c["image"], cpu, c["args"], ProviderName, PackageImage, failoverCPURequest)
+	}
+}
