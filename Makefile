@@ -264,6 +264,10 @@ publish: xpkg ## Push the multi-arch package to REGISTRY (host/org) as REGISTRY/
 e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker, or rootful Podman: hack/kind-podman-setup.sh; KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails).
 	$(GO) run ./test/kind -arch $(ARCH)
 
+.PHONY: kind-crossplane
+kind-crossplane: ## Render Crossplane's chart (CROSSPLANE_VERSION, as a user installs it) into cluster/kind/crossplane-<version>.yaml for make e2e, with tools/helm.
+	$(GO) run ./test/kind -render-crossplane
+
 # CODER=real runs the real Coder server (built by `make coder`) instead of the fake.
 CODER ?= fake
 

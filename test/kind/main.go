@@ -39,7 +39,11 @@ func main() { os.Exit(run()) }
 
 func run() int {
 	arch := flag.String("arch", "", "GOARCH of the images (ARCH of make image; default: Docker's server architecture, else Go's).")
+	render := flag.Bool("render-crossplane", false, "Only write cluster/kind/crossplane-<CROSSPLANE_VERSION>.yaml from Crossplane's chart (make kind-crossplane).")
 	flag.Parse()
+	if *render {
+		return renderCrossplane()
+	}
 	if *arch == "" {
 		a, why := oci.NodeArch(context.Background())
 		fmt.Printf("ARCH=%s (%s)\n", a, why)
@@ -65,6 +69,20 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "e2e: nothing was run; `make test` runs the same scenarios against a local control plane.")
 		return 1
 	case err != nil:
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		return 1
+	}
+	return 0
+}
+
+// renderCrossplane writes the chart's render the kind run installs
+// Crossplane from (kind.RenderCrossplane).
+func renderCrossplane() int {
+	root, err := os.Getwd()
+	if err == nil {
+		err = kind.WriteCrossplaneRender(context.Background(), root)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 1
 	}

@@ -169,7 +169,10 @@ node_binaries() {
 
 kind_files() {
   local kind
-  kind=$(go -C "${root}/tools/kind" list -m -f '{{.Dir}}' sigs.k8s.io/kind)/images/base/files
+  # `go list -m` names no directory for a module not yet downloaded (a
+  # cold module cache, build.sh run before `make e2e` built kind).
+  kind=$(go -C "${root}/tools/kind" mod download -json sigs.k8s.io/kind | jq -r .Dir)/images/base/files
+  [[ -d "${kind}" ]] || { log "no kind base files at ${kind}"; return 1; }
   cp -r --no-preserve=mode,ownership "${kind}/etc/." "${rootfs}/etc/"
   mkdir -p "${rootfs}/kind/bin" "${rootfs}/LICENSES"
   cp --no-preserve=mode,ownership "${kind}/kind/bin/"* "${rootfs}/kind/bin/"

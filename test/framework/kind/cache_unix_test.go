@@ -33,7 +33,7 @@ func TestPackageCacheIsReadableByCrossplaneWhateverTheUmask(t *testing.T) {
 	t.Cleanup(func() { syscall.Umask(old) })
 
 	root := filepath.Join(t.TempDir(), "package-cache")
-	path := CachePath(root, PackageRef)
+	path := CachePath(root, PackageCacheID("sha256:0123456789abcdef"))
 	// A file left by an earlier run keeps its mode through WriteFile.
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)

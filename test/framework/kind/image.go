@@ -20,6 +20,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,30 +59,35 @@ func BuildCoderImage(root, arch, out string) error {
 }
 
 // UnpackXpkg prepares a .xpkg for a cluster without a registry: the image,
-// tagged PackageRef, for `kind load image-archive` (the xpkg embeds the
+// tagged PackageImage, for `kind load image-archive` (the xpkg embeds the
 // provider's runtime image), and the package's package.yaml, gzipped where
-// Crossplane's package cache in cacheDir looks for PackageRef.
-func UnpackXpkg(xpkg, imageOut, cacheDir string) error {
+// Crossplane's package cache in cacheDir looks for PackageRef(digest). It
+// returns digest, the image's as a registry would serve it.
+func UnpackXpkg(xpkg, imageOut, cacheDir string) (digest string, err error) {
 	img, err := tarball.ImageFromPath(xpkg, nil)
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", xpkg, err)
+		return "", fmt.Errorf("cannot read %s: %w", xpkg, err)
 	}
-	if err := oci.WriteTarball(imageOut, PackageRef, img); err != nil {
-		return err
+	d, err := img.Digest()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", xpkg, err)
+	}
+	if err := oci.WriteTarball(imageOut, PackageImage, img); err != nil {
+		return "", err
 	}
 	pkg, err := packageYAML(img)
 	if err != nil {
-		return fmt.Errorf("%s: %w", xpkg, err)
+		return "", fmt.Errorf("%s: %w", xpkg, err)
 	}
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
 	if _, err := w.Write(pkg); err != nil {
-		return err
+		return "", err
 	}
 	if err := w.Close(); err != nil {
-		return err
+		return "", err
 	}
-	return writeReadable(cacheDir, CachePath(cacheDir, PackageRef), gz.Bytes())
+	return d.String(), writeReadable(cacheDir, CachePath(cacheDir, PackageCacheID(d.String())), gz.Bytes())
 }
 
 // Modes of the package cache. Crossplane runs as uid 65532 in the kind node,
@@ -138,23 +144,18 @@ func packageYAML(img v1.Image) ([]byte, error) {
 	}
 }
 
-// CrossplaneImage is the image crossplane-v2.1.3.yaml runs Crossplane from:
-// the floor release of cluster/local/versions.env (CROSSPLANE_FLOOR_VERSION),
-// the chart of which was rendered; make test runs the newest without kind.
-const CrossplaneImage = "xpkg.crossplane.io/crossplane/crossplane:v2.1.3"
-
 // BuildCrossplaneImage writes Crossplane's image as a docker-archive tarball
-// tagged CrossplaneImage, for a cluster that reaches no registry: the
-// layout of Crossplane's own image (its Earthfile's image target): the
-// binary cluster/local/build-crossplane.sh --floor built, its core CRDs in /crds
+// tagged CrossplaneImage(version), for a cluster that reaches no registry:
+// the layout of Crossplane's own image (its Earthfile's image target): the
+// binary cluster/local/build-crossplane.sh built, its core CRDs in /crds
 // and webhook configurations in /webhookconfigurations, which `crossplane
 // core init` applies, run as 65532. crossplaneBin must be built for arch.
-func BuildCrossplaneImage(root, arch, crossplaneBin, out string) error {
+func BuildCrossplaneImage(root, arch, version, crossplaneBin, out string) error {
 	bin, err := os.ReadFile(crossplaneBin)
 	if err != nil {
 		return err
 	}
-	mod, err := moduleDir(filepath.Join(root, "cluster", "local", "crossplane-floor"), "github.com/crossplane/crossplane/v2")
+	mod, err := moduleDir(filepath.Join(root, "cluster", "local", "crossplane"), crossplaneModule)
 	if err != nil {
 		return err
 	}
@@ -168,25 +169,33 @@ func BuildCrossplaneImage(root, arch, crossplaneBin, out string) error {
 	}
 	img, err := oci.Image(
 		oci.Config{Arch: arch, Entrypoint: []string{"/usr/local/bin/crossplane"}, User: "65532"},
-		oci.Layer{Files: files, CreatedBy: "provider-coder test/framework/kind: Crossplane " + CrossplaneImage},
+		oci.Layer{Files: files, CreatedBy: "provider-coder test/framework/kind: Crossplane " + CrossplaneImage(version)},
 	)
 	if err != nil {
 		return err
 	}
-	return oci.WriteTarball(out, CrossplaneImage, img)
+	return oci.WriteTarball(out, CrossplaneImage(version), img)
 }
 
 // moduleDir is where the Go module cache holds module, as the module in dir
-// requires it.
+// requires it, downloaded if it is not there yet (`go list -m` would name
+// no directory for it).
 func moduleDir(dir, module string) (string, error) {
-	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", module)
+	cmd := exec.Command("go", "mod", "download", "-json", module)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOWORK=off")
 	out, err := cmd.Output()
 	if err != nil {
-		return "", fmt.Errorf("go list -m %s in %s: %w", module, dir, err)
+		return "", fmt.Errorf("go mod download %s in %s: %w", module, dir, err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	var m struct{ Dir string }
+	if err := json.Unmarshal(out, &m); err != nil {
+		return "", fmt.Errorf("go mod download %s in %s: %w: %s", module, dir, err, out)
+	}
+	if m.Dir == "" {
+		return "", fmt.Errorf("go mod download %s in %s named no directory: %s", module, dir, out)
+	}
+	return m.Dir, nil
 }
 
 // dirFiles reads the regular files of dir, named under prefix.

@@ -43,7 +43,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
-func TestTheEngineIsDockerWhenItAnswersElseRootfulPodman(t *testing.T) {
+func TestTheEngineIsDockerWhenItRunsPrivilegedContainersElseRootfulPodman(t *testing.T) {
 	dockerUp := Probe{Output: []byte("Client:\n Version: 27.3.1\nServer:\n Containers: 0\n Server Version: 27.3.1\n")}
 	dockerDown := Probe{
 		Output: []byte("Client:\n Version: 27.3.1\n\nCannot connect to the Docker daemon at unix:///var/run/docker.sock. Is the docker daemon running?\n"),
@@ -53,13 +53,60 @@ func TestTheEngineIsDockerWhenItAnswersElseRootfulPodman(t *testing.T) {
 	podmanRootful := Probe{Output: []byte("false\n")}
 	podmanRootless := Probe{Output: []byte("true\n")}
 	noPodman := Probe{Err: &exec.Error{Name: "podman", Err: exec.ErrNotFound}}
+	// What Docker 20.10 (Debian 12's docker.io) and runc 1.1 answered on a
+	// host whose capability bounding set lacks CAP_SYS_RESOURCE, and where
+	// the same probe is not privileged.
+	privileged := Probe{
+		Output: []byte("docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: " +
+			"unable to start container process: exec: \"" + dockerProbeExec + "\": stat " + dockerProbeExec + ": no such file or directory: unknown\n" +
+			"\nRun 'docker run --help' for more information\n"),
+		Err: errors.New("docker run --privileged: exit status 127"), ExitCode: 127,
+	}
+	capsRefused := Probe{
+		Output: []byte("docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: " +
+			"unable to start container process: unable to apply caps: operation not permitted: unknown\n" +
+			"\nRun 'docker run --help' for more information\n"),
+		Err: errors.New("docker run --privileged: exit status 125"), ExitCode: 125,
+	}
+	// Exit status 127 for a file the runtime needs, not the probe's command.
+	otherFileMissing := Probe{
+		Output: []byte("docker: Error response from daemon: error gathering device information while adding custom device \"/dev/kvm\": no such file or directory.\n"),
+		Err:    errors.New("docker run --privileged: exit status 127"), ExitCode: 127,
+	}
 	cases := map[string]struct {
-		provider       string
-		docker, podman Probe
-		want           Engine
-		reason         []string // substrings of the NoEngineError's reason
+		provider                   string
+		docker, privileged, podman Probe
+		want                       Engine
+		reason                     []string // substrings of the NoEngineError's reason
 	}{
-		"DockerFirst":           {docker: dockerUp, podman: podmanRootful, want: Docker},
+		"DockerFirst": {docker: dockerUp, privileged: privileged, podman: podmanRootful, want: Docker},
+		"PodmanWhenDockerRefusesPrivileged": {
+			docker: dockerUp, privileged: capsRefused, podman: podmanRootful, want: Podman,
+		},
+		"DockerRefusesPrivilegedWithoutPodman": {
+			docker: dockerUp, privileged: capsRefused, podman: noPodman,
+			reason: []string{
+				"docker cannot run a privileged container (kind's node is one): docker run --privileged: exit status 125: " +
+					"docker: Error response from daemon: failed to create shim task: OCI runtime create failed: runc create failed: " +
+					"unable to start container process: unable to apply caps: operation not permitted: unknown; podman info: executable file not found",
+			},
+		},
+		"AnotherMissingFileIsNotTheProbe": {
+			docker: dockerUp, privileged: otherFileMissing, podman: noPodman,
+			reason: []string{"docker run --privileged: exit status 127: docker: Error response from daemon: error gathering device information"},
+		},
+		"ProbeImageNotImported": {
+			docker: dockerUp, podman: noPodman,
+			privileged: Probe{
+				Output: []byte("Error response from daemon: write /var/lib/docker/tmp/x: no space left on device\n"),
+				Err:    errors.New("docker import (the probe's empty image): exit status 1"), ExitCode: 1,
+			},
+			reason: []string{"docker import (the probe's empty image): exit status 1: Error response from daemon: write /var/lib/docker/tmp/x: no space left on device"},
+		},
+		"AskedForDockerRefusingPrivileged": {
+			provider: "docker", docker: dockerUp, privileged: capsRefused, podman: podmanRootful,
+			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=docker: docker cannot run a privileged container", "unable to apply caps: operation not permitted"},
+		},
 		"PodmanWithoutAnEngine": {docker: dockerDown, podman: podmanRootful, want: Podman},
 		"PodmanWithoutDocker":   {docker: noDocker, podman: podmanRootful, want: Podman},
 		"ClientSectionOnly": {
@@ -82,24 +129,24 @@ func TestTheEngineIsDockerWhenItAnswersElseRootfulPodman(t *testing.T) {
 			docker: dockerDown, podman: Probe{Output: []byte("Error: cannot connect\n"), Err: errors.New("exit status 125")},
 			reason: []string{"podman info: exit status 125: Error: cannot connect"},
 		},
-		"AskedForPodman": {provider: "podman", docker: dockerUp, podman: podmanRootful, want: Podman},
-		"AskedForDocker": {provider: "docker", docker: dockerUp, podman: podmanRootful, want: Docker},
+		"AskedForPodman": {provider: "podman", docker: dockerUp, privileged: privileged, podman: podmanRootful, want: Podman},
+		"AskedForDocker": {provider: "docker", docker: dockerUp, privileged: privileged, podman: podmanRootful, want: Docker},
 		"AskedForDockerDown": {
 			provider: "docker", docker: dockerDown, podman: podmanRootful,
 			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=docker: docker info: exit status 1"},
 		},
 		"AskedForPodmanRootless": {
-			provider: "podman", docker: dockerUp, podman: podmanRootless,
+			provider: "podman", docker: dockerUp, privileged: privileged, podman: podmanRootless,
 			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=podman: podman is rootless"},
 		},
 		"AskedForNerdctl": {
-			provider: "nerdctl", docker: dockerUp, podman: podmanRootful,
+			provider: "nerdctl", docker: dockerUp, privileged: privileged, podman: podmanRootful,
 			reason: []string{"KIND_EXPERIMENTAL_PROVIDER=nerdctl: want docker or podman"},
 		},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := EngineDecision(tc.provider, tc.docker, tc.podman)
+			got, err := EngineDecision(tc.provider, Probes{Docker: tc.docker, DockerPrivileged: tc.privileged, Podman: tc.podman})
 			if tc.reason == nil {
 				if err != nil || got != tc.want {
 					t.Fatalf("EngineDecision() = %q, %v, want %q", got, err, tc.want)
@@ -153,8 +200,32 @@ func TestPackageCachePathDropsWhatCrossplaneTakesForAnExtension(t *testing.T) {
 			}
 		})
 	}
-	if got := CachePath("/cache", PackageRef); !strings.HasSuffix(got, ":e2e.gz") {
-		t.Errorf("PackageRef lands at %s, which Crossplane would not find", got)
+}
+
+// TestThePackageCacheIDIsCrossplanes: the ids are what crossplane-runtime
+// v2.3.3's xpkg.FriendlyID(xpkg.ParsePackageSourceFromReference(ref),
+// digest) printed for these references, and have no dot for CachePath to
+// take for an extension.
+func TestThePackageCacheIDIsCrossplanes(t *testing.T) {
+	cases := map[string]struct{ source, digest, want string }{
+		"ThisPackage": {
+			source: PackageSource, digest: "sha256:f7a8067a909911b37345979206486159b3d7d19a505f87a42744b715e63e1d37",
+			want: "xpkg-crossplane-io-crossplane-contrib-provider-cod-sha256-f7a80",
+		},
+		"ShortSource": {
+			source: "registry.example.org/a/p", digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+			want: "registry-example-org-a-p-sha256-01234",
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := friendlyID(tc.source, tc.digest); got != tc.want {
+				t.Errorf("friendlyID(%q, %q) = %q, want %q", tc.source, tc.digest, got, tc.want)
+			}
+			if got, want := CachePath("/cache", tc.want), "/cache/"+tc.want+".gz"; got != want {
+				t.Errorf("CachePath(%q) = %q, want %q", tc.want, got, want)
+			}
+		})
 	}
 }
 
@@ -180,10 +251,14 @@ func TestUnpackXpkgFillsTheCacheAndRetagsTheImage(t *testing.T) {
 	if err := tarball.WriteToFile(xpkg, nil, img); err != nil {
 		t.Fatal(err)
 	}
-	if err := UnpackXpkg(xpkg, filepath.Join(dir, "image.tar"), filepath.Join(dir, "cache")); err != nil {
+	digest, err := UnpackXpkg(xpkg, filepath.Join(dir, "image.tar"), filepath.Join(dir, "cache"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(CachePath(filepath.Join(dir, "cache"), PackageRef))
+	if want, _ := img.Digest(); digest != want.String() {
+		t.Errorf("UnpackXpkg() = %s, want the image's digest %s", digest, want)
+	}
+	f, err := os.Open(CachePath(filepath.Join(dir, "cache"), PackageCacheID(digest)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,8 +271,8 @@ func TestUnpackXpkgFillsTheCacheAndRetagsTheImage(t *testing.T) {
 		t.Errorf("cached package = %q, want %q", got, pkg)
 	}
 	m, err := tarball.LoadManifest(func() (io.ReadCloser, error) { return os.Open(filepath.Join(dir, "image.tar")) })
-	if err != nil || len(m) != 1 || len(m[0].RepoTags) != 1 || m[0].RepoTags[0] != PackageRef {
-		t.Errorf("image tarball manifest = %+v, %v; want one image tagged %s", m, err, PackageRef)
+	if err != nil || len(m) != 1 || len(m[0].RepoTags) != 1 || m[0].RepoTags[0] != PackageImage {
+		t.Errorf("image tarball manifest = %+v, %v; want one image tagged %s", m, err, PackageImage)
 	}
 }
 
@@ -255,7 +330,11 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xp, err := CrossplaneManifest(crds.RepoRoot())
+	version, err := CrossplaneVersion(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	xp, err := CrossplaneManifest(crds.RepoRoot(), version)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +343,7 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	var crossplaneKinds []client.Object
-	for _, o := range ProviderPackage(pkg) {
+	for _, o := range ProviderPackage(pkg, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") {
 		if o.GetObjectKind().GroupVersionKind().Group == "pkg.crossplane.io" {
 			crossplaneKinds = append(crossplaneKinds, o)
 		}
@@ -274,7 +353,7 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 	}
 	objs := append(PackageCache(), xp...)
 	objs = append(objs, FakeCoders()...)
-	for _, o := range ProviderPackage(pkg) {
+	for _, o := range ProviderPackage(pkg, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") {
 		if o.GetObjectKind().GroupVersionKind().Group != "pkg.crossplane.io" {
 			objs = append(objs, o)
 		}
@@ -286,4 +365,26 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("applied %d objects (%d from the Crossplane manifest)", len(objs), len(xp))
+}
+
+// TestTheDockerProbeNamesTheEnginesOwnReason runs the privileged probe
+// where a Docker engine answers: a refusal must carry the daemon's words,
+// and the probe's image must not stay behind.
+func TestTheDockerProbeNamesTheEnginesOwnReason(t *testing.T) {
+	if r := dockerInfoReason(probe(t.Context(), nil, "docker", "info")); r != "" {
+		t.Skip(r)
+	}
+	p := probeDockerPrivileged(t.Context())
+	if exists := probe(t.Context(), nil, "docker", "image", "inspect", dockerProbeImage); exists.Err == nil {
+		t.Errorf("the probe left %s behind", dockerProbeImage)
+	}
+	reason := privilegedReason(p)
+	if reason == "" {
+		t.Skip("this Docker engine runs privileged containers")
+	}
+	said := daemonError(string(p.Output))
+	if said == "" || !strings.HasSuffix(reason, ": "+said) {
+		t.Fatalf("reason %q does not end with what Docker said (%q); the probe's output:\n%s", reason, said, p.Output)
+	}
+	t.Log(reason)
 }

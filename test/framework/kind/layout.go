@@ -19,7 +19,8 @@ limitations under the License.
 // package, and fake Coders; then runs the hold and records scenarios of
 // test/e2e against it. Layout names the pieces both sides agree on.
 //
-// It needs Docker, and says so before doing anything else.
+// It needs Docker whose engine runs privileged containers, or rootful
+// Podman, and says why neither will do before doing anything else.
 package kind
 
 import (
@@ -136,9 +137,11 @@ var Scenarios = []Scenario{
 
 // ScenarioPattern is the go test -run pattern that selects Scenarios and
 // nothing else.
-func ScenarioPattern() string {
-	names := make([]string, len(Scenarios))
-	for i, s := range Scenarios {
+func ScenarioPattern() string { return pattern(Scenarios) }
+
+func pattern(scenarios []Scenario) string {
+	names := make([]string, len(scenarios))
+	for i, s := range scenarios {
 		names[i] = s.Test
 	}
 	return "^(" + strings.Join(names, "|") + ")$"

@@ -140,7 +140,7 @@ func (src e2eSource) loop(body *ast.BlockStmt, over ast.Expr, seen []string, n i
 // spare fake Coders are in use", which make test would never see.
 func TestScenariosTakeTheSpareCodersTheyDeclare(t *testing.T) {
 	src := parseE2E(t)
-	for _, s := range Scenarios {
+	for _, s := range slices.Concat(Scenarios, FailoverScenarios) {
 		fd := src.funcs[s.Test]
 		if fd == nil {
 			t.Errorf("scenario %s is not a function of test/e2e", s.Test)
@@ -178,6 +178,25 @@ func TestTheScenarioPatternSelectsTheScenariosAlone(t *testing.T) {
 	for name := range parseE2E(t).funcs {
 		if strings.HasPrefix(name, "Test") && re.MatchString(name) && !listed[name] {
 			t.Errorf("-run %s selects %s of test/e2e, which is not a scenario", ScenarioPattern(), name)
+		}
+	}
+}
+
+// TestTheFailoverScenariosTakeNoMoreSpareCodersThanTheOthers: they run in a
+// go test of their own after Scenarios, which hands out the spares from the
+// first again; the cluster deploys only as many as Scenarios take.
+func TestTheFailoverScenariosTakeNoMoreSpareCodersThanTheOthers(t *testing.T) {
+	n := 0
+	for _, s := range FailoverScenarios {
+		n += s.Spares
+	}
+	if n > SpareCoders() {
+		t.Errorf("the failover scenarios take %d spare fake Coders, the cluster deploys %d", n, SpareCoders())
+	}
+	re := regexp.MustCompile(FailoverPattern())
+	for _, s := range Scenarios {
+		if re.MatchString(s.Test) {
+			t.Errorf("-run %s selects %s, which runs with one provider pod", FailoverPattern(), s.Test)
 		}
 	}
 }
@@ -225,5 +244,23 @@ func TestThePackageCacheMountIsRelabelledForSELinux(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("cluster/kind/config.yaml mounts nothing at %s, where the manifests read the package cache", nodeCacheDir)
+	}
+}
+
+// TestTheFailoverRunsTheInstallGuidesRuntimeConfig: the provider's runtime
+// configuration of the guide (not the one named default beside it), two
+// replicas with leader election, with what the kind node needs.
+func TestTheFailoverRunsTheInstallGuidesRuntimeConfig(t *testing.T) {
+	u, err := InstallGuideRuntimeConfig(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := u.Object["spec"].(map[string]any)["deploymentTemplate"].(map[string]any)["spec"].(map[string]any)
+	c := spec["template"].(map[string]any)["spec"].(map[string]any)["containers"].([]any)[0].(map[string]any)
+	cpu := c["resources"].(map[string]any)["requests"].(map[string]any)["cpu"]
+	if u.GetName() != ProviderName || fmt.Sprint(spec["replicas"]) != "2" || c["image"] != PackageImage || cpu != failoverCPURequest ||
+		!strings.Contains(fmt.Sprint(c["args"]), "--leader-election") {
+		t.Errorf("the failover's runtime configuration = %s with %v replicas, image %v, cpu %v, args %v; want %s, 2, %s, %s, --leader-election",
+			u.GetName(), spec["replicas"], c["image"], cpu, c["args"], ProviderName, PackageImage, failoverCPURequest)
 	}
 }

@@ -34,21 +34,29 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
-// Images and the package, as the cluster knows them. The package reference
-// has no dot in its tag: Crossplane's cache strips a file extension from the
-// last path element (xpkg.BuildPath).
+// Images and the package, as the cluster knows them. Crossplane v2.2 and
+// later ask the registry for a tag's digest before they look in the package
+// cache (crossplane-runtime's xpkg.CachedClient.Get: "cannot resolve ... to
+// digest"), and no registry answers here; so the Provider names the package
+// by the digest of the .xpkg's image (PackageRef), and the cache holds it
+// under Crossplane's id for that digest (PackageCacheID). The pod would run
+// PackageSource@digest, which the node does not hold by that name (kind load
+// imports the image by its tag, and containerd writes a manifest of its own,
+// of another digest), so the DeploymentRuntimeConfig runs PackageImage.
 const (
-	PackageRef = "xpkg.crossplane.io/crossplane-contrib/provider-coder:e2e"
-	CoderImage = "provider-coder.local/fakecoder:e2e"
+	PackageSource = "xpkg.crossplane.io/crossplane-contrib/provider-coder"
+	PackageImage  = PackageSource + ":e2e"
+	CoderImage    = "provider-coder.local/fakecoder:e2e"
 	// nodeCacheDir is where the kind node mounts the host's package cache
 	// (cluster/kind/config.yaml).
 	nodeCacheDir = "/var/local/crossplane-package-cache"
 	cacheClaim   = "package-cache"
 )
 
-// CrossplaneManifest reads the pinned, rendered Crossplane installation.
-func CrossplaneManifest(root string) ([]client.Object, error) {
-	objs, err := crds.DecodeFile(filepath.Join(root, "cluster", "kind", "crossplane-v2.1.3.yaml"))
+// CrossplaneManifest reads the rendered Crossplane installation of version
+// (RenderCrossplane).
+func CrossplaneManifest(root, version string) ([]client.Object, error) {
+	objs, err := crds.DecodeFile(CrossplaneRenderFile(root, version))
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +97,37 @@ func PackageCache() []client.Object {
 	}
 }
 
+// PackageRef names the package by the digest of its image, as a registry
+// would serve it.
+func PackageRef(digest string) string { return PackageSource + "@" + digest }
+
+// PackageCacheID is Crossplane's id in its package cache for PackageRef(digest).
+func PackageCacheID(digest string) string { return friendlyID(PackageSource, digest) }
+
+// friendlyID is crossplane-runtime's xpkg.FriendlyID (v2.3.3, the release
+// Crossplane v2.3.4 builds with): the first 50 characters of the source and
+// 12 of the digest, as a DNS label. Importing pkg/xpkg would add its
+// signature verifiers' dependencies (sigstore, cloud SDKs) to the module
+// for these lines; the kind run fails at "install the provider package"
+// if they drift.
+func friendlyID(source, digest string) string {
+	s := source[:min(len(source), 50)] + "-" + digest[:min(len(digest), 12)]
+	var b strings.Builder
+	for i := range len(s) {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			b.WriteByte(c)
+		case (c == '.' || c == '/' || c == ':' || c == '-') && i != 0 && i != 62 && i != len(s)-1:
+			b.WriteByte('-')
+		}
+		if i == 62 {
+			break
+		}
+	}
+	return strings.Trim(b.String(), "-")
+}
+
 // CachePath is where Crossplane looks for the package id in the cache
 // directory dir: the id as a path, its extension (if any) replaced by .gz.
 func CachePath(dir, id string) string {
@@ -96,10 +135,11 @@ func CachePath(dir, id string) string {
 	return strings.TrimSuffix(full, filepath.Ext(full)) + ".gz"
 }
 
-// ProviderPackage installs the provider from the cache, runs it as
-// packagerbac's ServiceAccount with ProviderArgs, and binds it the package's
-// extra RBAC (examples/install/rbac.yaml), which Crossplane v2 does not grant.
-func ProviderPackage(pkg packagerbac.Package) []client.Object {
+// ProviderPackage installs the provider from the cache by the digest of its
+// image, runs PackageImage as packagerbac's ServiceAccount with ProviderArgs,
+// and binds it the package's extra RBAC (examples/install/rbac.yaml), which
+// Crossplane v2 does not grant.
+func ProviderPackage(pkg packagerbac.Package, digest string) []client.Object {
 	drc := &unstructured.Unstructured{Object: map[string]any{
 		"apiVersion": "pkg.crossplane.io/v1beta1",
 		"kind":       "DeploymentRuntimeConfig",
@@ -109,7 +149,7 @@ func ProviderPackage(pkg packagerbac.Package) []client.Object {
 			"deploymentTemplate": map[string]any{"spec": map[string]any{
 				"selector": map[string]any{},
 				"template": map[string]any{"spec": map[string]any{
-					"containers": []any{map[string]any{"name": "package-runtime", "args": toAny(ProviderArgs())}},
+					"containers": []any{map[string]any{"name": "package-runtime", "image": PackageImage, "args": toAny(ProviderArgs())}},
 				}},
 			}},
 		},
@@ -119,7 +159,7 @@ func ProviderPackage(pkg packagerbac.Package) []client.Object {
 		"kind":       "Provider",
 		"metadata":   map[string]any{"name": ProviderName},
 		"spec": map[string]any{
-			"package":           PackageRef,
+			"package":           PackageRef(digest),
 			"packagePullPolicy": "Never",
 			"runtimeConfigRef":  map[string]any{"name": ProviderName},
 		},

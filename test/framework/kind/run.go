@@ -81,7 +81,7 @@ func (k Keep) keeps(failed bool) bool {
 }
 
 // Run is `make e2e`: it picks the container engine before anything else
-// (CheckEngine: Docker, else rootful Podman), then creates the kind cluster, installs Crossplane, the provider package and the fake
+// (CheckEngine: Docker where it runs privileged containers, else rootful Podman), then creates the kind cluster, installs Crossplane, the provider package and the fake
 // Coders, and runs the hold and records scenarios against it. When a step
 // fails once the cluster exists, it prints what the cluster says (see
 // diagnose). Then it deletes the cluster, unless Keep says otherwise.
@@ -90,7 +90,11 @@ func Run(ctx context.Context, o Options) (err error) {
 	if err != nil {
 		return err
 	}
-	r := &runner{o: o, out: filepath.Join(o.Root, "_output", "kind"), engine: engine}
+	crossplane, err := CrossplaneVersion(o.Root)
+	if err != nil {
+		return err
+	}
+	r := &runner{o: o, out: filepath.Join(o.Root, "_output", "kind"), engine: engine, crossplane: crossplane}
 	if err := os.RemoveAll(r.out); err != nil {
 		return err
 	}
@@ -103,7 +107,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	if engine == Podman { // no registry: the node and Crossplane's images are built here
 		steps = append(steps,
 			step{"build the offline node image (cluster/kind/node/build.sh)", r.buildNodeImage},
-			step{"build Crossplane's image (cluster/local/build-crossplane.sh --floor)", r.buildCrossplaneImage})
+			step{"build Crossplane's image (cluster/local/build-crossplane.sh)", r.buildCrossplaneImage})
 	}
 	steps = append(steps, []step{
 		{"build the provider image and package (make xpkg)", r.makeXpkg},
@@ -123,7 +127,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	}{
 		{"create the kind cluster " + ClusterName, r.createCluster},
 		{"load the images into the cluster", r.loadImages},
-		{"install Crossplane v2.1.3", r.installCrossplane},
+		{"install Crossplane " + crossplane + " from its chart", r.installCrossplane},
 		{"deploy the fake Coders", r.deployCoders},
 		{"install the provider package", r.installProvider},
 		{"run the hold and records scenarios", r.runScenarios},
@@ -139,6 +143,10 @@ type runner struct {
 	o      Options
 	out    string // _output/kind
 	engine Engine
+	// crossplane is the Crossplane release installed (CrossplaneVersion).
+	crossplane string
+	// digest is the provider package's (UnpackXpkg).
+	digest string
 	// node is the node image and patch its kubeadm configuration, when
 	// the engine is Podman (buildNodeImage); kind's default otherwise.
 	node NodeImage
@@ -187,8 +195,9 @@ func (r *runner) buildCoderImage(context.Context) error {
 	return BuildCoderImage(r.o.Root, r.o.Arch, r.path("fakecoder.tar"))
 }
 
-func (r *runner) unpackXpkg(context.Context) error {
-	return UnpackXpkg(r.xpkg(), r.path("provider.tar"), r.path("package-cache"))
+func (r *runner) unpackXpkg(context.Context) (err error) {
+	r.digest, err = UnpackXpkg(r.xpkg(), r.path("provider.tar"), r.path("package-cache"))
+	return err
 }
 
 func (r *runner) createCluster(ctx context.Context) error {
@@ -249,12 +258,12 @@ func (r *runner) finish(ctx context.Context, runErr error) error {
 
 func (r *runner) buildCrossplaneImage(ctx context.Context) error {
 	var stdout strings.Builder
-	cmd := exec.CommandContext(ctx, filepath.Join(r.o.Root, "cluster", "local", "build-crossplane.sh"), "--floor")
+	cmd := exec.CommandContext(ctx, filepath.Join(r.o.Root, "cluster", "local", "build-crossplane.sh"))
 	cmd.Dir, cmd.Stdout, cmd.Stderr = r.o.Root, &stdout, r.o.Out
 	if err := cmd.Run(); err != nil {
 		return err
 	}
-	return BuildCrossplaneImage(r.o.Root, r.o.Arch, lastLine(stdout.String()), r.path("crossplane.tar"))
+	return BuildCrossplaneImage(r.o.Root, r.o.Arch, r.crossplane, lastLine(stdout.String()), r.path("crossplane.tar"))
 }
 
 func (r *runner) loadImages(ctx context.Context) error {
@@ -298,8 +307,14 @@ func (r *runner) apply(ctx context.Context, objs []client.Object) error {
 // does not hold, says why: a failed read, or the state it found.
 func wait(ctx context.Context, timeout time.Duration, what string, cond func(context.Context) (bool, error)) error {
 	var last error
-	err := kwait.PollUntilContextTimeout(ctx, 2*time.Second, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
+	err := kwait.PollUntilContextTimeout(ctx, 2*time.Second, timeout, true, func(context.Context) (bool, error) {
+		// Each look has time of its own, not what is left of the wait: the
+		// last look then says what it saw, not that the deadline came
+		// ("client rate limiter Wait returned an error: ... would exceed
+		// context deadline").
+		look, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		ok, err := cond(look)
 		if err != nil {
 			last = err
 		}
@@ -367,7 +382,7 @@ func (r *runner) deploymentsAvailable(ns string, names ...string) func(context.C
 }
 
 func (r *runner) installCrossplane(ctx context.Context) error {
-	objs, err := CrossplaneManifest(r.o.Root)
+	objs, err := CrossplaneManifest(r.o.Root, r.crossplane)
 	if err != nil {
 		return err
 	}
@@ -391,7 +406,7 @@ func (r *runner) installProvider(ctx context.Context) error {
 		return err
 	}
 	// Crossplane's CRDs appear once its init container ran.
-	objs := ProviderPackage(pkg)
+	objs := ProviderPackage(pkg, r.digest)
 	if err := wait(ctx, 3*time.Minute, "Crossplane's package API", func(ctx context.Context) (bool, error) {
 		err := r.apply(ctx, objs)
 		if err != nil && (kerrors.IsNotFound(err) || strings.Contains(err.Error(), "no matches for kind")) {
@@ -407,6 +422,10 @@ func (r *runner) installProvider(ctx context.Context) error {
 }
 
 func (r *runner) runScenarios(ctx context.Context) error {
-	return r.run(ctx, r.o.Root, []string{EnvKubeconfig + "=" + r.path("kubeconfig")},
-		"go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", ScenarioPattern())
+	env := []string{EnvKubeconfig + "=" + r.path("kubeconfig")}
+	if err := r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", ScenarioPattern()); err != nil {
+		return err
+	}
+	fmt.Fprintln(r.o.Out, "==> the failover scenarios (the provider as the install guide runs it)")
+	return r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", FailoverPattern())
 }

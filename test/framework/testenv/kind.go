@@ -74,7 +74,7 @@ func StartKind(ctx context.Context, kubeconfig string) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &kindCluster{cs: cs, rt: rt, host: host, logs: kind.NewProviderLogs(cs, kind.APILogReader(cs))}
+	c := &kindCluster{cs: cs, kube: kube, rt: rt, host: host, logs: kind.NewProviderLogs(cs, kind.APILogReader(cs))}
 	if _, err := c.providerPod(ctx); err != nil {
 		return nil, err
 	}
@@ -85,6 +85,7 @@ func StartKind(ctx context.Context, kubeconfig string) (*Env, error) {
 // server: services and pods proxies, and the pods/log API.
 type kindCluster struct {
 	cs     kubernetes.Interface
+	kube   client.Client
 	rt     http.RoundTripper // authenticates to the API server
 	host   *url.URL
 	spares atomic.Int32

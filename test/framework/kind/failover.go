@@ -1,0 +1,119 @@
+/*
+Copyright 2026 The provider-coder Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License");
+you may not use this file except in compliance with the License.
+You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software
+distributed under the License is distributed on an "AS IS" BASIS,
+WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+See the License for the specific language governing permissions and
+limitations under the License.
+*/
+
+package kind
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/crossplane-contrib/provider-coder/test/framework/docblocks"
+)
+
+// The provider as the install guide runs it: two replicas, one leader.
+const (
+	// InstallGuide is the page whose DeploymentRuntimeConfig the failover
+	// scenarios run.
+	InstallGuide = "docs/how-to/install.md"
+	// LeaderLease is the provider's leader election Lease in
+	// ProviderNamespace (internal/provider: LeaderElectionID).
+	LeaderLease = "crossplane-leader-election-provider-coder"
+	// LeaseDuration and RetryPeriod are controller-runtime's defaults, which
+	// the provider keeps: a replica takes a lease it saw go this long
+	// without renewal, looking every RetryPeriod (with up to 20% jitter).
+	LeaseDuration = 15 * time.Second
+	RetryPeriod   = 2 * time.Second
+	// failoverCPURequest replaces the guide's 500m per replica: the kind node
+	// has 2 CPUs, of which the control plane, CoreDNS and Crossplane request
+	// 1050m, so the guide's second replica would stay Pending.
+	failoverCPURequest = "100m"
+)
+
+// InstallGuideRuntimeConfig is the DeploymentRuntimeConfig of InstallGuide
+// as written, but for two things the kind node needs: the image by its tag
+// (PackageImage, see the package reference) and failoverCPURequest.
+func InstallGuideRuntimeConfig(root string) (*unstructured.Unstructured, error) {
+	page, err := os.ReadFile(filepath.Join(root, InstallGuide))
+	if err != nil {
+		return nil, err
+	}
+	blocks, err := docblocks.Blocks(page)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", InstallGuide, err)
+	}
+	for _, b := range blocks {
+		if !b.YAML() {
+			continue
+		}
+		for _, doc := range bytes.Split([]byte(b.Text), []byte("\n---\n")) {
+			u := &unstructured.Unstructured{}
+			// The guide also gives the runtime configuration named default,
+			// for functions and packages that name none.
+			if err := yaml.Unmarshal(doc, &u.Object); err != nil || u.GetKind() != "DeploymentRuntimeConfig" || u.GetName() != ProviderName {
+				continue
+			}
+			return forKind(u)
+		}
+	}
+	return nil, fmt.Errorf("%s has no DeploymentRuntimeConfig named %s", InstallGuide, ProviderName)
+}
+
+// forKind adapts the guide's runtime configuration to the kind node.
+func forKind(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+	path := []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
+	containers, _, err := unstructured.NestedSlice(u.Object, path...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig's containers: %w", InstallGuide, err)
+	}
+	if len(containers) != 1 {
+		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig has %d containers, want the package runtime alone", InstallGuide, len(containers))
+	}
+	c, ok := containers[0].(map[string]any)
+	if !ok || c["name"] != "package-runtime" {
+		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig's container is not package-runtime: %v", InstallGuide, containers[0])
+	}
+	c["image"] = PackageImage
+	if err := unstructured.SetNestedField(c, failoverCPURequest, "resources", "requests", "cpu"); err != nil {
+		return nil, err
+	}
+	if err := unstructured.SetNestedSlice(u.Object, []any{c}, path...); err != nil {
+		return nil, err
+	}
+	args, _, _ := unstructured.NestedStringSlice(c, "args")
+	if !strings.Contains(strings.Join(args, " "), "--leader-election") {
+		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig runs without --leader-election (args %q)", InstallGuide, args)
+	}
+	return u, nil
+}
+
+// FailoverScenarios run after Scenarios, in a go test of their own: they
+// run the provider as the install guide does, two pods, which the others'
+// one-pod helpers do not expect, and only kind runs pods. A second process
+// starts its spare fake Coders from the first again (each is emptied when
+// taken), so they take no more than Scenarios' SpareCoders.
+var FailoverScenarios = []Scenario{
+	{Test: "TestLeaderFailoverDuringANamespaceDeletionDeletesEachObjectOnce", Spares: 1},
+}
+
+// FailoverPattern is the go test -run pattern that selects FailoverScenarios.
+func FailoverPattern() string { return pattern(FailoverScenarios) }
