@@ -41,6 +41,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/activation"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
@@ -95,7 +96,7 @@ type Options struct {
 func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	kindOpts := o.Options
 	c := &connection{
-		keys: o.Keys, sent: o.Releases, kube: mgr.GetClient(), reader: mgr.GetAPIReader(), scheme: mgr.GetScheme(),
+		keys: o.Keys, sent: o.Releases, kube: mgr.GetClient(), reader: activation.Reader(mgr.GetAPIReader()), scheme: mgr.GetScheme(),
 		records: o.Records, kind: gvk.Kind, clocks: newClocks(),
 	}
 	// A settle window ends on time, not up to one poll late.

@@ -46,6 +46,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/activation"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
@@ -100,7 +101,7 @@ func Setup(mgr ctrl.Manager, gvk schema.GroupVersionKind, o Options) error {
 	if o.FingerprintKey == nil {
 		return errors.New(errNoFingerprintKey)
 	}
-	c := &connection{kube: mgr.GetClient(), reader: mgr.GetAPIReader(), records: o.Records, kind: gvk.Kind, fingerprintKey: o.FingerprintKey}
+	c := &connection{kube: mgr.GetClient(), reader: activation.Reader(mgr.GetAPIReader()), records: o.Records, kind: gvk.Kind, fingerprintKey: o.FingerprintKey}
 	return managedkind.Setup(mgr, gvk, o.Options, managedkind.Kind[Resource]{
 		CoderName: Slug, External: c.external,
 		Watches: func(b *builder.Builder) *builder.Builder { return b.Watches(managedkind.SecretObject(), readers) },
