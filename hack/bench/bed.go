@@ -285,6 +285,7 @@ func (b *bed) writes(offset int64) (map[string]int, error) {
 			ObjectRef struct {
 				Resource    string `json:"resource"`
 				Subresource string `json:"subresource"`
+				Name        string `json:"name"`
 			} `json:"objectRef"`
 			ResponseStatus struct {
 				Code int `json:"code"`
@@ -297,8 +298,13 @@ func (b *bed) writes(offset int64) (map[string]int, error) {
 		if ev.ObjectRef.Subresource != "" {
 			res += "/" + ev.ObjectRef.Subresource
 		}
-		if c := ev.ResponseStatus.Code; c >= 400 {
-			// Refused writes (409: a stale copy) count apart.
+		switch c := ev.ResponseStatus.Code; {
+		case c == 409:
+			// A write refused as stale names its object: which copy
+			// was stale is the question it raises.
+			res += fmt.Sprintf(" %s (%d)", ev.ObjectRef.Name, c)
+		case c >= 400:
+			// Other refused writes count apart.
 			res += fmt.Sprintf(" (%d)", c)
 		}
 		out[ev.Verb+" "+res]++

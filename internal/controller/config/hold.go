@@ -70,12 +70,19 @@ func (r *Reconciler) protectSecrets(ctx context.Context, pc providerconfig.Objec
 func (r *Reconciler) protectSecret(ctx context.Context, nn types.NamespacedName) error {
 	sec := &corev1.Secret{}
 	if err := r.kube.Get(ctx, nn, sec); err != nil {
-		if kerrors.IsNotFound(err) {
-			// ClientConfig reports the missing Secret; protect it when it
-			// appears (the Secret watch re-queues us).
-			return nil
-		}
-		return errors.Wrap(err, errProtectSecret)
+		return errors.Wrap(client.IgnoreNotFound(err), errProtectSecret)
+	}
+	if sec.DeletionTimestamp == nil && controllerutil.ContainsFinalizer(sec, providerconfig.CredentialsFinalizer) {
+		return nil
+	}
+	// The cache may not yet hold our own earlier protection of it (this
+	// ProviderConfig's own status write starts a reconcile that can come
+	// before the Secret's update reaches the cache): decide on a fresh copy, so the lock below meets a stale copy only
+	// when somebody else wrote the Secret in between.
+	if err := r.fresh().Get(ctx, nn, sec); err != nil {
+		// A Secret not found: ClientConfig reports it; it is protected
+		// when it appears (the Secret watch re-queues us).
+		return errors.Wrap(client.IgnoreNotFound(err), errProtectSecret)
 	}
 	protected := controllerutil.ContainsFinalizer(sec, providerconfig.CredentialsFinalizer)
 	switch {
@@ -89,6 +96,15 @@ func (r *Reconciler) protectSecret(ctx context.Context, nn types.NamespacedName)
 	orig := sec.DeepCopy()
 	controllerutil.AddFinalizer(sec, providerconfig.CredentialsFinalizer)
 	return errors.Wrap(r.kube.Patch(ctx, sec, client.MergeFromWithOptions(orig, client.MergeFromWithOptimisticLock{})), errProtectSecret)
+}
+
+// fresh reads past the cache: the API reader, or the client where none
+// was given.
+func (r *Reconciler) fresh() client.Reader {
+	if r.reader == nil {
+		return r.kube
+	}
+	return r.reader
 }
 
 // reconcileDeletion runs the hold of a ProviderConfig being deleted.

@@ -127,6 +127,7 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStat
 	}
 	r := &Reconciler{
 		kube:        mgr.GetClient(),
+		reader:      mgr.GetAPIReader(),
 		kind:        gk,
 		clients:     o.Clients,
 		log:         o.Logger.WithValues("controller", strings.ToLower(gk.Kind)+"."+gk.Group),
@@ -150,7 +151,10 @@ func setupKind(mgr ctrl.Manager, gk schema.GroupKind, o Options, mem *configStat
 
 // A Reconciler reconciles one ProviderConfig kind.
 type Reconciler struct {
-	kube    client.Client
+	kube client.Client
+	// reader reads past the cache, where a stale copy would make a
+	// write conflict.
+	reader  client.Reader
 	kind    schema.GroupKind
 	clients *coder.Cache
 	log     logging.Logger
