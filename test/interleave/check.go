@@ -43,7 +43,11 @@ const killWindow = 2 * time.Second
 // counted and expected.
 func (r *run) check(ctx context.Context) (counted, expected int) {
 	o := r.ownership(ctx)
-	rows := r.rows()
+	waiting := r.waitingForUnreachableCreators(ctx)
+	for _, w := range waiting {
+		r.logf("quiet: %s %q waits for the ProviderConfig that made it, which cannot reach Coder: the teardown makes it reach Coder again", kindName(w.Kind), w.Name)
+	}
+	rows := LeftForCreators(r.rows(), waiting)
 	for _, v := range Leaks(rows, o) {
 		r.violate("1 leak: %s", v)
 	}
@@ -222,6 +226,36 @@ func (r *run) waitingForCreators(ctx context.Context) []clusterv1alpha1.CleanupR
 		}
 	}
 	return waiting
+}
+
+// waitingForUnreachableCreators are the objects the world's Abandoned
+// records of providers and MCP servers known by name only keep for their
+// creators, as each record's lastError says, while that ProviderConfig is
+// gone or not Ready. Whatever a Ready creator could sweep is no such wait.
+func (r *run) waitingForUnreachableCreators(ctx context.Context) []Waiting {
+	l := &clusterv1alpha1.CleanupRecordList{}
+	if err := r.kube.List(ctx, l); err != nil {
+		return nil
+	}
+	kinds := map[string]MRKind{deletion.KindProvider: Provider, deletion.KindMCPServer: MCP}
+	var out []Waiting
+	for _, rec := range l.Items {
+		kind, ok := kinds[rec.Spec.Kind]
+		if !ok || !r.incarnation(types.UID(rec.Labels[deletion.ManagedResourceUIDLabel])) ||
+			rec.Status.Phase != clusterv1alpha1.CleanupPhaseAbandoned || rec.Status.ExternalID != "" ||
+			rec.Status.CreateAttemptedAt == nil || rec.Spec.ProviderConfig == nil ||
+			!strings.Contains(rec.Status.LastError, waitsForCreator) {
+			continue
+		}
+		if i, ok := r.plan.World.pcNamed(*rec.Spec.ProviderConfig); ok {
+			pc := r.plan.World.pcKey(r.plan.World.PCs[i])
+			if r.kube.Get(ctx, client.ObjectKeyFromObject(pc), pc) == nil && isReady(pc) {
+				continue
+			}
+		}
+		out = append(out, Waiting{Kind: kind, Name: rec.Status.CoderName})
+	}
+	return out
 }
 
 // makeAgain makes pc again, with its namespace and its token Secret's, and

@@ -18,6 +18,7 @@ package interleave
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -272,6 +273,30 @@ func ReadyWithoutPlaintext(ps []Published) []string {
 			out = append(out, fmt.Sprintf("%s is Ready but its connection Secret holds no key", p.Name))
 		case !p.Valid:
 			out = append(out, fmt.Sprintf("%s is Ready but its connection Secret holds a key Coder does not know", p.Name))
+		}
+	}
+	return out
+}
+
+// A Waiting is an object a cleanup record keeps for the ProviderConfig
+// that made it: a provider or MCP server known by name only (released
+// while the answer to its create went unread), whose creator cannot reach
+// Coder now (deleted, or its credentials gone). Only that ProviderConfig
+// may find it by name, so it stays in Coder, and the record says so, until
+// an operator makes it reach Coder again (docs/how-to/deletion.md). The
+// quiet world's check allows it; the teardown does what the record asks
+// and allows no leak after.
+type Waiting struct {
+	Kind MRKind
+	Name string
+}
+
+// LeftForCreators is rows without the objects waiting names.
+func LeftForCreators(rows []Row, waiting []Waiting) []Row {
+	var out []Row
+	for _, r := range rows {
+		if !slices.Contains(waiting, Waiting{Kind: r.Kind, Name: r.Name}) {
+			out = append(out, r)
 		}
 	}
 	return out

@@ -17,6 +17,7 @@ limitations under the License.
 package interleave
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -235,5 +236,23 @@ func TestAPublishedKeyWithoutAValidPlaintextIsFlagged(t *testing.T) {
 	})
 	if len(got) != 2 || !strings.Contains(got[0], "missing") || !strings.Contains(got[1], "dead") {
 		t.Errorf("ReadyWithoutPlaintext = %v, want the missing and the dead one", got)
+	}
+}
+
+// A provider or MCP server a record keeps for a creator that cannot reach
+// Coder is no leak at quiet; anything else of the same rows still is.
+func TestAnObjectWaitingForItsUnreachableCreatorIsNoLeakAtQuiet(t *testing.T) {
+	rows := []Row{
+		{Kind: Provider, ID: "1", Name: "p3"},
+		{Kind: MCP, ID: "2", Name: "p3"},
+		{Kind: Provider, ID: "3", Name: "p4"},
+	}
+	got := LeftForCreators(rows, []Waiting{{Kind: Provider, Name: "p3"}})
+	want := []Row{{Kind: MCP, ID: "2", Name: "p3"}, {Kind: Provider, ID: "3", Name: "p4"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("LeftForCreators = %+v, want %+v: only the provider named p3 waits", got, want)
+	}
+	if got := LeftForCreators(rows, nil); !slices.Equal(got, rows) {
+		t.Errorf("LeftForCreators with nothing waiting = %+v, want every row", got)
 	}
 }
