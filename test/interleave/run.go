@@ -32,6 +32,9 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
+	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
+
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/test/framework/testenv"
@@ -436,6 +439,17 @@ func (r *run) reaching(ctx context.Context, m MR) (valid func(string) bool, ok b
 	pc, ok := o.(providerconfig.Object)
 	if !ok {
 		return nil, false
+	}
+	if c, ok := o.(resource.Conditioned); ok {
+		// While the ProviderConfig cannot reach its Coder (seed
+		// 148145596188: repointed back to a Coder that was down), the
+		// resource cannot look again, and its Ready is as of its last
+		// look, in the Coder it reached then; it looks within two polls
+		// of the ProviderConfig's next Ready.
+		ready := c.GetCondition(xpv2.TypeReady)
+		if ready.Status != corev1.ConditionTrue || time.Since(ready.LastTransitionTime.Time) < 2*PollInterval {
+			return nil, false
+		}
 	}
 	var c any = r.coder
 	if url := providerconfig.ConnectionOf(pc).URL; r.bed.Other != nil && url == r.bed.Other.URL() {
