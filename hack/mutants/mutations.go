@@ -379,7 +379,7 @@ var Mutations = []Mutation{
 		// (and its namespace) for good.
 		Name: "forbidden-record-delete-holds",
 		File: "internal/deletion/finalizer.go",
-		Old:  "\tif !kerrors.IsForbidden(err) || !MayDelete(mg) {\n",
+		Old:  "\tif !kerrors.IsForbidden(err) || !policy.MayDelete(mg) {\n",
 		New:  "\tif true {\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestARecordDeleteTheProviderMayNotMakeDoesNotHoldAResource|TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept)$",
@@ -389,28 +389,28 @@ var Mutations = []Mutation{
 		// seen, so a paused deleting resource waits for a reconcile that
 		// never acts.
 		Name: "paused-annotation-not-seen",
-		File: "internal/deletion/bounded.go",
+		File: "internal/policy/policy.go",
 		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
 		New:  "\tcase false && meta.IsPaused(mg) || p.IsPaused():\n",
-		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Pkgs: []string{"./internal/policy/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
 	},
 	{
 		// Issue 26, item 8: managementPolicies: [] is not seen as a pause.
 		Name: "empty-policies-not-seen",
-		File: "internal/deletion/bounded.go",
+		File: "internal/policy/policy.go",
 		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
 		New:  "\tcase meta.IsPaused(mg):\n",
-		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Pkgs: []string{"./internal/policy/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
 	},
 	{
 		// Issue 26, item 8: unsupported management policies are not seen.
 		Name: "unsupported-policies-not-seen",
-		File: "internal/deletion/bounded.go",
+		File: "internal/policy/policy.go",
 		Old:  "\tcase p.Validate() != nil:\n",
 		New:  "\tcase false:\n",
-		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Pkgs: []string{"./internal/policy/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds)$",
 	},
 	{

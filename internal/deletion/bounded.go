@@ -24,7 +24,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
@@ -254,60 +253,4 @@ func failureClass(err error) string {
 		return reasonStillPresent
 	}
 	return string(coder.ClassOf(err))
-}
-
-// MayDelete reports whether a resource's policies let the provider delete
-// its object in Coder, as the managed reconciler decides it: an
-// observe-only import or an orphaned resource never deletes.
-func MayDelete(mg resource.Managed) bool { return Policies(mg).ShouldDelete() }
-
-// Policies resolves mg's management policies as the managed reconciler
-// does, so an external client asks the same question the reconciler asks
-// (may it update? may it delete?) and gets the same answer.
-func Policies(mg resource.Managed) managed.ManagementPoliciesChecker {
-	ps := mg.GetManagementPolicies()
-	if len(ps) == 0 {
-		// The API server defaults it to ["*"].
-		ps = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
-	}
-	// The cluster-scoped kinds keep deletionPolicy, as the managed
-	// reconciler does for them.
-	if l, ok := mg.(resource.LegacyManaged); ok { //nolint:staticcheck // Our cluster-scoped kinds are legacy managed resources.
-		return managed.NewLegacyManagementPoliciesResolver(true, ps, l.GetDeletionPolicy()) //nolint:staticcheck // As above.
-	}
-	return managed.NewManagementPoliciesResolver(true, ps)
-}
-
-// Reasons the managed reconciler leaves a resource alone (Stalled); a
-// deleting one released at its bound is released without delete for them.
-const (
-	// ReasonPaused: the crossplane.io/paused annotation, or empty
-	// management policies.
-	ReasonPaused = "Paused"
-	// ReasonUnsupportedPolicies: management policies the managed
-	// reconciler does not support (or any but the default while
-	// management policies are disabled).
-	ReasonUnsupportedPolicies = "UnsupportedManagementPolicies"
-)
-
-// Stalled says why the managed reconciler will not act on mg, as it decides
-// it: paused, or its management policies are not supported (it reports them
-// and waits for a change). Either way it returns before it observes,
-// deletes or removes a finalizer, and does not requeue. Empty when it acts.
-// enabled: management policies are enabled.
-func Stalled(mg resource.Managed, enabled bool) string {
-	var p managed.ManagementPoliciesChecker
-	if l, ok := mg.(resource.LegacyManaged); ok { //nolint:staticcheck // Our cluster-scoped kinds are legacy managed resources.
-		p = managed.NewLegacyManagementPoliciesResolver(enabled, mg.GetManagementPolicies(), l.GetDeletionPolicy()) //nolint:staticcheck // As above.
-	} else {
-		p = managed.NewManagementPoliciesResolver(enabled, mg.GetManagementPolicies())
-	}
-	switch {
-	case meta.IsPaused(mg) || p.IsPaused():
-		return ReasonPaused
-	case p.Validate() != nil:
-		return ReasonUnsupportedPolicies
-	default:
-		return ""
-	}
 }

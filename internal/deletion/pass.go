@@ -34,6 +34,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -252,7 +253,7 @@ func (p Pass) lookAt(ctx context.Context, mg resource.Managed, recs Set, since t
 // nothing else, and never for an object another resource owns.
 func (p Pass) adoptNamed(ctx context.Context, mg resource.Managed) error {
 	id := meta.GetExternalName(mg)
-	if _, err := uuid.Parse(id); err != nil || !MayDelete(mg) {
+	if _, err := uuid.Parse(id); err != nil || !policy.MayDelete(mg) {
 		return nil
 	}
 	if owned, err := p.Records.OwnedByAnother(ctx, mg, id, p.Origin); owned != nil || err != nil {
