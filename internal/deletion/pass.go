@@ -64,6 +64,15 @@ func DeleteFailureReasons() []string {
 	return r
 }
 
+// failureClass is the failure class of a delete or a look: an object
+// still there after its delete, or the class of the call that failed.
+func failureClass(err error) string {
+	if isStillPresent(err) {
+		return reasonStillPresent
+	}
+	return string(coder.ClassOf(err))
+}
+
 // A Pass is how a managed resource reaches Coder on this reconcile: its
 // ProviderConfig's state decides between the normal path and the bounded
 // pass (see providerconfig.DependentMode).
@@ -225,7 +234,7 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 	if err != nil || !left.empty() {
 		return left, err
 	}
-	past, err := p.Records.past(ctx, mg)
+	past, err := p.Records.Past(ctx, mg)
 	if err != nil || (deleted && past.same(recs)) {
 		// The look after a delete went by the list sent after Coder
 		// answered it, and by every record there is.

@@ -181,7 +181,7 @@ func (e *external[R]) look(ctx context.Context, r R, got row, present bool) (del
 	}
 	// The cache may not show the updated_at of the last PUT yet: a row is
 	// someone else's change only by the record as the API server has it.
-	l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Fresh)
+	l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Past)
 	return l, err
 }
 
