@@ -173,8 +173,8 @@ var Mutations = []Mutation{
 		// before its delete.
 		Name: "deleting-owner-served-the-cached-list",
 		File: "internal/deletion/pass.go",
-		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
-		New:  "\tsince, deleted := p.deletedAt(mg)\n\tsince = time.Time{}\n",
+		Old:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n",
+		New:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n\tsince = time.Time{}\n",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen$",
 	},
@@ -649,7 +649,7 @@ var Mutations = []Mutation{
 		// instead of the one sent after Coder answered its delete.
 		Name: "records-look-lists-again-after-a-verify",
 		File: "internal/deletion/pass.go",
-		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
+		Old:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n",
 		New:  "\tsince, deleted := time.Time{}, false\n",
 		Pkgs: []string{"./hack/bench/"},
 		Run:  "^TestBenchmarkCountsMeetTheirTargets$",
@@ -753,8 +753,8 @@ var Mutations = []Mutation{
 		// go while Coder keeps the key.
 		Name: "key-delete-trusts-the-answer",
 		File: "internal/deletion/pass.go",
-		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
-		New:  "\tsince, deleted := p.deletedAt(mg)\n\tif deleted {\n\t\treturn Leftovers{}, nil\n\t}\n",
+		Old:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n",
+		New:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n\tif deleted {\n\t\treturn Leftovers{}, nil\n\t}\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestDeleteKeepsTheFinalizerWhileCoderStillListsTheObject$",
 	},

@@ -182,12 +182,7 @@ func BudgetOwner(self string, claims []Owner) (Owner, bool) {
 	if len(others) == 0 {
 		return Owner{}, false
 	}
-	return slices.MinFunc(others, func(a, b Owner) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.UID, b.UID)
-	}), true
+	return slices.MinFunc(others, olderFirst), true
 }
 
 // rotatedName is the cleanup record of the key of rotation counter n:

@@ -99,11 +99,7 @@ func (r *Store) PendingCreateByAnother(ctx context.Context, mg resource.Managed,
 	if !ok {
 		return nil, nil
 	}
-	ref := c.Name
-	if c.Namespace != "" {
-		ref = c.Namespace + "/" + c.Name
-	}
-	return errors.Errorf(errFmtPendingCreate, nounOf(kind), name, c.Kind, ref, c.UID), nil
+	return errors.Errorf(errFmtPendingCreate, nounOf(kind), name, c.Kind, objectName(c.Namespace, c.Name), c.UID), nil
 }
 
 // nounOf is how messages name an object of record kind kind.

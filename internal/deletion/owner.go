@@ -79,26 +79,25 @@ func OwnerOf(self string, claims []Owner) (Owner, bool) {
 	if len(pick) == 0 || slices.ContainsFunc(recorded, func(c Owner) bool { return c.UID == self }) {
 		return Owner{}, false
 	}
-	slices.SortStableFunc(pick, func(a, b Owner) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.UID, b.UID)
-	})
+	slices.SortStableFunc(pick, olderFirst)
 	if pick[0].UID == self {
 		return Owner{}, false
 	}
 	return pick[0], true
 }
 
+// olderFirst orders claimants by their creation, then by UID.
+func olderFirst(a, b Owner) int {
+	if c := a.Created.Compare(b.Created); c != 0 {
+		return c
+	}
+	return strings.Compare(a.UID, b.UID)
+}
+
 // ErrOwned is the error of a resource that names an object another
 // resource owns. It names that resource, and nothing secret.
 func ErrOwned(id string, owner Owner) error {
-	ref := owner.Name
-	if owner.Namespace != "" {
-		ref = owner.Namespace + "/" + owner.Name
-	}
-	return errors.Errorf(errFmtOwned, id, owner.Kind, ref, owner.UID)
+	return errors.Errorf(errFmtOwned, id, owner.Kind, objectName(owner.Namespace, owner.Name), owner.UID)
 }
 
 // claimants gathers every managed resource that claims the Coder object id
@@ -388,11 +387,7 @@ func (o Origin) String() string {
 		return "deployment " + o.DeploymentID
 	}
 	pc := o.ProviderConfig
-	name := pc.Name
-	if pc.Namespace != "" {
-		name = pc.Namespace + "/" + name
-	}
-	return "deployment " + o.DeploymentID + " at " + pc.URL + " (" + pc.Kind + " " + name + ")"
+	return "deployment " + o.DeploymentID + " at " + pc.URL + " (" + pc.Kind + " " + objectName(pc.Namespace, pc.Name) + ")"
 }
 
 // An otherDeploymentError says that a resource's object lives in another

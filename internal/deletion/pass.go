@@ -217,7 +217,7 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 	if p.Records == nil {
 		return Leftovers{}, nil
 	}
-	since, deleted := p.deletedAt(mg)
+	since, deleted := p.Releases.DeletedAt(mg.GetUID())
 	recs, err := p.Records.Of(ctx, mg)
 	if err != nil {
 		return nil, err
@@ -363,15 +363,6 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, no
 		}
 	}
 	return left, lookup()
-}
-
-// deletedAt is when Coder answered the resource's last delete, while no
-// look has verified it yet.
-func (p Pass) deletedAt(mg resource.Managed) (time.Time, bool) {
-	if p.Releases == nil {
-		return time.Time{}, false
-	}
-	return p.Releases.DeletedAt(mg.GetUID())
 }
 
 // keysSince lists keys on the shared key list of the resource's
