@@ -31,6 +31,15 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
+// Kinds a record can name.
+const (
+	KindKey          = "AIGatewayKey"
+	KindProvider     = "AIProvider"
+	KindGroupBudget  = "GroupAIBudget"
+	KindUserOverride = "UserAIBudgetOverride"
+	KindMCPServer    = "MCPServer"
+)
+
 // An objectKind is what deletion knows of one kind of object in Coder:
 // how to find what records name, and how to delete it. Every path that
 // deletes (a deleting resource, its bounded pass, the sweep) goes through
@@ -243,15 +252,6 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 	}
 	return first
 }
-
-// Kinds a record can name.
-const (
-	KindKey          = "AIGatewayKey"
-	KindProvider     = "AIProvider"
-	KindGroupBudget  = "GroupAIBudget"
-	KindUserOverride = "UserAIBudgetOverride"
-	KindMCPServer    = "MCPServer"
-)
 
 // ErrStillPresent is the error of an object still in Coder after its delete
 // was accepted; a caller that wraps it can still tell it apart

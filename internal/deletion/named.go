@@ -34,6 +34,25 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
+// A providerClaim names the provider one owner may have in Coder. Provider
+// names are chosen by users and may be reused by anyone, so a name proves
+// nothing on its own: a provider found by name is the claim's only when
+// Coder created it within the window of the owner's last create attempt
+// whose answer may have been lost. Times are by our clock; each meets
+// Coder's creation time only on Coder's clock.
+type providerClaim struct {
+	// ID is the provider's Coder id, once known.
+	ID string
+	// Name is the provider's Coder-wide name.
+	Name string
+	// Attempt is when the last create was sent; zero when none may have
+	// written anything.
+	Attempt time.Time
+	// NotBefore, when set, is the earliest creation time a provider of the
+	// claim can have, by id as by name.
+	NotBefore time.Time
+}
+
 // errFmtOnlyCreatorFinds is the error of a provider record without an id,
 // swept by a ProviderConfig other than its creator.
 const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again; if it was deleted, make it again there (same kind, namespace, name and URL)"
@@ -53,6 +72,122 @@ func providerClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (providerC
 		return c, errors.Errorf(errFmtOnlyCreatorFinds, originOf(rec))
 	}
 	return c, nil
+}
+
+// A namedKind is how deletion finds one kind of object whose name users
+// choose (an AI provider's name, an MCP server's slug), so a name proves
+// nothing on its own: by id, and by that name only within the window of
+// the record's last create attempt, and only through the ProviderConfig
+// that made it (providerClaimOf). Every kind so named shares this one
+// rule; what differs is how Coder reads it.
+type namedKind[T any] struct {
+	// noun names the kind in messages.
+	noun string
+	// byID reads the object of id; its bool is false for one Coder does
+	// not hold (404), or an id it cannot hold.
+	byID func(ctx context.Context, cl *coder.Client, id string) (T, bool, error)
+	// byName returns the objects Coder holds under name.
+	byName func(ctx context.Context, cl *coder.Client, name string) ([]T, error)
+	// about is an object's id and Coder's time of its creation.
+	about func(T) (string, time.Time)
+}
+
+// providers are the AI providers: read by id or name alike.
+var providers = namedKind[codersdk.AIProvider]{
+	noun: "provider",
+	byID: func(ctx context.Context, cl *coder.Client, id string) (codersdk.AIProvider, bool, error) {
+		return present(cl.GetProvider(ctx, id))
+	},
+	byName: func(ctx context.Context, cl *coder.Client, name string) ([]codersdk.AIProvider, error) {
+		p, ok, err := present(cl.GetProvider(ctx, name))
+		if !ok {
+			return nil, err
+		}
+		return []codersdk.AIProvider{p}, nil
+	},
+	about: func(p codersdk.AIProvider) (string, time.Time) { return p.ID.String(), p.CreatedAt },
+}
+
+// mcpServers are the MCP servers: Coder reads one by id only, so the slug
+// is looked up on the list.
+var mcpServers = namedKind[codersdk.MCPServerConfig]{
+	noun: "MCP server",
+	byID: func(ctx context.Context, cl *coder.Client, id string) (codersdk.MCPServerConfig, bool, error) {
+		u, err := uuid.Parse(id)
+		if err != nil {
+			return codersdk.MCPServerConfig{}, false, nil
+		}
+		return present(cl.GetMCPServer(ctx, u))
+	},
+	byName: func(ctx context.Context, cl *coder.Client, slug string) ([]codersdk.MCPServerConfig, error) {
+		all, err := cl.ListMCPServers(ctx)
+		return slices.DeleteFunc(all, func(s codersdk.MCPServerConfig) bool { return s.Slug != slug }), err
+	},
+	about: func(s codersdk.MCPServerConfig) (string, time.Time) { return s.ID.String(), s.CreatedAt },
+}
+
+// present is a read's answer with Coder's 404 taken for absent.
+func present[T any](o T, err error) (T, bool, error) {
+	if coder.IsNotFound(err) {
+		return o, false, nil
+	}
+	return o, err == nil, err
+}
+
+// find is the registry's find of the kind (objectKinds): per record, the
+// ids of what its claim owns.
+func (k namedKind[T]) find(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found {
+	out := make([]found, len(recs))
+	for i, rec := range recs {
+		c, err := providerClaimOf(rec, ByName(originOf(rec), l.now))
+		if err == nil {
+			out[i].ids, err = k.owned(ctx, l.cl, c, l.owned)
+		}
+		out[i].err = err
+	}
+	return out
+}
+
+// owned returns the ids of the objects in Coder the claim owns: the one of
+// its id, and the one of its name if the claim's create attempt made it.
+// Objects another resource holds are not the claim's. The object of its id
+// dated before NotBefore is an error (errPredates): not the claim's, yet
+// not absent.
+func (k namedKind[T]) owned(ctx context.Context, cl *coder.Client, c providerClaim, owned Owned) ([]string, error) {
+	var out []string
+	if c.ID != "" && !owned.has(c.ID) {
+		o, ok, err := k.byID(ctx, cl, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		if id, created := k.about(o); ok {
+			if err := notBefore(k.noun+" "+id, created, c.NotBefore, cl.Clock()); err != nil {
+				return nil, err
+			}
+			out = append(out, id)
+		}
+	}
+	if c.Name == "" || c.Attempt.IsZero() {
+		return out, nil
+	}
+	named, err := k.byName(ctx, cl, c.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range named {
+		id, created := k.about(o)
+		if id == c.ID || owned.has(id) {
+			continue
+		}
+		ours, err := CreatedByAttempt(created, c.Attempt, cl.Timeout(), cl.Clock())
+		if err != nil {
+			return nil, err
+		}
+		if ours {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 // errFmtPendingCreate names the resource whose create may have written the
@@ -162,141 +297,6 @@ func (r *Store) TakenByAnother(ctx context.Context, mg resource.Managed, kind, i
 		return owned, err
 	}
 	return r.PendingCreateByAnother(ctx, mg, kind, name, now)
-}
-
-// A providerClaim names the provider one owner may have in Coder. Provider
-// names are chosen by users and may be reused by anyone, so a name proves
-// nothing on its own: a provider found by name is the claim's only when
-// Coder created it within the window of the owner's last create attempt
-// whose answer may have been lost. Times are by our clock; each meets
-// Coder's creation time only on Coder's clock.
-type providerClaim struct {
-	// ID is the provider's Coder id, once known.
-	ID string
-	// Name is the provider's Coder-wide name.
-	Name string
-	// Attempt is when the last create was sent; zero when none may have
-	// written anything.
-	Attempt time.Time
-	// NotBefore, when set, is the earliest creation time a provider of the
-	// claim can have, by id as by name.
-	NotBefore time.Time
-}
-
-// A namedKind is how deletion finds one kind of object whose name users
-// choose (an AI provider's name, an MCP server's slug), so a name proves
-// nothing on its own: by id, and by that name only within the window of
-// the record's last create attempt, and only through the ProviderConfig
-// that made it (providerClaimOf). Every kind so named shares this one
-// rule; what differs is how Coder reads it.
-type namedKind[T any] struct {
-	// noun names the kind in messages.
-	noun string
-	// byID reads the object of id; absent is false for one Coder does not
-	// hold (or an id it cannot hold).
-	byID func(ctx context.Context, cl *coder.Client, id string) (T, bool, error)
-	// byName returns the objects Coder holds under name.
-	byName func(ctx context.Context, cl *coder.Client, name string) ([]T, error)
-	// about is an object's id and Coder's time of its creation.
-	about func(T) (string, time.Time)
-}
-
-// providers are the AI providers: read by id or name alike.
-var providers = namedKind[codersdk.AIProvider]{
-	noun: "provider",
-	byID: func(ctx context.Context, cl *coder.Client, id string) (codersdk.AIProvider, bool, error) {
-		return present(cl.GetProvider(ctx, id))
-	},
-	byName: func(ctx context.Context, cl *coder.Client, name string) ([]codersdk.AIProvider, error) {
-		p, ok, err := present(cl.GetProvider(ctx, name))
-		if !ok {
-			return nil, err
-		}
-		return []codersdk.AIProvider{p}, nil
-	},
-	about: func(p codersdk.AIProvider) (string, time.Time) { return p.ID.String(), p.CreatedAt },
-}
-
-// mcpServers are the MCP servers: Coder reads one by id only, so the slug
-// is looked up on the list.
-var mcpServers = namedKind[codersdk.MCPServerConfig]{
-	noun: "MCP server",
-	byID: func(ctx context.Context, cl *coder.Client, id string) (codersdk.MCPServerConfig, bool, error) {
-		u, err := uuid.Parse(id)
-		if err != nil {
-			return codersdk.MCPServerConfig{}, false, nil
-		}
-		return present(cl.GetMCPServer(ctx, u))
-	},
-	byName: func(ctx context.Context, cl *coder.Client, slug string) ([]codersdk.MCPServerConfig, error) {
-		all, err := cl.ListMCPServers(ctx)
-		return slices.DeleteFunc(all, func(s codersdk.MCPServerConfig) bool { return s.Slug != slug }), err
-	},
-	about: func(s codersdk.MCPServerConfig) (string, time.Time) { return s.ID.String(), s.CreatedAt },
-}
-
-// present is a read's answer with Coder's 404 taken for absent.
-func present[T any](o T, err error) (T, bool, error) {
-	if coder.IsNotFound(err) {
-		return o, false, nil
-	}
-	return o, err == nil, err
-}
-
-// find is the registry's find of the kind (objectKinds): per record, the
-// ids of what its claim owns.
-func (k namedKind[T]) find(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found {
-	out := make([]found, len(recs))
-	for i, rec := range recs {
-		c, err := providerClaimOf(rec, ByName(originOf(rec), l.now))
-		if err == nil {
-			out[i].ids, err = k.owned(ctx, l.cl, c, l.owned)
-		}
-		out[i].err = err
-	}
-	return out
-}
-
-// owned returns the ids of the objects in Coder the claim owns: the one of
-// its id, and the one of its name if the claim's create attempt made it.
-// Objects another resource holds are not the claim's. The object of its id
-// dated before NotBefore is an error (errPredates): not the claim's, yet
-// not absent.
-func (k namedKind[T]) owned(ctx context.Context, cl *coder.Client, c providerClaim, owned Owned) ([]string, error) {
-	var out []string
-	if c.ID != "" && !owned.has(c.ID) {
-		o, ok, err := k.byID(ctx, cl, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		if id, created := k.about(o); ok {
-			if err := notBefore(k.noun+" "+id, created, c.NotBefore, cl.Clock()); err != nil {
-				return nil, err
-			}
-			out = append(out, id)
-		}
-	}
-	if c.Name == "" || c.Attempt.IsZero() {
-		return out, nil
-	}
-	named, err := k.byName(ctx, cl, c.Name)
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range named {
-		id, created := k.about(o)
-		if id == c.ID || owned.has(id) {
-			continue
-		}
-		ours, err := CreatedByAttempt(created, c.Attempt, cl.Timeout(), cl.Clock())
-		if err != nil {
-			return nil, err
-		}
-		if ours {
-			out = append(out, id)
-		}
-	}
-	return out, nil
 }
 
 // LastAttempt is when mg's last create attempt whose outcome is unknown
