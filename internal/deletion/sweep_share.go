@@ -48,15 +48,12 @@ const DefaultSweepShare = 2 * time.Minute
 const sweepWait = 5 * time.Second
 
 // A Share is each Coder client's share of the sweeps: one worker at a
-// time, working on Coder for at most Per. A sweep gives a client's records
+// time, working on Coder for at most Sweeper.Share. A sweep gives a client's records
 // to its own worker, so one tenant's slow Coder costs only that tenant's
 // records; a client whose worker from an earlier sweep still runs gets no
 // more work until it ends. It is not safe for concurrent use: the sweep
 // takes, its workers give back through the sweep's lock.
 type Share struct {
-	// Per bounds one worker's time on Coder.
-	Per time.Duration
-
 	running map[*coder.Client]bool
 }
 
@@ -115,13 +112,12 @@ func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client, 
 		return w
 	}
 	s.mu.Lock()
-	s.shares.Per = cmp.Or(s.Share, DefaultSweepShare)
 	ok := s.shares.Take(cl)
 	s.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	w := &clientWork{per: s.shares.Per, now: now}
+	w := &clientWork{per: cmp.Or(s.Share, DefaultSweepShare), now: now}
 	work[cl] = w
 	return w
 }
