@@ -70,7 +70,7 @@ var Mutations = []Mutation{
 		// Issue 26, item 2: a server at another URL claiming the record's
 		// deployment id verifies a delete.
 		Name: "absence-at-any-url",
-		File: "internal/deletion/claims.go",
+		File: "internal/deletion/owner.go",
 		Old:  "(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)",
 		New:  "(o.Legacy() || true)",
 		Pkgs: []string{"./internal/deletion/", "./internal/deletion/"},
@@ -162,7 +162,7 @@ var Mutations = []Mutation{
 		// which may predate Coder's answer: a key the delete did not
 		// remove is taken for gone.
 		Name: "delete-verified-on-an-older-list",
-		File: "internal/deletion/releases.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\treturn ok && !sent.Before(d.at) && slices.Contains(d.ids, id)\n",
 		New:  "\treturn ok && slices.Contains(d.ids, id)\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -173,8 +173,8 @@ var Mutations = []Mutation{
 		// before its delete.
 		Name: "deleting-owner-served-the-cached-list",
 		File: "internal/deletion/pass.go",
-		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
-		New:  "\tsince, deleted := p.deletedAt(mg)\n\tsince = time.Time{}\n",
+		Old:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n",
+		New:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n\tsince = time.Time{}\n",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestADeletingKeyRevokesEveryKeyItsRecordsNameAndOnlyThen$",
 	},
@@ -182,7 +182,7 @@ var Mutations = []Mutation{
 		// Issue 33: the index knows a name by its last word only, so a
 		// poll misses its rotated keys (name-r<n>).
 		Name: "key-index-misses-rotated-names",
-		File: "internal/clients/coder/keylist.go",
+		File: "internal/clients/coder/keylister.go",
 		Old:  "\tif !isRotation(last) || rest == \"\" {\n",
 		New:  "\tif true {\n",
 		Pkgs: []string{"./internal/clients/coder/", "./internal/controller/aigatewaykey/"},
@@ -233,7 +233,7 @@ var Mutations = []Mutation{
 		// Coder's clock behind, the key a record names looks older than the
 		// record and is left in Coder while the record goes.
 		Name: "sweep-compares-coders-times-with-ours",
-		File: "internal/deletion/answers.go",
+		File: "internal/deletion/kinds.go",
 		Old:  "\tcase createdAt.Before(clock.At(notBefore)):\n",
 		New:  "\tcase createdAt.Before(notBefore):\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -244,7 +244,7 @@ var Mutations = []Mutation{
 		// on the cluster's clock, so a provider Coder dated by a clock ten
 		// seconds behind is someone else's: never adopted, left in Coder.
 		Name: "adoption-compares-coders-times-with-ours",
-		File: "internal/deletion/answers.go",
+		File: "internal/deletion/named.go",
 		Old:  "\tat := clock.At(attempt)\n",
 		New:  "\tat := attempt\n",
 		Pkgs: []string{"./internal/deletion/", "./internal/controller/aiprovider/", "./test/e2e/"},
@@ -263,9 +263,9 @@ var Mutations = []Mutation{
 	{
 		// Issue 26, item 6: the same for the provider a record names by id.
 		Name: "predated-provider-counts-as-absent",
-		File: "internal/deletion/kinds.go",
-		Old:  "p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\treturn nil, err\n",
-		New:  "p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\tbreak\n",
+		File: "internal/deletion/named.go",
+		Old:  "created, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\treturn nil, err\n",
+		New:  "created, c.NotBefore, cl.Clock()); err != nil {\n\t\t\t\treturn out, nil\n",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^(TestSweepDeletesNothingOlderThanTheClaim|TestSweepOfAProviderComparesCodersTimesOnlyWithCodersClock)$",
 	},
@@ -379,7 +379,7 @@ var Mutations = []Mutation{
 		// (and its namespace) for good.
 		Name: "forbidden-record-delete-holds",
 		File: "internal/deletion/finalizer.go",
-		Old:  "\tif !kerrors.IsForbidden(err) || !MayDelete(mg) {\n",
+		Old:  "\tif !kerrors.IsForbidden(err) || !policy.MayDelete(mg) {\n",
 		New:  "\tif true {\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
 		Run:  "^(TestARecordDeleteTheProviderMayNotMakeDoesNotHoldAResource|TestAResourceWhoseRecordDeleteIsForbiddenIsReleasedAndItsRecordSwept)$",
@@ -389,28 +389,28 @@ var Mutations = []Mutation{
 		// seen, so a paused deleting resource waits for a reconcile that
 		// never acts.
 		Name: "paused-annotation-not-seen",
-		File: "internal/deletion/bounded.go",
+		File: "internal/policy/policy.go",
 		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
 		New:  "\tcase false && meta.IsPaused(mg) || p.IsPaused():\n",
-		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Pkgs: []string{"./internal/policy/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
 	},
 	{
 		// Issue 26, item 8: managementPolicies: [] is not seen as a pause.
 		Name: "empty-policies-not-seen",
-		File: "internal/deletion/bounded.go",
+		File: "internal/policy/policy.go",
 		Old:  "\tcase meta.IsPaused(mg) || p.IsPaused():\n",
 		New:  "\tcase meta.IsPaused(mg):\n",
-		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Pkgs: []string{"./internal/policy/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestPausedResourcesDoNotKeepTheirNamespaceTerminating)$",
 	},
 	{
 		// Issue 26, item 8: unsupported management policies are not seen.
 		Name: "unsupported-policies-not-seen",
-		File: "internal/deletion/bounded.go",
+		File: "internal/policy/policy.go",
 		Old:  "\tcase p.Validate() != nil:\n",
 		New:  "\tcase false:\n",
-		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
+		Pkgs: []string{"./internal/policy/", "./test/e2e/"},
 		Run:  "^(TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone|TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds)$",
 	},
 	{
@@ -649,7 +649,7 @@ var Mutations = []Mutation{
 		// instead of the one sent after Coder answered its delete.
 		Name: "records-look-lists-again-after-a-verify",
 		File: "internal/deletion/pass.go",
-		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
+		Old:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n",
 		New:  "\tsince, deleted := time.Time{}, false\n",
 		Pkgs: []string{"./hack/bench/"},
 		Run:  "^TestBenchmarkCountsMeetTheirTargets$",
@@ -691,7 +691,7 @@ var Mutations = []Mutation{
 		// its release again, finds it gone, and counts it a second time
 		// (seed 20 of test/interleave, once under load).
 		Name: "stale-retry-counts-a-release-again",
-		File: "internal/deletion/releases.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\tif _, done := r.counted[uid]; done {\n",
 		New:  "\tif _, done := r.counted[uid]; done && false {\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -753,8 +753,8 @@ var Mutations = []Mutation{
 		// go while Coder keeps the key.
 		Name: "key-delete-trusts-the-answer",
 		File: "internal/deletion/pass.go",
-		Old:  "\tsince, deleted := p.deletedAt(mg)\n",
-		New:  "\tsince, deleted := p.deletedAt(mg)\n\tif deleted {\n\t\treturn Leftovers{}, nil\n\t}\n",
+		Old:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n",
+		New:  "\tsince, deleted := p.Releases.DeletedAt(mg.GetUID())\n\tif deleted {\n\t\treturn Leftovers{}, nil\n\t}\n",
 		Pkgs: []string{"./test/e2e/"},
 		Run:  "^TestDeleteKeepsTheFinalizerWhileCoderStillListsTheObject$",
 	},
@@ -1176,7 +1176,7 @@ var Mutations = []Mutation{
 		// issue 52 one rule (TakenByAnother) serves an MCP server's
 		// import by slug too.
 		Name: "aiprovider-import-by-name-ignores-the-owner",
-		File: "internal/deletion/claims.go",
+		File: "internal/deletion/named.go",
 		Old:  "\towned, err := r.OwnedByAnother(ctx, mg, id, now)\n",
 		New:  "\towned, err := r.OwnedByAnother(ctx, mg, \"\", now)\n",
 		Pkgs: []string{"./internal/controller/aiprovider/"},

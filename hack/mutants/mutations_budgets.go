@@ -55,7 +55,7 @@ var budgetMutations = []Mutation{
 		// like someone else's change, put back on every poll.
 		Name: "budget-stale-cache-taken-for-drift",
 		File: "internal/controller/aibudget/external.go",
-		Old:  "l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Fresh)",
+		Old:  "l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Past)",
 		New:  "l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Of)",
 		Pkgs: []string{"./internal/controller/aibudget/"},
 		Run:  "^TestObserveTakesItsOwnLastPutForNoChangeWhenTheCacheLags$",
@@ -63,7 +63,7 @@ var budgetMutations = []Mutation{
 	{
 		// Two resources of one group both write its budget.
 		Name: "budget-racers-both-write",
-		File: "internal/deletion/budget_records.go",
+		File: "internal/deletion/kind_records.go",
 		Old:  "return !c.Record || c.UID == self",
 		New:  "return true || !c.Record || c.UID == self",
 		Pkgs: []string{"./internal/deletion/"},
@@ -73,8 +73,8 @@ var budgetMutations = []Mutation{
 		// An override record is swept as a group budget: its override stays.
 		Name: "override-swept-as-group-budget",
 		File: "internal/deletion/kinds.go",
-		Old:  "{KindUserOverride, objectKind{find: findBudgets, remove: each(DeleteUserOverride)}},",
-		New:  "{KindUserOverride, objectKind{find: findBudgets, remove: each(DeleteGroupBudget)}},",
+		Old:  "{KindUserOverride, objectKind{find: findBudgets, remove: each((*coder.Client).DeleteUserAIBudgetOverride)}},",
+		New:  "{KindUserOverride, objectKind{find: findBudgets, remove: each((*coder.Client).DeleteGroupAIBudget)}},",
 		Pkgs: []string{"./internal/deletion/"},
 		Run:  "^TestASweepDeletesABudgetOrOverrideOnlyWhileItsUpdatedAtIsTheRecords$",
 	},
@@ -91,7 +91,7 @@ var budgetMutations = []Mutation{
 		// Issue 49 finding 4: a budget's 404 is taken for gone though its
 		// group's 404 may mean the token may not read it (DESIGN.md §9).
 		Name: "budget-unseen-404-taken-for-gone",
-		File: "internal/deletion/answers.go",
+		File: "internal/deletion/budgets.go",
 		Old:  "\tcase sightErr == nil:\n",
 		New:  "\tcase sightErr == nil || coder.IsNotFound(sightErr):\n",
 		Pkgs: []string{"./internal/deletion/"},

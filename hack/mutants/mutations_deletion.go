@@ -24,7 +24,7 @@ var deletionMutations = []Mutation{
 		// A rotation's delete is taken for the pass's: the bounded pass
 		// would verify a delete it never sent.
 		Name: "kinds-delete-taken-for-the-pass",
-		File: "internal/deletion/releases.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\treturn d, ok && d.pass\n",
 		New:  "\treturn d, ok\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -35,7 +35,7 @@ var deletionMutations = []Mutation{
 		// later Delete would take a key deleted long ago for one Coder
 		// accepted in its last delete.
 		Name: "pass-note-keeps-an-earlier-delete",
-		File: "internal/deletion/releases.go",
+		File: "internal/deletion/bounded.go",
 		Old:  "\tif d.at.Before(start) {\n",
 		New:  "\tif false {\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -66,7 +66,7 @@ var deletionMutations = []Mutation{
 		// record the cache does not show yet is left in Coder while its
 		// resource goes.
 		Name: "deleting-look-believes-the-cache",
-		File: "internal/deletion/set.go",
+		File: "internal/deletion/records.go",
 		Old:  "\trecs, err := list(ctx, r.reader, mg)\n",
 		New:  "\trecs, err := list(ctx, r.kube, mg)\n",
 		Pkgs: []string{"./internal/deletion/"},

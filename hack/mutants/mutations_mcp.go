@@ -43,7 +43,7 @@ var mcpMutations = []Mutation{
 		// its name is taken whether or not the resource's own recorded
 		// create made it.
 		Name: "mcp-taken-slug-adopted",
-		File: "internal/deletion/claims.go",
+		File: "internal/deletion/named.go",
 		Old:  "\tcase !attempt.IsZero() && ours:\n",
 		New:  "\tcase found:\n",
 		Pkgs: []string{"./internal/deletion/", "./internal/controller/mcpserver/"},

@@ -44,7 +44,7 @@ var perCoderMutations = []Mutation{
 		// A budget's record of a tenant's server blocks the platform's
 		// group.
 		Name: "budget-owners-of-every-coder",
-		File: "internal/deletion/budget_records.go",
+		File: "internal/deletion/kind_records.go",
 		Old:  " || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive || !SpeaksOf(rec, now) {\n",
 		New:  " || rec.Status.Phase != clusterv1alpha1.CleanupPhaseActive {\n",
 		Pkgs: []string{"./test/e2e/"},
@@ -53,7 +53,7 @@ var perCoderMutations = []Mutation{
 	{
 		// A budget whose external name moves rewrites its only record.
 		Name: "budget-record-renames-its-row",
-		File: "internal/deletion/budget_records.go",
+		File: "internal/deletion/kind_records.go",
 		Old:  "\treturn BudgetRecordName(kind, mg.GetUID(), id), nil\n",
 		New:  "\treturn base, nil\n",
 		Pkgs: []string{"./test/e2e/"},
@@ -64,7 +64,7 @@ var perCoderMutations = []Mutation{
 		// provider by the name its tenant chose: the one rule the sweep
 		// and a deleting resource both go by (ByName).
 		Name: "by-name-through-any-providerconfig",
-		File: "internal/deletion/claims.go",
+		File: "internal/deletion/owner.go",
 		Old:  "func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }",
 		New:  "func ByName(o, now Origin) bool { return o.SameCoder(now) }",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},

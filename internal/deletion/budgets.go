@@ -18,6 +18,7 @@ package deletion
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/coder/coder/v2/codersdk"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
 
+	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
@@ -198,13 +200,6 @@ func updatedAt(ctx context.Context, cl *coder.Client, c BudgetClaim) (time.Time,
 	return b.UpdatedAt, found, err
 }
 
-// FindBudget reports whether the row in Coder is the claim's. A row
-// another live resource holds is never the claim's.
-func FindBudget(ctx context.Context, cl *coder.Client, c BudgetClaim, owned Owned) (bool, error) {
-	f := budgetLeft(ctx, cl, c, owned)
-	return len(f.ids) > 0, f.err
-}
-
 // budgetLeft finds the claim's row: left while Coder shows the claim's
 // updated_at, superseded once someone wrote it since, or once another live
 // resource holds it (not read then). A 404 of the row is gone only while
@@ -227,32 +222,63 @@ func budgetLeft(ctx context.Context, cl *coder.Client, c BudgetClaim, owned Owne
 	return found{ids: []string{c.ID}}
 }
 
-// DeleteGroupBudget asks Coder to remove a group's budget, which restores
-// its default. A 404 is done, never verified absence: a read after it is
-// (GroupBudget, by RowFound).
-func DeleteGroupBudget(ctx context.Context, cl *coder.Client, groupID string) error {
-	return DeleteBudget(ctx, cl, BudgetClaim{ID: groupID})
+// BudgetClaimOf is what a group budget or an override record names: the
+// group's budget, or the user's override, while Coder shows the updated_at of the provider's last PUT, or, when
+// that PUT's answer was lost, a change within its window.
+func BudgetClaimOf(rec *clusterv1alpha1.CleanupRecord) BudgetClaim {
+	c := BudgetClaim{ID: rec.Status.ExternalID, Override: rec.Spec.Kind == KindUserOverride, UpdatedAt: rec.Status.CoderUpdatedAt}
+	if t := rec.Status.CreateAttemptedAt; t != nil {
+		c.Attempt = t.Time
+	}
+	return c
 }
 
-// DeleteUserOverride asks Coder to remove a user's override, so its group
-// budgets apply again. A 404 is done, never verified absence.
-func DeleteUserOverride(ctx context.Context, cl *coder.Client, userID string) error {
-	return DeleteBudget(ctx, cl, BudgetClaim{ID: userID, Override: true})
+// An UnseenError is a budget row's 404 that proves nothing: Coder answered
+// 404 for the row and for its group (or user), which Coder also answers
+// when the token may not read it (httpmw.ExtractGroupParam and
+// ExtractUserParam read dbauthz's refusal with httpapi.Is404Error). The
+// row is not taken for gone; whoever asked waits, as on any failed read.
+type UnseenError struct {
+	// ID is the group's id, or the user's for an override.
+	ID string
+	// Override: the row is a user's override.
+	Override bool
 }
 
-// DeleteBudget asks Coder to remove the claim's row; a 404 is done.
-func DeleteBudget(ctx context.Context, cl *coder.Client, c BudgetClaim) error {
-	id, err := parseID(c.ID)
-	if err != nil {
-		return err
+func (e *UnseenError) Error() string {
+	if e.Override {
+		return fmt.Sprintf("Coder answers 404 for the AI budget override of user %s and for the user itself: "+
+			"the user is gone or the token may not read it (Coder answers both alike), so the override is not taken for deleted; "+
+			"give the token's user read on users (e.g. the Owner or User Admin role)", e.ID)
 	}
-	if c.Override {
-		err = cl.DeleteUserAIBudgetOverride(ctx, id)
-	} else {
-		err = cl.DeleteGroupAIBudget(ctx, id)
+	return fmt.Sprintf("Coder answers 404 for the AI budget of group %s and for the group itself: "+
+		"the group is gone or the token may not read it (Coder answers both alike), so the budget is not taken for deleted; "+
+		"give the token's user read on the group (e.g. the Owner, User Admin or Organization User Admin role)", e.ID)
+}
+
+// RowFound is the one rule by which a budget row's read counts: found is
+// true when Coder answered the row (rowErr nil), false only when Coder
+// answered 404 for the row while the token reads its group, or its user for
+// an override (sightErr nil: Coder answered that read). A 404 for the row
+// and for the group or user proves nothing, for Coder answers it for
+// "forbidden" too: an UnseenError. Any other failure is returned as is.
+// sightErr is consulted only after a 404 for the row.
+//
+// Absence is proven, not inferred (DESIGN.md §9): the row's GET runs
+// behind the same read of its group (ExtractGroupParam, then dbauthz
+// GetGroupAIBudget's read on that group) or of its user (ExtractUserParam,
+// then GetUserAIBudgetOverride's read on the user object), so once that
+// read answers 200 the row's 404 can only be sql.ErrNoRows.
+func RowFound(c BudgetClaim, rowErr, sightErr error) (found bool, err error) {
+	switch {
+	case rowErr == nil:
+		return true, nil
+	case !coder.IsNotFound(rowErr):
+		return false, rowErr
+	case sightErr == nil:
+		return false, nil
+	case coder.IsNotFound(sightErr):
+		return false, &UnseenError{ID: c.ID, Override: c.Override}
 	}
-	if err != nil && !coder.IsNotFound(err) {
-		return err
-	}
-	return nil
+	return false, sightErr
 }

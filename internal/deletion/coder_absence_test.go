@@ -125,8 +125,8 @@ func TestABudgetWhoseGroupOrUserTheTokenCannotSeeIsNotGone(t *testing.T) {
 	s.SetHidden(g.ID, true)
 	s.SetHidden(u.ID, true)
 	for _, c := range claims {
-		if _, err := FindBudget(ctx, cl, c, nil); !IsUnseen(err) {
-			t.Errorf("FindBudget(%+v) of a row the token cannot see: error %v, want an UnseenError", c, err)
+		if f := budgetLeft(ctx, cl, c, nil); !IsUnseen(f.err) {
+			t.Errorf("budgetLeft(%+v) of a row the token cannot see: error %v, want an UnseenError", c, f.err)
 		}
 		if _, err := sweepBudget(ctx, cl, budgetRec(c.ID, c.Override, c.UpdatedAt), nil); !IsUnseen(err) {
 			t.Errorf("SweepBudget(%+v) of a row the token cannot see: error %v, want an UnseenError", c, err)

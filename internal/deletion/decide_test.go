@@ -23,13 +23,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
-	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
-	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
-
-	clusteraiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/ai/v1alpha1"
-	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -91,17 +86,17 @@ func TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified(t *testing.T) {
 		},
 		"Stalled": {
 			reason: "a paused resource released at its bound asked nothing of Coder: a release without delete, and no failed delete",
-			in:     PassResult{Stalled: ReasonPaused, MayHaveAttempted: true},
-			want:   PassOutcome{WithoutDelete: true, Reason: ReasonPaused},
+			in:     PassResult{Stalled: policy.ReasonPaused, MayHaveAttempted: true},
+			want:   PassOutcome{WithoutDelete: true, Reason: policy.ReasonPaused},
 		},
 		"StalledNothingEverCreated": {
 			reason: "a paused resource that never created anything leaves nothing",
-			in:     PassResult{Stalled: ReasonUnsupportedPolicies},
+			in:     PassResult{Stalled: policy.ReasonUnsupportedPolicies},
 			want:   PassOutcome{},
 		},
 		"StalledOrphan": {
 			reason: "a paused orphan keeps its object on purpose",
-			in:     PassResult{Stalled: ReasonPaused, MayHaveAttempted: true, Orphan: true},
+			in:     PassResult{Stalled: policy.ReasonPaused, MayHaveAttempted: true, Orphan: true},
 			want:   PassOutcome{},
 		},
 	}
@@ -109,80 +104,6 @@ func TestBoundedPassReleasesWithoutDeleteUnlessAbsenceIsVerified(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, DecidePass(tc.in)); diff != "" {
 				t.Errorf("%s\nDecidePass(...): -want, +got:\n%s", tc.reason, diff)
-			}
-		})
-	}
-}
-
-func TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone(t *testing.T) {
-	key := func(mutate func(*aiv1alpha1.AIGatewayKey)) *aiv1alpha1.AIGatewayKey {
-		k := &aiv1alpha1.AIGatewayKey{}
-		k.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
-		if mutate != nil {
-			mutate(k)
-		}
-		return k
-	}
-	policies := func(ps ...xpv2.ManagementAction) func(*aiv1alpha1.AIGatewayKey) {
-		return func(k *aiv1alpha1.AIGatewayKey) { k.Spec.ManagementPolicies = ps }
-	}
-	cases := map[string]struct {
-		reason   string
-		mg       resource.Managed
-		disabled bool
-		want     string
-	}{
-		"Default": {
-			reason: "the default policies are acted on",
-			mg:     key(nil),
-		},
-		"ObserveOnly": {
-			reason: "a supported combination is acted on",
-			mg:     key(policies(xpv2.ManagementActionObserve)),
-		},
-		"PausedByAnnotation": {
-			reason: "crossplane.io/paused: true pauses it",
-			mg: key(func(k *aiv1alpha1.AIGatewayKey) {
-				meta.AddAnnotations(k, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
-			}),
-			want: ReasonPaused,
-		},
-		"PausedAnnotationOtherValue": {
-			reason: "only the value true pauses",
-			mg: key(func(k *aiv1alpha1.AIGatewayKey) {
-				meta.AddAnnotations(k, map[string]string{meta.AnnotationKeyReconciliationPaused: "false"})
-			}),
-		},
-		"EmptyPolicies": {
-			reason: "managementPolicies: [] pauses it",
-			mg:     key(policies()),
-			want:   ReasonPaused,
-		},
-		"Unsupported": {
-			reason: "a combination the reconciler does not support stops it",
-			mg:     key(policies(xpv2.ManagementActionCreate, xpv2.ManagementActionDelete)),
-			want:   ReasonUnsupportedPolicies,
-		},
-		"NonDefaultWhileDisabled": {
-			reason:   "with management policies disabled, anything but the default stops it",
-			mg:       key(policies(xpv2.ManagementActionObserve)),
-			disabled: true,
-			want:     ReasonUnsupportedPolicies,
-		},
-		"LegacyPaused": {
-			reason: "a cluster-scoped resource pauses the same way",
-			mg: func() resource.Managed {
-				k := &clusteraiv1alpha1.AIGatewayKey{}
-				k.Spec.ManagementPolicies = xpv2.ManagementPolicies{}
-				return k
-			}(),
-			want: ReasonPaused,
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := Stalled(tc.mg, !tc.disabled); got != tc.want {
-				t.Errorf("%s\nStalled(...) = %q, want %q", tc.reason, got, tc.want)
 			}
 		})
 	}

@@ -18,27 +18,34 @@ limitations under the License.
 // managed resource's objects in Coder, in one room: the records are the
 // deletion.
 //
-//   - The cleanup records, written before every create (records.go), read
-//     per resource (set.go); what a record names, where its object was
-//     made, and a provider a lost create may have written (claims.go); the
-//     one rule of ownership per Coder (owner.go: Speaks), who owns an
-//     object and which live resource holds one (owner.go); a budget's
-//     records (budget_records.go) and who owns a budget row (budgets.go).
+//   - The cleanup records, written before every create and read per
+//     resource, from the cache or past it (records.go); what only a key's
+//     rotations and a budget's rows record, and who may write a budget row
+//     (kind_records.go).
+//   - Who owns what, per Coder (owner.go): where a record's object was
+//     made (Origin), the one rule of ownership per Coder (Speaks), who owns
+//     an object and which live resource holds one, and what a key record
+//     names.
 //   - Every kind's objects in Coder, registered once (kinds.go:
 //     objectKinds, beside apis.ManagedKinds()): how to find what records
-//     name and how to delete it, keys, providers and MCP servers in kinds.go, budgets
-//     and overrides in budgets.go, with what Coder's answers prove
-//     (answers.go).
+//     name and how to delete it, with what Coder's answers prove. Objects
+//     whose name users choose, AI providers and MCP servers, share one rule
+//     (named.go), with how a live resource adopts one by name
+//     (AdoptByName); a budget row is ours while Coder shows our updated_at
+//     (budgets.go).
 //   - The external client of a managed resource (pass.go, Wrap): a live
 //     resource reaches its kind's own client through live.go, which writes
 //     the record before every create; a deleting one never does. Its
 //     Observe is the registry's find over its records and its Delete the
-//     registry's remove (pass.go). Its one bounded attempt and each look's
-//     next step (Next, DecidePass) are in bounded.go, what spans its
-//     reconciles in releases.go, and its finalizer in finalizer.go.
+//     registry's remove (pass.go). Its one bounded attempt, each look's
+//     next step (Next, DecidePass) and what spans its reconciles
+//     (Releases) are in bounded.go, and its finalizer in finalizer.go.
 //   - The sweep, which deletes later what a release without delete left
 //     (sweep.go, woken when a resource vanishes; through which
 //     ProviderConfig and each Coder's share, sweep_share.go).
+//
+// The management policies it obeys are the managed reconciler's
+// (internal/policy).
 //
 // Ownership is proven by what the provider recorded (ids, UID-derived
 // names, the time of its own create attempt), never by anything a tenant

@@ -34,6 +34,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 )
 
 const (
@@ -152,7 +153,7 @@ func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 		return f.records.Abandon(ctx, mg, f.kind, why)
 	}
 	err := f.records.Delete(ctx, mg, f.kind)
-	if !kerrors.IsForbidden(err) || !MayDelete(mg) {
+	if !kerrors.IsForbidden(err) || !policy.MayDelete(mg) {
 		return err
 	}
 	if !f.records.MayHaveAttempted(ctx, mg, f.kind) {
@@ -174,7 +175,7 @@ func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 // records turn Abandoned for the sweep, unless nothing of it can exist in
 // Coder, or its policies keep its object there on purpose.
 func (f *Finalizer) ReleaseStalled(ctx context.Context, mg resource.Managed, why string) error {
-	r := PassResult{Stalled: why, Orphan: !MayDelete(mg)}
+	r := PassResult{Stalled: why, Orphan: !policy.MayDelete(mg)}
 	r.MayHaveAttempted = meta.GetExternalName(mg) != "" || f.records.MayHaveAttempted(ctx, mg, f.kind)
 	f.releases.forget(mg.GetUID())
 	if o := DecidePass(r); o.WithoutDelete {
@@ -194,7 +195,7 @@ func releasedWhy(reason string) string {
 	switch reason {
 	case ReasonRecordDeleteForbidden:
 		return "its object in Coder is gone, but the provider may not delete cleanup records (bind examples/install/rbac.yaml): its records are Abandoned, and the sweep verifies in Coder that nothing they name is left and deletes them once it may"
-	case ReasonPaused, ReasonUnsupportedPolicies:
+	case policy.ReasonPaused, policy.ReasonUnsupportedPolicies:
 		return "the managed reconciler does not act on this resource, so nothing was asked of Coder, and its bounds have passed: the object may still exist in Coder; its cleanup records are Abandoned for the sweep"
 	default:
 		return "the object may still exist in Coder"

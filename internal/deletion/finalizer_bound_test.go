@@ -35,6 +35,7 @@ import (
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/test/framework/fixture"
 )
 
@@ -174,12 +175,12 @@ func TestAStalledResourceIsReleasedWithoutAskingCoder(t *testing.T) {
 		"Created": {
 			reason:     "A paused resource that created its object releases without delete: its record turns Abandoned, counted and evented.",
 			externalID: "key-1",
-			want: boundOutcome{FinalizerOff: true, Phase: clusterv1alpha1.CleanupPhaseAbandoned, Reason: ReasonPaused,
+			want: boundOutcome{FinalizerOff: true, Phase: clusterv1alpha1.CleanupPhaseAbandoned, Reason: policy.ReasonPaused,
 				Counted: 1, Warnings: []string{string(ReasonReleasedWithoutDelete)}},
 		},
 		"CreateBegunOnly": {
 			reason: "A record alone (a create whose answer was lost) counts as much as an id.",
-			want: boundOutcome{FinalizerOff: true, Phase: clusterv1alpha1.CleanupPhaseAbandoned, Reason: ReasonPaused,
+			want: boundOutcome{FinalizerOff: true, Phase: clusterv1alpha1.CleanupPhaseAbandoned, Reason: policy.ReasonPaused,
 				Counted: 1, Warnings: []string{string(ReasonReleasedWithoutDelete)}},
 		},
 		"NeverCreated": {
@@ -216,7 +217,7 @@ func TestAStalledResourceIsReleasedWithoutAskingCoder(t *testing.T) {
 			w := &warnings{}
 			f := NewFinalizer(kube, testFinalizer, "AIGatewayKey", NewReleases(), NewStore(kube, s, nil), w)
 			before := released(t, "AIGatewayKey")
-			err := f.ReleaseStalled(context.Background(), k.DeepCopy(), ReasonPaused)
+			err := f.ReleaseStalled(context.Background(), k.DeepCopy(), policy.ReasonPaused)
 			got := outcomeOf(t, kube, k, err, released(t, "AIGatewayKey")-before, w)
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("%s\nReleaseStalled(...): -want, +got:\n%s", tc.reason, diff)

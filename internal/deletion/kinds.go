@@ -25,8 +25,19 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+)
+
+// Kinds a record can name.
+const (
+	KindKey          = "AIGatewayKey"
+	KindProvider     = "AIProvider"
+	KindGroupBudget  = "GroupAIBudget"
+	KindUserOverride = "UserAIBudgetOverride"
+	KindMCPServer    = "MCPServer"
 )
 
 // An objectKind is what deletion knows of one kind of object in Coder:
@@ -49,11 +60,16 @@ type objectKind struct {
 // spec.kind, in the order a sweep serves them. TestEveryManagedKindHasItsObjects
 // keeps it and apis.ManagedKinds() together.
 var objectKinds = []registered{
-	{KindProvider, objectKind{find: findProviders, remove: each(DeleteProvider)}},
-	{KindMCPServer, objectKind{find: findMCPServers, remove: each(DeleteMCPServer)}},
-	{KindGroupBudget, objectKind{find: findBudgets, remove: each(DeleteGroupBudget)}},
-	{KindUserOverride, objectKind{find: findBudgets, remove: each(DeleteUserOverride)}},
-	{KindKey, objectKind{find: findKeys, remove: removeKeys}},
+	{KindProvider, objectKind{find: providers.find, remove: each(func(cl *coder.Client, ctx context.Context, id uuid.UUID) error {
+		return cl.DeleteProvider(ctx, id.String()) // Soft-deletes it.
+	})}},
+	{KindMCPServer, objectKind{find: mcpServers.find, remove: each((*coder.Client).DeleteMCPServer)}},
+	// Removing a group's budget restores its default; removing a user's
+	// override lets its group budgets apply again. A read after it
+	// verifies (GroupBudget, UserOverride, by RowFound).
+	{KindGroupBudget, objectKind{find: findBudgets, remove: each((*coder.Client).DeleteGroupAIBudget)}},
+	{KindUserOverride, objectKind{find: findBudgets, remove: each((*coder.Client).DeleteUserAIBudgetOverride)}},
+	{KindKey, objectKind{find: findKeys, remove: each((*coder.Client).DeleteKey)}},
 }
 
 // registered is one entry of objectKinds: a record's spec.kind and its
@@ -92,22 +108,6 @@ type found struct {
 	superseded bool
 }
 
-func findProviders(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found {
-	out := make([]found, len(recs))
-	for i, rec := range recs {
-		c, err := providerClaimOf(rec, ByName(originOf(rec), l.now))
-		if err == nil {
-			var ps []codersdk.AIProvider
-			ps, err = FindProviders(ctx, l.cl, c, l.owned)
-			for _, p := range ps {
-				out[i].ids = append(out[i].ids, p.ID.String())
-			}
-		}
-		out[i].err = err
-	}
-	return out
-}
-
 func findBudgets(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found {
 	out := make([]found, len(recs))
 	for i, rec := range recs {
@@ -143,24 +143,19 @@ func findKeys(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord
 	return out
 }
 
-func removeKeys(ctx context.Context, cl *coder.Client, ids []string) error {
-	uids := make([]uuid.UUID, 0, len(ids))
-	for _, id := range ids {
-		u, err := uuid.Parse(id)
-		if err != nil {
-			return err
-		}
-		uids = append(uids, u)
-	}
-	return DeleteKeys(ctx, cl, uids...)
-}
-
-// each removes objects one at a time with del.
-func each(del func(context.Context, *coder.Client, string) error) func(context.Context, *coder.Client, []string) error {
+// each removes objects one at a time with del, by their Coder ids; one
+// already gone (404) is done, never verified absence.
+func each(del func(*coder.Client, context.Context, uuid.UUID) error) func(context.Context, *coder.Client, []string) error {
 	return func(ctx context.Context, cl *coder.Client, ids []string) error {
 		var first error
-		for _, id := range ids {
-			first = cmp.Or(first, del(ctx, cl, id))
+		for _, s := range ids {
+			id, err := parseID(s)
+			if err == nil {
+				err = del(cl, ctx, id)
+			}
+			if !coder.IsNotFound(err) {
+				first = cmp.Or(first, err)
+			}
 		}
 		return first
 	}
@@ -258,151 +253,47 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 	return first
 }
 
-// A providerClaim names the provider one owner may have in Coder. Provider
-// names are chosen by users and may be reused by anyone, so a name proves
-// nothing on its own: a provider found by name is the claim's only when
-// Coder created it within the window of the owner's last create attempt
-// whose answer may have been lost. Times are by our clock; each meets
-// Coder's creation time only on Coder's clock.
-type providerClaim struct {
-	// ID is the provider's Coder id, once known.
-	ID string
-	// Name is the provider's Coder-wide name.
-	Name string
-	// Attempt is when the last create was sent; zero when none may have
-	// written anything.
-	Attempt time.Time
-	// NotBefore, when set, is the earliest creation time a provider of the
-	// claim can have, by id as by name.
-	NotBefore time.Time
-}
+// ErrStillPresent is the error of an object still in Coder after its delete
+// was accepted; a caller that wraps it can still tell it apart
+// (isStillPresent, errors.Is).
+var ErrStillPresent = errors.New("still present in Coder after delete")
 
-// FindProviders returns the providers in Coder the claim owns: the one of
-// its id, and the one of its name if the claim's create attempt made it.
-// Providers another resource holds are not the claim's. The
-// provider of its id dated before NotBefore is an error (errPredates): not
-// the claim's, yet not absent.
-func FindProviders(ctx context.Context, cl *coder.Client, c providerClaim, owned Owned) ([]codersdk.AIProvider, error) {
-	var out []codersdk.AIProvider
-	if c.ID != "" && !owned.has(c.ID) {
-		p, err := cl.GetProvider(ctx, c.ID)
-		switch {
-		case err == nil:
-			if err := notBefore("provider "+p.ID.String(), p.CreatedAt, c.NotBefore, cl.Clock()); err != nil {
-				return nil, err
-			}
-			out = append(out, p)
-		case !coder.IsNotFound(err):
-			return nil, err
-		}
-	}
-	if c.Name == "" || c.Attempt.IsZero() {
-		return out, nil
-	}
-	p, err := cl.GetProvider(ctx, c.Name)
-	if coder.IsNotFound(err) {
-		return out, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if p.ID.String() == c.ID || owned.has(p.ID.String()) {
-		return out, nil
-	}
-	ours, err := CreatedByAttempt(p.CreatedAt, c.Attempt, cl.Timeout(), cl.Clock())
+// errUndated is the error of a comparison of one of Coder's timestamps with
+// an instant of ours that no answer of Coder could place on its clock: its
+// answers carried no Date header.
+var errUndated = errors.New("cannot compare Coder's timestamps with the provider's clock: Coder's answers carry no Date header")
+
+// errPredates is the error of an object a claim names that Coder created
+// before the claim could have made it: the claim is not settled, and the
+// object is not deleted.
+var errPredates = errors.New("it predates the cleanup record that names it, so it is not deleted and the record is kept")
+
+// notBefore is nil when an object Coder dated createdAt can have been made
+// after notBefore (by our clock; zero bounds nothing), placed on Coder's
+// clock. Otherwise the object is not what the claim names, but it is not
+// absent either: errPredates, or errUndated when the clock is not known.
+func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) error {
 	switch {
-	case err != nil:
-		return nil, err
-	case !ours:
-		return out, nil
-	}
-	return append(out, p), nil
-}
-
-// DeleteProvider asks Coder to delete (soft-delete) a provider by id; one
-// already gone is fine.
-func DeleteProvider(ctx context.Context, cl *coder.Client, id string) error {
-	if err := cl.DeleteProvider(ctx, id); err != nil && !coder.IsNotFound(err) {
-		return err
+	case notBefore.IsZero():
+		return nil
+	case !clock.Known():
+		return errors.Wrap(errUndated, what)
+	case createdAt.Before(clock.At(notBefore)):
+		return errors.Wrapf(errPredates, "%s was created %s, before the record (%s), both on Coder's clock", what,
+			createdAt.UTC().Format(time.RFC3339), clock.At(notBefore).UTC().Format(time.RFC3339))
 	}
 	return nil
 }
 
-// KindMCPServer is the record kind of an MCP server.
-const KindMCPServer = "MCPServer"
+// Owned reports whether a live managed resource other than the claim's
+// owner holds an id (liveOwners decides who does): an object another
+// resource holds is its own (it imported it), whatever a record of an
+// earlier owner says, and is never deleted for the claim. Nil holds
+// nothing.
+type Owned func(id string) bool
 
-// An MCP server record names what a provider record does (providerClaimOf):
-// its id once known, and its slug, which, like a provider's name, anyone
-// may have chosen, so it counts only for a server Coder created within the
-// window of the record's last create attempt, and only through the
-// ProviderConfig that made it.
-func findMCPServers(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found {
-	out := make([]found, len(recs))
-	for i, rec := range recs {
-		c, err := providerClaimOf(rec, ByName(originOf(rec), l.now))
-		if err == nil {
-			var ss []codersdk.MCPServerConfig
-			ss, err = FindMCPServers(ctx, l.cl, c, l.owned)
-			for _, s := range ss {
-				out[i].ids = append(out[i].ids, s.ID.String())
-			}
-		}
-		out[i].err = err
-	}
-	return out
-}
+func (h Owned) has(id string) bool { return h != nil && h(id) }
 
-// FindMCPServers returns the MCP servers in Coder the claim owns: the one
-// of its id, and the one of its slug (the claim's Name) if the claim's
-// create attempt made it. Servers another resource holds are not the
-// claim's; the server of its id dated before NotBefore is an error
-// (errPredates): not the claim's, yet not absent. Coder reads a server by
-// id only, so the slug is looked up on the list.
-func FindMCPServers(ctx context.Context, cl *coder.Client, c providerClaim, owned Owned) ([]codersdk.MCPServerConfig, error) {
-	var out []codersdk.MCPServerConfig
-	if id, err := uuid.Parse(c.ID); err == nil && !owned.has(c.ID) {
-		s, err := cl.GetMCPServer(ctx, id)
-		switch {
-		case err == nil:
-			if err := notBefore("MCP server "+s.ID.String(), s.CreatedAt, c.NotBefore, cl.Clock()); err != nil {
-				return nil, err
-			}
-			out = append(out, s)
-		case !coder.IsNotFound(err):
-			return nil, err
-		}
-	}
-	if c.Name == "" || c.Attempt.IsZero() {
-		return out, nil
-	}
-	all, err := cl.ListMCPServers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, s := range all {
-		if s.Slug != c.Name || s.ID.String() == c.ID || owned.has(s.ID.String()) {
-			continue
-		}
-		ours, err := CreatedByAttempt(s.CreatedAt, c.Attempt, cl.Timeout(), cl.Clock())
-		if err != nil {
-			return nil, err
-		}
-		if ours {
-			out = append(out, s)
-		}
-	}
-	return out, nil
-}
-
-// DeleteMCPServer asks Coder to delete an MCP server by id; one already
-// gone is fine.
-func DeleteMCPServer(ctx context.Context, cl *coder.Client, id string) error {
-	u, err := uuid.Parse(id)
-	if err != nil {
-		return err
-	}
-	if err := cl.DeleteMCPServer(ctx, u); err != nil && !coder.IsNotFound(err) {
-		return err
-	}
-	return nil
-}
+// isStillPresent reports whether err is, or wraps, an object still in
+// Coder after its delete.
+func isStillPresent(err error) bool { return errors.Is(err, ErrStillPresent) }

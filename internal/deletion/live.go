@@ -27,6 +27,7 @@ import (
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 )
 
 // observe is a live resource's look, through the kind's own client.
@@ -57,7 +58,7 @@ func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObser
 			return o, err
 		}
 	}
-	if err == nil && o.ResourceExists && MayDelete(mg) {
+	if err == nil && o.ResourceExists && policy.MayDelete(mg) {
 		// An object this resource may delete but did not create (imported
 		// by external name) has no record yet; its deletion and a release
 		// without delete go by the record.

@@ -79,26 +79,25 @@ func OwnerOf(self string, claims []Owner) (Owner, bool) {
 	if len(pick) == 0 || slices.ContainsFunc(recorded, func(c Owner) bool { return c.UID == self }) {
 		return Owner{}, false
 	}
-	slices.SortStableFunc(pick, func(a, b Owner) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.UID, b.UID)
-	})
+	slices.SortStableFunc(pick, olderFirst)
 	if pick[0].UID == self {
 		return Owner{}, false
 	}
 	return pick[0], true
 }
 
+// olderFirst orders claimants by their creation, then by UID.
+func olderFirst(a, b Owner) int {
+	if c := a.Created.Compare(b.Created); c != 0 {
+		return c
+	}
+	return strings.Compare(a.UID, b.UID)
+}
+
 // ErrOwned is the error of a resource that names an object another
 // resource owns. It names that resource, and nothing secret.
 func ErrOwned(id string, owner Owner) error {
-	ref := owner.Name
-	if owner.Namespace != "" {
-		ref = owner.Namespace + "/" + owner.Name
-	}
-	return errors.Errorf(errFmtOwned, id, owner.Kind, ref, owner.UID)
+	return errors.Errorf(errFmtOwned, id, owner.Kind, objectName(owner.Namespace, owner.Name), owner.UID)
 }
 
 // claimants gathers every managed resource that claims the Coder object id
@@ -274,4 +273,131 @@ func (h liveOwners) Except(uids ...string) Owned {
 	return func(id string) bool {
 		return slices.ContainsFunc(h[id], func(uid string) bool { return !slices.Contains(uids, uid) })
 	}
+}
+
+// clockSkew is how far the API server's clock, which dates a
+// record, may run ahead of the provider's, whose instants coderobj places
+// on Coder's clock through the answer's Date before they meet Coder's
+// timestamps. Coder's own clock may be anywhere: it is never compared with
+// ours.
+const clockSkew = time.Minute
+
+// NotBefore is the earliest time, by our clock, Coder can have created
+// what rec names: a record of a create (it names the Coder name) was
+// written before the create, and the API server set its creation time,
+// which nobody editing the record can change. A record edited to name an
+// older object, or written by hand, deletes nothing made before it, and is
+// not settled by it either. An import's record (no Coder name) was written
+// after its object existed: zero.
+func NotBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
+	if rec.Status.CoderName == "" {
+		return time.Time{}
+	}
+	return rec.CreationTimestamp.Add(-clockSkew)
+}
+
+// keyClaimOf is what a key record names: the key's id once known, and its
+// UID-derived name, which finds the key even when the id went stale.
+func keyClaimOf(rec *clusterv1alpha1.CleanupRecord) KeyClaim {
+	return KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: nameIs(rec.Status.CoderName), NotBefore: NotBefore(rec)}
+}
+
+// OwnedByOthers reports the Coder objects another live managed resource
+// holds in the Coder at now (see liveOwners), read through the cache one id
+// at a time. The
+// second result is the first failure to find out; an object whose holders
+// could not be read counts as held meanwhile, so nothing is deleted on a
+// guess, and the failure fails the verification.
+func (r *Store) OwnedByOthers(ctx context.Context, mg resource.Managed, now Origin) (Owned, func() error) {
+	var first error
+	self := string(mg.GetUID())
+	owned := func(id string) bool {
+		recs, live, _, err := r.naming(ctx, id, apis.ManagedKinds())
+		if err != nil {
+			if first == nil {
+				first = err
+			}
+			return true
+		}
+		return liveOwnersOf(recs, live, now).Except(self)(id)
+	}
+	return owned, func() error { return first }
+}
+
+// An Origin is where a create is sent, and so where its object lives: the
+// Coder deployment, and the ProviderConfig with the canonical URL it named.
+// A deployment id is only what a server says of itself (buildinfo is
+// public, and a staging Coder restored from production's database says
+// production's), so the URL and the ProviderConfig are part of it: a
+// tenant's server claiming the platform's deployment id is still another
+// origin.
+type Origin struct {
+	DeploymentID string
+	// ProviderConfig is zero on a record written before records named one.
+	ProviderConfig clusterv1alpha1.RecordedProviderConfig
+}
+
+// originOf is where rec says its object was made.
+func originOf(rec *clusterv1alpha1.CleanupRecord) Origin {
+	o := Origin{DeploymentID: rec.Spec.DeploymentID}
+	if pc := rec.Spec.ProviderConfig; pc != nil {
+		o.ProviderConfig = *pc
+	}
+	return o
+}
+
+// Legacy reports whether o is a record's origin that names no
+// ProviderConfig (written by an earlier release).
+func (o Origin) Legacy() bool { return o.ProviderConfig == clusterv1alpha1.RecordedProviderConfig{} }
+
+// Spec is o's ProviderConfig as a record's spec holds it.
+func (o Origin) Spec() *clusterv1alpha1.RecordedProviderConfig {
+	if o.Legacy() {
+		return nil
+	}
+	pc := o.ProviderConfig
+	return &pc
+}
+
+// SameCoder reports whether a client at now answers for what was made at
+// o: the same deployment and, where o names one, the same canonical URL.
+// Only then does its "gone" count, and only then may it delete by id.
+func (o Origin) SameCoder(now Origin) bool {
+	return o.DeploymentID != "" && o.DeploymentID == now.DeploymentID &&
+		(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)
+}
+
+// MadeBy reports whether now is the ProviderConfig that made o, still
+// reaching the same Coder: only its credentials may delete an object found
+// by a name that its owner does not derive from its UID.
+func (o Origin) MadeBy(now Origin) bool {
+	a, b := o.ProviderConfig, now.ProviderConfig
+	return !o.Legacy() && o.SameCoder(now) && a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
+}
+
+// ByName reports whether a client at now may find, and delete, what was
+// made at o by a name its owner chose (an AIProvider's), not only by
+// recorded id or UID-derived name: it is the ProviderConfig that made it,
+// or, for a record that names none, one of the same deployment.
+func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }
+
+// String is o as the messages of conditions and events name it.
+func (o Origin) String() string {
+	if o.Legacy() {
+		return "deployment " + o.DeploymentID
+	}
+	pc := o.ProviderConfig
+	return "deployment " + o.DeploymentID + " at " + pc.URL + " (" + pc.Kind + " " + objectName(pc.Namespace, pc.Name) + ")"
+}
+
+// An otherDeploymentError says that a resource's object lives in another
+// Coder (deployment or URL) or was made through another ProviderConfig
+// than the resource reaches now.
+type otherDeploymentError struct{ Recorded, Now Origin }
+
+func (e *otherDeploymentError) Error() string {
+	return "the cleanup record names " + e.Recorded.String() +
+		", which made the object, but the resource now reaches " + e.Now.String() +
+		": nothing is created or deleted for this resource until its ProviderConfig (or providerConfigRef) reaches the Coder of the record again" +
+		"; a deleting resource is released without delete once the hold's bounds pass, counted, and its record stays for the sweep of that Coder"
 }

@@ -34,6 +34,7 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -61,6 +62,15 @@ func DeleteFailureReasons() []string {
 		r = append(r, string(c))
 	}
 	return r
+}
+
+// failureClass is the failure class of a delete or a look: an object
+// still there after its delete, or the class of the call that failed.
+func failureClass(err error) string {
+	if isStillPresent(err) {
+		return reasonStillPresent
+	}
+	return string(coder.ClassOf(err))
 }
 
 // A Pass is how a managed resource reaches Coder on this reconcile: its
@@ -207,7 +217,7 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 	if p.Records == nil {
 		return Leftovers{}, nil
 	}
-	since, deleted := p.deletedAt(mg)
+	since, deleted := p.Releases.DeletedAt(mg.GetUID())
 	recs, err := p.Records.Of(ctx, mg)
 	if err != nil {
 		return nil, err
@@ -224,7 +234,7 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 	if err != nil || !left.empty() {
 		return left, err
 	}
-	past, err := p.Records.past(ctx, mg)
+	past, err := p.Records.Past(ctx, mg)
 	if err != nil || (deleted && past.same(recs)) {
 		// The look after a delete went by the list sent after Coder
 		// answered it, and by every record there is.
@@ -252,7 +262,7 @@ func (p Pass) lookAt(ctx context.Context, mg resource.Managed, recs Set, since t
 // nothing else, and never for an object another resource owns.
 func (p Pass) adoptNamed(ctx context.Context, mg resource.Managed) error {
 	id := meta.GetExternalName(mg)
-	if _, err := uuid.Parse(id); err != nil || !MayDelete(mg) {
+	if _, err := uuid.Parse(id); err != nil || !policy.MayDelete(mg) {
 		return nil
 	}
 	if owned, err := p.Records.OwnedByAnother(ctx, mg, id, p.Origin); owned != nil || err != nil {
@@ -353,15 +363,6 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, no
 		}
 	}
 	return left, lookup()
-}
-
-// deletedAt is when Coder answered the resource's last delete, while no
-// look has verified it yet.
-func (p Pass) deletedAt(mg resource.Managed) (time.Time, bool) {
-	if p.Releases == nil {
-		return time.Time{}, false
-	}
-	return p.Releases.DeletedAt(mg.GetUID())
 }
 
 // keysSince lists keys on the shared key list of the resource's

@@ -19,7 +19,7 @@ package deletion
 import (
 	"context"
 	"encoding/json"
-	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,34 +54,6 @@ func Name(kind string, uid types.UID) string {
 // ManagedResourceUIDLabel carries the UID of the managed resource on each of
 // its cleanup records, so all of them are found (and deleted) together.
 const ManagedResourceUIDLabel = clusterv1alpha1.ManagedResourceUIDLabel
-
-// rotatedName is the cleanup record of the key of rotation counter n:
-// Name for the first key, with a -r<n> suffix for the keys of later
-// rotations. Each key in Coder has its own record.
-func rotatedName(kind string, uid types.UID, n int) string {
-	if n == 0 {
-		return Name(kind, uid)
-	}
-	return Name(kind, uid) + "-r" + strconv.Itoa(n)
-}
-
-// RotationOf returns the rotation counter of a record name of the
-// managed resource, and whether the name is one of its records at all.
-func RotationOf(kind string, uid types.UID, name string) (int, bool) {
-	base := Name(kind, uid)
-	if name == base {
-		return 0, true
-	}
-	rest, ok := strings.CutPrefix(name, base+"-r")
-	if !ok {
-		return 0, false
-	}
-	n, err := strconv.Atoi(rest)
-	if err != nil || n <= 0 || rotatedName(kind, uid, n) != name {
-		return 0, false
-	}
-	return n, true
-}
 
 // Store writes the cleanup records of managed resources.
 type Store struct {
@@ -125,16 +97,6 @@ func (r *Store) Ensure(ctx context.Context, mg resource.Managed, kind string, o 
 // taken for its result.
 func (r *Store) NothingWritten(ctx context.Context, mg resource.Managed, kind string) error {
 	return resource.IgnoreNotFound(r.patchStatus(ctx, Name(kind, mg.GetUID()), map[string]any{"createAttemptedAt": nil}))
-}
-
-// EnsureRotated writes an Active record for the key of rotation counter n
-// before it is created in Coder. A record left by an earlier attempt whose
-// key was discarded loses its stale external id, so a sweep finds the new
-// key by name.
-func (r *Store) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, o Origin, coderName string) error {
-	return r.ensure(ctx, mg, kind, rotatedName(kind, mg.GetUID(), n), o, map[string]any{
-		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.Now(), "externalID": nil,
-	})
 }
 
 // ensure creates the named record, or finds it written by an earlier
@@ -276,18 +238,6 @@ func (r *Store) SetExternalID(ctx context.Context, mg resource.Managed, kind, id
 	return r.SetRotatedExternalID(ctx, mg, kind, 0, id)
 }
 
-// SetRotatedExternalID records the Coder id of the key of rotation counter n.
-func (r *Store) SetRotatedExternalID(ctx context.Context, mg resource.Managed, kind string, n int, id string) error {
-	return resource.IgnoreNotFound(r.patchStatus(ctx, rotatedName(kind, mg.GetUID(), n), map[string]any{"externalID": id}))
-}
-
-// DeleteRotated removes the record of the key of rotation counter n, once
-// that key is verified gone from Coder.
-func (r *Store) DeleteRotated(ctx context.Context, mg resource.Managed, kind string, n int) error {
-	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: rotatedName(kind, mg.GetUID(), n)}}
-	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)
-}
-
 // Delete removes every record of mg: its objects were deleted in Coder, or
 // deliberately left there. The records of rotations are found by the UID
 // label, one delete each: the package's RBAC grants delete, not
@@ -385,24 +335,92 @@ func (r *Store) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecord,
 	return nil
 }
 
-// LastAttempt is when mg's last create attempt whose outcome is unknown
-// was sent, as its cleanup record says: the provider writes the record
-// before every create and clears the time when Coder answered. Zero without
-// a record or an attempt. It reads past the cache (reader), since a record
-// written a moment ago must count: this is the only proof an object found
-// by name is mg's, and annotations, which anyone editing mg can set, are
-// not.
-func LastAttempt(ctx context.Context, reader client.Reader, mg resource.Managed, kind string) (time.Time, error) {
-	rec := &clusterv1alpha1.CleanupRecord{}
-	err := reader.Get(ctx, types.NamespacedName{Name: Name(kind, mg.GetUID())}, rec)
-	if kerrors.IsNotFound(err) {
-		return time.Time{}, nil
+// A Set is the cleanup records of one managed resource, as the cache
+// showed them: a record written a moment ago may be missing.
+type Set struct {
+	uid  types.UID
+	recs []clusterv1alpha1.CleanupRecord
+}
+
+// written are the records of s the provider wrote a status to: one it
+// never wrote names nothing.
+func (s Set) written() []*clusterv1alpha1.CleanupRecord {
+	var out []*clusterv1alpha1.CleanupRecord
+	for i := range s.recs {
+		if s.recs[i].Status.Phase != "" {
+			out = append(out, &s.recs[i])
+		}
 	}
-	if err != nil {
-		return time.Time{}, errors.Wrap(err, errReadRecord)
+	return out
+}
+
+// Of returns the records of mg, in one list of the cache.
+func (r *Store) Of(ctx context.Context, mg resource.Managed) (Set, error) {
+	recs, err := r.of(ctx, mg)
+	return Set{uid: mg.GetUID(), recs: recs}, err
+}
+
+// Past returns the records of mg read past the cache, where a record
+// written a moment ago cannot be missing.
+func (r *Store) Past(ctx context.Context, mg resource.Managed) (Set, error) {
+	recs, err := list(ctx, r.reader, mg)
+	return Set{uid: mg.GetUID(), recs: recs}, err
+}
+
+// same reports whether s and o hold the same records, each as written at
+// the same version.
+func (s Set) same(o Set) bool {
+	v := make(map[string]string, len(s.recs))
+	for i := range s.recs {
+		v[s.recs[i].Name] = s.recs[i].ResourceVersion
 	}
-	if rec.GetLabels()[ManagedResourceUIDLabel] != string(mg.GetUID()) || rec.Spec.ManagedResource.UID != string(mg.GetUID()) || rec.Status.CreateAttemptedAt == nil {
-		return time.Time{}, nil
+	return len(s.recs) == len(o.recs) && !slices.ContainsFunc(o.recs, func(r clusterv1alpha1.CleanupRecord) bool {
+		rv, ok := v[r.Name]
+		return !ok || rv != r.ResourceVersion
+	})
+}
+
+// In returns the records of s that speak of the Coder at now (Speaks):
+// an id a record of another Coder holds names another object, whatever
+// that Coder's server answered.
+func (s Set) In(now Origin) Set {
+	recs := slices.DeleteFunc(slices.Clone(s.recs), func(rec clusterv1alpha1.CleanupRecord) bool { return !SpeaksOf(&rec, now) })
+	return Set{uid: s.uid, recs: recs}
+}
+
+// Origins returns where the set's records say their objects were made,
+// each once, in record order.
+func (s Set) Origins() []Origin {
+	var out []Origin
+	for i := range s.recs {
+		if o := originOf(&s.recs[i]); o.DeploymentID != "" && !slices.Contains(out, o) {
+			out = append(out, o)
+		}
 	}
-	return rec.Status.CreateAttemptedAt.Time, nil
+	return out
+}
+
+// LacksID reports whether the set is one create's record of kind, written
+// with the status the sweep acts on, that holds no id, and no record holds
+// id: the id of the object its resource adopted is missing from it.
+func (s Set) LacksID(kind, id string) bool {
+	if len(s.recs) != 1 || slices.Contains(s.ExternalIDs(), id) {
+		return false
+	}
+	r := &s.recs[0]
+	return r.Name == Name(kind, s.uid) && r.Status.Phase != "" && r.Status.ExternalID == ""
+}
+
+// ExternalIDs returns the Coder ids the set's records hold. They prove
+// which objects the resource owns when nothing else does: an imported key
+// keeps the id it was adopted under after a rotation moves the external
+// name to the new key.
+func (s Set) ExternalIDs() []string {
+	out := make([]string, 0, len(s.recs))
+	for i := range s.recs {
+		if id := s.recs[i].Status.ExternalID; id != "" {
+			out = append(out, id)
+		}
+	}
+	return out
 }

@@ -48,15 +48,12 @@ const DefaultSweepShare = 2 * time.Minute
 const sweepWait = 5 * time.Second
 
 // A Share is each Coder client's share of the sweeps: one worker at a
-// time, working on Coder for at most Per. A sweep gives a client's records
+// time, working on Coder for at most Sweeper.Share. A sweep gives a client's records
 // to its own worker, so one tenant's slow Coder costs only that tenant's
 // records; a client whose worker from an earlier sweep still runs gets no
 // more work until it ends. It is not safe for concurrent use: the sweep
 // takes, its workers give back through the sweep's lock.
 type Share struct {
-	// Per bounds one worker's time on Coder.
-	Per time.Duration
-
 	running map[*coder.Client]bool
 }
 
@@ -115,13 +112,12 @@ func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client, 
 		return w
 	}
 	s.mu.Lock()
-	s.shares.Per = cmp.Or(s.Share, DefaultSweepShare)
 	ok := s.shares.Take(cl)
 	s.mu.Unlock()
 	if !ok {
 		return nil
 	}
-	w := &clientWork{per: s.shares.Per, now: now}
+	w := &clientWork{per: cmp.Or(s.Share, DefaultSweepShare), now: now}
 	work[cl] = w
 	return w
 }
@@ -253,14 +249,9 @@ type SweepConfig struct {
 	conn providerconfig.Connection
 }
 
-// A SweepPick is the ProviderConfig picked to sweep a record.
-type SweepPick struct {
-	// Index of the ProviderConfig in the configs SweeperFor was given.
-	Index int
-}
-
-// SweeperFor picks the ProviderConfig that sweeps a record made at rec,
-// of a resource in namespace ns (empty: a cluster-scoped resource).
+// SweeperFor picks the ProviderConfig that sweeps a record made at rec, of
+// a resource in namespace ns (empty: a cluster-scoped resource), by its
+// index in configs.
 //
 // A record that names its ProviderConfig is swept through that one, if it
 // still reaches the same URL and deployment, and otherwise through a
@@ -275,7 +266,7 @@ type SweepPick struct {
 // A record written before records named their ProviderConfig is swept by
 // deployment, through a cluster-scoped ProviderConfig or one in the
 // resource's own namespace, cluster-scoped first.
-func SweeperFor(configs []SweepConfig, rec Origin, ns string) (SweepPick, bool) {
+func SweeperFor(configs []SweepConfig, rec Origin, ns string) (int, bool) {
 	if rec.Legacy() {
 		return legacySweeperFor(configs, rec.DeploymentID, ns)
 	}
@@ -284,27 +275,27 @@ func SweeperFor(configs []SweepConfig, rec Origin, ns string) (SweepPick, bool) 
 		switch {
 		case c.Unusable:
 		case rec.MadeBy(c.Origin):
-			return SweepPick{Index: i}, true
+			return i, true
 		case c.Origin.ProviderConfig.Namespace == "" && rec.SameCoder(c.Origin) && cluster < 0:
 			cluster = i
 		}
 	}
-	return SweepPick{Index: cluster}, cluster >= 0
+	return cluster, cluster >= 0
 }
 
 // legacySweeperFor is SweeperFor for a record that names no ProviderConfig.
-func legacySweeperFor(configs []SweepConfig, id, ns string) (SweepPick, bool) {
+func legacySweeperFor(configs []SweepConfig, id, ns string) (int, bool) {
 	own := -1
 	for i, c := range configs {
 		switch {
 		case id == "" || c.Origin.DeploymentID != id || c.Unusable:
 		case c.Origin.ProviderConfig.Namespace == "":
-			return SweepPick{Index: i}, true
+			return i, true
 		case c.Origin.ProviderConfig.Namespace == ns && own < 0:
 			own = i
 		}
 	}
-	return SweepPick{Index: own}, own >= 0
+	return own, own >= 0
 }
 
 // sweeperFor returns the client of the ProviderConfig that sweeps rec
@@ -317,7 +308,7 @@ func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *cl
 		if !ok {
 			return nil, Origin{}
 		}
-		c := &configs[sw.Index]
+		c := &configs[sw]
 		if c.Client != nil {
 			return c.Client, c.Origin
 		}

@@ -68,7 +68,7 @@ func TestBudgetGivesEachClientOneWorkerAtATime(t *testing.T) {
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			bg := &Share{Per: time.Minute}
+			bg := &Share{}
 			for i, s := range tc.steps {
 				if s.done {
 					bg.Done(s.cl)

@@ -162,7 +162,7 @@ func TestSweeperForPicksOnlyAnEntitledProviderConfigForARecordWithoutOne(t *test
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, ok := SweeperFor(tc.configs, Origin{DeploymentID: tc.id}, tc.ns)
-			if ok != tc.wantOK || (ok && (got.Index != tc.want || !ByName(Origin{DeploymentID: tc.id}, tc.configs[got.Index].Origin))) {
+			if ok != tc.wantOK || (ok && (got != tc.want || !ByName(Origin{DeploymentID: tc.id}, tc.configs[got].Origin))) {
 				t.Errorf("%s\nSweeperFor(...) = %+v, %v; want index %d by name, %v", tc.reason, got, ok, tc.want, tc.wantOK)
 			}
 		})
@@ -235,7 +235,7 @@ func TestSweeperForTrustsOnlyTheProviderConfigThatMadeARecordOrThePlatformsAtIts
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
 			got, ok := SweeperFor(tc.configs, tc.rec, "tenant-a")
-			if ok != tc.wantOK || (ok && (pick{got.Index, ByName(tc.rec, tc.configs[got.Index].Origin)} != tc.want)) {
+			if ok != tc.wantOK || (ok && (pick{got, ByName(tc.rec, tc.configs[got].Origin)} != tc.want)) {
 				t.Errorf("%s\nSweeperFor(...) = %+v, %v; want %+v, %v", tc.reason, got, ok, tc.want, tc.wantOK)
 			}
 		})

@@ -44,6 +44,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/aigatewaykey"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -486,8 +487,8 @@ var recordStates = map[string]recordState{
 	// release without delete and the failure classes of Coder's answers.
 	"abandoned-other-deployment":        abandonedFor(deletion.ReasonOtherDeployment),
 	"abandoned-still-present":           abandonedFor("StillPresent"),
-	"abandoned-paused":                  abandonedFor(deletion.ReasonPaused),
-	"abandoned-unsupported-policies":    abandonedFor(deletion.ReasonUnsupportedPolicies),
+	"abandoned-paused":                  abandonedFor(policy.ReasonPaused),
+	"abandoned-unsupported-policies":    abandonedFor(policy.ReasonUnsupportedPolicies),
 	"abandoned-record-delete-forbidden": abandonedFor(deletion.ReasonRecordDeleteForbidden),
 	"abandoned-not-found":               abandonedFor(string(coder.ClassNotFound)),
 	"abandoned-conflict":                abandonedFor(string(coder.ClassConflict)),

@@ -38,6 +38,7 @@ import (
 	aiv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/namespaced/ai/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/config"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
 	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
@@ -136,12 +137,12 @@ func TestPausedResourcesDoNotKeepTheirNamespaceTerminating(t *testing.T) {
 	// Kubernetes refuses events in a terminating namespace (the scenario of
 	// unsupported policies sees them); the log says why each went.
 	for _, name := range []string{k.Name, p.Name} {
-		if logLine(env.Cluster.ProviderLogs(t), "Releasing a deleting resource the managed reconciler leaves alone", tenant+"/"+name, deletion.ReasonPaused) == "" {
+		if logLine(env.Cluster.ProviderLogs(t), "Releasing a deleting resource the managed reconciler leaves alone", tenant+"/"+name, policy.ReasonPaused) == "" {
 			t.Errorf("no log line says %s/%s was released for being paused", tenant, name)
 		}
 	}
-	wantAbandoned(t, "AIGatewayKey", k.UID, deletion.ReasonPaused, testenv.LiveKey(coder, keyID))
-	wantAbandoned(t, "AIProvider", p.UID, deletion.ReasonPaused, providerInCoder())
+	wantAbandoned(t, "AIGatewayKey", k.UID, policy.ReasonPaused, testenv.LiveKey(coder, keyID))
+	wantAbandoned(t, "AIProvider", p.UID, policy.ReasonPaused, providerInCoder())
 
 	// The records cover the rest: the ClusterProviderConfig's sweep deletes
 	// what the paused resources left in Coder.
@@ -182,8 +183,8 @@ func TestAResourceWithUnsupportedPoliciesIsReleasedWhenItsHoldEnds(t *testing.T)
 	if got := releasedWithoutDelete(t, "AIGatewayKey") - before; got != 1 {
 		t.Errorf("released_without_delete{kind=AIGatewayKey} grew by %v, want 1", got)
 	}
-	waitReleasedEvent(t, s.key.UID, deletion.ReasonUnsupportedPolicies)
-	wantAbandoned(t, "AIGatewayKey", s.key.UID, deletion.ReasonUnsupportedPolicies, testenv.LiveKey(s.coder, keyID))
+	waitReleasedEvent(t, s.key.UID, policy.ReasonUnsupportedPolicies)
+	wantAbandoned(t, "AIGatewayKey", s.key.UID, policy.ReasonUnsupportedPolicies, testenv.LiveKey(s.coder, keyID))
 	if s.providerInCoder() {
 		t.Errorf("the provider, whose policies are the default, was not deleted in Coder")
 	}

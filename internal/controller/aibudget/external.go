@@ -46,6 +46,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 	"github.com/crossplane-contrib/provider-coder/internal/spendwarning"
 )
@@ -167,7 +168,7 @@ func (e *external[R]) Observe(ctx context.Context, r R) (managed.ExternalObserva
 // look gathers what deletion.Decide needs: the row Coder holds and what
 // r's record says r wrote there.
 func (e *external[R]) look(ctx context.Context, r R, got row, present bool) (deletion.Look, error) {
-	p := deletion.Policies(r)
+	p := policy.Of(r)
 	want := e.kind.limit(r)
 	l := deletion.Look{
 		Named: meta.GetExternalName(r) != "", Present: present,
@@ -180,7 +181,7 @@ func (e *external[R]) look(ctx context.Context, r R, got row, present bool) (del
 	}
 	// The cache may not show the updated_at of the last PUT yet: a row is
 	// someone else's change only by the record as the API server has it.
-	l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Fresh)
+	l.Recorded, l.Ours, err = e.ours(ctx, r, got, present, e.records.Past)
 	return l, err
 }
 

@@ -45,6 +45,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -212,7 +213,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 	if plan.Current == nil {
 		// None of the resource's keys serves: it is created anew, after
 		// Create deletes the keys nobody holds, so their names are free.
-		if plan.Action == ActionDiscard && deletion.MayDelete(k) {
+		if plan.Action == ActionDiscard && policy.MayDelete(k) {
 			e.discards = plan.Discard
 		}
 		return managed.ExternalObservation{ResourceExists: false}, nil
@@ -249,7 +250,7 @@ func (e *external) Observe(ctx context.Context, k Resource) (managed.ExternalObs
 // object whose response was lost: Coder returned its plaintext to nobody,
 // so it can never be published. Create deletes it and makes a new one.
 func (e *external) observeUncreated(k Resource, keys []ownKey) (managed.ExternalObservation, error) {
-	if len(keys) > 0 && !deletion.MayDelete(k) {
+	if len(keys) > 0 && !policy.MayDelete(k) {
 		// Policies that exclude Delete never delete a key in Coder, and a
 		// key whose plaintext is lost can never be published: say so.
 		return managed.ExternalObservation{}, errors.Errorf(errFmtLostKeyKept, keys[0].KeyPrefix)

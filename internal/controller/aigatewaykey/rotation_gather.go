@@ -25,6 +25,7 @@ import (
 
 	common "github.com/crossplane-contrib/provider-coder/apis/common/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 )
 
 // gather builds the rotation state from Coder's keys, the connection
@@ -53,7 +54,7 @@ func (e *external) gather(ctx context.Context, k Resource, keys []ownKey, record
 	// and only a resource that may delete replaces one whose plaintext
 	// was lost.
 	_, writes := deletion.ConnectionSecret(k)
-	st.WritesSecret = writes && deletion.MayDelete(k) && !slices.ContainsFunc(keys, func(c ownKey) bool { return !c.derived })
+	st.WritesSecret = writes && policy.MayDelete(k) && !slices.ContainsFunc(keys, func(c ownKey) bool { return !c.derived })
 	st.Records = recorded.Rotations(e.kind)
 	if len(keys) > 1 {
 		// A rotation is under way: the workloads that read the Secret

@@ -50,6 +50,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -185,7 +186,7 @@ func (e *external) observeExisting(ctx context.Context, p Resource, got codersdk
 	observe(p.ProviderObservation(), got)
 	p.SetConditions(xpv2.Available())
 	details := ConnectionDetails(e.url, got)
-	if !deletion.Policies(p).ShouldUpdate() {
+	if !policy.Of(p).ShouldUpdate() {
 		// Nothing will be changed, so neither the Secrets nor the drift
 		// matter: an observe-only import reads no Secrets it does not use,
 		// and needs no type or base URL in its spec.

@@ -28,6 +28,7 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -58,7 +59,7 @@ func (r *stalledReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if err := r.cache.Get(ctx, req.NamespacedName, mg); err != nil || !meta.WasDeleted(mg) || !meta.FinalizerExists(mg, providerconfig.ManagedFinalizer) {
 		return r.inner.Reconcile(ctx, req)
 	}
-	why := deletion.Stalled(mg, r.policies)
+	why := policy.Stalled(mg, r.policies)
 	if why == "" {
 		return r.inner.Reconcile(ctx, req)
 	}

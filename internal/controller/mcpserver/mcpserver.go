@@ -51,6 +51,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/controller/managedkind"
 	"github.com/crossplane-contrib/provider-coder/internal/deletion"
 	"github.com/crossplane-contrib/provider-coder/internal/index"
+	"github.com/crossplane-contrib/provider-coder/internal/policy"
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
@@ -179,7 +180,7 @@ func (e *external) observeExisting(ctx context.Context, r Resource, got codersdk
 	o := r.MCPServerObservation()
 	observe(o, got)
 	r.SetConditions(xpv2.Available())
-	if !deletion.Policies(r).ShouldUpdate() {
+	if !policy.Of(r).ShouldUpdate() {
 		// Nothing will be changed, so neither the Secrets nor the drift
 		// matter: an observe-only import reads no Secret.
 		return managed.ExternalObservation{ResourceExists: true, ResourceUpToDate: true}, nil

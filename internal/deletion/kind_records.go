@@ -21,6 +21,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"slices"
+	"strconv"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -43,14 +44,6 @@ func (s Set) BudgetClaim(kind, id string) (BudgetClaim, bool) {
 		}
 	}
 	return BudgetClaim{}, false
-}
-
-// Fresh returns the records of mg read past the cache: a budget's last PUT
-// recorded Coder's updated_at a moment ago, and a cache that does not show
-// it yet would take that PUT for someone else's change.
-func (r *Store) Fresh(ctx context.Context, mg resource.Managed) (Set, error) {
-	recs, err := list(ctx, r.reader, mg)
-	return Set{uid: mg.GetUID(), recs: recs}, err
 }
 
 // NameGroup records the group a budget's first PUT will go to (the user,
@@ -189,10 +182,66 @@ func BudgetOwner(self string, claims []Owner) (Owner, bool) {
 	if len(others) == 0 {
 		return Owner{}, false
 	}
-	return slices.MinFunc(others, func(a, b Owner) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
+	return slices.MinFunc(others, olderFirst), true
+}
+
+// rotatedName is the cleanup record of the key of rotation counter n:
+// Name for the first key, with a -r<n> suffix for the keys of later
+// rotations. Each key in Coder has its own record.
+func rotatedName(kind string, uid types.UID, n int) string {
+	if n == 0 {
+		return Name(kind, uid)
+	}
+	return Name(kind, uid) + "-r" + strconv.Itoa(n)
+}
+
+// RotationOf returns the rotation counter of a record name of the
+// managed resource, and whether the name is one of its records at all.
+func RotationOf(kind string, uid types.UID, name string) (int, bool) {
+	base := Name(kind, uid)
+	if name == base {
+		return 0, true
+	}
+	rest, ok := strings.CutPrefix(name, base+"-r")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(rest)
+	if err != nil || n <= 0 || rotatedName(kind, uid, n) != name {
+		return 0, false
+	}
+	return n, true
+}
+
+// EnsureRotated writes an Active record for the key of rotation counter n
+// before it is created in Coder. A record left by an earlier attempt whose
+// key was discarded loses its stale external id, so a sweep finds the new
+// key by name.
+func (r *Store) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, o Origin, coderName string) error {
+	return r.ensure(ctx, mg, kind, rotatedName(kind, mg.GetUID(), n), o, map[string]any{
+		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.Now(), "externalID": nil,
+	})
+}
+
+// SetRotatedExternalID records the Coder id of the key of rotation counter n.
+func (r *Store) SetRotatedExternalID(ctx context.Context, mg resource.Managed, kind string, n int, id string) error {
+	return resource.IgnoreNotFound(r.patchStatus(ctx, rotatedName(kind, mg.GetUID(), n), map[string]any{"externalID": id}))
+}
+
+// DeleteRotated removes the record of the key of rotation counter n, once
+// that key is verified gone from Coder.
+func (r *Store) DeleteRotated(ctx context.Context, mg resource.Managed, kind string, n int) error {
+	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: rotatedName(kind, mg.GetUID(), n)}}
+	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)
+}
+
+// Rotations returns the rotation counters of the set's records of kind.
+func (s Set) Rotations(kind string) []int {
+	out := make([]int, 0, len(s.recs))
+	for i := range s.recs {
+		if n, ok := RotationOf(kind, s.uid, s.recs[i].Name); ok {
+			out = append(out, n)
 		}
-		return strings.Compare(a.UID, b.UID)
-	}), true
+	}
+	return out
 }

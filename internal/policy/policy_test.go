@@ -14,11 +14,12 @@ See the License for the specific language governing permissions and
 limitations under the License.
 */
 
-package deletion
+package policy
 
 import (
 	"testing"
 
+	"github.com/crossplane/crossplane-runtime/v2/pkg/meta"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -85,8 +86,82 @@ func TestOnlyPoliciesWithUpdateOrAllUpdateInCoder(t *testing.T) {
 				p = l
 			}
 			p.SetManagementPolicies(tc.policies)
-			if got := Policies(p).ShouldUpdate(); got != tc.want {
-				t.Errorf("\n%s\nPolicies(%v).ShouldUpdate() = %t, want %t", tc.reason, tc.policies, got, tc.want)
+			if got := Of(p).ShouldUpdate(); got != tc.want {
+				t.Errorf("\n%s\nOf(%v).ShouldUpdate() = %t, want %t", tc.reason, tc.policies, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestTheManagedReconcilerLeavesPausedAndUnsupportedResourcesAlone(t *testing.T) {
+	key := func(mutate func(*aiv1alpha1.AIGatewayKey)) *aiv1alpha1.AIGatewayKey {
+		k := &aiv1alpha1.AIGatewayKey{}
+		k.Spec.ManagementPolicies = xpv2.ManagementPolicies{xpv2.ManagementActionAll}
+		if mutate != nil {
+			mutate(k)
+		}
+		return k
+	}
+	policies := func(ps ...xpv2.ManagementAction) func(*aiv1alpha1.AIGatewayKey) {
+		return func(k *aiv1alpha1.AIGatewayKey) { k.Spec.ManagementPolicies = ps }
+	}
+	cases := map[string]struct {
+		reason   string
+		mg       resource.Managed
+		disabled bool
+		want     string
+	}{
+		"Default": {
+			reason: "the default policies are acted on",
+			mg:     key(nil),
+		},
+		"ObserveOnly": {
+			reason: "a supported combination is acted on",
+			mg:     key(policies(xpv2.ManagementActionObserve)),
+		},
+		"PausedByAnnotation": {
+			reason: "crossplane.io/paused: true pauses it",
+			mg: key(func(k *aiv1alpha1.AIGatewayKey) {
+				meta.AddAnnotations(k, map[string]string{meta.AnnotationKeyReconciliationPaused: "true"})
+			}),
+			want: ReasonPaused,
+		},
+		"PausedAnnotationOtherValue": {
+			reason: "only the value true pauses",
+			mg: key(func(k *aiv1alpha1.AIGatewayKey) {
+				meta.AddAnnotations(k, map[string]string{meta.AnnotationKeyReconciliationPaused: "false"})
+			}),
+		},
+		"EmptyPolicies": {
+			reason: "managementPolicies: [] pauses it",
+			mg:     key(policies()),
+			want:   ReasonPaused,
+		},
+		"Unsupported": {
+			reason: "a combination the reconciler does not support stops it",
+			mg:     key(policies(xpv2.ManagementActionCreate, xpv2.ManagementActionDelete)),
+			want:   ReasonUnsupportedPolicies,
+		},
+		"NonDefaultWhileDisabled": {
+			reason:   "with management policies disabled, anything but the default stops it",
+			mg:       key(policies(xpv2.ManagementActionObserve)),
+			disabled: true,
+			want:     ReasonUnsupportedPolicies,
+		},
+		"LegacyPaused": {
+			reason: "a cluster-scoped resource pauses the same way",
+			mg: func() resource.Managed {
+				k := &clusteraiv1alpha1.AIGatewayKey{}
+				k.Spec.ManagementPolicies = xpv2.ManagementPolicies{}
+				return k
+			}(),
+			want: ReasonPaused,
+		},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			if got := Stalled(tc.mg, !tc.disabled); got != tc.want {
+				t.Errorf("%s\nStalled(...) = %q, want %q", tc.reason, got, tc.want)
 			}
 		})
 	}
