@@ -108,10 +108,12 @@ func forKind(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 
 // FailoverScenarios run after Scenarios, in a go test of their own: they
 // run the provider as the install guide does, two pods, which the others'
-// one-pod helpers do not expect, and only kind runs pods. A second process
+// one-pod helpers do not expect, or stop Crossplane's RBAC manager, and only
+// kind runs pods. A second process
 // starts its spare fake Coders from the first again (each is emptied when
 // taken), so they take no more than Scenarios' SpareCoders.
 var FailoverScenarios = []Scenario{
+	{Test: "TestAProviderStartedBeforeItsClusterRoleWaitsForIt"},
 	{Test: "TestLeaderFailoverDuringANamespaceDeletionDeletesEachObjectOnce", Spares: 1},
 }
 
