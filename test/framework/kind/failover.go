@@ -40,14 +40,33 @@ const (
 	LeaderLease = "crossplane-leader-election-provider-coder"
 	// LeaseDuration and RetryPeriod are controller-runtime's defaults, which
 	// the provider keeps: a replica takes a lease it saw go this long
-	// without renewal, looking every RetryPeriod (with up to 20% jitter).
+	// without renewal, looking every RetryPeriod jittered by up to
+	// RetryJitter times it (client-go's leaderelection.JitterFactor, 1.2:
+	// wait.Jitter waits RetryPeriod plus up to 1.2 times it, 2 s to 4.4 s,
+	// counted after each try returned).
 	LeaseDuration = 15 * time.Second
 	RetryPeriod   = 2 * time.Second
+	RetryJitter   = 1.2
+	// takeoverSlack is for the two tries' own round trips to the API
+	// server (a GET and an UPDATE of the Lease each), which the sliding
+	// jitter adds to the wait, on a node whose 2 CPUs are shared.
+	takeoverSlack = time.Second
 	// failoverCPURequest replaces the guide's 500m per replica: the kind node
 	// has 2 CPUs, of which the control plane, CoreDNS and Crossplane request
 	// 1050m, so the guide's second replica would stay Pending.
 	failoverCPURequest = "100m"
 )
+
+// MaxRetry is the longest a candidate waits between two tries for the lease.
+func MaxRetry() time.Duration { return RetryPeriod + time.Duration(RetryJitter*float64(RetryPeriod)) }
+
+// TakeoverBound is the latest another replica takes a crashed leader's
+// lease after its last renewal, by the Lease's own times: a candidate
+// counts LeaseDuration from when it saw the last renewal, which is at most
+// one try after it was written, and takes the lease at its first try after
+// that, at most one more try later. A crashed leader's lease cannot pass
+// sooner than LeaseDuration.
+func TakeoverBound() time.Duration { return LeaseDuration + 2*MaxRetry() + takeoverSlack }
 
 // InstallGuideRuntimeConfig is the DeploymentRuntimeConfig of InstallGuide
 // as written, but for two things the kind node needs: the image by its tag
@@ -76,6 +95,24 @@ func InstallGuideRuntimeConfig(root string) (*unstructured.Unstructured, error) 
 		}
 	}
 	return nil, fmt.Errorf("%s has no DeploymentRuntimeConfig named %s", InstallGuide, ProviderName)
+}
+
+// SetMemoryLimit replaces the memory limit of the runtime configuration's
+// container.
+func SetMemoryLimit(u *unstructured.Unstructured, limit string) error {
+	path := []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
+	containers, _, err := unstructured.NestedSlice(u.Object, path...)
+	if err != nil {
+		return fmt.Errorf("the DeploymentRuntimeConfig's containers: %w", err)
+	}
+	if len(containers) != 1 {
+		return fmt.Errorf("the DeploymentRuntimeConfig has %d containers, want the package runtime alone", len(containers))
+	}
+	c, _ := containers[0].(map[string]any)
+	if err := unstructured.SetNestedField(c, limit, "resources", "limits", "memory"); err != nil {
+		return err
+	}
+	return unstructured.SetNestedSlice(u.Object, []any{c}, path...)
 }
 
 // forKind adapts the guide's runtime configuration to the kind node.
@@ -115,6 +152,9 @@ func forKind(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 var FailoverScenarios = []Scenario{
 	{Test: "TestAProviderStartedBeforeItsClusterRoleWaitsForIt"},
 	{Test: "TestLeaderFailoverDuringANamespaceDeletionDeletesEachObjectOnce", Spares: 1},
+	{Test: "TestLeaderKilledInItsContainerDuringARotationsSettleWindowRotatesEachKeyOnce", Spares: 1},
+	{Test: "TestLeaderKilledInItsContainerDuringTheSweepSweepsEachRecordOnce", Spares: 1},
+	{Test: "TestTheProviderAtTheInstallGuidesLimitHolds5000KeysWithoutAnOOMKill", Spares: 1},
 }
 
 // FailoverPattern is the go test -run pattern that selects FailoverScenarios.

@@ -27,7 +27,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
@@ -262,5 +264,36 @@ func TestTheFailoverRunsTheInstallGuidesRuntimeConfig(t *testing.T) {
 		!strings.Contains(fmt.Sprint(c["args"]), "--leader-election") {
 		t.Errorf("the failover's runtime configuration = %s with %v replicas, image %v, cpu %v, args %v; want %s, 2, %s, %s, --leader-election",
 			u.GetName(), spec["replicas"], c["image"], cpu, c["args"], ProviderName, PackageImage, failoverCPURequest)
+	}
+}
+
+// The takeover bound is client-go's: two tries at most RetryPeriod plus 1.2
+// times it apart (wait.Jitter with leaderelection.JitterFactor), after the
+// lease duration. make e2e measured 19.95 s once, past the 19.8 s of a
+// bound that read the jitter as 20%.
+func TestTheTakeoverBoundIsTheLeaseDurationAndTwoJitteredRetries(t *testing.T) {
+	if got := MaxRetry(); got != 4400*time.Millisecond {
+		t.Errorf("MaxRetry() = %s, want 4.4s (2s + 1.2 × 2s)", got)
+	}
+	if got, want := TakeoverBound(), 15*time.Second+2*4400*time.Millisecond+takeoverSlack; got != want {
+		t.Errorf("TakeoverBound() = %s, want %s", got, want)
+	}
+	if TakeoverBound() < 19950*time.Millisecond {
+		t.Errorf("TakeoverBound() = %s, below a takeover make e2e measured (19.95 s)", TakeoverBound())
+	}
+}
+
+func TestSetMemoryLimitReplacesTheGuidesLimit(t *testing.T) {
+	u, err := InstallGuideRuntimeConfig(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetMemoryLimit(u, "96Mi"); err != nil {
+		t.Fatal(err)
+	}
+	containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "deploymentTemplate", "spec", "template", "spec", "containers")
+	got, _, _ := unstructured.NestedString(containers[0].(map[string]any), "resources", "limits", "memory")
+	if got != "96Mi" {
+		t.Errorf("limit = %q, want 96Mi", got)
 	}
 }

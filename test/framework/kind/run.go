@@ -484,7 +484,9 @@ func RoleRace(pod string, started time.Time, role string, created time.Time) str
 }
 
 func (r *runner) runScenarios(ctx context.Context) error {
-	env := []string{EnvKubeconfig + "=" + r.path("kubeconfig")}
+	// The failover scenarios kill a provider process in its container
+	// through the node's engine (kind.OnNode).
+	env := []string{EnvKubeconfig + "=" + r.path("kubeconfig"), EnvProvider + "=" + string(r.engine)}
 	if err := r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", ScenarioPattern()); err != nil {
 		return err
 	}
