@@ -278,9 +278,9 @@ func (w *rotationWatch) check(t *testing.T, n int, settle time.Duration) {
 
 // TestLeaderKilledInItsContainerDuringTheSweepSweepsEachRecordOnce runs the
 // provider as the install guide does (the production sweep interval, 1h),
-// leaves 500 Abandoned records with their keys in a Coder of their own, and
-// triggers the sweep the way a user does: a ProviderConfig for that Coder
-// turning Ready. When about half are swept, it kills the leader with kill
+// leaves 500 Abandoned records with their keys in a Coder of their own that
+// answers deletes in 200ms, and triggers the sweep the way a user does: a ProviderConfig for that Coder
+// turning Ready. When about half of their keys are deleted, it kills the leader with kill
 // -9 in its container. The other replica takes the lease once it expired
 // and sweeps the rest at its start; each record is swept (its key verified
 // gone, the record removed) and counted once over both pods' lives, and
@@ -335,15 +335,30 @@ func TestLeaderKilledInItsContainerDuringTheSweepSweepsEachRecordOnce(t *testing
 		counted.add(scrape(t, ha, p), -1)
 	}
 
+	// A Coder that takes 200ms to answer a delete: one ProviderConfig's
+	// records are swept one after the other, so the sweep of 500 lasts
+	// long enough to kill the leader amid it (without, it took 20 s from
+	// the first record removed to the last, shorter than the kill's own
+	// steps).
+	if err := coder.SetFault(fakecoder.EndpointKeysDelete, fakecoder.Fault{Latency: 200 * time.Millisecond}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { coder.ClearFault(fakecoder.EndpointKeysDelete) })
 	start := time.Now()
 	env.ReadyProviderConfigOf(t, ns, coder, nil) // turning Ready, it triggers the sweep
-	testenv.Eventually(t, 5*time.Minute, "about half of the records swept", func() (bool, string) {
-		m := left()
+	// A ProviderConfig's share of the sweep deletes its records' objects in
+	// Coder, verifies them gone with one list, then removes the records:
+	// the records go at the end, the keys one by one.
+	testenv.Eventually(t, 5*time.Minute, "about half of the records' keys deleted in Coder", func() (bool, string) {
+		m := inCoder()
 		time.Sleep(500 * time.Millisecond)
-		return m <= n/2, fmt.Sprintf("%d of %d records left", m, n)
+		return m <= n/2, fmt.Sprintf("%d of %d keys left", m, n)
 	})
 	kl := killLeaderInItsContainer(t, ha, coder, counted)
 	atKill, keysAtKill := left(), inCoder()
+	if atKill == 0 {
+		t.Errorf("the sweep was over before the leader was killed: the scenario killed no sweep")
+	}
 	t.Logf("leader %s killed (kill -9) %s into the sweep with %d of %d records and %d of their keys left",
 		kl.pod, kl.killed.Sub(start).Round(100*time.Millisecond), atKill, n, keysAtKill)
 	waitTakeover(t, ha, kl)

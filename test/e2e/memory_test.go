@@ -135,7 +135,16 @@ func TestTheProviderAtTheInstallGuidesLimitHolds5000KeysWithoutAnOOMKill(t *test
 		}
 		return n, nil
 	}
+	restarted := func() {
+		for _, p := range pods {
+			if n, why := ha.PodRestarts(t, p); n != restartsBefore[p] {
+				t.Fatalf("pod %s's container restarted %d times (last ended: %s) %s after the first create; memory: %s",
+					p, n-restartsBefore[p], why, time.Since(start).Round(time.Second), w)
+			}
+		}
+	}
 	testenv.Eventually(t, 20*time.Minute, "every key Ready", func() (bool, string) {
+		restarted()
 		n, err := ready()
 		time.Sleep(5 * time.Second)
 		if err != nil {
