@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -111,6 +112,18 @@ func SetMemoryLimit(u *unstructured.Unstructured, limit string) error {
 	c, _ := containers[0].(map[string]any)
 	if err := unstructured.SetNestedField(c, limit, "resources", "limits", "memory"); err != nil {
 		return err
+	}
+	// A request above the limit is refused: it goes down with it.
+	l, err := resource.ParseQuantity(limit)
+	if err != nil {
+		return err
+	}
+	if req, ok, _ := unstructured.NestedString(c, "resources", "requests", "memory"); ok {
+		if r, err := resource.ParseQuantity(req); err == nil && r.Cmp(l) > 0 {
+			if err := unstructured.SetNestedField(c, limit, "resources", "requests", "memory"); err != nil {
+				return err
+			}
+		}
 	}
 	return unstructured.SetNestedSlice(u.Object, []any{c}, path...)
 }

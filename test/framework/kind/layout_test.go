@@ -293,7 +293,8 @@ func TestSetMemoryLimitReplacesTheGuidesLimit(t *testing.T) {
 	}
 	containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "deploymentTemplate", "spec", "template", "spec", "containers")
 	got, _, _ := unstructured.NestedString(containers[0].(map[string]any), "resources", "limits", "memory")
-	if got != "96Mi" {
-		t.Errorf("limit = %q, want 96Mi", got)
+	req, _, _ := unstructured.NestedString(containers[0].(map[string]any), "resources", "requests", "memory")
+	if got != "96Mi" || req != "96Mi" {
+		t.Errorf("limit %q, request %q; want 96Mi both (a request above the limit is refused)", got, req)
 	}
 }
