@@ -28,6 +28,7 @@ import (
 	"github.com/coder/coder/v2/codersdk"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	xpv2 "github.com/crossplane/crossplane/apis/v2/core/v2"
 
@@ -116,7 +117,7 @@ func scrapeAll(t *testing.T, ha testenv.Replicated, counted deletionCounts) {
 // TestLeaderKilledInItsContainerDuringARotationsSettleWindowRotatesEachKeyOnce
 // runs the provider as the install guide does, asks 100 keys with a settle
 // window of 2 minutes to rotate, and kills the leader with kill -9 in its
-// container once about half have their new key. The other replica takes
+// container once every key is in its settle window. The other replica takes
 // the lease once it expired; each key gets one new key (nothing created
 // twice), keeps its old key through its window and loses it after; then a
 // namespace deletion deletes each key once, counted over both pods' lives.
@@ -176,10 +177,10 @@ func TestLeaderKilledInItsContainerDuringARotationsSettleWindowRotatesEachKeyOnc
 				w.idsOf[row.Name] = map[string]bool{}
 			}
 			w.idsOf[row.Name][row.ID.String()] = true
-			if i, ok := rotated[row.Name]; ok {
-				if _, seen := w.newAt[i]; !seen {
-					w.newAt[i] = row.CreatedAt
-				}
+			// The window begins with the creation of the new key that
+			// stays: a later one of the same name, should there be one.
+			if i, ok := rotated[row.Name]; ok && row.CreatedAt.After(w.newAt[i]) {
+				w.newAt[i] = row.CreatedAt
 			}
 		}
 		for i, id := range oldIDs {
@@ -193,14 +194,30 @@ func TestLeaderKilledInItsContainerDuringARotationsSettleWindowRotatesEachKeyOnc
 	for _, k := range keys {
 		requestRotation(t, k, "1")
 	}
-	testenv.Eventually(t, 5*time.Minute, "about half of the keys to have their new key", func() (bool, string) {
+	// The kill lands in every key's settle window: each has its new key
+	// published (status names the retiring one), none is being created. A
+	// kill amid the creates instead (59 of 100 made, in make e2e) loses the
+	// plaintext of a create in flight: its key is found by name, deleted
+	// and made again (DESIGN §3, uncertain create), a second create of that
+	// name by design.
+	testenv.Eventually(t, 5*time.Minute, "every key in its settle window", func() (bool, string) {
 		look()
-		return len(w.newAt) >= n/2, fmt.Sprintf("%d of %d", len(w.newAt), n)
+		l := &aiv1alpha1.AIGatewayKeyList{}
+		if err := env.Kube.List(t.Context(), l, client.InNamespace(ns)); err != nil {
+			return false, err.Error()
+		}
+		in := 0
+		for i := range l.Items {
+			if r := l.Items[i].Status.AtProvider.Rotation; r != nil && r.Counter == 1 && r.RetiringKeyID != "" {
+				in++
+			}
+		}
+		return in == n, fmt.Sprintf("%d of %d in their window, %d new keys in Coder", in, n, len(w.newAt))
 	})
 	kl := killLeaderInItsContainer(t, ha, coder, counted)
 	look()
-	t.Logf("leader %s killed (kill -9) %s after the rotations were asked, with %d of %d new keys created and %d old keys gone",
-		kl.pod, kl.killed.Sub(start).Round(100*time.Millisecond), len(w.newAt), n, len(w.oldGone))
+	t.Logf("leader %s killed (kill -9) %s after the rotations were asked, every key in its settle window (%d new keys created, %d old keys gone)",
+		kl.pod, kl.killed.Sub(start).Round(100*time.Millisecond), len(w.newAt), len(w.oldGone))
 	waitTakeover(t, ha, kl)
 
 	testenv.Eventually(t, settle+3*time.Minute, "every key rotated and every old key deleted after its window", func() (bool, string) {

@@ -51,6 +51,10 @@ type Options struct {
 	Keep Keep
 	// Out receives progress and the scenarios' output.
 	Out io.Writer
+	// Run, when set (E2E_RUN), is the -run pattern of the one go test the
+	// run makes in place of the two: a subset of the scenarios, while
+	// working on them.
+	Run string
 }
 
 // Keep says when `make e2e` leaves its cluster running.
@@ -487,6 +491,9 @@ func (r *runner) runScenarios(ctx context.Context) error {
 	// The failover scenarios kill a provider process in its container
 	// through the node's engine (kind.OnNode).
 	env := []string{EnvKubeconfig + "=" + r.path("kubeconfig"), EnvProvider + "=" + string(r.engine)}
+	if r.o.Run != "" {
+		return r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=60m", "-run", r.o.Run)
+	}
 	if err := r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", ScenarioPattern()); err != nil {
 		return err
 	}
