@@ -159,12 +159,17 @@ func TestTheProviderAtTheInstallGuidesLimitHolds5000KeysWithoutAnOOMKill(t *test
 			}
 		}
 	}
-	testenv.Eventually(t, 20*time.Minute, "every key Ready", func() (bool, string) {
+	logged := time.Now()
+	testenv.Eventually(t, 40*time.Minute, "every key Ready", func() (bool, string) {
 		restarted()
 		n, err := ready()
 		time.Sleep(5 * time.Second)
 		if err != nil {
 			return false, err.Error()
+		}
+		if time.Since(logged) > time.Minute {
+			logged = time.Now()
+			t.Logf("%d keys Ready %s after the first create; memory so far: %s", n, time.Since(start).Round(time.Second), w)
 		}
 		return n == namespaces*perNamespace, fmt.Sprintf("%d Ready; memory: %s", n, w)
 	})

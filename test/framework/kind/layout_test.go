@@ -142,7 +142,7 @@ func (src e2eSource) loop(body *ast.BlockStmt, over ast.Expr, seen []string, n i
 // spare fake Coders are in use", which make test would never see.
 func TestScenariosTakeTheSpareCodersTheyDeclare(t *testing.T) {
 	src := parseE2E(t)
-	for _, s := range slices.Concat(Scenarios, FailoverScenarios) {
+	for _, s := range slices.Concat(Scenarios, FailoverScenarios, MemoryScenarios) {
 		fd := src.funcs[s.Test]
 		if fd == nil {
 			t.Errorf("scenario %s is not a function of test/e2e", s.Test)
@@ -194,6 +194,16 @@ func TestTheFailoverScenariosTakeNoMoreSpareCodersThanTheOthers(t *testing.T) {
 	}
 	if n > SpareCoders() {
 		t.Errorf("the failover scenarios take %d spare fake Coders, the cluster deploys %d", n, SpareCoders())
+	}
+	m := 0
+	for _, s := range MemoryScenarios {
+		m += s.Spares
+	}
+	if m > SpareCoders() {
+		t.Errorf("the memory scenarios take %d spare fake Coders, the cluster deploys %d", m, SpareCoders())
+	}
+	if mem := regexp.MustCompile(MemoryPattern()); slices.ContainsFunc(slices.Concat(Scenarios, FailoverScenarios), func(s Scenario) bool { return mem.MatchString(s.Test) }) {
+		t.Errorf("-run %s selects a scenario make e2e runs anyway", MemoryPattern())
 	}
 	re := regexp.MustCompile(FailoverPattern())
 	for _, s := range Scenarios {
