@@ -173,10 +173,9 @@ var FailoverScenarios = []Scenario{
 func FailoverPattern() string { return pattern(FailoverScenarios) }
 
 // MemoryScenarios run only when E2E_RUN selects them (E2E_RUN=MemoryPattern()
-// make e2e): 5,000 keys take longer to turn Ready than a make e2e can wait on
-// a shared 2-core machine (266 of 5,000 in 4 minutes on the sandbox, at a
-// load average of 12). Their spare fake Coders count as the failover
-// scenarios' do.
+// make e2e): 5,000 keys created, held two polls and deleted take 12 min 25 s
+// on the shared 2-core sandbox, more than the rest of make e2e's scenarios
+// together. Their spare fake Coders count as the failover scenarios' do.
 var MemoryScenarios = []Scenario{
 	{Test: "TestTheProviderAtTheInstallGuidesLimitHolds5000KeysWithoutAnOOMKill", Spares: 1},
 }
