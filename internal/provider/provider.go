@@ -189,6 +189,9 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err != nil {
 		return errors.Wrap(err, "cannot build scheme")
 	}
+	if err := waitForGrant(ctx, cfg, s, log, o); err != nil {
+		return err
+	}
 	// Every write of the manager's client is noted, so that a managed
 	// resource is never reconciled from a cached copy older than it.
 	own := writes.NewWrites()
@@ -222,11 +225,8 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	if err != nil {
 		return errors.Wrap(err, "cannot create manager")
 	}
-	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
-		return errors.Wrap(err, "cannot add health check")
-	}
-	if err := mgr.AddReadyzCheck("readyz", healthz.Ping); err != nil {
-		return errors.Wrap(err, "cannot add ready check")
+	if err := addProbes(mgr); err != nil {
+		return err
 	}
 
 	rate := max(1, o.MaxReconcileRate)
@@ -261,6 +261,15 @@ func Run(ctx context.Context, cfg *rest.Config, o Options) error {
 	}
 	log.Info("Starting provider-coder", "version", version.Version, "poll", o.PollInterval, "sync", o.SyncInterval, "max-reconcile-rate", rate, "namespace", namespaceOf(o))
 	return errors.Wrap(mgr.Start(ctx), "cannot run manager")
+}
+
+// addProbes answers the health and readiness probes once the manager runs
+// (before, WaitForGrant does).
+func addProbes(mgr ctrl.Manager) error {
+	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
+		return errors.Wrap(err, "cannot add health check")
+	}
+	return errors.Wrap(mgr.AddReadyzCheck("readyz", healthz.Ping), "cannot add ready check")
 }
 
 // DefaultChangelogsSocket is where Crossplane's change-logs sidecar listens

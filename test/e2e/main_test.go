@@ -37,6 +37,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/kind"
+	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
 // env is the cluster every scenario in this package shares; each scenario
@@ -139,13 +140,38 @@ func runOnKind(m *testing.M, kubeconfig string) int {
 
 // checkRBAC fails the run when the provider's RBAC refused anything: it runs
 // with exactly what its package gets, so a missing rule must not hide behind
-// a retry that happens to succeed some other way.
+// a retry that happens to succeed some other way. A denial whose binding
+// names a ClusterRole that did not exist yet is told apart: the provider ran
+// before Crossplane's RBAC manager created its role, a start-up race the
+// provider waits out (internal/provider.WaitForGrant), not a missing rule.
 func checkRBAC(e *testenv.Env, code int) int {
 	denied := e.RBACFailures()
 	if len(denied) == 0 {
 		return code
 	}
-	fmt.Fprintf(os.Stderr, "FAIL: RBAC refused the provider %d times; examples/install/rbac.yaml lacks a rule:\n", len(denied))
+	var race, rules []string
+	roles := map[string]int{}
+	for _, d := range denied {
+		if role, ok := packagerbac.MissingRole(d); ok {
+			race = append(race, d)
+			roles[role]++
+			continue
+		}
+		rules = append(rules, d)
+	}
+	if len(race) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: RBAC refused the provider %d times because the ClusterRole its binding names did not exist (%v): "+
+			"it ran before Crossplane's RBAC manager created the role, a start-up race it should have waited out:\n", len(race), roles)
+		printDenials(race)
+	}
+	if len(rules) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: RBAC refused the provider %d times; examples/install/rbac.yaml lacks a rule:\n", len(rules))
+		printDenials(rules)
+	}
+	return 1
+}
+
+func printDenials(denied []string) {
 	for i, d := range denied {
 		if i == 20 {
 			fmt.Fprintf(os.Stderr, "  ... and %d more\n", len(denied)-i)
@@ -153,7 +179,6 @@ func checkRBAC(e *testenv.Env, code int) int {
 		}
 		fmt.Fprintf(os.Stderr, "  %s\n", d)
 	}
-	return 1
 }
 
 // runOnCrossplane runs the hold and records scenarios (kind.Scenarios,

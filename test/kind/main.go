@@ -20,6 +20,7 @@ limitations under the License.
 // with neither.
 // KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails; a
 // failed run prints the Provider's conditions, the events and the logs first.
+// E2E_RUN=<pattern> runs only the scenarios it selects, in one go test.
 package main
 
 import (
@@ -61,7 +62,7 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		return 2
 	}
-	err = kind.Run(ctx, kind.Options{Root: root, Arch: *arch, Keep: keep, Out: os.Stdout})
+	err = kind.Run(ctx, kind.Options{Root: root, Arch: *arch, Keep: keep, Out: os.Stdout, Run: os.Getenv("E2E_RUN")})
 	var noEngine *kind.NoEngineError
 	switch {
 	case errors.As(err, &noEngine):

@@ -27,7 +27,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
@@ -140,7 +142,7 @@ func (src e2eSource) loop(body *ast.BlockStmt, over ast.Expr, seen []string, n i
 // spare fake Coders are in use", which make test would never see.
 func TestScenariosTakeTheSpareCodersTheyDeclare(t *testing.T) {
 	src := parseE2E(t)
-	for _, s := range slices.Concat(Scenarios, FailoverScenarios) {
+	for _, s := range slices.Concat(Scenarios, FailoverScenarios, MemoryScenarios) {
 		fd := src.funcs[s.Test]
 		if fd == nil {
 			t.Errorf("scenario %s is not a function of test/e2e", s.Test)
@@ -192,6 +194,16 @@ func TestTheFailoverScenariosTakeNoMoreSpareCodersThanTheOthers(t *testing.T) {
 	}
 	if n > SpareCoders() {
 		t.Errorf("the failover scenarios take %d spare fake Coders, the cluster deploys %d", n, SpareCoders())
+	}
+	m := 0
+	for _, s := range MemoryScenarios {
+		m += s.Spares
+	}
+	if m > SpareCoders() {
+		t.Errorf("the memory scenarios take %d spare fake Coders, the cluster deploys %d", m, SpareCoders())
+	}
+	if mem := regexp.MustCompile(MemoryPattern()); slices.ContainsFunc(slices.Concat(Scenarios, FailoverScenarios), func(s Scenario) bool { return mem.MatchString(s.Test) }) {
+		t.Errorf("-run %s selects a scenario make e2e runs anyway", MemoryPattern())
 	}
 	re := regexp.MustCompile(FailoverPattern())
 	for _, s := range Scenarios {
@@ -262,5 +274,37 @@ func TestTheFailoverRunsTheInstallGuidesRuntimeConfig(t *testing.T) {
 		!strings.Contains(fmt.Sprint(c["args"]), "--leader-election") {
 		t.Errorf("the failover's runtime configuration = %s with %v replicas, image %v, cpu %v, args %v; want %s, 2, %s, %s, --leader-election",
 			u.GetName(), spec["replicas"], c["image"], cpu, c["args"], ProviderName, PackageImage, failoverCPURequest)
+	}
+}
+
+// The takeover bound is client-go's: two tries at most RetryPeriod plus 1.2
+// times it apart (wait.Jitter with leaderelection.JitterFactor), after the
+// lease duration. make e2e measured 19.95 s once, past the 19.8 s of a
+// bound that read the jitter as 20%.
+func TestTheTakeoverBoundIsTheLeaseDurationAndTwoJitteredRetries(t *testing.T) {
+	if got := MaxRetry(); got != 4400*time.Millisecond {
+		t.Errorf("MaxRetry() = %s, want 4.4s (2s + 1.2 × 2s)", got)
+	}
+	if got, want := TakeoverBound(), 15*time.Second+2*4400*time.Millisecond+takeoverSlack; got != want {
+		t.Errorf("TakeoverBound() = %s, want %s", got, want)
+	}
+	if TakeoverBound() < 19950*time.Millisecond {
+		t.Errorf("TakeoverBound() = %s, below a takeover make e2e measured (19.95 s)", TakeoverBound())
+	}
+}
+
+func TestSetMemoryLimitReplacesTheGuidesLimit(t *testing.T) {
+	u, err := InstallGuideRuntimeConfig(crds.RepoRoot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := SetMemoryLimit(u, "96Mi"); err != nil {
+		t.Fatal(err)
+	}
+	containers, _, _ := unstructured.NestedSlice(u.Object, "spec", "deploymentTemplate", "spec", "template", "spec", "containers")
+	got, _, _ := unstructured.NestedString(containers[0].(map[string]any), "resources", "limits", "memory")
+	req, _, _ := unstructured.NestedString(containers[0].(map[string]any), "resources", "requests", "memory")
+	if got != "96Mi" || req != "96Mi" {
+		t.Errorf("limit %q, request %q; want 96Mi both (a request above the limit is refused)", got, req)
 	}
 }

@@ -27,6 +27,8 @@ import (
 	"strings"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -49,6 +51,10 @@ type Options struct {
 	Keep Keep
 	// Out receives progress and the scenarios' output.
 	Out io.Writer
+	// Run, when set (E2E_RUN), is the -run pattern of the one go test the
+	// run makes in place of the two: a subset of the scenarios, while
+	// working on them.
+	Run string
 }
 
 // Keep says when `make e2e` leaves its cluster running.
@@ -416,13 +422,78 @@ func (r *runner) installProvider(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
-	return wait(ctx, 5*time.Minute, "the provider package to be installed and healthy", func(ctx context.Context) (bool, error) {
+	if err := wait(ctx, 5*time.Minute, "the provider package to be installed and healthy", func(ctx context.Context) (bool, error) {
 		return r.conditionTrue(ctx, "pkg.crossplane.io/v1", "Provider", "", ProviderName, "Installed", "Healthy")
-	})
+	}); err != nil {
+		return err
+	}
+	return r.waitProviderRole(ctx)
+}
+
+// waitProviderRole waits, as a user reading `kubectl get clusterroles`
+// would, for the ClusterRole Crossplane's RBAC manager grants the
+// provider's revision: Healthy says the provider's Deployment is
+// available, not that its role exists. It says when the role came against
+// when the provider's pod started: a pod that started first was refused
+// until then, unless it waited (internal/provider.WaitForGrant).
+func (r *runner) waitProviderRole(ctx context.Context) error {
+	p := &unstructured.Unstructured{}
+	p.SetAPIVersion("pkg.crossplane.io/v1")
+	p.SetKind("Provider")
+	if err := r.kube.Get(ctx, client.ObjectKey{Name: ProviderName}, p); err != nil {
+		return err
+	}
+	rev, _, _ := unstructured.NestedString(p.Object, "status", "currentRevision")
+	if rev == "" {
+		return fmt.Errorf("the Provider %s names no current revision", ProviderName)
+	}
+	role := &rbacv1.ClusterRole{}
+	name := SystemRoleName(rev)
+	if err := wait(ctx, 3*time.Minute, "Crossplane's RBAC manager to create "+name, func(ctx context.Context) (bool, error) {
+		err := r.kube.Get(ctx, client.ObjectKey{Name: name}, role)
+		return err == nil, err
+	}); err != nil {
+		return err
+	}
+	pods := &corev1.PodList{}
+	if err := r.kube.List(ctx, pods, client.InNamespace(ProviderNamespace), client.MatchingLabels{"pkg.crossplane.io/revision": rev}); err != nil {
+		return err
+	}
+	for _, pod := range pods.Items {
+		for _, st := range pod.Status.ContainerStatuses {
+			if st.State.Running != nil {
+				fmt.Fprintf(r.o.Out, "    %s\n", RoleRace(pod.Name, st.State.Running.StartedAt.Time, name, role.CreationTimestamp.Time))
+			}
+		}
+	}
+	return nil
+}
+
+// SystemRoleName is the ClusterRole Crossplane's RBAC manager grants a
+// provider revision.
+func SystemRoleName(revision string) string { return "crossplane:provider:" + revision + ":system" }
+
+// RoleRace says whether a provider pod started before its ClusterRole
+// existed (both by the API server's clock, to the second).
+func RoleRace(pod string, started time.Time, role string, created time.Time) string {
+	d := created.Sub(started)
+	switch {
+	case d > 0:
+		return fmt.Sprintf("provider pod %s started %s before Crossplane's RBAC manager created %s: it waits for its role until then", pod, d, role)
+	case d == 0:
+		return fmt.Sprintf("provider pod %s started the second Crossplane's RBAC manager created %s", pod, role)
+	default:
+		return fmt.Sprintf("provider pod %s started %s after Crossplane's RBAC manager created %s", pod, -d, role)
+	}
 }
 
 func (r *runner) runScenarios(ctx context.Context) error {
-	env := []string{EnvKubeconfig + "=" + r.path("kubeconfig")}
+	// The failover scenarios kill a provider process in its container
+	// through the node's engine (kind.OnNode).
+	env := []string{EnvKubeconfig + "=" + r.path("kubeconfig"), EnvProvider + "=" + string(r.engine)}
+	if r.o.Run != "" {
+		return r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=60m", "-run", r.o.Run)
+	}
 	if err := r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=40m", "-run", ScenarioPattern()); err != nil {
 		return err
 	}

@@ -132,3 +132,23 @@ func TestTailKeepsTheLastLines(t *testing.T) {
 		t.Errorf("tail() = %q, want %q", got, want)
 	}
 }
+
+func TestTheRunSaysWhetherTheProviderStartedBeforeItsRole(t *testing.T) {
+	at := time.Date(2026, 12, 7, 12, 2, 5, 0, time.UTC)
+	role := SystemRoleName("provider-coder-1")
+	if role != "crossplane:provider:provider-coder-1:system" {
+		t.Errorf("SystemRoleName = %q", role)
+	}
+	for _, tc := range []struct {
+		created time.Time
+		want    string
+	}{
+		{at.Add(8 * time.Second), "started 8s before Crossplane's RBAC manager created " + role},
+		{at, "started the second"},
+		{at.Add(-3 * time.Second), "started 3s after"},
+	} {
+		if got := RoleRace("p", at, role, tc.created); !strings.Contains(got, tc.want) {
+			t.Errorf("RoleRace(role created %s) = %q, want it to say %q", tc.created.Sub(at), got, tc.want)
+		}
+	}
+}

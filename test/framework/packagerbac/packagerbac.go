@@ -86,6 +86,22 @@ func LoggedDenials(logs string) []string {
 	return loggedDenial.FindAllString(logs, -1)
 }
 
+// missingRole is what the authorizer adds to a denial whose binding names a
+// ClusterRole that does not exist, JSON-escaped or not.
+var missingRole = regexp.MustCompile(`clusterrole\.rbac\.authorization\.k8s\.io \\?"([^"\\]+)\\?" not found`)
+
+// MissingRole is the ClusterRole a denial says does not exist, such as
+// crossplane:provider:<revision>:system when the provider ran before
+// Crossplane's RBAC manager created its role: a start-up race, not a rule
+// missing from ExtraRBACFile.
+func MissingRole(denial string) (string, bool) {
+	m := missingRole.FindStringSubmatch(denial)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
+
 // The names of the two ClusterRoles. SystemClusterRoleName follows
 // Crossplane's pattern crossplane:provider:<revision>:system.
 const (

@@ -178,3 +178,26 @@ func TestLoggedDenialsAreTheServiceAccountsRBACRefusals(t *testing.T) {
 		})
 	}
 }
+
+// A denial whose ClusterRole does not exist yet is the start-up race with
+// Crossplane's RBAC manager, not a missing rule: the run says which.
+func TestADenialNamingAMissingRoleIsTheStartUpRace(t *testing.T) {
+	for _, tc := range []struct {
+		log, role string
+	}{
+		{`E1207 12:02:09.1 reflector.go:205] "Failed to watch" err="failed to list *v1alpha1.CleanupRecord: cleanuprecords.coder.crossplane.io is forbidden: User \"system:serviceaccount:crossplane-system:provider-coder\" cannot list resource \"cleanuprecords\" in API group \"coder.crossplane.io\" at the cluster scope: RBAC: clusterrole.rbac.authorization.k8s.io \"crossplane:provider:provider-coder-dab9130fe6e2:system\" not found"`,
+			"crossplane:provider:provider-coder-dab9130fe6e2:system"},
+		{`cleanuprecords.coder.crossplane.io is forbidden: User "system:serviceaccount:crossplane-system:provider-coder" cannot list resource "cleanuprecords" in API group "coder.crossplane.io" at the cluster scope: RBAC: clusterrole.rbac.authorization.k8s.io "crossplane:provider:provider-coder-1:system" not found`,
+			"crossplane:provider:provider-coder-1:system"},
+		{`namespaces is forbidden: User "system:serviceaccount:crossplane-system:provider-coder" cannot watch resource "namespaces" in API group "" at the cluster scope`, ""},
+	} {
+		denials := LoggedDenials(tc.log)
+		if len(denials) != 1 {
+			t.Fatalf("LoggedDenials(%q) = %q, want one", tc.log, denials)
+		}
+		role, ok := MissingRole(denials[0])
+		if role != tc.role || ok != (tc.role != "") {
+			t.Errorf("MissingRole(%q) = %q, %t; want %q", denials[0], role, ok, tc.role)
+		}
+	}
+}

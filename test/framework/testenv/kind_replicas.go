@@ -19,6 +19,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -53,7 +54,23 @@ type Replicated interface {
 	// KillPod deletes a provider pod without a grace period, as a crash or
 	// a node loss would, its logs kept first.
 	KillPod(t *testing.T, pod string)
+	// KillContainer kills the provider's process in pod's container with
+	// SIGKILL (kill -9), as a crash or the OOM killer would: the pod
+	// stays, kubelet restarts the container, whose log before is the
+	// pod's previous log. It returns once the process is dead.
+	KillContainer(t *testing.T, pod string)
+	// PodMemory is the memory of pod's running container as its cgroup
+	// counts it: the peak since it started and the usage now, in bytes.
+	PodMemory(ctx context.Context, pod string) (peak, now int64, err error)
+	// PodRestarts is how often pod's container restarted and why it last
+	// ended (OOMKilled, Error), "" if never.
+	PodRestarts(t *testing.T, pod string) (int32, string)
 }
+
+// EnvMemoryLimit, when set, replaces the install guide's memory limit in
+// RunAsInstalled: to watch the memory scenario fail below what the provider
+// needs.
+const EnvMemoryLimit = "PROVIDER_CODER_E2E_MEMORY_LIMIT"
 
 var drcGVK = unstructured.Unstructured{Object: map[string]any{"apiVersion": "pkg.crossplane.io/v1beta1", "kind": "DeploymentRuntimeConfig"}}
 
@@ -62,6 +79,12 @@ func (c *kindCluster) RunAsInstalled(t *testing.T) {
 	guide, err := kind.InstallGuideRuntimeConfig(crds.RepoRoot())
 	if err != nil {
 		t.Fatal(err)
+	}
+	if limit := os.Getenv(EnvMemoryLimit); limit != "" {
+		if err := kind.SetMemoryLimit(guide, limit); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s=%s replaces the install guide's memory limit", EnvMemoryLimit, limit)
 	}
 	drc := drcGVK.DeepCopy()
 	if err := c.kube.Get(t.Context(), client.ObjectKey{Name: guide.GetName()}, drc); err != nil {
@@ -159,7 +182,11 @@ func (c *kindCluster) leader(ctx context.Context) (string, error) {
 // LeaseTimes are what a lease's holder wrote, by its clock (the host's, on
 // kind).
 type LeaseTimes struct {
-	Holder            string // the pod's name
+	Holder string // the pod's name
+	// Identity is the holder's whole identity, <pod name>_<uuid>: a new
+	// one for each process, so a container restarted in the same pod
+	// holds the lease under another.
+	Identity          string
 	Duration          time.Duration
 	Acquired, Renewed time.Time
 }
@@ -180,6 +207,7 @@ func (c *kindCluster) lease(ctx context.Context) (LeaseTimes, error) {
 	}
 	var out LeaseTimes
 	if l.Spec.HolderIdentity != nil {
+		out.Identity = *l.Spec.HolderIdentity
 		out.Holder, _, _ = strings.Cut(*l.Spec.HolderIdentity, "_")
 	}
 	if l.Spec.LeaseDurationSeconds != nil {
@@ -214,4 +242,58 @@ func (c *kindCluster) KillPod(t *testing.T, name string) {
 	if err := c.cs.CoreV1().Pods(p.Namespace).Delete(t.Context(), p.Name, *metav1.NewDeleteOptions(0)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// runningContainer is the containerd id of pod's running container.
+func (c *kindCluster) runningContainer(ctx context.Context, name string) (string, error) {
+	p, err := c.cs.CoreV1().Pods(kind.ProviderNamespace).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return "", err
+	}
+	if len(p.Status.ContainerStatuses) == 0 || p.Status.ContainerStatuses[0].State.Running == nil {
+		return "", fmt.Errorf("provider pod %s has no running container", name)
+	}
+	return kind.ContainerID(p.Status.ContainerStatuses[0].ContainerID)
+}
+
+func (c *kindCluster) KillContainer(t *testing.T, name string) {
+	t.Helper()
+	id, err := c.runningContainer(t.Context(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pids, err := kind.OnNode(t.Context(), kind.KillScript(id))
+	if err != nil {
+		t.Fatalf("cannot kill -9 the provider in pod %s: %v", name, err)
+	}
+	t.Logf("kill -9 %s: the process of pod %s's container %.12s", pids, name, id)
+}
+
+func (c *kindCluster) PodMemory(ctx context.Context, name string) (peak, now int64, err error) {
+	id, err := c.runningContainer(ctx, name)
+	if err != nil {
+		return 0, 0, err
+	}
+	out, err := kind.OnNode(ctx, kind.MemoryScript(id))
+	if err != nil {
+		return 0, 0, err
+	}
+	return kind.ParseMemory(out)
+}
+
+func (c *kindCluster) PodRestarts(t *testing.T, name string) (int32, string) {
+	t.Helper()
+	p, err := c.cs.CoreV1().Pods(kind.ProviderNamespace).Get(t.Context(), name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Status.ContainerStatuses) == 0 {
+		return 0, ""
+	}
+	st := p.Status.ContainerStatuses[0]
+	why := ""
+	if st.LastTerminationState.Terminated != nil {
+		why = st.LastTerminationState.Terminated.Reason
+	}
+	return st.RestartCount, why
 }
