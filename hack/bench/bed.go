@@ -259,8 +259,12 @@ func (p *proc) usage() (usage, error) {
 }
 
 // writes counts the provider's Kubernetes writes in the audit log from
-// offset on, by verb and resource ("aigatewaykeys/status").
-func (b *bed) writes(offset int64) (map[string]int, error) {
+// offset on, by verb and resource ("aigatewaykeys/status"). With ns set,
+// writes to objects of other namespaces are left out: the provider tears
+// down an earlier run's namespace meanwhile (its ProviderConfig's hold,
+// its credentials Secret's release, whose optimistic lock may be refused
+// by design), which is not this run's lifecycle.
+func (b *bed) writes(offset int64, ns string) (map[string]int, error) {
 	f, err := os.Open(b.audit)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -286,12 +290,13 @@ func (b *bed) writes(offset int64) (map[string]int, error) {
 				Resource    string `json:"resource"`
 				Subresource string `json:"subresource"`
 				Name        string `json:"name"`
+				Namespace   string `json:"namespace"`
 			} `json:"objectRef"`
 			ResponseStatus struct {
 				Code int `json:"code"`
 			} `json:"responseStatus"`
 		}
-		if json.Unmarshal(line, &ev) != nil {
+		if json.Unmarshal(line, &ev) != nil || (ns != "" && ev.ObjectRef.Namespace != "" && ev.ObjectRef.Namespace != ns) {
 			continue
 		}
 		res := ev.ObjectRef.Resource

@@ -262,7 +262,7 @@ func (b *bed) runLifecycle(ctx context.Context, c coderBed, k kind, n, rate int,
 	l.Bed = minus(cpuByProcess(), bed0)
 	// Our own writes land in the audit log after their answer.
 	time.Sleep(time.Second)
-	w, err := b.writes(off)
+	w, err := b.writes(off, s.ns)
 	if err != nil {
 		return l, err
 	}

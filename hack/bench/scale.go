@@ -273,7 +273,7 @@ func (b *bed) scaleWindow(ctx context.Context, p *proc, window time.Duration, r 
 		return err
 	}
 	u1, _ := p.usage()
-	w, err := b.writes(off)
+	w, err := b.writes(off, "") // its namespaces are all this run's
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,9 @@ var reasonFamilies = map[string]string{
 	"internal/controller/config": familyConfig,
 	// Why a record turned Abandoned: in a bounded pass, or by the sweep.
 	"internal/deletion": familyRecord,
+	// Paused, UnsupportedManagementPolicies: why a resource the managed
+	// reconciler leaves alone left its record Abandoned.
+	"internal/policy": familyRecord,
 	// Coder's failure classes: why a bounded pass left a record Abandoned.
 	"internal/clients/coder": familyRecord,
 	// RetiringKeyInUse, on AI Gateway keys.
