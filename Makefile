@@ -261,7 +261,7 @@ publish: xpkg ## Push the multi-arch package to REGISTRY (host/org) as REGISTRY/
 	@echo "pushed $(REGISTRY)/provider-coder:$(VERSION) ($(XPKG_ARCHS))"
 
 .PHONY: e2e
-e2e: ## The hold and records scenarios on a kind cluster, provider installed from its .xpkg by Crossplane (needs Docker, or rootful Podman: hack/kind-podman-setup.sh; KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails).
+e2e: controlplane ## The install guide as written, then the hold, records and failover scenarios, on a kind cluster (the package by tag from make publish to a registry in the cluster) (needs Docker, or rootful Podman: hack/kind-podman-setup.sh; KEEP=1 keeps the cluster, KEEP=on-failure keeps it when the run fails).
 	$(GO) run ./test/kind -arch $(ARCH)
 
 .PHONY: kind-crossplane

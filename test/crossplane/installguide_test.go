@@ -230,7 +230,7 @@ func runPage(t *testing.T, b *bed, page, path string) string {
 			}
 			continue
 		}
-		if blk.Marker.Verb == docblocks.VerbSkip || (blk.Lang != "sh" && blk.Lang != "yaml") {
+		if blk.Marker.Skipped(false) || (blk.Lang != "sh" && blk.Lang != "yaml") {
 			continue
 		}
 		ran++

@@ -58,7 +58,17 @@ const (
 	// VerbFile: a block the page asks the reader to save; it is written to
 	// the working directory under the name given, for a later block.
 	VerbFile = "file"
+	// VerbKubelet: a block that needs pods to run (a wait for a ready
+	// replica): make e2e runs it on kind; the test bed, which has no
+	// kubelet, skips it, and the argument says what it checks instead.
+	VerbKubelet = "kubelet"
 )
+
+// Skipped says whether a runner skips the block: one marked skip, or one
+// marked kubelet where no kubelet runs pods.
+func (m Marker) Skipped(kubelet bool) bool {
+	return m.Verb == VerbSkip || m.Verb == VerbKubelet && !kubelet
+}
 
 var (
 	fence  = regexp.MustCompile("^(\\s*)```+\\s*([A-Za-z0-9_+-]*)\\s*$")
@@ -129,7 +139,7 @@ func Blocks(page []byte) ([]Block, error) {
 
 func parseMarker(verb, arg string) (Marker, error) {
 	switch verb {
-	case VerbSkip, VerbDryRun:
+	case VerbSkip, VerbDryRun, VerbKubelet:
 		why, ok := strings.CutPrefix(arg, "(")
 		why, ok2 := strings.CutSuffix(why, ")")
 		if !ok || !ok2 || strings.TrimSpace(why) == "" {
@@ -142,7 +152,7 @@ func parseMarker(verb, arg string) (Marker, error) {
 		}
 		return Marker{Verb: verb, Arg: arg}, nil
 	default:
-		return Marker{}, fmt.Errorf("docs-test: unknown verb %q (want %s, %s or %s)", verb, VerbSkip, VerbDryRun, VerbFile)
+		return Marker{}, fmt.Errorf("docs-test: unknown verb %q (want %s, %s, %s or %s)", verb, VerbSkip, VerbDryRun, VerbKubelet, VerbFile)
 	}
 }
 

@@ -46,9 +46,37 @@ func TestBlocksCarryTheMarkerBeforeThem(t *testing.T) {
 	}
 }
 
+// A block marked kubelet runs where pods run (make e2e on kind) and is
+// skipped on the test bed; a block marked skip runs nowhere.
+func TestAKubeletBlockRunsOnlyWhereAKubeletRuns(t *testing.T) {
+	got, err := Blocks([]byte("<!-- docs-test: kubelet (the bed checks the Deployment) -->\n```sh\nkubectl wait\n```\n"))
+	if err != nil || len(got) != 1 {
+		t.Fatalf("Blocks() = %v, %v; want one block", got, err)
+	}
+	m := got[0].Marker
+	if m.Verb != VerbKubelet || m.Arg != "the bed checks the Deployment" {
+		t.Errorf("marker = %+v, want kubelet with its reason", m)
+	}
+	for _, tc := range []struct {
+		m       Marker
+		kubelet bool
+		want    bool
+	}{
+		{m, true, false}, {m, false, true},
+		{Marker{Verb: VerbSkip, Arg: "x"}, true, true}, {Marker{Verb: VerbSkip, Arg: "x"}, false, true},
+		{Marker{}, true, false}, {Marker{}, false, false},
+		{Marker{Verb: VerbDryRun, Arg: "x"}, false, false},
+	} {
+		if got := tc.m.Skipped(tc.kubelet); got != tc.want {
+			t.Errorf("%+v.Skipped(kubelet %t) = %t, want %t", tc.m, tc.kubelet, got, tc.want)
+		}
+	}
+}
+
 func TestAMarkerThatSkipsNothingIsAnError(t *testing.T) {
 	cases := map[string]string{
 		"no reason":           "<!-- docs-test: skip -->\n```sh\nls\n```\n",
+		"kubelet, no reason":  "<!-- docs-test: kubelet -->\n```sh\nls\n```\n",
 		"an empty reason":     "<!-- docs-test: skip () -->\n```sh\nls\n```\n",
 		"an unknown verb":     "<!-- docs-test: ignore (why) -->\n```sh\nls\n```\n",
 		"text before a block": "<!-- docs-test: skip (why) -->\nSome text.\n```sh\nls\n```\n",

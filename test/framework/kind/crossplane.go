@@ -68,9 +68,10 @@ func CrossplaneRenderFile(root, version string) string {
 // chart of the module that builds the binary, packaged with the release's
 // version as Crossplane's release packages it (`helm package --version
 // --app-version`, so labels and the image tag are the release's, as on
-// charts.crossplane.io), then `helm template` with only the package cache
-// set. Helm is tools/helm's, from the module proxy.
-func RenderCrossplane(ctx context.Context, root, version string) ([]byte, error) {
+// charts.crossplane.io), then `helm template` with the chart's defaults
+// and the values files given, as `helm install -f` takes them. Helm is
+// tools/helm's, from the module proxy.
+func RenderCrossplane(ctx context.Context, root, version string, values ...string) ([]byte, error) {
 	mod, err := moduleDir(filepath.Join(root, "cluster", "local", "crossplane"), crossplaneModule)
 	if err != nil {
 		return nil, err
@@ -99,8 +100,11 @@ func RenderCrossplane(ctx context.Context, root, version string) ([]byte, error)
 		"--version", chartVersion, "--app-version", chartVersion, "--destination", tmp); err != nil {
 		return nil, err
 	}
-	out, err := helm("template", "crossplane", filepath.Join(tmp, "crossplane-"+chartVersion+".tgz"),
-		"--namespace", ProviderNamespace, "--set", "packageCache.pvc="+cacheClaim)
+	args := []string{"template", "crossplane", filepath.Join(tmp, "crossplane-"+chartVersion+".tgz"), "--namespace", ProviderNamespace}
+	for _, v := range values {
+		args = append(args, "-f", v)
+	}
+	out, err := helm(args...)
 	if err != nil {
 		return nil, err
 	}
@@ -118,14 +122,11 @@ func crossplaneHeader(version, helmVersion string) string {
 # with helm %[4]s (tools/helm) as the release packages it and a user installs it:
 #
 #   helm package <chart> --version %[2]s --app-version %[2]s
-#   helm template crossplane crossplane-%[2]s.tgz --namespace %[5]s \
-#     --set packageCache.pvc=%[6]s
+#   helm template crossplane crossplane-%[2]s.tgz --namespace %[5]s
 #
-# The package cache is the PersistentVolumeClaim %[6]s, which test/framework/kind
-# binds to a directory of the host, so the provider package installs with
-# packagePullPolicy: Never and no registry. test/framework/kind creates the namespace.
+# with the chart's defaults. test/framework/kind creates the namespace.
 # Written by make kind-crossplane (kind.RenderCrossplane); make test fails when it differs.
-`, version, v, crossplaneModule, helmVersion, ProviderNamespace, cacheClaim)
+`, version, v, crossplaneModule, helmVersion, ProviderNamespace)
 }
 
 // WriteCrossplaneRender writes the render of CROSSPLANE_VERSION's chart

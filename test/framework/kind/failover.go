@@ -52,10 +52,6 @@ const (
 	// server (a GET and an UPDATE of the Lease each), which the sliding
 	// jitter adds to the wait, on a node whose 2 CPUs are shared.
 	takeoverSlack = time.Second
-	// failoverCPURequest replaces the guide's 500m per replica: the kind node
-	// has 2 CPUs, of which the control plane, CoreDNS and Crossplane request
-	// 1050m, so the guide's second replica would stay Pending.
-	failoverCPURequest = "100m"
 )
 
 // MaxRetry is the longest a candidate waits between two tries for the lease.
@@ -70,8 +66,7 @@ func MaxRetry() time.Duration { return RetryPeriod + time.Duration(RetryJitter*f
 func TakeoverBound() time.Duration { return LeaseDuration + 2*MaxRetry() + takeoverSlack }
 
 // InstallGuideRuntimeConfig is the DeploymentRuntimeConfig of InstallGuide
-// as written, but for two things the kind node needs: the image by its tag
-// (PackageImage, see the package reference) and failoverCPURequest.
+// as written.
 func InstallGuideRuntimeConfig(root string) (*unstructured.Unstructured, error) {
 	page, err := os.ReadFile(filepath.Join(root, InstallGuide))
 	if err != nil {
@@ -92,7 +87,7 @@ func InstallGuideRuntimeConfig(root string) (*unstructured.Unstructured, error) 
 			if err := yaml.Unmarshal(doc, &u.Object); err != nil || u.GetKind() != "DeploymentRuntimeConfig" || u.GetName() != ProviderName {
 				continue
 			}
-			return forKind(u)
+			return forFailover(u)
 		}
 	}
 	return nil, fmt.Errorf("%s has no DeploymentRuntimeConfig named %s", InstallGuide, ProviderName)
@@ -128,8 +123,9 @@ func SetMemoryLimit(u *unstructured.Unstructured, limit string) error {
 	return unstructured.SetNestedSlice(u.Object, []any{c}, path...)
 }
 
-// forKind adapts the guide's runtime configuration to the kind node.
-func forKind(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
+// forFailover checks the guide's runtime configuration is the one the failover
+// scenarios need: the package runtime alone, with leader election.
+func forFailover(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	path := []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
 	containers, _, err := unstructured.NestedSlice(u.Object, path...)
 	if err != nil {
@@ -141,13 +137,6 @@ func forKind(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
 	c, ok := containers[0].(map[string]any)
 	if !ok || c["name"] != "package-runtime" {
 		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig's container is not package-runtime: %v", InstallGuide, containers[0])
-	}
-	c["image"] = PackageImage
-	if err := unstructured.SetNestedField(c, failoverCPURequest, "resources", "requests", "cpu"); err != nil {
-		return nil, err
-	}
-	if err := unstructured.SetNestedSlice(u.Object, []any{c}, path...); err != nil {
-		return nil, err
 	}
 	args, _, _ := unstructured.NestedStringSlice(c, "args")
 	if !strings.Contains(strings.Join(args, " "), "--leader-election") {

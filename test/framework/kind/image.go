@@ -17,131 +17,39 @@ limitations under the License.
 package kind
 
 import (
-	"archive/tar"
-	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
-
-	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/mutate"
-	"github.com/google/go-containerregistry/pkg/v1/tarball"
 
 	"github.com/crossplane-contrib/provider-coder/cluster/images/oci"
 )
 
-// coderBinary is the fake Coder's path in its image.
-const coderBinary = "/usr/local/bin/fakecoder"
-
 // BuildCoderImage writes the fake Coder's image as a docker-archive tarball
-// tagged CoderImage, without Docker: one layer with the static binary of
-// test/infrastructure/fakecoder/cmd/fakecoder, run as 65532. It serves plain HTTP, so it
-// needs no CA certificates.
+// tagged CoderImage (BuildBinaryImage). It serves plain HTTP, so it needs
+// no CA certificates.
 func BuildCoderImage(root, arch, out string) error {
-	bin, err := oci.GoBinary(root, "./test/infrastructure/fakecoder/cmd/fakecoder", arch)
+	return BuildBinaryImage(root, arch, "./test/infrastructure/fakecoder/cmd/fakecoder", CoderImage, out)
+}
+
+// BuildBinaryImage writes an image tagged tag as a docker-archive tarball,
+// without Docker: one layer with the static binary of the Go package pkg
+// (relative to root), its entrypoint, run as 65532.
+func BuildBinaryImage(root, arch, pkg, tag, out string) error {
+	bin, err := oci.GoBinary(root, pkg, arch)
 	if err != nil {
 		return err
 	}
+	path := "/usr/local/bin/" + filepath.Base(pkg)
 	img, err := oci.Image(
-		oci.Config{Arch: arch, Entrypoint: []string{coderBinary}, User: "65532:65532"},
-		oci.Layer{Files: []oci.File{{Name: coderBinary, Mode: 0o755, Data: bin}}, CreatedBy: "provider-coder test/framework/kind: " + coderBinary},
+		oci.Config{Arch: arch, Entrypoint: []string{path}, User: "65532:65532"},
+		oci.Layer{Files: []oci.File{{Name: path, Mode: 0o755, Data: bin}}, CreatedBy: "provider-coder test/framework/kind: " + path},
 	)
 	if err != nil {
 		return err
 	}
-	return oci.WriteTarball(out, CoderImage, img)
-}
-
-// UnpackXpkg prepares a .xpkg for a cluster without a registry: the image,
-// tagged PackageImage, for `kind load image-archive` (the xpkg embeds the
-// provider's runtime image), and the package's package.yaml, gzipped where
-// Crossplane's package cache in cacheDir looks for PackageRef(digest). It
-// returns digest, the image's as a registry would serve it.
-func UnpackXpkg(xpkg, imageOut, cacheDir string) (digest string, err error) {
-	img, err := tarball.ImageFromPath(xpkg, nil)
-	if err != nil {
-		return "", fmt.Errorf("cannot read %s: %w", xpkg, err)
-	}
-	d, err := img.Digest()
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", xpkg, err)
-	}
-	if err := oci.WriteTarball(imageOut, PackageImage, img); err != nil {
-		return "", err
-	}
-	pkg, err := packageYAML(img)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", xpkg, err)
-	}
-	var gz bytes.Buffer
-	w := gzip.NewWriter(&gz)
-	if _, err := w.Write(pkg); err != nil {
-		return "", err
-	}
-	if err := w.Close(); err != nil {
-		return "", err
-	}
-	return d.String(), writeReadable(cacheDir, CachePath(cacheDir, PackageCacheID(d.String())), gz.Bytes())
-}
-
-// Modes of the package cache. Crossplane runs as uid 65532 in the kind node,
-// not as the user who ran `make e2e`, so it reads the cache as "other".
-const (
-	cacheDirMode  os.FileMode = 0o755
-	cacheFileMode os.FileMode = 0o644
-)
-
-// writeReadable writes path, under root, readable by any user: each
-// directory from root down to path's and the file itself are set to their
-// mode after they exist, since the user's umask (0o077 is common) masks the
-// mode MkdirAll and WriteFile create with, and an existing file keeps its
-// own.
-func writeReadable(root, path string, data []byte) error {
-	dir := filepath.Dir(path)
-	rel, err := filepath.Rel(root, dir)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return fmt.Errorf("%s is not under %s", path, root)
-	}
-	if err := os.MkdirAll(dir, cacheDirMode); err != nil {
-		return err
-	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if err := os.Chmod(d, cacheDirMode); err != nil {
-			return err
-		}
-		if d == filepath.Clean(root) {
-			break
-		}
-	}
-	if err := os.WriteFile(path, data, cacheFileMode); err != nil {
-		return err
-	}
-	return os.Chmod(path, cacheFileMode)
-}
-
-// packageYAML finds package.yaml, the package's meta and CRDs, in the image.
-func packageYAML(img v1.Image) ([]byte, error) {
-	rc := mutate.Extract(img)
-	defer rc.Close()
-	tr := tar.NewReader(rc)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, errors.New("no package.yaml in the package image")
-		}
-		if err != nil {
-			return nil, err
-		}
-		if filepath.Clean(h.Name) == "package.yaml" {
-			return io.ReadAll(tr)
-		}
-	}
+	return oci.WriteTarball(out, tag, img)
 }
 
 // BuildCrossplaneImage writes Crossplane's image as a docker-archive tarball

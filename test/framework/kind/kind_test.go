@@ -19,10 +19,8 @@ package kind
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,16 +29,16 @@ import (
 	"time"
 
 	v1 "github.com/google/go-containerregistry/pkg/v1"
-	"github.com/google/go-containerregistry/pkg/v1/empty"
 	"github.com/google/go-containerregistry/pkg/v1/mutate"
 	"github.com/google/go-containerregistry/pkg/v1/tarball"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kruntime "k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
-	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
 func TestTheEngineIsDockerWhenItRunsPrivilegedContainersElseRootfulPodman(t *testing.T) {
@@ -186,95 +184,8 @@ func TestMakeE2EWithoutAnEngineStopsBeforeDoingAnything(t *testing.T) {
 	t.Skip(err.Error())
 }
 
-func TestPackageCachePathDropsWhatCrossplaneTakesForAnExtension(t *testing.T) {
-	cases := map[string]struct{ id, want string }{
-		"TagWithoutDot": {"xpkg.example.org/org/provider:e2e", "/cache/xpkg.example.org/org/provider:e2e.gz"},
-		// Crossplane strips what looks like an extension: a dotted tag
-		// loses its last part, which is why PackageRef has none.
-		"DottedTag": {"xpkg.example.org/org/provider:v1.2", "/cache/xpkg.example.org/org/provider:v1.gz"},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := CachePath("/cache", tc.id); got != tc.want {
-				t.Errorf("CachePath(%q) = %q, want %q", tc.id, got, tc.want)
-			}
-		})
-	}
-}
-
-// TestThePackageCacheIDIsCrossplanes: the ids are what crossplane-runtime
-// v2.3.3's xpkg.FriendlyID(xpkg.ParsePackageSourceFromReference(ref),
-// digest) printed for these references, and have no dot for CachePath to
-// take for an extension.
-func TestThePackageCacheIDIsCrossplanes(t *testing.T) {
-	cases := map[string]struct{ source, digest, want string }{
-		"ThisPackage": {
-			source: PackageSource, digest: "sha256:f7a8067a909911b37345979206486159b3d7d19a505f87a42744b715e63e1d37",
-			want: "xpkg-crossplane-io-crossplane-contrib-provider-cod-sha256-f7a80",
-		},
-		"ShortSource": {
-			source: "registry.example.org/a/p", digest: "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
-			want: "registry-example-org-a-p-sha256-01234",
-		},
-	}
-	for name, tc := range cases {
-		t.Run(name, func(t *testing.T) {
-			if got := friendlyID(tc.source, tc.digest); got != tc.want {
-				t.Errorf("friendlyID(%q, %q) = %q, want %q", tc.source, tc.digest, got, tc.want)
-			}
-			if got, want := CachePath("/cache", tc.want), "/cache/"+tc.want+".gz"; got != want {
-				t.Errorf("CachePath(%q) = %q, want %q", tc.want, got, want)
-			}
-		})
-	}
-}
-
-func TestUnpackXpkgFillsTheCacheAndRetagsTheImage(t *testing.T) {
-	dir := t.TempDir()
-	pkg := []byte("apiVersion: meta.pkg.crossplane.io/v1\nkind: Provider\n")
-	var layer bytes.Buffer
-	tw := tar.NewWriter(&layer)
-	if err := tw.WriteHeader(&tar.Header{Name: "package.yaml", Mode: 0o644, Size: int64(len(pkg)), Typeflag: tar.TypeReg}); err != nil {
-		t.Fatal(err)
-	}
-	_, _ = tw.Write(pkg)
-	_ = tw.Close()
-	l, err := tarball.LayerFromOpener(func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(layer.Bytes())), nil })
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := mutate.AppendLayers(empty.Image, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xpkg := filepath.Join(dir, "p.xpkg")
-	if err := tarball.WriteToFile(xpkg, nil, img); err != nil {
-		t.Fatal(err)
-	}
-	digest, err := UnpackXpkg(xpkg, filepath.Join(dir, "image.tar"), filepath.Join(dir, "cache"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want, _ := img.Digest(); digest != want.String() {
-		t.Errorf("UnpackXpkg() = %s, want the image's digest %s", digest, want)
-	}
-	f, err := os.Open(CachePath(filepath.Join(dir, "cache"), PackageCacheID(digest)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := io.ReadAll(zr); !bytes.Equal(got, pkg) {
-		t.Errorf("cached package = %q, want %q", got, pkg)
-	}
-	m, err := tarball.LoadManifest(func() (io.ReadCloser, error) { return os.Open(filepath.Join(dir, "image.tar")) })
-	if err != nil || len(m) != 1 || len(m[0].RepoTags) != 1 || m[0].RepoTags[0] != PackageImage {
-		t.Errorf("image tarball manifest = %+v, %v; want one image tagged %s", m, err, PackageImage)
-	}
-}
+// coderBinary is where BuildBinaryImage puts the fake Coder.
+const coderBinary = "/usr/local/bin/fakecoder"
 
 func TestFakeCoderImageRunsItsBinaryAsNonRootOnLinux(t *testing.T) {
 	if testing.Short() {
@@ -317,9 +228,9 @@ func fileSize(t *testing.T, img v1.Image, name string) int64 {
 }
 
 // TestManifestsAreAcceptedByKubernetes applies everything `make e2e` creates
-// in the cluster, except what needs Crossplane's CRDs, to a real API server:
-// Crossplane's rendered installation, the package cache volume, the fake
-// Coders and the extra RBAC.
+// in the cluster itself, to a real API server: Crossplane's rendered
+// installation, the fake Coders and the registry. What the install guide
+// applies, test/crossplane applies.
 func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 	cp := controlplane.StartOrSkip(t, controlplane.Options{})
 	s := kruntime.NewScheme()
@@ -338,26 +249,8 @@ func TestManifestsAreAcceptedByKubernetes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pkg, err := packagerbac.Load(crds.RepoRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var crossplaneKinds []client.Object
-	for _, o := range ProviderPackage(pkg, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") {
-		if o.GetObjectKind().GroupVersionKind().Group == "pkg.crossplane.io" {
-			crossplaneKinds = append(crossplaneKinds, o)
-		}
-	}
-	if len(crossplaneKinds) != 2 {
-		t.Errorf("the provider package has %d Crossplane objects, want a DeploymentRuntimeConfig and a Provider", len(crossplaneKinds))
-	}
-	objs := append(PackageCache(), xp...)
-	objs = append(objs, FakeCoders()...)
-	for _, o := range ProviderPackage(pkg, "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef") {
-		if o.GetObjectKind().GroupVersionKind().Group != "pkg.crossplane.io" {
-			objs = append(objs, o)
-		}
-	}
+	objs := append(append([]client.Object{&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ProviderNamespace}}}, xp...), FakeCoders()...)
+	objs = append(objs, Registry()...)
 	r := &runner{kube: kube}
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()

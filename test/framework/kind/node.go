@@ -65,14 +65,10 @@ func (r *runner) buildNodeImage(ctx context.Context) error {
 }
 
 // ClusterConfig is kind's cluster configuration for a run: base
-// (cluster/kind/config.yaml) with the package cache's host directory in
-// place of PACKAGE_CACHE_DIR and, when the node image needs one, a kubeadm
+// (cluster/kind/config.yaml) with, when the node image needs one, a kubeadm
 // patch added to kubeadmConfigPatches.
-func ClusterConfig(base []byte, packageCache, kubeadmPatch string) ([]byte, error) {
-	if !bytes.Contains(base, []byte("PACKAGE_CACHE_DIR")) {
-		return nil, fmt.Errorf("the kind configuration has no PACKAGE_CACHE_DIR to replace")
-	}
-	cfg := bytes.ReplaceAll(base, []byte("PACKAGE_CACHE_DIR"), []byte(packageCache))
+func ClusterConfig(base []byte, kubeadmPatch string) ([]byte, error) {
+	cfg := base
 	if strings.TrimSpace(kubeadmPatch) == "" {
 		return cfg, nil
 	}

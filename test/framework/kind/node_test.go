@@ -37,19 +37,18 @@ func TestClusterConfigAddsTheNodeImagesKubeadmPatch(t *testing.T) {
 	cases := map[string]struct {
 		base  []byte
 		patch string
-		// want is the configuration's kubeadmConfigPatches and its mount.
+		// want is the configuration's kubeadmConfigPatches.
 		wantPatches []any
 		wantErr     string
 	}{
 		"KindsDefaultImage":  {base: base, wantPatches: []any{kubelet}},
 		"OfflineNodeImage":   {base: base, patch: etcdPatch, wantPatches: []any{kubelet, etcdPatch}},
-		"NoPatchesInTheBase": {base: []byte("kind: Cluster\nnodes:\n- extraMounts:\n  - hostPath: PACKAGE_CACHE_DIR\n"), patch: etcdPatch, wantPatches: []any{etcdPatch}},
-		"NoPackageCache":     {base: []byte("kind: Cluster\n"), wantErr: "no PACKAGE_CACHE_DIR"},
+		"NoPatchesInTheBase": {base: []byte("kind: Cluster\n"), patch: etcdPatch, wantPatches: []any{etcdPatch}},
 		"PatchIsNotKubeadm":  {base: base, patch: "imageTag: 3.6.5-0\n", wantErr: "not a kubeadm object"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
-			got, err := ClusterConfig(tc.base, "/cache", tc.patch)
+			got, err := ClusterConfig(tc.base, tc.patch)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("ClusterConfig() error = %v, want %q", err, tc.wantErr)
@@ -61,20 +60,12 @@ func TestClusterConfigAddsTheNodeImagesKubeadmPatch(t *testing.T) {
 			}
 			var m struct {
 				KubeadmConfigPatches []any `json:"kubeadmConfigPatches"`
-				Nodes                []struct {
-					ExtraMounts []struct {
-						HostPath string `json:"hostPath"`
-					} `json:"extraMounts"`
-				} `json:"nodes"`
 			}
 			if err := yaml.Unmarshal(got, &m); err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(tc.wantPatches, m.KubeadmConfigPatches); diff != "" {
 				t.Errorf("kubeadmConfigPatches (-want +got):\n%s", diff)
-			}
-			if len(m.Nodes) != 1 || len(m.Nodes[0].ExtraMounts) != 1 || m.Nodes[0].ExtraMounts[0].HostPath != "/cache" {
-				t.Errorf("the package cache mount is not /cache:\n%s", got)
 			}
 		})
 	}

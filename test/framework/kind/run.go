@@ -29,7 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
-	kerrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	kwait "k8s.io/apimachinery/pkg/util/wait"
@@ -37,8 +37,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-
-	"github.com/crossplane-contrib/provider-coder/test/framework/packagerbac"
 )
 
 // Options configure Run.
@@ -53,9 +51,12 @@ type Options struct {
 	Out io.Writer
 	// Run, when set (E2E_RUN), is the -run pattern of the one go test the
 	// run makes in place of the two: a subset of the scenarios, while
-	// working on them.
+	// working on them; RunNone runs none (the install guide alone).
 	Run string
 }
+
+// RunNone is the E2E_RUN that runs no scenario.
+const RunNone = "none"
 
 // Keep says when `make e2e` leaves its cluster running.
 type Keep int
@@ -116,9 +117,10 @@ func Run(ctx context.Context, o Options) (err error) {
 			step{"build Crossplane's image (cluster/local/build-crossplane.sh)", r.buildCrossplaneImage})
 	}
 	steps = append(steps, []step{
-		{"build the provider image and package (make xpkg)", r.makeXpkg},
 		{"build the fake Coder image", r.buildCoderImage},
-		{"unpack the package for the cluster's package cache", r.unpackXpkg},
+		{"build the registry image", r.buildRegistryImage},
+		{"put kubectl and the Crossplane CLI on the guide's PATH", r.tools},
+		{"build the stand-in " + functionName + " package", r.buildFunction},
 	}...)
 	for _, s := range steps {
 		if err := r.step(ctx, s.what, s.do); err != nil {
@@ -133,9 +135,14 @@ func Run(ctx context.Context, o Options) (err error) {
 	}{
 		{"create the kind cluster " + ClusterName, r.createCluster},
 		{"load the images into the cluster", r.loadImages},
+		{"start the registry in the cluster", r.startRegistry},
+		{"make publish to it, and push the stand-in function", r.publish},
 		{"install Crossplane " + crossplane + " from its chart", r.installCrossplane},
+		{"install the composition example's Function", r.installFunction},
+		{"run the install guide (" + InstallGuide + ") as written", r.runInstallGuide},
+		{"check every pod of " + ProviderNamespace + " runs under restricted Pod Security", r.checkRestricted},
+		{"run the provider with the scenarios' arguments", r.configureForScenarios},
 		{"deploy the fake Coders", r.deployCoders},
-		{"install the provider package", r.installProvider},
 		{"run the hold and records scenarios", r.runScenarios},
 	} {
 		if err := r.step(ctx, s.what, s.do); err != nil {
@@ -151,8 +158,9 @@ type runner struct {
 	engine Engine
 	// crossplane is the Crossplane release installed (CrossplaneVersion).
 	crossplane string
-	// digest is the provider package's (UnpackXpkg).
-	digest string
+	// registry is the cluster's registry, host:port, as pods and the
+	// node reach it (startRegistry).
+	registry string
 	// node is the node image and patch its kubeadm configuration, when
 	// the engine is Podman (buildNodeImage); kind's default otherwise.
 	node NodeImage
@@ -189,21 +197,8 @@ func (r *runner) buildKind(ctx context.Context) error {
 	return r.run(ctx, filepath.Join(r.o.Root, "tools", "kind"), nil, "go", "build", "-o", r.path("bin", "kind"), "sigs.k8s.io/kind")
 }
 
-func (r *runner) xpkg() string {
-	return filepath.Join(r.o.Root, "_output", "provider-coder-"+r.o.Arch+".xpkg")
-}
-
-func (r *runner) makeXpkg(ctx context.Context) error {
-	return r.run(ctx, r.o.Root, nil, "make", "xpkg", "ARCH="+r.o.Arch)
-}
-
 func (r *runner) buildCoderImage(context.Context) error {
 	return BuildCoderImage(r.o.Root, r.o.Arch, r.path("fakecoder.tar"))
-}
-
-func (r *runner) unpackXpkg(context.Context) (err error) {
-	r.digest, err = UnpackXpkg(r.xpkg(), r.path("provider.tar"), r.path("package-cache"))
-	return err
 }
 
 func (r *runner) createCluster(ctx context.Context) error {
@@ -211,7 +206,7 @@ func (r *runner) createCluster(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if cfg, err = ClusterConfig(cfg, r.path("package-cache"), r.node.KubeadmPatch); err != nil {
+	if cfg, err = ClusterConfig(cfg, r.node.KubeadmPatch); err != nil {
 		return err
 	}
 	if err := os.WriteFile(r.path("config.yaml"), cfg, 0o600); err != nil {
@@ -273,7 +268,7 @@ func (r *runner) buildCrossplaneImage(ctx context.Context) error {
 }
 
 func (r *runner) loadImages(ctx context.Context) error {
-	images := []string{r.path("provider.tar"), r.path("fakecoder.tar")}
+	images := []string{r.path("fakecoder.tar"), r.path("registry.tar")}
 	if r.engine == Podman {
 		images = append(images, r.path("crossplane.tar"))
 	}
@@ -392,7 +387,8 @@ func (r *runner) installCrossplane(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.apply(ctx, append(PackageCache(), objs...)); err != nil {
+	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ProviderNamespace}}
+	if err := r.apply(ctx, append([]client.Object{ns}, objs...)); err != nil {
 		return err
 	}
 	return wait(ctx, 5*time.Minute, "Crossplane to be available",
@@ -406,28 +402,69 @@ func (r *runner) deployCoders(ctx context.Context) error {
 	return wait(ctx, 3*time.Minute, "the fake Coders to be available", r.deploymentsAvailable(CoderNamespace, CoderNames()...))
 }
 
-func (r *runner) installProvider(ctx context.Context) error {
-	pkg, err := packagerbac.Load(r.o.Root)
-	if err != nil {
+// configureForScenarios runs the provider the guide installed with the
+// scenarios' arguments (ProviderArgs) and one replica, as they expect, in
+// the guide's runtime configuration otherwise; the failover scenarios put
+// the guide's back while they run (testenv: RunAsInstalled).
+func (r *runner) configureForScenarios(ctx context.Context) error {
+	drc := &unstructured.Unstructured{}
+	drc.SetAPIVersion("pkg.crossplane.io/v1beta1")
+	drc.SetKind("DeploymentRuntimeConfig")
+	if err := r.kube.Get(ctx, client.ObjectKey{Name: ProviderName}, drc); err != nil {
 		return err
 	}
-	// Crossplane's CRDs appear once its init container ran.
-	objs := ProviderPackage(pkg, r.digest)
-	if err := wait(ctx, 3*time.Minute, "Crossplane's package API", func(ctx context.Context) (bool, error) {
-		err := r.apply(ctx, objs)
-		if err != nil && (kerrors.IsNotFound(err) || strings.Contains(err.Error(), "no matches for kind")) {
-			return false, err
-		}
-		return err == nil, err
-	}); err != nil {
+	if err := ScenarioRuntimeConfig(drc); err != nil {
 		return err
 	}
-	if err := wait(ctx, 5*time.Minute, "the provider package to be installed and healthy", func(ctx context.Context) (bool, error) {
-		return r.conditionTrue(ctx, "pkg.crossplane.io/v1", "Provider", "", ProviderName, "Installed", "Healthy")
-	}); err != nil {
+	if err := r.kube.Update(ctx, drc); err != nil {
+		return err
+	}
+	if err := wait(ctx, 3*time.Minute, "one provider pod with the scenarios' arguments", r.onePod); err != nil {
 		return err
 	}
 	return r.waitProviderRole(ctx)
+}
+
+// ScenarioRuntimeConfig turns the guide's runtime configuration into the
+// scenarios': one replica, ProviderArgs.
+func ScenarioRuntimeConfig(drc *unstructured.Unstructured) error {
+	path := []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
+	containers, _, err := unstructured.NestedSlice(drc.Object, path...)
+	if err != nil {
+		return fmt.Errorf("the DeploymentRuntimeConfig %s: %w", drc.GetName(), err)
+	}
+	if len(containers) != 1 {
+		return fmt.Errorf("the DeploymentRuntimeConfig %s has %d containers, want the package runtime alone", drc.GetName(), len(containers))
+	}
+	c, _ := containers[0].(map[string]any)
+	if err := unstructured.SetNestedStringSlice(c, ProviderArgs(), "args"); err != nil {
+		return err
+	}
+	if err := unstructured.SetNestedSlice(drc.Object, []any{c}, path...); err != nil {
+		return err
+	}
+	return unstructured.SetNestedField(drc.Object, int64(1), "spec", "deploymentTemplate", "spec", "replicas")
+}
+
+// onePod holds once the provider runs as one ready pod with ProviderArgs,
+// and no other pod is left.
+func (r *runner) onePod(ctx context.Context) (bool, error) {
+	pods := &corev1.PodList{}
+	if err := r.kube.List(ctx, pods, client.InNamespace(ProviderNamespace), client.MatchingLabels{"pkg.crossplane.io/provider": ProviderName}); err != nil {
+		return false, err
+	}
+	if len(pods.Items) != 1 {
+		return false, fmt.Errorf("%d provider pods", len(pods.Items))
+	}
+	p := pods.Items[0]
+	ready := false
+	for _, c := range p.Status.Conditions {
+		ready = ready || c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
+	}
+	if !ready || p.DeletionTimestamp != nil || strings.Join(p.Spec.Containers[0].Args, " ") != strings.Join(ProviderArgs(), " ") {
+		return false, fmt.Errorf("provider pod %s: ready %t, args %q", p.Name, ready, p.Spec.Containers[0].Args)
+	}
+	return true, nil
 }
 
 // waitProviderRole waits, as a user reading `kubectl get clusterroles`
@@ -491,6 +528,10 @@ func (r *runner) runScenarios(ctx context.Context) error {
 	// The failover scenarios kill a provider process in its container
 	// through the node's engine (kind.OnNode).
 	env := []string{EnvKubeconfig + "=" + r.path("kubeconfig"), EnvProvider + "=" + string(r.engine)}
+	if r.o.Run == RunNone {
+		fmt.Fprintf(r.o.Out, "    none: E2E_RUN=%s\n", RunNone)
+		return nil
+	}
 	if r.o.Run != "" {
 		return r.run(ctx, r.o.Root, env, "go", "test", "./test/e2e", "-count=1", "-v", "-timeout=60m", "-run", r.o.Run)
 	}
