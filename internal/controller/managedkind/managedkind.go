@@ -91,8 +91,8 @@ type Kind[R resource.Managed] struct {
 	// CoderName is the name a resource has (or will have) in Coder.
 	CoderName func(R) string
 	// External builds the kind's client to Coder for one reconcile, through
-	// the session its ProviderConfig opened; it logs and records events
-	// through the controller's log and record.
+	// the session its ProviderConfig opened; it logs, naming the
+	// resource, and records events through the controller's log and record.
 	External func(s providerconfig.Session, log logging.Logger, record event.Recorder) deletion.Live[R]
 	// Watches, if set, adds the kind's own watches.
 	Watches func(*builder.Builder) *builder.Builder
@@ -120,7 +120,7 @@ func Setup[R resource.Managed](mgr ctrl.Manager, gvk schema.GroupVersionKind, o 
 		fin.WithChangeLogger(c.ChangeLogger)
 	}
 	c := &connector[R]{Options: o, Kind: gvk.Kind, CoderName: k.CoderName, record: record,
-		External: func(s providerconfig.Session) deletion.Live[R] { return k.External(s, log, record) }}
+		External: k.client(log, record)}
 	opts := []managed.ReconcilerOption{
 		// The reconciler hands the connector an R, or fails the reconcile.
 		managed.WithTypedExternalConnector[R](c),
@@ -222,8 +222,24 @@ type connector[R resource.Managed] struct {
 	// CoderName is the name the resource has (or will have) in Coder.
 	CoderName func(R) string
 	// External builds the kind's client for a session that has one.
-	External func(providerconfig.Session) deletion.Live[R]
+	External func(providerconfig.Session, R) deletion.Live[R]
 	record   event.Recorder
+}
+
+// client builds the kind's client for one reconcile of mg.
+func (k Kind[R]) client(log logging.Logger, record event.Recorder) func(providerconfig.Session, R) deletion.Live[R] {
+	return func(s providerconfig.Session, mg R) deletion.Live[R] {
+		return k.External(s, ResourceLog(log, mg), record)
+	}
+}
+
+// ResourceLog is the log of a kind's client for one resource: what it logs
+// names the resource, as the managed reconciler's own lines do.
+func ResourceLog(log logging.Logger, mg resource.Managed) logging.Logger {
+	if mg.GetNamespace() == "" {
+		return log.WithValues("name", mg.GetName())
+	}
+	return log.WithValues("namespace", mg.GetNamespace(), "name", mg.GetName())
 }
 
 // OriginOf is where a create through session s goes, as records name it.
@@ -252,5 +268,5 @@ func (c *connector[R]) Connect(ctx context.Context, mg R) (managed.TypedExternal
 	pass.Deployment = s.Client.DeploymentID
 	pass.Coder = s.Client
 	pass.Keys, pass.Scope = c.Keys, s.Scope
-	return deletion.Wrap(pass, c.External(s)), nil
+	return deletion.Wrap(pass, c.External(s, mg)), nil
 }
