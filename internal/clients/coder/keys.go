@@ -18,6 +18,7 @@ package coder
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,6 +44,29 @@ const DefaultKeyListBytes = 32 << 20
 // (an id, two string headers, two times) and its two index entries (by id,
 // by word: see KeyList), rounded up.
 const keyBytes = 256
+
+// ListKeys lists every AI Gateway key. Prefer KeyLister, which shares one list
+// among the callers of a ProviderConfig.
+func (c *Client) ListKeys(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointKeys)
+	keys, err := c.sdk.ListAIGatewayKeys(ctx)
+	return keys, wrap(rec, err)
+}
+
+// CreateKey creates an AI Gateway key. The response carries the key's
+// plaintext, which Coder returns only this once.
+func (c *Client) CreateKey(ctx context.Context, name string) (codersdk.CreateAIGatewayKeyResponse, error) {
+	ctx, rec := c.begin(ctx, http.MethodPost, EndpointKeys)
+	resp, err := c.sdk.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: name})
+	return resp, wrap(rec, err)
+}
+
+// DeleteKey deletes an AI Gateway key. A key that does not exist is a NotFound
+// error.
+func (c *Client) DeleteKey(ctx context.Context, id uuid.UUID) error {
+	ctx, rec := c.begin(ctx, http.MethodDelete, EndpointKey)
+	return wrap(rec, c.sdk.DeleteAIGatewayKey(ctx, id))
+}
 
 // KeyLister shares one AI Gateway key list per scope (a Coder and the
 // credential it is listed with: ListScope) among every caller: concurrent callers share one request, and a
