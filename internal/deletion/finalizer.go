@@ -44,20 +44,15 @@ const (
 	errRemoveFinalizer        = "cannot remove finalizer"
 )
 
-// WithChangeLogger makes f log each release without delete to c, as a
-// delete whose details say it was not sent (or not verified) and why.
+// WithChangeLogger logs to c each release without delete, unlogged otherwise.
 func (f *Finalizer) WithChangeLogger(c managed.ChangeLogger) *Finalizer {
 	f.change = c
 	return f
 }
 
-// A Finalizer adds and removes the managed resources' finalizer, deleting
-// first the connection Secret the resource controls, so a re-created
-// object of the same name can publish its own at once.
-//
-// That belongs in a publisher's UnpublishConnection, called at the same
-// point, but crossplane-runtime v2.4.0 lets no provider set its publishers
-// and its own does nothing.
+// A Finalizer adds and removes our finalizer, first deleting the connection
+// Secret the resource controls so a re-created object can publish its own at
+// once (crossplane-runtime v2.4.0's UnpublishConnection does nothing).
 type Finalizer struct {
 	kube      client.Client
 	api       resource.Finalizer
@@ -66,14 +61,10 @@ type Finalizer struct {
 	releases  *Releases
 	records   *Store
 	record    event.Recorder
-	// change, if set, logs each release without delete, the one operation
-	// the managed reconciler does not log.
-	change managed.ChangeLogger
+	change    managed.ChangeLogger
 }
 
-// NewFinalizer returns a Finalizer for the named finalizer key of the
-// kind's resources. Once a removal persists it counts a release without
-// delete noted in releases, with a Warning event.
+// NewFinalizer returns a Finalizer that counts the releases noted in releases.
 func NewFinalizer(kube client.Client, finalizer, kind string, releases *Releases, records *Store, record event.Recorder) *Finalizer {
 	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer), finalizer: finalizer, kind: kind, releases: releases, records: records, record: record}
 }
@@ -84,13 +75,13 @@ func (f *Finalizer) AddFinalizer(ctx context.Context, obj resource.Object) error
 }
 
 // RemoveFinalizer deletes the connection Secret, settles the records, then
-// removes only our finalizer, with the optimistic concurrency of an update.
+// removes only our finalizer; only then is a release without delete counted,
+// so a retry that deletes after all is not.
 func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) error {
 	if err := f.deleteConnectionSecret(ctx, obj); err != nil {
 		return err
 	}
-	// Settled before the finalizer goes: a failed write keeps the
-	// finalizer and the pass is retried.
+	// Before the finalizer goes: a failed write keeps it, and retries.
 	if mg, ok := obj.(resource.Managed); ok {
 		if err := f.settle(ctx, mg); err != nil {
 			return err
@@ -111,9 +102,8 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 	return nil
 }
 
-// logRelease logs a release without delete, best effort as the managed
-// reconciler's own entries: an audit must show the resource let go of an
-// object that may still be in Coder.
+// logRelease is best effort, as the managed reconciler's own entries: an
+// audit must show the resource let go of an object that may be in Coder.
 func (f *Finalizer) logRelease(ctx context.Context, obj resource.Object, why string, msg error) {
 	mg, ok := obj.(resource.Managed)
 	if f.change == nil || !ok {
@@ -124,22 +114,20 @@ func (f *Finalizer) logRelease(ctx context.Context, obj resource.Object, why str
 	})
 }
 
-// The additional details of a change-log entry the provider writes beside
-// crossplane-runtime's own.
+// The details of the provider's change-log entries.
 const (
 	// ChangeLogOutcome says what became of the object in Coder.
 	ChangeLogOutcome = "outcome"
 	// ChangeLogReason says why.
 	ChangeLogReason = "reason"
-	// ChangeLogReleasedWithoutDelete: the resource let go of its object
-	// without a verified delete; its records stay for the sweep.
+	// ChangeLogReleasedWithoutDelete: its records stay for the sweep.
 	ChangeLogReleasedWithoutDelete = "ReleasedWithoutDelete"
 )
 
-// settle marks mg's records Abandoned after a release without delete and
-// deletes them otherwise. When RBAC forbids their delete, mg is not held
-// for an operator: they turn Abandoned and the release counts, for the
-// sweep to verify. Not an orphan's: the sweep would delete what it keeps.
+// settle abandons mg's records after a release without delete, or deletes
+// them; when RBAC forbids that they turn Abandoned and the release counts,
+// rather than holding mg for an operator (not an orphan's: the sweep would
+// delete what it keeps).
 func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 	if why, released := f.releases.peek(mg.GetUID()); released {
 		return f.records.Abandon(ctx, mg, f.kind, why)
@@ -149,7 +137,6 @@ func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 		return err
 	}
 	if !f.records.MayHaveAttempted(ctx, mg, f.kind) {
-		// No record, so nothing to settle.
 		return nil
 	}
 	if err := f.records.Abandon(ctx, mg, f.kind, ReasonRecordDeleteForbidden); err != nil {
@@ -160,8 +147,8 @@ func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 }
 
 // ReleaseStalled releases a deleting mg the managed reconciler leaves alone
-// (Stalled says why) once its delete is due to be a bounded pass, asking
-// nothing of Coder: a paused resource must not be acted on there.
+// (Stalled says why) once its bounded pass is due, asking nothing of Coder:
+// a paused resource must not be acted on there.
 func (f *Finalizer) ReleaseStalled(ctx context.Context, mg resource.Managed, why string) error {
 	r := PassResult{Stalled: why, Orphan: !policy.MayDelete(mg)}
 	r.MayHaveAttempted = meta.GetExternalName(mg) != "" || f.records.MayHaveAttempted(ctx, mg, f.kind)
@@ -172,9 +159,7 @@ func (f *Finalizer) ReleaseStalled(ctx context.Context, mg resource.Managed, why
 	return f.RemoveFinalizer(ctx, mg)
 }
 
-// ReasonRecordDeleteForbidden is the release reason when the object was
-// deleted in Coder, or never existed, but the provider may not delete its
-// cleanup records.
+// ReasonRecordDeleteForbidden: the provider may not delete the records.
 const ReasonRecordDeleteForbidden = "RecordDeleteForbidden"
 
 func releasedWhy(reason string) string {
@@ -188,12 +173,10 @@ func releasedWhy(reason string) string {
 	}
 }
 
-// remove removes our finalizer, reporting whether the release happened.
-// Not resource.APIFinalizer's: it takes NotFound for success, but a
-// resource whose finalizers were stripped by hand was not released by us
-// (its Abandoned record still lets the sweep act). A lost answer may have
-// persisted, and the resource then never comes back here, so it is checked
-// past the cache at once.
+// remove removes our finalizer, reporting whether the release happened: not
+// APIFinalizer's, which takes NotFound for success although a resource
+// stripped by hand was not released by us. A lost answer may have persisted,
+// after which the resource never comes back, so it is checked at once.
 func (f *Finalizer) remove(ctx context.Context, obj resource.Object) (bool, error) {
 	meta.RemoveFinalizer(obj, f.finalizer)
 	err := f.kube.Update(ctx, obj)
@@ -204,16 +187,14 @@ func (f *Finalizer) remove(ctx context.Context, obj resource.Object) (bool, erro
 		_, releasing := f.releases.peek(obj.GetUID())
 		return releasing, nil
 	}
-	// A conflict or a lost answer: once the finalizer is gone, by this
-	// removal or by hand, the release stands.
+	// A conflict or a lost answer: once the finalizer is gone, it stands.
 	if f.persisted(ctx, obj) {
 		return true, nil
 	}
 	return false, errors.Wrap(err, errRemoveFinalizer)
 }
 
-// persisted reports, past the cache, whether obj's finalizer is gone (obj
-// gone, replaced, or without it); false when that cannot be read.
+// persisted reports, past the cache, whether obj's finalizer is gone.
 func (f *Finalizer) persisted(ctx context.Context, obj resource.Object) bool {
 	got, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {
@@ -226,8 +207,7 @@ func (f *Finalizer) persisted(ctx context.Context, obj resource.Object) bool {
 	return err == nil && (got.GetUID() != obj.GetUID() || !meta.FinalizerExists(got, f.finalizer))
 }
 
-// ReasonReleasedWithoutDelete is the Warning event of a release without a
-// verified delete in Coder.
+// ReasonReleasedWithoutDelete is the Warning event of a release without delete.
 const ReasonReleasedWithoutDelete event.Reason = "ReleasedWithoutDelete"
 
 func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Object) error {
@@ -245,7 +225,7 @@ func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Obj
 	}
 	err := f.kube.Delete(ctx, s, client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion})
 	if kerrors.IsNotFound(err) || kerrors.IsConflict(err) {
-		// Garbage collection still removes it through its owner reference.
+		// Garbage collection still removes it.
 		return nil
 	}
 	return errors.Wrap(err, errDeleteConnectionSecret)
@@ -266,19 +246,15 @@ func ConnectionSecret(obj resource.Object) (types.NamespacedName, bool) {
 	return types.NamespacedName{}, false
 }
 
-// Releases remembers, per resource, what spans its reconciles: a release
-// without verified delete, counted only once the finalizer's removal
-// persists (a retry that then deletes is not); and its last delete sent,
-// which the next look verifies on a list sent after Coder answered (Observe
-// only reads, so they are two reconciles apart). It is the one memory of
-// sent deletes, the pass's and a kind client's own (Deleted), in memory
-// only: after a restart a delete is sent again, once.
+// Releases remembers what spans a resource's reconciles: a release without
+// delete until its finalizer's removal persists, and its last delete, which
+// the next look verifies on a later list. It is the one memory of sent
+// deletes (the pass's, a kind client's), lost on restart: sent again, once.
 type Releases struct {
 	mu   sync.Mutex
 	m    map[types.UID]string
 	sent map[types.UID]sentDelete
-	// counted dates each counted release, so a reconcile on a cache not
-	// yet past the removal does not count it twice; kept countedMemory.
+	// counted dates counted releases, so a stale cache counts none twice.
 	counted   map[types.UID]time.Time
 	lastPrune time.Time
 }
@@ -286,9 +262,8 @@ type Releases struct {
 // countedMemory is far longer than a cache lags.
 const countedMemory = 10 * time.Minute
 
-// A sentDelete is one delete for a resource: the ids, when Coder answered,
-// and its failure. pass: the pass's Delete sent it (the bounded pass
-// verifies it); a kind client's own delete only dates the next look's list.
+// A sentDelete is one delete: the ids, when Coder answered, its failure, and
+// whether the pass sent it (the bounded pass verifies only its own).
 type sentDelete struct {
 	ids  []string
 	at   time.Time
@@ -314,8 +289,7 @@ func (r *Releases) peek(uid types.UID) (string, bool) {
 	return why, ok
 }
 
-// take returns and forgets why uid released without a delete, and its
-// deletes, once its finalizer is gone; a release is reported once.
+// take forgets uid once its finalizer is gone, reporting a release once.
 func (r *Releases) take(uid types.UID) (string, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -334,9 +308,7 @@ func (r *Releases) take(uid types.UID) (string, bool) {
 	return why, true
 }
 
-// prune forgets, at most once a minute, what is older than countedMemory:
-// counted releases, and a kind client's deletes (any list since serves,
-// and one lacking a deleted object is sent again, once).
+// prune forgets, once a minute, what is older than countedMemory.
 func (r *Releases) prune(now time.Time) {
 	if now.Sub(r.lastPrune) < time.Minute {
 		return
@@ -354,21 +326,18 @@ func (r *Releases) prune(now time.Time) {
 	}
 }
 
-// forget drops a mark: the resource deleted after all.
 func (r *Releases) forget(uid types.UID) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	delete(r.m, uid)
 }
 
-// deleted notes the pass's delete of uid, begun at start and just
-// answered, with what the kind's client deleted meanwhile (Deleted).
+// deleted notes the pass's delete, with the kind's own meanwhile (Deleted).
 func (r *Releases) deleted(uid types.UID, start time.Time, ids []string, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	d := r.sent[uid]
 	if d.at.Before(start) {
-		// An earlier delete's.
 		d.ids = nil
 	}
 	for _, id := range ids {
@@ -379,10 +348,9 @@ func (r *Releases) deleted(uid types.UID, start time.Time, ids []string, err err
 	r.sent[uid] = sentDelete{ids: d.ids, at: time.Now(), err: err, pass: true}
 }
 
-// Deleted notes that Coder answered, at at, uid's delete of ids sent by the
-// kind's client (within the pass's Delete, or a rotation's retire): the
-// resource's next look lists after at, and every other resource goes on
-// with the shared list, which the delete did not change for it.
+// Deleted notes that Coder answered, at at, uid's delete of ids by the
+// kind's client: its next look lists after at, while other resources keep
+// the shared list.
 func (r *Releases) Deleted(uid types.UID, at time.Time, ids ...string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -390,8 +358,7 @@ func (r *Releases) Deleted(uid types.UID, at time.Time, ids ...string) {
 	r.sent[uid] = sentDelete{ids: ids, at: at}
 }
 
-// DeletedAt returns when Coder answered uid's last delete, until a look
-// verified it.
+// DeletedAt returns when Coder answered uid's last unverified delete.
 func (r *Releases) DeletedAt(uid types.UID) (time.Time, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -399,8 +366,7 @@ func (r *Releases) DeletedAt(uid types.UID) (time.Time, bool) {
 	return d.at, ok
 }
 
-// DeletedBefore reports whether Coder answered uid's delete of id before a
-// list sent at sent, whose not showing it verifies it gone.
+// DeletedBefore: uid's delete of id was answered before a list sent at sent.
 func (r *Releases) DeletedBefore(uid types.UID, sent time.Time, id string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -408,7 +374,6 @@ func (r *Releases) DeletedBefore(uid types.UID, sent time.Time, id string) bool 
 	return ok && !sent.Before(d.at) && slices.Contains(d.ids, id)
 }
 
-// lastDelete returns the pass's last delete of uid awaiting verification.
 func (r *Releases) lastDelete(uid types.UID) (sentDelete, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -422,8 +387,7 @@ func (r *Releases) verified(uid types.UID) {
 	delete(r.sent, uid)
 }
 
-// acceptedBefore reports whether Coder accepted, in uid's last delete, the
-// delete of one of ids: the object outlived it.
+// acceptedBefore: Coder accepted one of ids in uid's last delete, and it lives.
 func (r *Releases) acceptedBefore(uid types.UID, ids []string) bool {
 	d, ok := r.lastDelete(uid)
 	return ok && d.err == nil && slices.ContainsFunc(ids, func(id string) bool { return id != "" && slices.Contains(d.ids, id) })

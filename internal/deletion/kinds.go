@@ -42,23 +42,18 @@ const (
 	KindMCPServer    = "MCPServer"
 )
 
-// An objectKind is how to find and delete one kind of object in Coder.
-// Every path that deletes (a deleting resource, its bounded pass, the
-// sweep) goes through objectKinds, so a kind registered there inherits the
-// whole contract.
+// An objectKind is how to find and delete one kind of Coder object; every
+// path that deletes goes through objectKinds, so a kind registered there
+// inherits the whole contract.
 type objectKind struct {
-	// find returns, per record, what it names that is left in the Coder
-	// of l and no other live resource holds, or why that cannot be told.
-	// It only reads.
-	find func(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found
-	// remove deletes by id and returns the first failure; a 404 is done,
-	// never verified absence.
+	// find returns, per record, what it names that is left and is its
+	// owner's, or why that cannot be told. It only reads.
+	find   func(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found
 	remove func(ctx context.Context, cl *coder.Client, ids []string) error
 }
 
-// objectKinds is every kind a record can name, in the order a sweep serves
-// them. TestEveryManagedKindHasItsObjects keeps it and apis.ManagedKinds()
-// together.
+// objectKinds is every kind a record can name, in sweep order;
+// TestEveryManagedKindHasItsObjects keeps it beside apis.ManagedKinds().
 var objectKinds = []registered{
 	{KindProvider, objectKind{find: providers.find, remove: each(func(cl *coder.Client, ctx context.Context, id uuid.UUID) error {
 		return cl.DeleteProvider(ctx, id.String()) // Soft-deletes it.
@@ -84,22 +79,19 @@ func objectsOf(kind string) (objectKind, bool) {
 	return objectKinds[i].objectKind, true
 }
 
-// A look is where a find looks: the client, the Coder it reaches (now),
-// what other live resources hold there, and the key list to look on.
+// A look is where a find looks; keys nil lists through cl.
 type look struct {
 	cl    *coder.Client
 	now   Origin
 	owned Owned
-	// keys lists Coder's keys; nil lists through cl.
-	keys func(context.Context) ([]codersdk.AIGatewayKey, error)
+	keys  func(context.Context) ([]codersdk.AIGatewayKey, error)
 }
 
-// found is what one record names that is left in Coder.
+// found is what one record names that is left in Coder; superseded: someone
+// else replaced its object (a budget row written since its PUT).
 type found struct {
-	ids []string
-	err error
-	// superseded: someone else replaced the record's object (a budget row
-	// written since its PUT); nothing of the record's is left.
+	ids        []string
+	err        error
 	superseded bool
 }
 
@@ -138,8 +130,7 @@ func findKeys(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord
 	return out
 }
 
-// each removes objects one at a time by Coder id; a 404 is done, never
-// verified absence.
+// each removes objects one at a time; a 404 is done, never verified absence.
 func each(del func(*coder.Client, context.Context, uuid.UUID) error) func(context.Context, *coder.Client, []string) error {
 	return func(ctx context.Context, cl *coder.Client, ids []string) error {
 		var first error
@@ -156,9 +147,8 @@ func each(del func(*coder.Client, context.Context, uuid.UUID) error) func(contex
 	}
 }
 
-// sweepObjects deletes what the records of one kind name and verifies with
-// one find before and, if anything was deleted, one after all the deletes.
-// Per record: nil for a verified absence, or superseded (not deleted).
+// sweepObjects deletes what one kind's records name and verifies with one
+// find before and, if anything was deleted, one after all the deletes.
 func sweepObjects(ctx context.Context, l look, k objectKind, recs []*clusterv1alpha1.CleanupRecord) []found {
 	before := k.find(ctx, l, recs)
 	deleted := false
@@ -170,8 +160,6 @@ func sweepObjects(ctx context.Context, l look, k objectKind, recs []*clusterv1al
 		deleted = true
 	}
 	if !deleted {
-		// Nothing was asked of Coder since the find, which verified the
-		// absence of everything it lacks.
 		return before
 	}
 	after := k.find(ctx, l, recs)
@@ -187,8 +175,7 @@ func sweepObjects(ctx context.Context, l look, k objectKind, recs []*clusterv1al
 	return before
 }
 
-// ReasonBudgetChangedInCoder: a deleting resource's budget or override was
-// written in Coder since its last PUT, so it is someone else's and is left.
+// ReasonBudgetChangedInCoder: someone wrote the budget since our last PUT.
 const ReasonBudgetChangedInCoder event.Reason = "BudgetChangedInCoder"
 
 var msgFmtChanged = map[string]string{
@@ -202,8 +189,8 @@ const (
 	errNoClientVerify     = "no Coder client to verify that what the cleanup records name is gone"
 )
 
-// Leftovers are, by kind, the ids in Coder a deleting resource's records
-// name: a look finds them, Delete deletes them, the next look verifies.
+// Leftovers are, by kind, the ids a deleting resource's records name in
+// Coder: a look finds them, Delete deletes them, the next look verifies.
 type Leftovers map[string][]string
 
 func (l Leftovers) empty() bool { return len(l.ids()) == 0 }
@@ -218,8 +205,7 @@ func (l Leftovers) ids() []string {
 
 // recordsLeft reads what mg's records name that is still in the Coder at
 // now, never by its external name or annotations, which anyone editing it
-// can set (to a sibling's id, or a forged refusal). What another live
-// resource holds by a record of its own is left to it.
+// can set; what another live resource holds is left to it.
 func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, now Origin, since time.Time) (Leftovers, error) {
 	written := recs.written()
 	if len(written) == 0 {
@@ -251,8 +237,7 @@ func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, no
 	return left, lookup()
 }
 
-// keysSince lists on the ProviderConfig's shared key list, one sent at
-// since or later (see find); without a shared list the find lists.
+// keysSince lists on the shared key list, one sent at since or later.
 func (p Pass) keysSince(since time.Time) func(context.Context) ([]codersdk.AIGatewayKey, error) {
 	if p.Keys == nil {
 		return nil
@@ -266,9 +251,7 @@ func (p Pass) keysSince(since time.Time) func(context.Context) ([]codersdk.AIGat
 	}
 }
 
-// deleteLeft deletes all that recordsLeft found and returns the first
-// failure; the caller notes the delete (Releases.deleted) so the next look
-// verifies on a list sent after this answer.
+// deleteLeft deletes what recordsLeft found; the caller notes it (Releases.deleted).
 func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
 	if l.empty() {
 		return nil
@@ -285,16 +268,14 @@ func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
 	return errors.Wrap(first, errDeleteRecordedLeft)
 }
 
-// A KeyClaim names the keys one owner may have in Coder: by id and by
-// UID-derived name, which proves ownership on its own, so a record whose
-// id went stale still finds a key a later create made under that name.
+// A KeyClaim names an owner's keys by id and by UID-derived name, which
+// proves ownership on its own, so a record whose id went stale still finds a
+// key a later create made under that name.
 type KeyClaim struct {
 	IDs []string
 	// Name reports whether a key name is one of the owner's derived names.
 	Name func(string) bool
-	// NotBefore, when set, is the earliest time (our clock) a key of the
-	// claim can have been created: a record written before its create
-	// cannot name a key Coder made earlier (see notBefore).
+	// NotBefore bounds when a key of the claim can have been created.
 	NotBefore time.Time
 }
 
@@ -316,8 +297,7 @@ func nameIs(name string) func(string) bool {
 	return func(n string) bool { return name != "" && n == name }
 }
 
-// OwnedKeys returns the keys of list the claim names, skipping those another
-// resource holds.
+// OwnedKeys returns the keys the claim names that no other resource holds.
 func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, owned Owned) []codersdk.AIGatewayKey {
 	var out []codersdk.AIGatewayKey
 	for _, k := range list {
@@ -328,8 +308,8 @@ func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, owned Owned) []codersdk
 	return out
 }
 
-// DeleteKeys deletes every key of ids, a 404 being done, and returns the
-// first failure. Absence is verified by the caller's next list.
+// DeleteKeys deletes keys (a 404 is done) and returns the first failure;
+// the caller's next list verifies.
 func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 	var first error
 	for _, id := range ids {
@@ -348,9 +328,9 @@ var errUndated = errors.New("cannot compare Coder's timestamps with the provider
 
 var errPredates = errors.New("it predates the cleanup record that names it, so it is not deleted and the record is kept")
 
-// notBefore is nil when an object Coder dated createdAt can have been made
-// after notBefore (our clock; zero bounds nothing), compared on Coder's
-// clock. Otherwise the object is not the claim's, but not absent either.
+// notBefore is nil when an object Coder dated createdAt can postdate
+// notBefore (our clock; zero bounds nothing), on Coder's clock; otherwise
+// it is not the claim's, but not absent either.
 func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) error {
 	switch {
 	case notBefore.IsZero():
@@ -365,8 +345,7 @@ func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) e
 }
 
 // Owned reports whether a live resource other than the claim's owner holds
-// an id (liveOwners): it imported it, whatever an earlier owner's record
-// says, so it is never deleted for the claim. Nil holds nothing.
+// an id: it imported it, so it is never deleted for the claim.
 type Owned func(id string) bool
 
 func (h Owned) has(id string) bool { return h != nil && h(id) }

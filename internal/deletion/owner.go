@@ -40,24 +40,20 @@ const (
 	errFmtOwned    = "the Coder object %s is owned by %s %s (UID %s); this resource does not adopt, import, change or delete it: remove its external name, or delete that resource first"
 )
 
-// An Owner is a managed resource that claims a Coder object, by one of its
-// cleanup records or by its external name.
+// An Owner is a resource that claims a Coder object, by record or name.
 type Owner struct {
 	UID       string
 	Kind      string
 	Namespace string
 	Name      string
-	// Record: a record names the object. Only the provider writes records,
-	// so a record outranks any external name.
-	Record bool
-	// Created is set by the API server.
+	// Record: a record, only the provider's to write, outranks any name.
+	Record  bool
 	Created time.Time
 }
 
 // OwnerOf decides which other resource, if any, owns an object self (a UID)
-// claims. A record decides first; without one, the oldest live resource
-// naming the object owns it, so a later one cannot take over by setting
-// the same external name.
+// claims: a record decides first, else the oldest live resource naming it,
+// so a later one cannot take over by setting the same external name.
 func OwnerOf(self string, claims []Owner) (Owner, bool) {
 	var recorded, live []Owner
 	for _, c := range claims {
@@ -88,16 +84,13 @@ func olderFirst(a, b Owner) int {
 	return strings.Compare(a.UID, b.UID)
 }
 
-// ErrOwned is the error of a resource that names an object another
-// resource owns. It names that resource, and nothing secret.
+// ErrOwned names the resource that owns id, and nothing secret.
 func ErrOwned(id string, owner Owner) error {
 	return errors.Errorf(errFmtOwned, id, owner.Kind, objectName(owner.Namespace, owner.Name), owner.UID)
 }
 
-// owners gathers every resource that claims id in the Coder at now: the
-// owners of records made through it, and live resources whose
-// ProviderConfig reaches it (self whatever its ProviderConfig). It reads
-// the cache.
+// owners gathers from the cache who claims id in the Coder at now: records
+// made through it, and live resources whose ProviderConfig reaches it.
 func (r *Store) owners(ctx context.Context, self, id string, kinds []apis.ManagedKind, now Origin) ([]Owner, error) {
 	recs, live, liveKinds, err := r.naming(ctx, id, kinds)
 	if err != nil {
@@ -112,8 +105,6 @@ func (r *Store) owners(ctx context.Context, self, id string, kinds []apis.Manage
 		out = append(out, Owner{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
 	}
 	for i, mg := range live {
-		// self is never its own owner (OwnerOf), so its poll reads no
-		// ProviderConfig.
 		if string(mg.GetUID()) != self && !r.reaches(ctx, mg, now) {
 			continue
 		}
@@ -125,8 +116,6 @@ func (r *Store) owners(ctx context.Context, self, id string, kinds []apis.Manage
 	return out, nil
 }
 
-// naming reads, by the cache's indexes, the records that name id and the
-// live resources of kinds whose external name is id, with each one's kind.
 func (r *Store) naming(ctx context.Context, id string, kinds []apis.ManagedKind) ([]clusterv1alpha1.CleanupRecord, []resource.Managed, []string, error) {
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := r.kube.List(ctx, l, client.MatchingFields{index.RecordExternalID: id}); err != nil {
@@ -154,15 +143,12 @@ func (r *Store) naming(ctx context.Context, id string, kinds []apis.ManagedKind)
 	return recs, live, liveKinds, nil
 }
 
-// OwnedByAnother returns the error naming the owner of id in the Coder at
-// now when it is not mg; err is a failure to find out. No records (nil)
-// know no owners.
+// OwnedByAnother returns the error naming id's owner in the Coder at now
+// when it is not mg; err is a failure to find out.
 func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id string, now Origin) (owned, err error) {
 	if r == nil {
 		return nil, nil
 	}
-	// Only kinds of the same Coder object can claim it; records of any
-	// kind count.
 	cs, err := r.owners(ctx, string(mg.GetUID()), id, apis.SameCoderKinds(mg), now)
 	if err != nil {
 		return nil, err
@@ -173,10 +159,9 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 	return nil, nil
 }
 
-// reaches reports whether mg's ProviderConfig reaches the Coder at now
-// (Speaks), by its URL until it reports a deployment. One that cannot be
-// read may reach any Coder, so the claim counts: refusing an import waits
-// for a human, adopting another's object cannot be undone.
+// reaches reports whether mg's ProviderConfig reaches the Coder at now. One
+// that cannot be read may reach any, so the claim counts: a refused import
+// waits for a human, an adopted object of another's cannot be undone.
 func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bool {
 	ref, err := providerconfig.RefOf(mg)
 	if err != nil {
@@ -193,14 +178,11 @@ func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bo
 	return Speaks(at, now)
 }
 
-// Speaks reports whether what was made at o (a record's origin, or the
-// Coder a live resource reaches) speaks of the Coder at now. It is the one
-// rule of ownership per Coder (DESIGN §9), applied before every decision
-// of who owns or holds an object, so a tenant's own server answering with
-// ids it saw in the platform's Coder can shield, block or adopt nothing
-// there. Until now's deployment is known the URL alone decides and a
-// record of no URL speaks: counting another deployment's record refuses or
-// holds, missing one of ours would adopt or delete.
+// Speaks reports whether what was made at o speaks of the Coder at now: the
+// one rule of ownership per Coder (DESIGN §9), applied before every decision
+// of who owns or holds an object, so a tenant's server answering with the
+// platform's ids can shield, block or adopt nothing. Until now's deployment
+// is known the URL decides, and a legacy record speaks.
 func Speaks(o, now Origin) bool {
 	if now.DeploymentID == "" {
 		return o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL
@@ -208,21 +190,16 @@ func Speaks(o, now Origin) bool {
 	return o.SameCoder(now)
 }
 
-// SpeaksOf reports whether rec speaks of the Coder at now (Speaks); callers
-// test it in their own loop, so the sweep copies no record.
+// SpeaksOf is Speaks for a record, in the caller's loop so the sweep copies none.
 func SpeaksOf(rec *clusterv1alpha1.CleanupRecord, now Origin) bool {
 	return Speaks(originOf(rec), now)
 }
 
-// liveOwners are, by id, the UIDs of the live resources that hold a Coder
-// object: their external name is its id and a record of their own, of the
-// Coder acted on, names it too. An external name alone is anyone's to
-// write and would keep a released key alive. The one rule of who holds an
-// object, for the sweep and a deleting resource's look alike.
+// liveOwners are, by id, the live resources that hold an object: their
+// external name is its id and a record of their own, of the Coder acted on,
+// names it. An external name alone is anyone's to write.
 type liveOwners map[string][]string
 
-// liveOwnersOf decides who holds what from the records and live resources
-// the caller read, in the Coder at now.
 func liveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) liveOwners {
 	recorded := make(map[[2]string]bool, len(recs))
 	for i := range recs {
@@ -240,22 +217,19 @@ func liveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed,
 	return h
 }
 
-// Except is what resources other than uids hold, which a delete for uids
-// must leave alone.
+// Except is what others than uids hold, which a delete for uids leaves.
 func (h liveOwners) Except(uids ...string) Owned {
 	return func(id string) bool {
 		return slices.ContainsFunc(h[id], func(uid string) bool { return !slices.Contains(uids, uid) })
 	}
 }
 
-// clockSkew is how far the API server's clock, which dates a record, may
-// run ahead of ours. Coder's own clock is never compared with ours.
+// clockSkew is how far the API server's clock may run ahead of ours.
 const clockSkew = time.Minute
 
-// NotBefore is the earliest time (our clock) Coder can have created what
-// rec names: a create's record was written before the create, and its
-// creation time is the API server's, which no editor can change. An
-// import's record (no Coder name) postdates its object: zero.
+// NotBefore is the earliest time (our clock) Coder can have created what a
+// create's record names, by the creation time the API server set; zero for
+// an import's record (no Coder name), which postdates its object.
 func NotBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
 	if rec.Status.CoderName == "" {
 		return time.Time{}
@@ -263,16 +237,14 @@ func NotBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
 	return rec.CreationTimestamp.Add(-clockSkew)
 }
 
-// keyClaimOf is what a key record names: the id once known, and the
-// UID-derived name, which finds the key when the id went stale.
+// keyClaimOf's UID-derived name finds the key when the id went stale.
 func keyClaimOf(rec *clusterv1alpha1.CleanupRecord) KeyClaim {
 	return KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: nameIs(rec.Status.CoderName), NotBefore: NotBefore(rec)}
 }
 
 // OwnedByOthers reports what another live resource holds in the Coder at
-// now (liveOwners), read from the cache one id at a time. An id whose
-// holders could not be read counts as held, so nothing is deleted on a
-// guess, and the failure (second result) fails the verification.
+// now; an id whose holders cannot be read counts as held, so nothing is
+// deleted on a guess, and the failure fails the verification.
 func (r *Store) OwnedByOthers(ctx context.Context, mg resource.Managed, now Origin) (Owned, func() error) {
 	var first error
 	self := string(mg.GetUID())
@@ -289,11 +261,9 @@ func (r *Store) OwnedByOthers(ctx context.Context, mg resource.Managed, now Orig
 	return owned, func() error { return first }
 }
 
-// otherDeployment errs when a record of recs names another Coder than the
-// client reaches now: that Coder not listing the object says nothing of
-// the one that holds it. The deployment is asked now, as the
-// ProviderConfig's status may predate a change of URL. It returns where
-// the client reaches now.
+// otherDeployment errs when a record names another Coder than the client
+// reaches now, whose not listing the object says nothing. The deployment is
+// asked now: the ProviderConfig's status may predate a change of URL.
 func (p Pass) otherDeployment(ctx context.Context, recs Set) (Origin, error) {
 	now := p.Origin
 	named := recs.Origins()
@@ -307,11 +277,9 @@ func (p Pass) otherDeployment(ctx context.Context, recs Set) (Origin, error) {
 	return now, OtherCoder(recs, now)
 }
 
-// OtherCoder is the error of a resource whose records were made through
-// another Coder than now. It is the one rule by which a resource acts on a
-// Coder, live or deleting (DESIGN §9): no other Coder's answer counts as
-// gone, and no id is read, adopted, changed or deleted where it may name
-// another object. Without records it names no Coder yet.
+// OtherCoder is the error of records made through another Coder than now:
+// the one rule by which a resource, live or deleting, acts on a Coder
+// (DESIGN §9), as no other Coder's answer counts and its ids name others.
 func OtherCoder(recs Set, now Origin) error {
 	for _, o := range recs.Origins() {
 		if !o.SameCoder(now) {
@@ -321,14 +289,12 @@ func OtherCoder(recs Set, now Origin) error {
 	return nil
 }
 
-// An Origin is where a create is sent, so where its object lives: the
-// deployment, and the ProviderConfig with the canonical URL it named. A
-// deployment id is only what a server says (a staging Coder restored from
-// production's database says production's), so a tenant's server claiming
-// the platform's id is still another origin.
+// An Origin is where a create is sent: the deployment and the
+// ProviderConfig with its URL, as a deployment id is only what a server says
+// (a staging Coder restored from production's says production's).
 type Origin struct {
 	DeploymentID string
-	// ProviderConfig is zero on a record written before records named one.
+	// ProviderConfig is zero on a legacy record.
 	ProviderConfig clusterv1alpha1.RecordedProviderConfig
 }
 
@@ -340,8 +306,7 @@ func originOf(rec *clusterv1alpha1.CleanupRecord) Origin {
 	return o
 }
 
-// Legacy reports whether o is a record's origin that names no
-// ProviderConfig (written by an earlier release).
+// Legacy reports whether o is a record's that names no ProviderConfig.
 func (o Origin) Legacy() bool { return o.ProviderConfig == clusterv1alpha1.RecordedProviderConfig{} }
 
 // Spec is o's ProviderConfig as a record's spec holds it.
@@ -353,24 +318,22 @@ func (o Origin) Spec() *clusterv1alpha1.RecordedProviderConfig {
 	return &pc
 }
 
-// SameCoder reports whether a client at now answers for what was made at
-// o; only then does its "gone" count, and may it delete by id.
+// SameCoder reports whether a client at now answers for what was made at o:
+// only then does its "gone" count, and may it delete by id.
 func (o Origin) SameCoder(now Origin) bool {
 	return o.DeploymentID != "" && o.DeploymentID == now.DeploymentID &&
 		(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)
 }
 
-// MadeBy reports whether now is the ProviderConfig that made o, still at
-// the same Coder: only its credentials may delete an object found by a
-// name its owner does not derive from its UID.
+// MadeBy reports whether now is the ProviderConfig that made o, at the same
+// Coder: only its credentials may delete by a name its owner chose.
 func (o Origin) MadeBy(now Origin) bool {
 	a, b := o.ProviderConfig, now.ProviderConfig
 	return !o.Legacy() && o.SameCoder(now) && a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
 }
 
-// ByName reports whether a client at now may find, and delete, what was
-// made at o by a name its owner chose: it is the ProviderConfig that made
-// it, or, for a record that names none, one of the same deployment.
+// ByName reports whether a client at now may find and delete what was made
+// at o by a name its owner chose (MadeBy, or a legacy record's deployment).
 func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }
 
 // String is o as conditions and events name it.
@@ -382,8 +345,7 @@ func (o Origin) String() string {
 	return "deployment " + o.DeploymentID + " at " + pc.URL + " (" + pc.Kind + " " + objectName(pc.Namespace, pc.Name) + ")"
 }
 
-// An otherDeploymentError says a resource's object lives in another Coder,
-// or was made through another ProviderConfig, than it reaches now.
+// An otherDeploymentError: the object lives in another Coder than now.
 type otherDeploymentError struct{ Recorded, Now Origin }
 
 func (e *otherDeploymentError) Error() string {

@@ -41,17 +41,14 @@ const (
 	errVerifyDeployment        = "cannot ask Coder which deployment it is"
 	errDeleteAgain             = "Coder accepted this resource's last delete of the object but still shows it; deleted again"
 
-	// ReasonCredentialsUnavailable is the failure reason when no Coder
-	// client could be built (ProviderConfig or its Secret gone).
+	// ReasonCredentialsUnavailable: no Coder client could be built.
 	ReasonCredentialsUnavailable = "CredentialsUnavailable"
 	reasonStillPresent           = "StillPresent"
-	// ReasonOtherDeployment is the release reason when the ProviderConfig
-	// reaches another Coder deployment than the one that made the object.
+	// ReasonOtherDeployment: the object was made through another Coder.
 	ReasonOtherDeployment = "OtherDeployment"
 )
 
-// DeleteFailureReasons are every reason a failed delete in Coder is
-// counted under: the error classes and the reasons of the bounded pass.
+// DeleteFailureReasons are every reason a failed delete is counted under.
 func DeleteFailureReasons() []string {
 	r := []string{ReasonCredentialsUnavailable, reasonStillPresent, ReasonOtherDeployment}
 	for _, c := range coder.Classes() {
@@ -67,34 +64,27 @@ func failureClass(err error) string {
 	return string(coder.ClassOf(err))
 }
 
-// A Pass is how a managed resource reaches Coder on this reconcile; its
-// ProviderConfig's state picks the mode (providerconfig.DependentMode).
+// A Pass is how a managed resource reaches Coder on this reconcile.
 type Pass struct {
 	Kind     string
 	Mode     providerconfig.Mode
 	Releases *Releases
-	// CreateRefused, when set, says why creates through the ProviderConfig
-	// are refused (providerconfig.CreateRefused).
+	// CreateRefused says why creates are refused, if they are.
 	CreateRefused string
 	Records       *Store
 	// Origin is where a create goes now; records name it.
 	Origin    Origin
 	CoderName func(resource.Managed) string
-	// Deployment asks the Coder reached now for its id (nil without a
-	// client): a delete is verified only in the deployment that made it.
+	// Deployment asks the Coder reached now for its id (otherDeployment).
 	Deployment func(context.Context) (string, error)
 	Coder      *coder.Client
-	// Keys, if set, is the key list the ProviderConfig shares (scope
-	// Scope), so a deleting resource looks on the list its own look read.
-	Keys  *coder.KeyLister
-	Scope string
-	// Record, if set, receives the events of a deleting resource's look.
+	// Keys is the ProviderConfig's shared key list (scope Scope), if any.
+	Keys   *coder.KeyLister
+	Scope  string
 	Record event.Recorder
 }
 
-// Live is a kind's own external client, for live resources only: a
-// deleting one is served by what its records name (objectKinds), so a kind
-// has no Delete of its own.
+// Live is a kind's own client; a deleting resource is served by its records.
 type Live[R resource.Managed] interface {
 	Observe(ctx context.Context, mg R) (managed.ExternalObservation, error)
 	Create(ctx context.Context, mg R) (managed.ExternalCreation, error)
@@ -102,13 +92,9 @@ type Live[R resource.Managed] interface {
 	Disconnect(ctx context.Context) error
 }
 
-// Wrap returns the external client of a resource of type R: the kind's own
-// client while it lives, its records once it is deleting. inner may be nil
-// in a bounded pass without a Coder client: the resource then releases
-// without a delete.
-//
-// Observe only reads and Delete only deletes, as crossplane-runtime's
-// contract asks, so a delete is verified by the next reconcile's Observe.
+// Wrap returns the external client of R: the kind's own while it lives, its
+// records once deleting (inner may be nil in a bounded pass). Observe only
+// reads and Delete only deletes, as crossplane-runtime asks.
 func Wrap[R resource.Managed](p Pass, inner Live[R]) managed.TypedExternalClient[R] {
 	n := &untilGone[R]{inner: inner, pass: p}
 	if p.Mode == providerconfig.ModeBoundedPass {
@@ -117,21 +103,18 @@ func Wrap[R resource.Managed](p Pass, inner Live[R]) managed.TypedExternalClient
 	return n
 }
 
-// untilGone is the normal path: failures are errors, so the finalizer stays
-// and the reconciler retries while the ProviderConfig holds.
+// untilGone is the normal path: a failure keeps the finalizer, and retries.
 type untilGone[R resource.Managed] struct {
 	inner Live[R]
 	pass  Pass
-	// left is what a deleting resource's Observe found for Delete.
-	left Leftovers
+	left  Leftovers
 }
 
 func (n *untilGone[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
 	if !meta.WasDeleted(mg) {
 		return n.observe(ctx, mg)
 	}
-	// A bounded pass of an earlier reconcile may have given up; this one
-	// deletes for real.
+	// An earlier bounded pass may have given up; this one deletes.
 	n.pass.Releases.forget(mg.GetUID())
 	left, err := n.pass.find(ctx, mg)
 	switch Next(providerconfig.ModeNormal, PassResult{ObserveErr: err, Existed: !left.empty()}) {
@@ -145,12 +128,10 @@ func (n *untilGone[R]) Observe(ctx context.Context, mg R) (managed.ExternalObser
 	return managed.ExternalObservation{}, nil
 }
 
-// find is a deleting resource's look: what its records name that is left
-// in the Coder reached now. Its external name and annotations, anyone's to
-// edit, decide nothing. "Nothing left" is believed only on records read
-// past the cache and, before any delete, on a key list sent now. Without
-// records it asks Coder nothing: nothing was created, and Coder may refuse
-// every call (no licence) or be down.
+// find is a deleting resource's look at what its records name, never its
+// external name or annotations. "Nothing left" counts only on records read
+// past the cache and, before any delete, a key list sent now. Without
+// records it asks Coder nothing, which may refuse every call or be down.
 func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) {
 	if p.Records == nil {
 		return Leftovers{}, nil
@@ -161,8 +142,6 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 		return nil, err
 	}
 	if len(recs.recs) == 0 {
-		// Maybe an import deleted before its first look; the look past
-		// the cache below finds the record written for it.
 		if err := p.adoptNamed(ctx, mg); err != nil {
 			return nil, err
 		}
@@ -173,8 +152,7 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 	}
 	past, err := p.Records.Past(ctx, mg)
 	if err != nil || (deleted && past.same(recs)) {
-		// After a delete the look already used a list sent after Coder
-		// answered it, and every record there is.
+		// After a delete the look already used a list sent after it.
 		return left, err
 	}
 	if !deleted {
@@ -191,9 +169,7 @@ func (p Pass) lookAt(ctx context.Context, mg resource.Managed, recs Set, since t
 	return p.recordsLeft(ctx, mg, recs, now, since)
 }
 
-// adoptNamed records the object a deleting import names by external name
-// when it has no record at all (deleted before a live Observe recorded
-// it), never one another resource owns.
+// adoptNamed records an import deleted before a live Observe recorded it.
 func (p Pass) adoptNamed(ctx context.Context, mg resource.Managed) error {
 	id := meta.GetExternalName(mg)
 	if _, err := uuid.Parse(id); err != nil || !policy.MayDelete(mg) {
@@ -205,9 +181,8 @@ func (p Pass) adoptNamed(ctx context.Context, mg resource.Managed) error {
 	return p.Records.EnsureAdopted(ctx, mg, p.Kind, p.Origin, id)
 }
 
-// Delete deletes what Observe found. Deleting again an object Coder
-// accepted the last delete of is an error the condition shows: Coder kept
-// what it said it deleted.
+// Delete deletes what Observe found; an object Coder accepted the last
+// delete of is an error: Coder kept what it said it deleted.
 func (n *untilGone[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
 	uid, ids, start := mg.GetUID(), n.left.ids(), time.Now()
 	again := n.pass.Releases.acceptedBefore(uid, ids)
@@ -229,10 +204,9 @@ func (n *untilGone[R]) Disconnect(ctx context.Context) error {
 	return n.inner.Disconnect(ctx)
 }
 
-// boundedPass makes one attempt over two reconciles: Observe looks, Delete
-// deletes, the next Observe verifies. Anything but a verified absence is a
-// release without delete, and either way Observe ends reporting the object
-// gone so the finalizer can go.
+// boundedPass makes one attempt over two reconciles (look, delete, verify)
+// and always ends with Observe reporting the object gone; anything but a
+// verified absence is a release without delete.
 type boundedPass[R resource.Managed] struct {
 	n *untilGone[R]
 }
@@ -242,8 +216,7 @@ func (b *boundedPass[R]) Observe(ctx context.Context, mg R) (managed.ExternalObs
 		// Only deleting resources take a bounded pass; a live one waits.
 		return managed.ExternalObservation{}, errors.New(errCreateThroughDeletingPC)
 	}
-	// An earlier pass that gave up, then failed to remove the finalizer,
-	// must not count if this one deletes.
+	// An earlier pass that gave up must not count if this one deletes.
 	rel, uid := b.n.pass.Releases, mg.GetUID()
 	rel.forget(uid)
 	var r PassResult
@@ -270,8 +243,6 @@ func (b *boundedPass[R]) first(ctx context.Context, mg R) (Leftovers, PassResult
 	return left, PassResult{ObserveErr: err, Existed: !left.empty()}
 }
 
-// verify is the look after the pass's delete, which failed with deleteErr
-// or was accepted.
 func (b *boundedPass[R]) verify(ctx context.Context, mg R, deleteErr error) PassResult {
 	r := PassResult{Deleted: true, Existed: true, DeleteErr: deleteErr}
 	switch {
@@ -286,8 +257,7 @@ func (b *boundedPass[R]) verify(ctx context.Context, mg R, deleteErr error) Pass
 	return r
 }
 
-// end counts a failed delete and marks a release without delete for the
-// finalizer to count once its removal persists.
+// end marks a release without delete, which the finalizer counts.
 func (b *boundedPass[R]) end(ctx context.Context, mg R, r PassResult) {
 	p := b.n.pass
 	r.MayHaveAttempted = meta.GetExternalName(mg) != "" || p.Records.MayHaveAttempted(ctx, mg, p.Kind)
@@ -308,8 +278,7 @@ func (b *boundedPass[R]) Update(context.Context, R) (managed.ExternalUpdate, err
 	return managed.ExternalUpdate{}, errors.New(errDeleting)
 }
 
-// Delete sends the pass's one delete; the next Observe ends the pass
-// whether it failed or not.
+// Delete sends the pass's one delete; the next Observe ends the pass.
 func (b *boundedPass[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
 	ids, start := b.n.left.ids(), time.Now()
 	err := b.n.pass.deleteLeft(ctx, b.n.left)
@@ -319,10 +288,8 @@ func (b *boundedPass[R]) Delete(ctx context.Context, mg R) (managed.ExternalDele
 
 func (b *boundedPass[R]) Disconnect(ctx context.Context) error { return b.n.Disconnect(ctx) }
 
-// A PassResult is what one bounded pass saw, step by step, up to the
-// first failure.
+// A PassResult is what one bounded pass saw, up to the first failure.
 type PassResult struct {
-	// NoClient: no Coder client (ProviderConfig or credentials gone).
 	NoClient bool
 	// Deleted: the pass sent its one delete before this look.
 	Deleted    bool
@@ -332,23 +299,20 @@ type PassResult struct {
 	// AfterErr and StillThere are the look after the delete.
 	AfterErr   error
 	StillThere bool
-	// MayHaveAttempted: the resource names an object in Coder, or a create
-	// was begun whose answer may have been lost.
+	// MayHaveAttempted: an object is named, or a create may have been lost.
 	MayHaveAttempted bool
 	// Orphan: its policies keep the object in Coder on purpose.
 	Orphan bool
-	// Stalled says why the managed reconciler leaves the resource alone;
-	// nothing was asked of Coder.
+	// Stalled says why the managed reconciler leaves it alone.
 	Stalled string
 }
 
 // A PassOutcome is how a bounded pass ends.
 type PassOutcome struct {
-	// WithoutDelete: the release is not a verified delete; its records
-	// turn Abandoned, and it is counted and evented.
+	// WithoutDelete: records turn Abandoned; counted and evented.
 	WithoutDelete bool
 	Reason        string
-	// DeleteFailed is the failure class to count, if a delete failed.
+	// DeleteFailed is the failure class to count, if any.
 	DeleteFailed string
 }
 
@@ -357,7 +321,6 @@ type Step string
 
 // The steps.
 const (
-	// StepDelete: something is left; Delete deletes, the next look verifies.
 	StepDelete Step = "Delete"
 	// StepRetry: the look failed; the finalizer stays.
 	StepRetry Step = "Retry"
@@ -365,10 +328,9 @@ const (
 	StepEnd Step = "End"
 )
 
-// Next is the one step function of both paths. The normal path retries
-// every failure for as long as its ProviderConfig holds; the bounded pass
-// deletes once and ends after the look that follows, or at a first look
-// that fails or finds nothing.
+// Next is the one step function of both paths: the normal path retries
+// every failure while its ProviderConfig holds; the bounded pass deletes
+// once, and ends at the look after or at a first look that fails or is empty.
 func Next(mode providerconfig.Mode, r PassResult) Step {
 	failed := r.ObserveErr != nil
 	if mode != providerconfig.ModeBoundedPass {
@@ -386,17 +348,15 @@ func Next(mode providerconfig.Mode, r PassResult) Step {
 	return StepDelete
 }
 
-// DecidePass decides how a bounded pass ends. Only a verified absence, or
-// an intentional orphan, is a normal release; anything else (a stalled
-// resource included) releases without delete, unless nothing can exist in
-// Coder: no object named and no create ever begun.
+// DecidePass decides how a bounded pass ends: only a verified absence or an
+// orphan is a normal release; anything else releases without delete unless
+// nothing can exist in Coder (no object named, no create begun).
 func DecidePass(r PassResult) PassOutcome {
 	var why string
 	switch {
 	case r.Orphan:
 		return PassOutcome{}
 	case r.Stalled != "":
-		// Nothing was tried, so nothing failed to delete.
 		if !r.MayHaveAttempted {
 			return PassOutcome{}
 		}
