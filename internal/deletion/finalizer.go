@@ -52,7 +52,8 @@ func (f *Finalizer) WithChangeLogger(c managed.ChangeLogger) *Finalizer {
 
 // A Finalizer adds and removes our finalizer, first deleting the connection
 // Secret the resource controls so a re-created object can publish its own at
-// once (crossplane-runtime v2.4.0's UnpublishConnection does nothing).
+// once (crossplane-runtime v2.4.0 lets no provider set the publisher whose
+// UnpublishConnection would).
 type Finalizer struct {
 	kube      client.Client
 	api       resource.Finalizer
@@ -308,7 +309,8 @@ func (r *Releases) take(uid types.UID) (string, bool) {
 	return why, true
 }
 
-// prune forgets, once a minute, what is older than countedMemory.
+// prune forgets, at most once a minute, counted releases and a kind
+// client's deletes older than countedMemory: any list since then serves.
 func (r *Releases) prune(now time.Time) {
 	if now.Sub(r.lastPrune) < time.Minute {
 		return

@@ -124,7 +124,8 @@ func (n *untilGone[R]) Create(ctx context.Context, mg R) (managed.ExternalCreati
 	}
 	c, err := n.inner.Create(ctx, mg)
 	if err != nil && !coder.Timeout(err) {
-		// Coder answered: nothing was written (best effort).
+		// Coder answered, so nothing was written; best effort, as a kept
+		// attempt only makes the sweep look once more.
 		_ = n.pass.Records.NothingWritten(ctx, mg, n.pass.Kind)
 	}
 	if err == nil {

@@ -182,7 +182,8 @@ func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bo
 // one rule of ownership per Coder (DESIGN §9), applied before every decision
 // of who owns or holds an object, so a tenant's server answering with the
 // platform's ids can shield, block or adopt nothing. Until now's deployment
-// is known the URL decides, and a legacy record speaks.
+// is known the URL decides, and a legacy record speaks: wrongly counting one
+// refuses or holds, wrongly missing one of ours adopts or deletes.
 func Speaks(o, now Origin) bool {
 	if now.DeploymentID == "" {
 		return o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL

@@ -47,8 +47,8 @@ const (
 
 // A Sweeper deletes in Coder what Abandoned records name, through a Ready
 // ProviderConfig of the same Coder, and abandons Active records whose
-// resource vanished (finalizers stripped by hand). It reads past the cache,
-// which could make it abandon a record whose resource exists.
+// resource vanished (finalizers stripped by hand). It reads past the cache:
+// a stale one could make it abandon a record whose resource exists.
 type Sweeper struct {
 	Kube     client.Client
 	Reader   client.Reader
