@@ -162,7 +162,7 @@ var Mutations = []Mutation{
 		// which may predate Coder's answer: a key the delete did not
 		// remove is taken for gone.
 		Name: "delete-verified-on-an-older-list",
-		File: "internal/deletion/bounded.go",
+		File: "internal/deletion/finalizer.go",
 		Old:  "\treturn ok && !sent.Before(d.at) && slices.Contains(d.ids, id)\n",
 		New:  "\treturn ok && slices.Contains(d.ids, id)\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -182,7 +182,7 @@ var Mutations = []Mutation{
 		// Issue 33: the index knows a name by its last word only, so a
 		// poll misses its rotated keys (name-r<n>).
 		Name: "key-index-misses-rotated-names",
-		File: "internal/clients/coder/keylister.go",
+		File: "internal/clients/coder/keys.go",
 		Old:  "\tif !isRotation(last) || rest == \"\" {\n",
 		New:  "\tif true {\n",
 		Pkgs: []string{"./internal/clients/coder/", "./internal/controller/aigatewaykey/"},
@@ -202,7 +202,7 @@ var Mutations = []Mutation{
 		// Issue 26, item 10: no eviction: the shared key lists grow past
 		// their bound with every hostile ProviderConfig.
 		Name: "key-lists-never-evicted",
-		File: "internal/clients/coder/keylister.go",
+		File: "internal/clients/coder/keys.go",
 		Old:  "\tfor l.bytes+size > l.maxBytes && l.evictOldest() {\n",
 		New:  "\tfor false && l.evictOldest() {\n",
 		Pkgs: []string{"./internal/clients/coder/"},
@@ -211,7 +211,7 @@ var Mutations = []Mutation{
 	{
 		// Issue 26, item 10: an expired key list stays in memory.
 		Name: "expired-key-lists-kept",
-		File: "internal/clients/coder/keylister.go",
+		File: "internal/clients/coder/keys.go",
 		Old:  "\t\tif s.valid && !now.Before(s.expires) {\n",
 		New:  "\t\tif false && s.valid {\n",
 		Pkgs: []string{"./internal/clients/coder/"},
@@ -221,7 +221,7 @@ var Mutations = []Mutation{
 		// Issue 26, item 10: a scope is kept forever, so a URL that
 		// changes every minute adds one a minute.
 		Name: "idle-key-scopes-kept",
-		File: "internal/clients/coder/keylister.go",
+		File: "internal/clients/coder/keys.go",
 		Old:  "\t\tif !s.valid && s.flight == nil {\n",
 		New:  "\t\tif false && !s.valid {\n",
 		Pkgs: []string{"./internal/clients/coder/"},
@@ -418,7 +418,7 @@ var Mutations = []Mutation{
 		// taken for a normal release: nothing counted, evented or left for
 		// the sweep, although nothing was deleted.
 		Name: "stalled-release-not-counted",
-		File: "internal/deletion/bounded.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\t\tif !r.MayHaveAttempted {\n\t\t\treturn PassOutcome{}\n\t\t}\n\t\treturn PassOutcome{WithoutDelete: true, Reason: r.Stalled}\n",
 		New:  "\t\treturn PassOutcome{}\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -449,7 +449,7 @@ var Mutations = []Mutation{
 		// ProviderConfig repointed to another Coder "verifies" a delete
 		// there and forgets the object the first Coder keeps.
 		Name: "absence-from-any-deployment",
-		File: "internal/deletion/pass.go",
+		File: "internal/deletion/owner.go",
 		Old:  "\t\tif !o.SameCoder(now) {\n",
 		New:  "\t\tif !o.SameCoder(now) && false {\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -459,7 +459,7 @@ var Mutations = []Mutation{
 		// Issue 25: a deleting key whose create was never sent still
 		// waits for a Coder that refuses every call (no licence).
 		Name: "never-created-asks-coder",
-		File: "internal/deletion/pass.go",
+		File: "internal/deletion/kinds.go",
 		Old:  "\tif len(written) == 0 {\n\t\treturn Leftovers{}, nil\n\t}\n",
 		New:  "",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -691,7 +691,7 @@ var Mutations = []Mutation{
 		// its release again, finds it gone, and counts it a second time
 		// (seed 20 of test/interleave, once under load).
 		Name: "stale-retry-counts-a-release-again",
-		File: "internal/deletion/bounded.go",
+		File: "internal/deletion/finalizer.go",
 		Old:  "\tif _, done := r.counted[uid]; done {\n",
 		New:  "\tif _, done := r.counted[uid]; done && false {\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -773,7 +773,7 @@ var Mutations = []Mutation{
 		// absence: a release it cannot verify is neither counted nor
 		// evented, and the record goes instead of staying Abandoned.
 		Name: "bounded-pass-trusts-the-delete",
-		File: "internal/deletion/bounded.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\tr.AfterErr, r.StillThere = err, !left.empty()\n",
 		New:  "\tr.AfterErr, r.StillThere = err, false\n",
 		Pkgs: []string{"./internal/deletion/", "./test/e2e/"},
@@ -887,7 +887,7 @@ var Mutations = []Mutation{
 		// (crossplane-runtime's contract: Observe must not change the
 		// external resource).
 		Name: "observe-deletes-what-records-name",
-		File: "internal/deletion/pass.go",
+		File: "internal/deletion/kinds.go",
 		Old:  "\treturn left, lookup()\n",
 		New:  "\treturn left, cmp.Or(p.deleteLeft(ctx, left), lookup())\n",
 		Pkgs: []string{"./internal/deletion/"},

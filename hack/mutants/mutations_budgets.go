@@ -44,7 +44,7 @@ var budgetMutations = []Mutation{
 		// A deleting resource whose external name was stripped is gone
 		// while the budget its record names is still in Coder.
 		Name: "budget-records-look-skipped",
-		File: "internal/deletion/pass.go",
+		File: "internal/deletion/kinds.go",
 		Old:  "\t\t\tfor _, id := range f.ids {\n",
 		New:  "\t\t\tfor _, id := range f.ids[:0] {\n",
 		Pkgs: []string{"./internal/deletion/"},

@@ -24,7 +24,7 @@ var deletionMutations = []Mutation{
 		// A rotation's delete is taken for the pass's: the bounded pass
 		// would verify a delete it never sent.
 		Name: "kinds-delete-taken-for-the-pass",
-		File: "internal/deletion/bounded.go",
+		File: "internal/deletion/finalizer.go",
 		Old:  "\treturn d, ok && d.pass\n",
 		New:  "\treturn d, ok\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -35,7 +35,7 @@ var deletionMutations = []Mutation{
 		// later Delete would take a key deleted long ago for one Coder
 		// accepted in its last delete.
 		Name: "pass-note-keeps-an-earlier-delete",
-		File: "internal/deletion/bounded.go",
+		File: "internal/deletion/finalizer.go",
 		Old:  "\tif d.at.Before(start) {\n",
 		New:  "\tif false {\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -45,7 +45,7 @@ var deletionMutations = []Mutation{
 		// The normal path takes a failed look for a verified absence: the
 		// finalizer goes while Coder still holds the object.
 		Name: "normal-failed-look-taken-for-gone",
-		File: "internal/deletion/bounded.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\t\tcase failed:\n\t\t\treturn StepRetry\n",
 		New:  "\t\tcase failed && false:\n\t\t\treturn StepRetry\n",
 		Pkgs: []string{"./internal/deletion/"},
@@ -55,7 +55,7 @@ var deletionMutations = []Mutation{
 		// The bounded pass deletes again after its one delete, and its
 		// bound no longer bounds.
 		Name: "bounded-pass-deletes-twice",
-		File: "internal/deletion/bounded.go",
+		File: "internal/deletion/pass.go",
 		Old:  "\tif r.Deleted || r.NoClient || failed || !r.Existed {\n",
 		New:  "\tif r.NoClient || failed || !r.Existed {\n",
 		Pkgs: []string{"./internal/deletion/"},

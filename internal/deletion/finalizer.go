@@ -18,6 +18,8 @@ package deletion
 
 import (
 	"context"
+	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,25 +44,16 @@ const (
 	errRemoveFinalizer        = "cannot remove finalizer"
 )
 
-// WithChangeLogger makes f log each release without delete to c, as a
-// delete whose details say it was not sent (or not verified) and why.
+// WithChangeLogger logs to c each release without delete, unlogged otherwise.
 func (f *Finalizer) WithChangeLogger(c managed.ChangeLogger) *Finalizer {
 	f.change = c
 	return f
 }
 
-// A Finalizer adds and removes the managed resources' finalizer. Before it
-// removes the finalizer it deletes the connection Secret the resource
-// controls: the credential it holds was revoked (or deliberately kept in
-// Coder), and a re-created object of the same name must be able to publish
-// its own Secret at once rather than after garbage collection.
-//
-// The Secret's deletion belongs in a connection publisher's
-// UnpublishConnection, which the managed reconciler calls just before it
-// removes the finalizer. crossplane-runtime v2.4.0 does not let a provider
-// set its publishers (the options are unexported, "for unit testing only"),
-// and its own UnpublishConnection does nothing, leaving the Secret to
-// garbage collection. So the finalizer does it, at the same point.
+// A Finalizer adds and removes our finalizer, first deleting the connection
+// Secret the resource controls so a re-created object can publish its own at
+// once (crossplane-runtime v2.4.0 lets no provider set the publisher whose
+// UnpublishConnection would).
 type Finalizer struct {
 	kube      client.Client
 	api       resource.Finalizer
@@ -69,14 +62,10 @@ type Finalizer struct {
 	releases  *Releases
 	records   *Store
 	record    event.Recorder
-	// change, if set, receives a change-log entry for each release without
-	// delete, the one operation the managed reconciler does not log.
-	change managed.ChangeLogger
+	change    managed.ChangeLogger
 }
 
-// NewFinalizer returns a Finalizer for the named finalizer key of managed
-// resources of the given kind. After the finalizer's removal is persisted it
-// counts a release without delete noted in releases, with a Warning event.
+// NewFinalizer returns a Finalizer that counts the releases noted in releases.
 func NewFinalizer(kube client.Client, finalizer, kind string, releases *Releases, records *Store, record event.Recorder) *Finalizer {
 	return &Finalizer{kube: kube, api: resource.NewAPIFinalizer(kube, finalizer), finalizer: finalizer, kind: kind, releases: releases, records: records, record: record}
 }
@@ -86,14 +75,14 @@ func (f *Finalizer) AddFinalizer(ctx context.Context, obj resource.Object) error
 	return f.api.AddFinalizer(ctx, obj)
 }
 
-// RemoveFinalizer deletes the connection Secret, then removes only our
-// finalizer, with the optimistic concurrency of an update.
+// RemoveFinalizer deletes the connection Secret, settles the records, then
+// removes only our finalizer; only then is a release without delete counted,
+// so a retry that deletes after all is not.
 func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) error {
 	if err := f.deleteConnectionSecret(ctx, obj); err != nil {
 		return err
 	}
-	// The record is settled before the finalizer goes: if writing it
-	// fails, the finalizer stays and the pass is retried.
+	// Before the finalizer goes: a failed write keeps it, and retries.
 	if mg, ok := obj.(resource.Managed); ok {
 		if err := f.settle(ctx, mg); err != nil {
 			return err
@@ -114,10 +103,8 @@ func (f *Finalizer) RemoveFinalizer(ctx context.Context, obj resource.Object) er
 	return nil
 }
 
-// logRelease sends the change log an entry for a release without delete:
-// the object may still be in Coder, and an audit must show that this
-// resource let go of it and why. Best effort, as the managed reconciler's
-// own entries are: the release is already counted and evented.
+// logRelease is best effort, as the managed reconciler's own entries: an
+// audit must show the resource let go of an object that may be in Coder.
 func (f *Finalizer) logRelease(ctx context.Context, obj resource.Object, why string, msg error) {
 	mg, ok := obj.(resource.Managed)
 	if f.change == nil || !ok {
@@ -128,26 +115,20 @@ func (f *Finalizer) logRelease(ctx context.Context, obj resource.Object, why str
 	})
 }
 
-// The additional details of a change-log entry the provider writes beside
-// crossplane-runtime's own.
+// The details of the provider's change-log entries.
 const (
 	// ChangeLogOutcome says what became of the object in Coder.
 	ChangeLogOutcome = "outcome"
 	// ChangeLogReason says why.
 	ChangeLogReason = "reason"
-	// ChangeLogReleasedWithoutDelete: the resource let go of its object
-	// without a verified delete; its records stay for the sweep.
+	// ChangeLogReleasedWithoutDelete: its records stay for the sweep.
 	ChangeLogReleasedWithoutDelete = "ReleasedWithoutDelete"
 )
 
-// settle settles mg's records before its finalizer goes: Abandoned after a
-// release without a verified delete, deleted otherwise. A delete of them
-// that the provider's RBAC forbids (examples/install/rbac.yaml not bound,
-// or taken away) does not hold mg, which would wait on an operator however
-// its bounds pass: its records turn Abandoned instead, and the release
-// counts as one without delete, for the sweep to verify in Coder what they
-// name. Not an orphan's: the sweep would delete the object it keeps in
-// Coder on purpose, so an orphan waits for the RBAC.
+// settle abandons mg's records after a release without delete, or deletes
+// them; when RBAC forbids that they turn Abandoned and the release counts,
+// rather than holding mg for an operator (not an orphan's: the sweep would
+// delete what it keeps).
 func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 	if why, released := f.releases.peek(mg.GetUID()); released {
 		return f.records.Abandon(ctx, mg, f.kind, why)
@@ -157,8 +138,6 @@ func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 		return err
 	}
 	if !f.records.MayHaveAttempted(ctx, mg, f.kind) {
-		// No record to delete: the delete by name was forbidden all the
-		// same, but nothing is left to settle.
 		return nil
 	}
 	if err := f.records.Abandon(ctx, mg, f.kind, ReasonRecordDeleteForbidden); err != nil {
@@ -168,12 +147,9 @@ func (f *Finalizer) settle(ctx context.Context, mg resource.Managed) error {
 	return nil
 }
 
-// ReleaseStalled releases a deleting mg that the managed reconciler leaves
-// alone (Stalled says why), once its delete is due to be a bounded pass. It
-// asks nothing of Coder: a paused resource must not be acted on there. Like
-// a pass that could not delete, the release is counted and evented and its
-// records turn Abandoned for the sweep, unless nothing of it can exist in
-// Coder, or its policies keep its object there on purpose.
+// ReleaseStalled releases a deleting mg the managed reconciler leaves alone
+// (Stalled says why) once its bounded pass is due, asking nothing of Coder:
+// a paused resource must not be acted on there.
 func (f *Finalizer) ReleaseStalled(ctx context.Context, mg resource.Managed, why string) error {
 	r := PassResult{Stalled: why, Orphan: !policy.MayDelete(mg)}
 	r.MayHaveAttempted = meta.GetExternalName(mg) != "" || f.records.MayHaveAttempted(ctx, mg, f.kind)
@@ -184,13 +160,9 @@ func (f *Finalizer) ReleaseStalled(ctx context.Context, mg resource.Managed, why
 	return f.RemoveFinalizer(ctx, mg)
 }
 
-// ReasonRecordDeleteForbidden is the release reason when the object was
-// deleted in Coder, or never existed, but the provider may not delete its
-// cleanup records.
+// ReasonRecordDeleteForbidden: the provider may not delete the records.
 const ReasonRecordDeleteForbidden = "RecordDeleteForbidden"
 
-// releasedWhy is what the event of a release without delete tells an
-// operator, by reason.
 func releasedWhy(reason string) string {
 	switch reason {
 	case ReasonRecordDeleteForbidden:
@@ -202,18 +174,10 @@ func releasedWhy(reason string) string {
 	}
 }
 
-// remove removes our finalizer, reporting whether the release it settles
-// happened. Not resource.APIFinalizer's removal: it takes NotFound for
-// success, and a resource someone else let go of (its finalizers stripped by
-// hand) was not released by us. Its record stands Abandoned all the same,
-// so the sweep takes what it left in Coder.
-//
-// A removal whose answer was lost may have persisted: the resource is then
-// gone by the next reconcile, which never comes back here. So a lost answer
-// is checked past the cache at once, and a resource found gone by a retry
-// while it was releasing without delete counts too: its records were
-// Abandoned before the first removal was sent, and the release is counted
-// once, when its mark is taken.
+// remove removes our finalizer, reporting whether the release happened: not
+// APIFinalizer's, which takes NotFound for success although a resource
+// stripped by hand was not released by us. A lost answer may have persisted,
+// after which the resource never comes back, so it is checked at once.
 func (f *Finalizer) remove(ctx context.Context, obj resource.Object) (bool, error) {
 	meta.RemoveFinalizer(obj, f.finalizer)
 	err := f.kube.Update(ctx, obj)
@@ -224,19 +188,14 @@ func (f *Finalizer) remove(ctx context.Context, obj resource.Object) (bool, erro
 		_, releasing := f.releases.peek(obj.GetUID())
 		return releasing, nil
 	}
-	// A refused removal (a conflict: someone changed the resource) or a
-	// lost answer: the finalizer may be gone all the same, by this
-	// removal or by a hand that stripped it. Once it is, the release
-	// stands whoever removed it.
+	// A conflict or a lost answer: once the finalizer is gone, it stands.
 	if f.persisted(ctx, obj) {
 		return true, nil
 	}
 	return false, errors.Wrap(err, errRemoveFinalizer)
 }
 
-// persisted reports whether obj's finalizer is gone from the API server,
-// read past the cache: obj is gone, replaced by another incarnation, or
-// without our finalizer. False when that cannot be read.
+// persisted reports, past the cache, whether obj's finalizer is gone.
 func (f *Finalizer) persisted(ctx context.Context, obj resource.Object) bool {
 	got, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {
@@ -249,8 +208,7 @@ func (f *Finalizer) persisted(ctx context.Context, obj resource.Object) bool {
 	return err == nil && (got.GetUID() != obj.GetUID() || !meta.FinalizerExists(got, f.finalizer))
 }
 
-// ReasonReleasedWithoutDelete is the Warning event of a release without a
-// verified delete in Coder.
+// ReasonReleasedWithoutDelete is the Warning event of a release without delete.
 const ReasonReleasedWithoutDelete event.Reason = "ReleasedWithoutDelete"
 
 func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Object) error {
@@ -262,15 +220,13 @@ func (f *Finalizer) deleteConnectionSecret(ctx context.Context, obj resource.Obj
 	if err := f.kube.Get(ctx, nn, s); err != nil {
 		return errors.Wrap(resource.IgnoreNotFound(err), errDeleteConnectionSecret)
 	}
-	// Only a Secret this very object controls: never one a user made or an
-	// earlier incarnation of the same name still owns.
+	// Never one a user made or an earlier incarnation still owns.
 	if !metav1.IsControlledBy(s, obj) {
 		return nil
 	}
 	err := f.kube.Delete(ctx, s, client.Preconditions{UID: &s.UID, ResourceVersion: &s.ResourceVersion})
 	if kerrors.IsNotFound(err) || kerrors.IsConflict(err) {
-		// Gone, or changed under us: garbage collection still removes it
-		// through its owner reference.
+		// Garbage collection still removes it.
 		return nil
 	}
 	return errors.Wrap(err, errDeleteConnectionSecret)
@@ -289,4 +245,152 @@ func ConnectionSecret(obj resource.Object) (types.NamespacedName, bool) {
 		}
 	}
 	return types.NamespacedName{}, false
+}
+
+// Releases remembers what spans a resource's reconciles: a release without
+// delete until its finalizer's removal persists, and its last delete, which
+// the next look verifies on a later list. It is the one memory of sent
+// deletes (the pass's, a kind client's), lost on restart: sent again, once.
+type Releases struct {
+	mu   sync.Mutex
+	m    map[types.UID]string
+	sent map[types.UID]sentDelete
+	// counted dates counted releases, so a stale cache counts none twice.
+	counted   map[types.UID]time.Time
+	lastPrune time.Time
+}
+
+// countedMemory is far longer than a cache lags.
+const countedMemory = 10 * time.Minute
+
+// A sentDelete is one delete: the ids, when Coder answered, its failure, and
+// whether the pass sent it (the bounded pass verifies only its own).
+type sentDelete struct {
+	ids  []string
+	at   time.Time
+	err  error
+	pass bool
+}
+
+// NewReleases returns an empty registry.
+func NewReleases() *Releases {
+	return &Releases{m: map[types.UID]string{}, sent: map[types.UID]sentDelete{}, counted: map[types.UID]time.Time{}}
+}
+
+func (r *Releases) mark(uid types.UID, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.m[uid] = why
+}
+
+func (r *Releases) peek(uid types.UID) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	why, ok := r.m[uid]
+	return why, ok
+}
+
+// take forgets uid once its finalizer is gone, reporting a release once.
+func (r *Releases) take(uid types.UID) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	why, ok := r.m[uid]
+	delete(r.m, uid)
+	delete(r.sent, uid)
+	if !ok {
+		return "", false
+	}
+	now := time.Now()
+	r.prune(now)
+	if _, done := r.counted[uid]; done {
+		return why, false
+	}
+	r.counted[uid] = now
+	return why, true
+}
+
+// prune forgets, at most once a minute, counted releases and a kind
+// client's deletes older than countedMemory: any list since then serves.
+func (r *Releases) prune(now time.Time) {
+	if now.Sub(r.lastPrune) < time.Minute {
+		return
+	}
+	r.lastPrune = now
+	for uid, at := range r.counted {
+		if now.Sub(at) > countedMemory {
+			delete(r.counted, uid)
+		}
+	}
+	for uid, d := range r.sent {
+		if !d.pass && now.Sub(d.at) > countedMemory {
+			delete(r.sent, uid)
+		}
+	}
+}
+
+func (r *Releases) forget(uid types.UID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.m, uid)
+}
+
+// deleted notes the pass's delete, with the kind's own meanwhile (Deleted).
+func (r *Releases) deleted(uid types.UID, start time.Time, ids []string, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d := r.sent[uid]
+	if d.at.Before(start) {
+		d.ids = nil
+	}
+	for _, id := range ids {
+		if !slices.Contains(d.ids, id) {
+			d.ids = append(d.ids, id)
+		}
+	}
+	r.sent[uid] = sentDelete{ids: d.ids, at: time.Now(), err: err, pass: true}
+}
+
+// Deleted notes that Coder answered, at at, uid's delete of ids by the
+// kind's client: its next look lists after at, while other resources keep
+// the shared list.
+func (r *Releases) Deleted(uid types.UID, at time.Time, ids ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.prune(time.Now())
+	r.sent[uid] = sentDelete{ids: ids, at: at}
+}
+
+// DeletedAt returns when Coder answered uid's last unverified delete.
+func (r *Releases) DeletedAt(uid types.UID) (time.Time, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.sent[uid]
+	return d.at, ok
+}
+
+// DeletedBefore: uid's delete of id was answered before a list sent at sent.
+func (r *Releases) DeletedBefore(uid types.UID, sent time.Time, id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.sent[uid]
+	return ok && !sent.Before(d.at) && slices.Contains(d.ids, id)
+}
+
+func (r *Releases) lastDelete(uid types.UID) (sentDelete, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	d, ok := r.sent[uid]
+	return d, ok && d.pass
+}
+
+func (r *Releases) verified(uid types.UID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.sent, uid)
+}
+
+// acceptedBefore: Coder accepted one of ids in uid's last delete, and it lives.
+func (r *Releases) acceptedBefore(uid types.UID, ids []string) bool {
+	d, ok := r.lastDelete(uid)
+	return ok && d.err == nil && slices.ContainsFunc(ids, func(id string) bool { return id != "" && slices.Contains(d.ids, id) })
 }

@@ -33,9 +33,8 @@ import (
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 )
 
-// BudgetClaim returns what the set's record of kind says of the budget of
-// group id (BudgetClaimOf): false when no record of the set, written by
-// the provider, names id.
+// BudgetClaim returns what the set's written record of kind says of the
+// row id (BudgetClaimOf), if one names it.
 func (s Set) BudgetClaim(kind, id string) (BudgetClaim, bool) {
 	for i := range s.recs {
 		r := &s.recs[i]
@@ -46,11 +45,9 @@ func (s Set) BudgetClaim(kind, id string) (BudgetClaim, bool) {
 	return BudgetClaim{}, false
 }
 
-// NameGroup records the group a budget's first PUT will go to (the user,
-// for an override), before it is sent, made at o: from then on a record
-// names the row, and two resources of one group see each other's records
-// (BudgetOwner). A record that names another row already keeps naming it
-// (BudgetRecord): the PUT gets a record of its own.
+// NameGroup records the group (or user) a budget's first PUT will go to
+// before it is sent, so two resources of one group see each other's
+// records (BudgetOwner). A record naming another row keeps naming it.
 func (r *Store) NameGroup(ctx context.Context, mg resource.Managed, kind string, o Origin, id string) error {
 	name, err := r.BudgetRecord(ctx, mg, kind, id)
 	if err != nil {
@@ -64,11 +61,8 @@ func (r *Store) NameGroup(ctx context.Context, mg resource.Managed, kind string,
 	})
 }
 
-// SetCoderUpdatedAt records Coder's answer to a PUT of mg's budget or
-// override of id (a group, or a user): its updated_at (FormatUpdatedAt),
-// limit and, for an override, group (empty for a budget), on the record
-// that names id. The row is mg's while Coder shows that updated_at. The
-// answer arrived, so no attempt is uncertain.
+// SetCoderUpdatedAt records Coder's answer to a PUT of the row id: the row
+// is mg's while Coder shows that updated_at.
 func (r *Store) SetCoderUpdatedAt(ctx context.Context, mg resource.Managed, kind, id, updatedAt string, limit int64, group string) error {
 	name, err := r.BudgetRecord(ctx, mg, kind, id)
 	if err != nil {
@@ -77,13 +71,10 @@ func (r *Store) SetCoderUpdatedAt(ctx context.Context, mg resource.Managed, kind
 	return r.patchStatus(ctx, name, answer(map[string]any{"createAttemptedAt": nil}, updatedAt, limit, group))
 }
 
-// BudgetRecord is the name of mg's record of the row id (a group's
-// budget, a user's override), read past the cache: the record that names
-// id already; else its first record, while that names nothing yet; else a
-// record of its own for id, named from mg's UID and id. A record never
-// changes what it names (DESIGN §9): a resource whose external name moved
-// to another group keeps the record of the first group's budget until that
-// budget is verified gone, and its delete looks at both.
+// BudgetRecord is the name of mg's record of the row id, read past the
+// cache: the one naming id, else its first while that names nothing, else
+// one of its own for id. A record never changes what it names (DESIGN §9),
+// so a budget whose group moved is deleted by both records.
 func (r *Store) BudgetRecord(ctx context.Context, mg resource.Managed, kind, id string) (string, error) {
 	recs, err := list(ctx, r.reader, mg)
 	if err != nil {
@@ -104,16 +95,15 @@ func (r *Store) BudgetRecord(ctx context.Context, mg resource.Managed, kind, id 
 	return BudgetRecordName(kind, mg.GetUID(), id), nil
 }
 
-// BudgetRecordName is the record of mg (by UID) for the row id, when its
-// first record names another row: a retry writes the same one.
+// BudgetRecordName is mg's record of the row id when its first record names
+// another row; a retry writes the same one.
 func BudgetRecordName(kind string, uid types.UID, id string) string {
 	sum := sha256.Sum256([]byte(id))
 	return Name(kind, uid) + "-" + hex.EncodeToString(sum[:5])
 }
 
-// DeleteBudgetRecord removes mg's record of the row id, written before a
-// PUT that was then not sent (another resource owns the row): it names
-// nothing in Coder. mg's records of other rows stay.
+// DeleteBudgetRecord removes mg's record of the row id, written before a PUT
+// that was then not sent (another resource owns the row).
 func (r *Store) DeleteBudgetRecord(ctx context.Context, mg resource.Managed, kind, id string) error {
 	name, err := r.BudgetRecord(ctx, mg, kind, id)
 	if err != nil {
@@ -123,7 +113,6 @@ func (r *Store) DeleteBudgetRecord(ctx context.Context, mg resource.Managed, kin
 	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)
 }
 
-// answer adds a PUT's answer to a record's status.
 func answer(status map[string]any, updatedAt string, limit int64, group string) map[string]any {
 	status["coderUpdatedAt"], status["spendLimitMicros"] = updatedAt, limit
 	if group != "" {
@@ -132,11 +121,8 @@ func answer(status map[string]any, updatedAt string, limit int64, group string) 
 	return status
 }
 
-// EnsureAdoptedBudget writes the record of an import that may update or
-// delete the budget of group id (or the override of user id, in group),
-// which Coder showed with updatedAt: from then on mg owns it, while Coder
-// shows that time. A record of mg that names another row keeps naming it
-// (BudgetRecord).
+// EnsureAdoptedBudget records an import that may write the row id: mg owns
+// it while Coder shows updatedAt.
 func (r *Store) EnsureAdoptedBudget(ctx context.Context, mg resource.Managed, kind string, o Origin, id, updatedAt string, limit int64, group string) error {
 	name, err := r.BudgetRecord(ctx, mg, kind, id)
 	if err != nil {
@@ -147,10 +133,9 @@ func (r *Store) EnsureAdoptedBudget(ctx context.Context, mg resource.Managed, ki
 	}, updatedAt, limit, group))
 }
 
-// ActiveOwners are the resources whose Active records, made through
-// the Coder at now (Speaks), name the Coder object id, read past the cache
-// (a record written a moment ago by a resource racing this one must
-// count), each dated by its record's creation, which the API server sets.
+// ActiveOwners are the resources whose Active records of the Coder at now
+// name id, read past the cache so a racer's fresh record counts, each dated
+// by its record's creation, which the API server sets.
 func (r *Store) ActiveOwners(ctx context.Context, id string, now Origin) ([]Owner, error) {
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := r.reader.List(ctx, l); err != nil {
@@ -169,14 +154,9 @@ func (r *Store) ActiveOwners(ctx context.Context, id string, now Origin) ([]Owne
 	return out, nil
 }
 
-// BudgetOwner decides whether self may write a singleton in Coder (a
-// group's budget, a user's override) that Active records name: only when
-// no other resource's record names it. Each racer names the row on its
-// record before it reads the others', so of two racers at least the later
-// reader sees the other and yields; both may yield, and retry, but two
-// never write. It returns the claimant self yields to: the first record
-// written, then the lowest UID. An Abandoned record does not count: its
-// resource is gone, and the sweep leaves a row written since.
+// BudgetOwner decides whether self may write a row Active records name: only
+// when no other's record names it. Each racer records before it reads, so
+// both may yield but two never write; it returns whom self yields to.
 func BudgetOwner(self string, claims []Owner) (Owner, bool) {
 	others := slices.DeleteFunc(slices.Clone(claims), func(c Owner) bool { return !c.Record || c.UID == self })
 	if len(others) == 0 {
@@ -185,9 +165,7 @@ func BudgetOwner(self string, claims []Owner) (Owner, bool) {
 	return slices.MinFunc(others, olderFirst), true
 }
 
-// rotatedName is the cleanup record of the key of rotation counter n:
-// Name for the first key, with a -r<n> suffix for the keys of later
-// rotations. Each key in Coder has its own record.
+// rotatedName: each key of a rotation has its own record.
 func rotatedName(kind string, uid types.UID, n int) string {
 	if n == 0 {
 		return Name(kind, uid)
@@ -195,8 +173,8 @@ func rotatedName(kind string, uid types.UID, n int) string {
 	return Name(kind, uid) + "-r" + strconv.Itoa(n)
 }
 
-// RotationOf returns the rotation counter of a record name of the
-// managed resource, and whether the name is one of its records at all.
+// RotationOf returns the rotation counter of one of the resource's record
+// names, and whether it is one.
 func RotationOf(kind string, uid types.UID, name string) (int, bool) {
 	base := Name(kind, uid)
 	if name == base {
@@ -213,10 +191,8 @@ func RotationOf(kind string, uid types.UID, name string) (int, bool) {
 	return n, true
 }
 
-// EnsureRotated writes an Active record for the key of rotation counter n
-// before it is created in Coder. A record left by an earlier attempt whose
-// key was discarded loses its stale external id, so a sweep finds the new
-// key by name.
+// EnsureRotated writes the record of rotation n's key before its create,
+// dropping a discarded key's id so a sweep finds the new one by name.
 func (r *Store) EnsureRotated(ctx context.Context, mg resource.Managed, kind string, n int, o Origin, coderName string) error {
 	return r.ensure(ctx, mg, kind, rotatedName(kind, mg.GetUID(), n), o, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.Now(), "externalID": nil,
@@ -228,8 +204,8 @@ func (r *Store) SetRotatedExternalID(ctx context.Context, mg resource.Managed, k
 	return resource.IgnoreNotFound(r.patchStatus(ctx, rotatedName(kind, mg.GetUID(), n), map[string]any{"externalID": id}))
 }
 
-// DeleteRotated removes the record of the key of rotation counter n, once
-// that key is verified gone from Coder.
+// DeleteRotated removes the record of rotation n once its key is verified
+// gone from Coder.
 func (r *Store) DeleteRotated(ctx context.Context, mg resource.Managed, kind string, n int) error {
 	rec := &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: rotatedName(kind, mg.GetUID(), n)}}
 	return errors.Wrap(resource.IgnoreNotFound(r.kube.Delete(ctx, rec)), errDeleteRecord)

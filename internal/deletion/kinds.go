@@ -26,6 +26,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/event"
+	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
 	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
@@ -40,46 +42,35 @@ const (
 	KindMCPServer    = "MCPServer"
 )
 
-// An objectKind is what deletion knows of one kind of object in Coder:
-// how to find what records name, and how to delete it. Every path that
-// deletes (a deleting resource, its bounded pass, the sweep) goes through
-// objectKinds, so a kind registered there inherits the whole deletion
-// contract: records before creates, ownership per Coder, verified absence,
-// releases counted, the sweep.
+// An objectKind is how to find and delete one kind of Coder object; every
+// path that deletes goes through objectKinds, so a kind registered there
+// inherits the whole contract.
 type objectKind struct {
-	// find returns, per record, what it names that is left in the Coder
-	// of l and is its owner's to delete (another live resource holds none
-	// of it), or why that cannot be told. It only reads.
-	find func(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found
-	// remove deletes objects by id; one already gone is done, never
-	// verified absence. It tries them all and returns the first failure.
+	// find returns, per record, what it names that is left and is its
+	// owner's, or why that cannot be told. It only reads.
+	find   func(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found
 	remove func(ctx context.Context, cl *coder.Client, ids []string) error
 }
 
-// objectKinds is every kind of object a record can name, by the record's
-// spec.kind, in the order a sweep serves them. TestEveryManagedKindHasItsObjects
-// keeps it and apis.ManagedKinds() together.
+// objectKinds is every kind a record can name, in sweep order;
+// TestEveryManagedKindHasItsObjects keeps it beside apis.ManagedKinds().
 var objectKinds = []registered{
 	{KindProvider, objectKind{find: providers.find, remove: each(func(cl *coder.Client, ctx context.Context, id uuid.UUID) error {
 		return cl.DeleteProvider(ctx, id.String()) // Soft-deletes it.
 	})}},
 	{KindMCPServer, objectKind{find: mcpServers.find, remove: each((*coder.Client).DeleteMCPServer)}},
 	// Removing a group's budget restores its default; removing a user's
-	// override lets its group budgets apply again. A read after it
-	// verifies (GroupBudget, UserOverride, by RowFound).
+	// override lets its group budgets apply again.
 	{KindGroupBudget, objectKind{find: findBudgets, remove: each((*coder.Client).DeleteGroupAIBudget)}},
 	{KindUserOverride, objectKind{find: findBudgets, remove: each((*coder.Client).DeleteUserAIBudgetOverride)}},
 	{KindKey, objectKind{find: findKeys, remove: each((*coder.Client).DeleteKey)}},
 }
 
-// registered is one entry of objectKinds: a record's spec.kind and its
-// objects.
 type registered struct {
 	kind string
 	objectKind
 }
 
-// objectsOf returns the objects of a record's kind.
 func objectsOf(kind string) (objectKind, bool) {
 	i := slices.IndexFunc(objectKinds, func(k registered) bool { return k.kind == kind })
 	if i < 0 {
@@ -88,23 +79,19 @@ func objectsOf(kind string) (objectKind, bool) {
 	return objectKinds[i].objectKind, true
 }
 
-// A look is where a find looks: the client, the Coder it reaches (now,
-// with its deployment), what other live resources hold there, and,
-// optionally, the key list to look on.
+// A look is where a find looks; keys nil lists through cl.
 type look struct {
 	cl    *coder.Client
 	now   Origin
 	owned Owned
-	// keys lists Coder's keys; nil lists through cl.
-	keys func(context.Context) ([]codersdk.AIGatewayKey, error)
+	keys  func(context.Context) ([]codersdk.AIGatewayKey, error)
 }
 
-// found is what one record names that is left in Coder.
+// found is what one record names that is left in Coder; superseded: someone
+// else replaced its object (a budget row written since its PUT).
 type found struct {
-	ids []string
-	err error
-	// superseded: the record's object was replaced by someone else's (a
-	// budget row written since its PUT); nothing of the record's is left.
+	ids        []string
+	err        error
 	superseded bool
 }
 
@@ -112,7 +99,7 @@ func findBudgets(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRec
 	out := make([]found, len(recs))
 	for i, rec := range recs {
 		if rec.Status.ExternalID != "" {
-			// Else the record never named a group or user: no PUT was sent.
+			// Else no PUT was sent.
 			out[i] = budgetLeft(ctx, l.cl, BudgetClaimOf(rec), l.owned)
 		}
 	}
@@ -143,8 +130,7 @@ func findKeys(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord
 	return out
 }
 
-// each removes objects one at a time with del, by their Coder ids; one
-// already gone (404) is done, never verified absence.
+// each removes objects one at a time; a 404 is done, never verified absence.
 func each(del func(*coder.Client, context.Context, uuid.UUID) error) func(context.Context, *coder.Client, []string) error {
 	return func(ctx context.Context, cl *coder.Client, ids []string) error {
 		var first error
@@ -161,11 +147,8 @@ func each(del func(*coder.Client, context.Context, uuid.UUID) error) func(contex
 	}
 }
 
-// sweepObjects deletes what the records of one kind name in the Coder of
-// l, and verifies: one find before and, when anything was deleted, one
-// after all the deletes, however many records there are. It returns, per
-// record, nil for a verified absence, and whether someone else's object
-// replaced the record's (superseded, not deleted).
+// sweepObjects deletes what one kind's records name and verifies with one
+// find before and, if anything was deleted, one after all the deletes.
 func sweepObjects(ctx context.Context, l look, k objectKind, recs []*clusterv1alpha1.CleanupRecord) []found {
 	before := k.find(ctx, l, recs)
 	deleted := false
@@ -177,8 +160,6 @@ func sweepObjects(ctx context.Context, l look, k objectKind, recs []*clusterv1al
 		deleted = true
 	}
 	if !deleted {
-		// Nothing was asked of Coder since the find, which verified the
-		// absence of everything it lacks.
 		return before
 	}
 	after := k.find(ctx, l, recs)
@@ -194,18 +175,107 @@ func sweepObjects(ctx context.Context, l look, k objectKind, recs []*clusterv1al
 	return before
 }
 
-// A KeyClaim names the keys one owner may have in Coder: by id (its external
-// name, its records' ids) and by UID-derived name. A key's name proves
-// ownership on its own because it embeds the owner's UID, so a record whose
-// id went stale still finds the key a later create made under the same name.
+// ReasonBudgetChangedInCoder: someone wrote the budget since our last PUT.
+const ReasonBudgetChangedInCoder event.Reason = "BudgetChangedInCoder"
+
+var msgFmtChanged = map[string]string{
+	KindGroupBudget:  "The AI budget of group %s was changed in Coder since this resource last set it (its last write was updated %s by Coder's clock); it is left there",
+	KindUserOverride: "The AI budget override of user %s was changed in Coder since this resource last set it (its last write was updated %s by Coder's clock); it is left there",
+}
+
+const (
+	errFmtRecordedUnread  = "cannot read whether what the cleanup record %s names is gone from Coder; the resource goes only once it is"
+	errDeleteRecordedLeft = "cannot delete what this resource's cleanup records name; the resource goes only once it is gone from Coder"
+	errNoClientVerify     = "no Coder client to verify that what the cleanup records name is gone"
+)
+
+// Leftovers are, by kind, the ids a deleting resource's records name in
+// Coder: a look finds them, Delete deletes them, the next look verifies.
+type Leftovers map[string][]string
+
+func (l Leftovers) empty() bool { return len(l.ids()) == 0 }
+
+func (l Leftovers) ids() []string {
+	var ids []string
+	for _, k := range objectKinds {
+		ids = append(ids, l[k.kind]...)
+	}
+	return ids
+}
+
+// recordsLeft reads what mg's records name that is still in the Coder at
+// now, never by its external name or annotations, which anyone editing it
+// can set; what another live resource holds is left to it.
+func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, now Origin, since time.Time) (Leftovers, error) {
+	written := recs.written()
+	if len(written) == 0 {
+		return Leftovers{}, nil
+	}
+	if p.Coder == nil {
+		return Leftovers{}, errors.New(errNoClientVerify)
+	}
+	owned, lookup := p.Records.OwnedByOthers(ctx, mg, now)
+	l := look{cl: p.Coder, now: now, owned: owned, keys: p.keysSince(since)}
+	left := Leftovers{}
+	for _, k := range objectKinds {
+		of := slices.DeleteFunc(slices.Clone(written), func(r *clusterv1alpha1.CleanupRecord) bool { return r.Spec.Kind != k.kind })
+		for i, f := range k.find(ctx, l, of) {
+			if f.err != nil {
+				return Leftovers{}, errors.Wrapf(f.err, errFmtRecordedUnread, of[i].Name)
+			}
+			if f.superseded && p.Record != nil {
+				st := of[i].Status
+				p.Record.Event(mg, event.Warning(ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged[k.kind], st.ExternalID, st.CoderUpdatedAt)))
+			}
+			for _, id := range f.ids {
+				if !slices.Contains(left[k.kind], id) {
+					left[k.kind] = append(left[k.kind], id)
+				}
+			}
+		}
+	}
+	return left, lookup()
+}
+
+// keysSince lists on the shared key list, one sent at since or later.
+func (p Pass) keysSince(since time.Time) func(context.Context) ([]codersdk.AIGatewayKey, error) {
+	if p.Keys == nil {
+		return nil
+	}
+	return func(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
+		list, err := p.Keys.ListSince(ctx, p.Scope, p.Coder, since)
+		if err != nil {
+			return nil, err
+		}
+		return list.Keys(), nil
+	}
+}
+
+// deleteLeft deletes what recordsLeft found; the caller notes it (Releases.deleted).
+func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
+	if l.empty() {
+		return nil
+	}
+	if p.Coder == nil {
+		return errors.New(errNoClientVerify)
+	}
+	var first error
+	for _, k := range objectKinds {
+		if len(l[k.kind]) > 0 {
+			first = cmp.Or(first, k.remove(ctx, p.Coder, l[k.kind]))
+		}
+	}
+	return errors.Wrap(first, errDeleteRecordedLeft)
+}
+
+// A KeyClaim names an owner's keys by id and by UID-derived name, which
+// proves ownership on its own, so a record whose id went stale still finds a
+// key a later create made under that name.
 type KeyClaim struct {
 	IDs []string
 	// Name reports whether a key name is one of the owner's derived names.
 	Name func(string) bool
-	// NotBefore, when set, is the earliest time, by our clock, a key of
-	// the claim can have been created: a record written before its create
-	// cannot name a key Coder made earlier, whatever id or name it carries.
-	// It meets a key's creation time only on Coder's clock (see notBefore).
+	// NotBefore bounds when a key of the claim can have been created.
 	NotBefore time.Time
 }
 
@@ -223,13 +293,11 @@ func (c KeyClaim) Names(k codersdk.AIGatewayKey) bool {
 	return false
 }
 
-// nameIs is a KeyClaim.Name that matches one name.
 func nameIs(name string) func(string) bool {
 	return func(n string) bool { return name != "" && n == name }
 }
 
-// OwnedKeys returns the keys of list the claim names, skipping those another
-// resource holds.
+// OwnedKeys returns the keys the claim names that no other resource holds.
 func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, owned Owned) []codersdk.AIGatewayKey {
 	var out []codersdk.AIGatewayKey
 	for _, k := range list {
@@ -240,9 +308,8 @@ func OwnedKeys(list []codersdk.AIGatewayKey, c KeyClaim, owned Owned) []codersdk
 	return out
 }
 
-// DeleteKeys asks Coder to delete every key of ids; one already gone is
-// fine. It tries them all and returns the first failure. Absence is
-// verified by the caller's next list, never assumed from the answer.
+// DeleteKeys deletes keys (a 404 is done) and returns the first failure;
+// the caller's next list verifies.
 func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 	var first error
 	for _, id := range ids {
@@ -253,25 +320,17 @@ func DeleteKeys(ctx context.Context, cl *coder.Client, ids ...uuid.UUID) error {
 	return first
 }
 
-// ErrStillPresent is the error of an object still in Coder after its delete
-// was accepted; a caller that wraps it can still tell it apart
-// (isStillPresent, errors.Is).
+// ErrStillPresent is the error of an object still in Coder after Coder
+// accepted its delete.
 var ErrStillPresent = errors.New("still present in Coder after delete")
 
-// errUndated is the error of a comparison of one of Coder's timestamps with
-// an instant of ours that no answer of Coder could place on its clock: its
-// answers carried no Date header.
 var errUndated = errors.New("cannot compare Coder's timestamps with the provider's clock: Coder's answers carry no Date header")
 
-// errPredates is the error of an object a claim names that Coder created
-// before the claim could have made it: the claim is not settled, and the
-// object is not deleted.
 var errPredates = errors.New("it predates the cleanup record that names it, so it is not deleted and the record is kept")
 
-// notBefore is nil when an object Coder dated createdAt can have been made
-// after notBefore (by our clock; zero bounds nothing), placed on Coder's
-// clock. Otherwise the object is not what the claim names, but it is not
-// absent either: errPredates, or errUndated when the clock is not known.
+// notBefore is nil when an object Coder dated createdAt can postdate
+// notBefore (our clock; zero bounds nothing), on Coder's clock; otherwise
+// it is not the claim's, but not absent either.
 func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) error {
 	switch {
 	case notBefore.IsZero():
@@ -285,15 +344,10 @@ func notBefore(what string, createdAt, notBefore time.Time, clock coder.Clock) e
 	return nil
 }
 
-// Owned reports whether a live managed resource other than the claim's
-// owner holds an id (liveOwners decides who does): an object another
-// resource holds is its own (it imported it), whatever a record of an
-// earlier owner says, and is never deleted for the claim. Nil holds
-// nothing.
+// Owned reports whether a live resource other than the claim's owner holds
+// an id: it imported it, so it is never deleted for the claim.
 type Owned func(id string) bool
 
 func (h Owned) has(id string) bool { return h != nil && h(id) }
 
-// isStillPresent reports whether err is, or wraps, an object still in
-// Coder after its delete.
 func isStillPresent(err error) bool { return errors.Is(err, ErrStillPresent) }

@@ -33,21 +33,16 @@ import (
 // observe is a live resource's look, through the kind's own client.
 func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
 	if err := n.otherCoder(ctx, mg); err != nil {
-		// Its objects live in the Coder its records name: nothing is read
-		// or changed in the one its ProviderConfig reaches now, and it is
-		// not Ready while it reaches no object of its own.
+		// Its objects live in the Coder its records name, not this one.
 		return managed.ExternalObservation{}, err
 	}
 	before := meta.GetExternalName(mg)
 	if owned, err := n.ownedByAnother(ctx, mg, before); owned || err != nil {
-		// Another resource owns the object this one names: nothing is
-		// read or changed in Coder.
 		return managed.ExternalObservation{}, err
 	}
 	o, err := n.inner.Observe(ctx, mg)
 	if after := meta.GetExternalName(mg); err == nil && after != before {
-		// Observe adopted an object (a create whose answer was lost): it
-		// must not be one another resource owns either.
+		// Observe adopted a lost create's object: not another's either.
 		if owned, err := n.ownedByAnother(ctx, mg, after); owned || err != nil {
 			meta.SetExternalName(mg, before)
 			return managed.ExternalObservation{}, err
@@ -59,9 +54,7 @@ func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObser
 		}
 	}
 	if err == nil && o.ResourceExists && policy.MayDelete(mg) {
-		// An object this resource may delete but did not create (imported
-		// by external name) has no record yet; its deletion and a release
-		// without delete go by the record.
+		// An import it may delete needs a record to be deleted by.
 		if id := meta.GetExternalName(mg); id != "" {
 			if err := n.pass.Records.EnsureAdopted(ctx, mg, n.pass.Kind, n.pass.Origin, id); err != nil {
 				return o, err
@@ -71,12 +64,9 @@ func (n *untilGone[R]) observe(ctx context.Context, mg R) (managed.ExternalObser
 	return o, err
 }
 
-// otherCoder is the error of a live resource whose records were made
-// through another Coder than its ProviderConfig reaches now (OtherCoder),
-// which its Ready condition says. The Coder now is the ProviderConfig's
-// URL and the deployment it last reported: a URL changed since makes the
-// two disagree with the record until the ProviderConfig reports again,
-// which only delays the resource.
+// otherCoder is OtherCoder for a live resource, shown on its Ready
+// condition. Now is the deployment the ProviderConfig last reported: after
+// a change of URL that only delays the resource until it reports again.
 func (n *untilGone[R]) otherCoder(ctx context.Context, mg resource.Managed) error {
 	if n.pass.Records == nil {
 		return nil
@@ -92,13 +82,9 @@ func (n *untilGone[R]) otherCoder(ctx context.Context, mg resource.Managed) erro
 	return nil
 }
 
-// recordID writes the id of the object mg observed onto its create's
-// record when no record of mg holds it yet: a create whose answer was lost
-// and whose object Observe then adopted by name, or whose best-effort
-// SetExternalID failed. The id is what ownership checks and the sweep's
-// protection of managed objects go by. A resource whose records already
-// hold the id costs one cache read and no write; one with rotation records
-// is left alone, since its external name is a rotation's key.
+// recordID writes the observed id onto the create's record when no record
+// holds it (a lost create adopted by name, or a failed SetExternalID):
+// ownership and the sweep go by it. Rotation records are left alone.
 func (n *untilGone[R]) recordID(ctx context.Context, mg resource.Managed) error {
 	id := meta.GetExternalName(mg)
 	if id == "" || n.pass.Records == nil {
@@ -111,9 +97,8 @@ func (n *untilGone[R]) recordID(ctx context.Context, mg resource.Managed) error 
 	return n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
 }
 
-// ownedByAnother reports whether another managed resource owns the Coder
-// object id, with the error that names it, which the resource's Ready
-// condition says; false for no id.
+// ownedByAnother reports whether another resource owns id, with the error
+// naming it, shown on the Ready condition.
 func (n *untilGone[R]) ownedByAnother(ctx context.Context, mg resource.Managed, id string) (bool, error) {
 	if id == "" {
 		return false, nil
@@ -133,30 +118,26 @@ func (n *untilGone[R]) Create(ctx context.Context, mg R) (managed.ExternalCreati
 	if n.pass.CreateRefused != "" {
 		return managed.ExternalCreation{}, errors.New(errCreateRefused + ": " + n.pass.CreateRefused)
 	}
-	// The record comes first: whatever happens next, what may exist in
-	// Coder is written down somewhere a namespace deletion cannot reach.
+	// The record first, where a namespace deletion cannot reach it.
 	if err := n.pass.Records.Ensure(ctx, mg, n.pass.Kind, n.pass.Origin, n.pass.CoderName(mg), attemptOf(mg)); err != nil {
 		return managed.ExternalCreation{}, err
 	}
 	c, err := n.inner.Create(ctx, mg)
 	if err != nil && !coder.Timeout(err) {
-		// Coder answered: this attempt wrote nothing, and no object found
-		// by name later may be taken for its result. Best effort: a record
-		// that keeps the attempt only makes the sweep look once more.
+		// Coder answered, so nothing was written; best effort, as a kept
+		// attempt only makes the sweep look once more.
 		_ = n.pass.Records.NothingWritten(ctx, mg, n.pass.Kind)
 	}
 	if err == nil {
 		if id := meta.GetExternalName(mg); id != "" {
-			// Best effort: a key record finds its key by name too, and a
-			// provider record by name within the attempt's window.
+			// Best effort: records also find their object by name.
 			_ = n.pass.Records.SetExternalID(ctx, mg, n.pass.Kind, id)
 		}
 	}
 	return c, err
 }
 
-// attemptOf is when the reconciler began this create attempt: it notes the
-// time on the resource just before calling Create.
+// attemptOf is the time the reconciler noted just before calling Create.
 func attemptOf(mg resource.Managed) time.Time {
 	if t, err := time.Parse(time.RFC3339, mg.GetAnnotations()[meta.AnnotationKeyExternalCreatePending]); err == nil {
 		return t

@@ -34,35 +34,22 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 )
 
-// A providerClaim names the provider one owner may have in Coder. Provider
-// names are chosen by users and may be reused by anyone, so a name proves
-// nothing on its own: a provider found by name is the claim's only when
-// Coder created it within the window of the owner's last create attempt
-// whose answer may have been lost. Times are by our clock; each meets
-// Coder's creation time only on Coder's clock.
+// A providerClaim names an object under a name users choose and anyone may
+// reuse: found by name, it is the claim's only if Coder created it within
+// the window of the owner's last create attempt whose answer may be lost.
 type providerClaim struct {
-	// ID is the provider's Coder id, once known.
-	ID string
-	// Name is the provider's Coder-wide name.
+	ID   string
 	Name string
-	// Attempt is when the last create was sent; zero when none may have
+	// Attempt is when the last create was sent; zero if none may have
 	// written anything.
-	Attempt time.Time
-	// NotBefore, when set, is the earliest creation time a provider of the
-	// claim can have, by id as by name.
+	Attempt   time.Time
 	NotBefore time.Time
 }
 
-// errFmtOnlyCreatorFinds is the error of a provider record without an id,
-// swept by a ProviderConfig other than its creator.
 const errFmtOnlyCreatorFinds = "the provider this record names has no recorded id, only the name its creator chose, and only the ProviderConfig that made it may find it by name: the record is kept until %s is Ready again; if it was deleted, make it again there (same kind, namespace, name and URL)"
 
-// providerClaimOf is what a provider record names: its id once known, and its
-// name, which counts only for a provider Coder created within the window of
-// the record's last create attempt, and only through the ProviderConfig
-// that made it (byName). A provider the record knows by that name only
-// cannot be found through another ProviderConfig, so its absence cannot be
-// verified there: the error says so, and the record waits for its creator.
+// providerClaimOf counts the name only through the ProviderConfig that made
+// the record (byName); elsewhere a record without an id waits for it.
 func providerClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (providerClaim, error) {
 	c := providerClaim{ID: rec.Status.ExternalID, Name: rec.Status.CoderName, NotBefore: NotBefore(rec)}
 	if t := rec.Status.CreateAttemptedAt; t != nil && byName {
@@ -74,25 +61,16 @@ func providerClaimOf(rec *clusterv1alpha1.CleanupRecord, byName bool) (providerC
 	return c, nil
 }
 
-// A namedKind is how deletion finds one kind of object whose name users
-// choose (an AI provider's name, an MCP server's slug), so a name proves
-// nothing on its own: by id, and by that name only within the window of
-// the record's last create attempt, and only through the ProviderConfig
-// that made it (providerClaimOf). Every kind so named shares this one
-// rule; what differs is how Coder reads it.
+// A namedKind finds objects whose name users choose (AI providers, MCP
+// servers) by the one rule of providerClaimOf.
 type namedKind[T any] struct {
-	// noun names the kind in messages.
 	noun string
-	// byID reads the object of id; its bool is false for one Coder does
-	// not hold (404), or an id it cannot hold.
-	byID func(ctx context.Context, cl *coder.Client, id string) (T, bool, error)
-	// byName returns the objects Coder holds under name.
+	// byID's bool is false for a 404, or an id Coder cannot hold.
+	byID   func(ctx context.Context, cl *coder.Client, id string) (T, bool, error)
 	byName func(ctx context.Context, cl *coder.Client, name string) ([]T, error)
-	// about is an object's id and Coder's time of its creation.
-	about func(T) (string, time.Time)
+	about  func(T) (string, time.Time)
 }
 
-// providers are the AI providers: read by id or name alike.
 var providers = namedKind[codersdk.AIProvider]{
 	noun: "provider",
 	byID: func(ctx context.Context, cl *coder.Client, id string) (codersdk.AIProvider, bool, error) {
@@ -108,8 +86,7 @@ var providers = namedKind[codersdk.AIProvider]{
 	about: func(p codersdk.AIProvider) (string, time.Time) { return p.ID.String(), p.CreatedAt },
 }
 
-// mcpServers are the MCP servers: Coder reads one by id only, so the slug
-// is looked up on the list.
+// mcpServers: Coder reads one by id only, so a slug is found on the list.
 var mcpServers = namedKind[codersdk.MCPServerConfig]{
 	noun: "MCP server",
 	byID: func(ctx context.Context, cl *coder.Client, id string) (codersdk.MCPServerConfig, bool, error) {
@@ -126,7 +103,6 @@ var mcpServers = namedKind[codersdk.MCPServerConfig]{
 	about: func(s codersdk.MCPServerConfig) (string, time.Time) { return s.ID.String(), s.CreatedAt },
 }
 
-// present is a read's answer with Coder's 404 taken for absent.
 func present[T any](o T, err error) (T, bool, error) {
 	if coder.IsNotFound(err) {
 		return o, false, nil
@@ -134,8 +110,6 @@ func present[T any](o T, err error) (T, bool, error) {
 	return o, err == nil, err
 }
 
-// find is the registry's find of the kind (objectKinds): per record, the
-// ids of what its claim owns.
 func (k namedKind[T]) find(ctx context.Context, l look, recs []*clusterv1alpha1.CleanupRecord) []found {
 	out := make([]found, len(recs))
 	for i, rec := range recs {
@@ -148,11 +122,8 @@ func (k namedKind[T]) find(ctx context.Context, l look, recs []*clusterv1alpha1.
 	return out
 }
 
-// owned returns the ids of the objects in Coder the claim owns: the one of
-// its id, and the one of its name if the claim's create attempt made it.
-// Objects another resource holds are not the claim's. The object of its id
-// dated before NotBefore is an error (errPredates): not the claim's, yet
-// not absent.
+// owned returns the ids the claim owns, by id and by its attempt's name,
+// never one another resource holds.
 func (k namedKind[T]) owned(ctx context.Context, cl *coder.Client, c providerClaim, owned Owned) ([]string, error) {
 	var out []string
 	if c.ID != "" && !owned.has(c.ID) {
@@ -190,19 +161,11 @@ func (k namedKind[T]) owned(ctx context.Context, cl *coder.Client, c providerCla
 	return out, nil
 }
 
-// errFmtPendingCreate names the resource whose create may have written the
-// provider, and nothing secret.
 const errFmtPendingCreate = "the Coder %s named %q may be the result of a create of %s %s (UID %s) whose answer was lost, which that resource may still adopt; this resource does not import, change or delete it: wait until that resource is Ready or deleted, or delete it first"
 
-// PendingCreateOf decides which other resource, if any, may own the Coder
-// object of record kind kind (an AI provider, an MCP server: objects
-// named by a name users choose) named name although no record names its id: one whose record
-// names the provider by that name and carries a create attempt whose
-// answer was lost. Such a resource adopts the provider it finds by name
-// when Coder created it after the attempt, so nothing else may take it
-// meanwhile. self (a UID) is never its own rival. Only records made
-// through the Coder at now count (Speaks): a create sent to another Coder
-// wrote nothing here.
+// PendingCreateOf decides which other resource may own the object of kind
+// named name that no record names by id: one whose record of the Coder at
+// now holds a create attempt of that name whose answer was lost.
 func PendingCreateOf(kind, self, name string, recs []clusterv1alpha1.CleanupRecord, now Origin) (Owner, bool) {
 	for i := range recs {
 		rec := &recs[i]
@@ -217,11 +180,9 @@ func PendingCreateOf(kind, self, name string, recs []clusterv1alpha1.CleanupReco
 	return Owner{}, false
 }
 
-// PendingCreateByAnother returns the error naming the resource whose lost
-// create may have written the Coder object of record kind kind named name in the Coder at now,
-// when it is not mg (claimed); err is a failure to find out. It reads every cleanup record
-// through the cache, so it suits a one-time decision such as an import by
-// name, not a poll. No records (nil) know no claims.
+// PendingCreateByAnother returns the error naming another resource whose
+// lost create may have written name at now. It reads every record: for a
+// one-time decision (an import), not a poll.
 func (r *Store) PendingCreateByAnother(ctx context.Context, mg resource.Managed, kind, name string, now Origin) (claimed, err error) {
 	if r == nil {
 		return nil, nil
@@ -237,7 +198,6 @@ func (r *Store) PendingCreateByAnother(ctx context.Context, mg resource.Managed,
 	return errors.Errorf(errFmtPendingCreate, nounOf(kind), name, c.Kind, objectName(c.Namespace, c.Name), c.UID), nil
 }
 
-// nounOf is how messages name an object of record kind kind.
 func nounOf(kind string) string {
 	if kind == KindMCPServer {
 		return "MCP server"
@@ -246,35 +206,23 @@ func nounOf(kind string) string {
 }
 
 // An Adoption is what a live resource without an external name does with
-// the object Coder holds under the name its creates ask for (an AI
-// provider's name, an MCP server's slug).
+// the object under the name its creates ask for.
 type Adoption int
 
 // The adoptions.
 const (
-	// AdoptNone: nothing of the resource's is there; its create follows,
-	// and meets Coder's 409 if someone else holds the name.
+	// AdoptNone: the create follows (Coder answers 409 if it is taken).
 	AdoptNone Adoption = iota
-	// AdoptFound: the object is what the resource's own create, whose
-	// answer was lost, wrote.
+	// AdoptFound: the resource's own lost create wrote it.
 	AdoptFound
 	// RefuseTaken: someone else's object holds the name.
 	RefuseTaken
 )
 
-// AdoptByName decides, for every kind whose lost creates are found by name,
-// what a live resource without an external name does with the
-// object of that name: attempt is the create attempt its record holds
-// (LastAttempt: written before each create, cleared once Coder answered
-// one, so an attempt whose answer was lost stays there until a look
-// settles it), found whether Coder holds an object of the name, and ours
-// whether Coder created it within that attempt's window (CreatedByAttempt).
-// The record is the only proof of an attempt, as it is for the deleting
-// resource and the sweep (providerClaimOf): annotations on the resource are
-// anyone's to write, and a later create refused unsent says nothing of an
-// earlier one whose answer was lost. Taking such a refusal for the last
-// word made the resource create again, meet Coder's 409 and clear its
-// record, and the provider outlived it unrecorded (soak seed 777365623978).
+// AdoptByName decides it from the record's attempt (LastAttempt), whether
+// Coder holds the name, and whether its create falls in the attempt's window.
+// Only the record proves an attempt: taking a later create refused unsent
+// for the last word once leaked a provider (soak seed 777365623978).
 func AdoptByName(attempt time.Time, found, ours bool) Adoption {
 	switch {
 	case !found:
@@ -286,11 +234,7 @@ func AdoptByName(attempt time.Time, found, ours bool) Adoption {
 	}
 }
 
-// TakenByAnother is the error naming the resource that owns the Coder
-// object id, or whose lost create may have written it under name, when
-// that is not mg: an import by name (a provider's, an MCP server's slug)
-// takes neither. err is a failure to find out, which imports nothing
-// either.
+// TakenByAnother names who owns id or may have created name, when not mg.
 func (r *Store) TakenByAnother(ctx context.Context, mg resource.Managed, kind, id, name string, now Origin) (taken, err error) {
 	owned, err := r.OwnedByAnother(ctx, mg, id, now)
 	if owned != nil || err != nil {
@@ -299,13 +243,8 @@ func (r *Store) TakenByAnother(ctx context.Context, mg resource.Managed, kind, i
 	return r.PendingCreateByAnother(ctx, mg, kind, name, now)
 }
 
-// LastAttempt is when mg's last create attempt whose outcome is unknown
-// was sent, as its cleanup record says: the provider writes the record
-// before every create and clears the time when Coder answered. Zero without
-// a record or an attempt. It reads past the cache (reader), since a record
-// written a moment ago must count: this is the only proof an object found
-// by name is mg's, and annotations, which anyone editing mg can set, are
-// not.
+// LastAttempt is when mg's last create of unknown outcome was sent, read past
+// the cache: the record is the only proof an object found by name is mg's.
 func LastAttempt(ctx context.Context, reader client.Reader, mg resource.Managed, kind string) (time.Time, error) {
 	rec := &clusterv1alpha1.CleanupRecord{}
 	err := reader.Get(ctx, types.NamespacedName{Name: Name(kind, mg.GetUID())}, rec)
@@ -321,12 +260,9 @@ func LastAttempt(ctx context.Context, reader client.Reader, mg resource.Managed,
 	return rec.Status.CreateAttemptedAt.Time, nil
 }
 
-// CreatedByAttempt reports whether an object Coder dated createdAt can be
-// the result of a create sent at attempt (by our clock), whose request
-// timeout bounded how late it could commit. The attempt is placed on
-// Coder's clock first: Coder's clock may run minutes apart from ours. An
-// object dated outside that window was created by someone else, before or
-// after us. It is errUndated when clock is not known.
+// CreatedByAttempt reports whether an object Coder dated createdAt can come
+// from a create sent at attempt (our clock) within its timeout, compared on
+// Coder's clock, which may run minutes apart from ours.
 func CreatedByAttempt(createdAt, attempt time.Time, timeout time.Duration, clock coder.Clock) (bool, error) {
 	if attempt.IsZero() {
 		return false, nil
@@ -338,11 +274,8 @@ func CreatedByAttempt(createdAt, attempt time.Time, timeout time.Duration, clock
 	return !createdAt.Before(at.Add(-skewBefore)) && !createdAt.After(at.Add(timeout+skewAfter)), nil
 }
 
-// Clock skew allowed when matching Coder's creation time of an object to our
-// create attempt, on Coder's clock: the attempt is recorded in whole seconds,
-// before the request is sent; Coder dates rows when the request commits;
-// and an answer's Date, which places the attempt on Coder's clock, is in
-// whole seconds and stamped before the answer travelled.
+// The skew around an attempt on Coder's clock: both the attempt and the
+// Date are whole seconds, and Coder dates rows at commit.
 const (
 	skewBefore = 5 * time.Second
 	skewAfter  = 30 * time.Second

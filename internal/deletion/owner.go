@@ -40,29 +40,20 @@ const (
 	errFmtOwned    = "the Coder object %s is owned by %s %s (UID %s); this resource does not adopt, import, change or delete it: remove its external name, or delete that resource first"
 )
 
-// An Owner is a managed resource that claims a Coder object: one of its
-// cleanup records names the object's id (written by the provider, from the
-// resource's UID), or its external name does.
+// An Owner is a resource that claims a Coder object, by record or name.
 type Owner struct {
 	UID       string
 	Kind      string
 	Namespace string
 	Name      string
-	// Record: a cleanup record of the resource names the object. A record
-	// is written by the provider only, before a create or once an import
-	// is observed, so it outranks any external name.
-	Record bool
-	// Created is the resource's creation time, set by the API server.
+	// Record: a record, only the provider's to write, outranks any name.
+	Record  bool
 	Created time.Time
 }
 
-// OwnerOf decides which other managed resource, if any, owns a Coder object
-// that self (a UID) claims: none when self owns it or nobody else claims it.
-// A record decides first: a resource with a record of the object owns it,
-// and self with one of its own is never refused. Without any record, the
-// oldest live resource naming the object owns it, so a later one cannot
-// take over by setting the same external name. It reads nothing a user can
-// write other than the external names it is given, and trusts no server.
+// OwnerOf decides which other resource, if any, owns an object self (a UID)
+// claims: a record decides first, else the oldest live resource naming it,
+// so a later one cannot take over by setting the same external name.
 func OwnerOf(self string, claims []Owner) (Owner, bool) {
 	var recorded, live []Owner
 	for _, c := range claims {
@@ -86,7 +77,6 @@ func OwnerOf(self string, claims []Owner) (Owner, bool) {
 	return pick[0], true
 }
 
-// olderFirst orders claimants by their creation, then by UID.
 func olderFirst(a, b Owner) int {
 	if c := a.Created.Compare(b.Created); c != 0 {
 		return c
@@ -94,17 +84,13 @@ func olderFirst(a, b Owner) int {
 	return strings.Compare(a.UID, b.UID)
 }
 
-// ErrOwned is the error of a resource that names an object another
-// resource owns. It names that resource, and nothing secret.
+// ErrOwned names the resource that owns id, and nothing secret.
 func ErrOwned(id string, owner Owner) error {
 	return errors.Errorf(errFmtOwned, id, owner.Kind, objectName(owner.Namespace, owner.Name), owner.UID)
 }
 
-// claimants gathers every managed resource that claims the Coder object id
-// in the Coder at now: the owners of the cleanup records made through it
-// naming id, and the live resources of kinds whose external name is id
-// and whose ProviderConfig reaches it (Speaks), self (a UID) among them
-// whatever its ProviderConfig. It reads the cache.
+// owners gathers from the cache who claims id in the Coder at now: records
+// made through it, and live resources whose ProviderConfig reaches it.
 func (r *Store) owners(ctx context.Context, self, id string, kinds []apis.ManagedKind, now Origin) ([]Owner, error) {
 	recs, live, liveKinds, err := r.naming(ctx, id, kinds)
 	if err != nil {
@@ -119,8 +105,6 @@ func (r *Store) owners(ctx context.Context, self, id string, kinds []apis.Manage
 		out = append(out, Owner{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
 	}
 	for i, mg := range live {
-		// self is never its own owner (OwnerOf): its poll reads no
-		// ProviderConfig to find that out.
 		if string(mg.GetUID()) != self && !r.reaches(ctx, mg, now) {
 			continue
 		}
@@ -132,10 +116,6 @@ func (r *Store) owners(ctx context.Context, self, id string, kinds []apis.Manage
 	return out, nil
 }
 
-// naming reads, through the cache's indexes, the cleanup records that name
-// the Coder object id (with the UID of their resource) and the live
-// managed resources of kinds whose external name is id, with the kind of
-// each.
 func (r *Store) naming(ctx context.Context, id string, kinds []apis.ManagedKind) ([]clusterv1alpha1.CleanupRecord, []resource.Managed, []string, error) {
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := r.kube.List(ctx, l, client.MatchingFields{index.RecordExternalID: id}); err != nil {
@@ -163,15 +143,12 @@ func (r *Store) naming(ctx context.Context, id string, kinds []apis.ManagedKind)
 	return recs, live, liveKinds, nil
 }
 
-// OwnedByAnother returns the error naming the resource that owns the Coder
-// object id in the Coder at now, when it is not mg (owned); err is a
-// failure to find out. No records (nil) know no owners.
+// OwnedByAnother returns the error naming id's owner in the Coder at now
+// when it is not mg; err is a failure to find out.
 func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id string, now Origin) (owned, err error) {
 	if r == nil {
 		return nil, nil
 	}
-	// Only the kinds that name the same kind of Coder object can claim
-	// it; records of any kind count (naming). Every poll asks.
 	cs, err := r.owners(ctx, string(mg.GetUID()), id, apis.SameCoderKinds(mg), now)
 	if err != nil {
 		return nil, err
@@ -182,12 +159,9 @@ func (r *Store) OwnedByAnother(ctx context.Context, mg resource.Managed, id stri
 	return nil, nil
 }
 
-// reaches reports whether the ProviderConfig of the live resource mg
-// reaches the Coder at now, read from the cache: its external name speaks
-// of that Coder only then (Speaks). A ProviderConfig that has not reported
-// its deployment yet is judged by its URL. One that cannot be read may
-// reach any Coder, so the claim counts: of two wrong answers, refusing an
-// import waits for a human, adopting another's object cannot be undone.
+// reaches reports whether mg's ProviderConfig reaches the Coder at now. One
+// that cannot be read may reach any, so the claim counts: a refused import
+// waits for a human, an adopted object of another's cannot be undone.
 func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bool {
 	ref, err := providerconfig.RefOf(mg)
 	if err != nil {
@@ -204,22 +178,12 @@ func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bo
 	return Speaks(at, now)
 }
 
-// Speaks reports whether what was made at o (a record's origin, or the
-// Coder a live resource's ProviderConfig reaches) speaks of the Coder at
-// now, the one the caller acts on. This is the one rule of ownership per
-// Coder (DESIGN §9): a record, a live resource's external name or a
-// pending create says who owns or holds an object only in the Coder it was
-// made through. Every decision of who owns or holds an object (holders,
-// owners, budget owners, pending creates, imports, the sweep's exceptions)
-// passes its records and resources through it first, so a tenant's own
-// server, answering with ids it saw in the platform's Coder, can shield,
-// block or adopt nothing there.
-//
-// The Coder is the canonical URL and the deployment id, as SameCoder
-// compares them. Where now's deployment is not known yet, the URL alone
-// decides and a record of no URL (written before records named one)
-// speaks: of two wrong answers, counting a record of another deployment
-// refuses or holds, and missing one of ours adopts or deletes.
+// Speaks reports whether what was made at o speaks of the Coder at now: the
+// one rule of ownership per Coder (DESIGN §9), applied before every decision
+// of who owns or holds an object, so a tenant's server answering with the
+// platform's ids can shield, block or adopt nothing. Until now's deployment
+// is known the URL decides, and a legacy record speaks: wrongly counting one
+// refuses or holds, wrongly missing one of ours adopts or deletes.
 func Speaks(o, now Origin) bool {
 	if now.DeploymentID == "" {
 		return o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL
@@ -227,29 +191,16 @@ func Speaks(o, now Origin) bool {
 	return o.SameCoder(now)
 }
 
-// SpeaksOf reports whether rec speaks of the Coder at now (Speaks): only
-// such records may enter any ownership decision about an object there.
-// Callers test it in their own loop over the records they read, so the
-// sweep's pass over every record copies none.
+// SpeaksOf is Speaks for a record, in the caller's loop so the sweep copies none.
 func SpeaksOf(rec *clusterv1alpha1.CleanupRecord, now Origin) bool {
 	return Speaks(originOf(rec), now)
 }
 
-// liveOwners are the Coder objects live managed resources hold, by id, with
-// the UIDs of their holders. A resource holds an object when its external
-// name is the object's id and a cleanup record of its own names the id
-// too (its create, or its adoption of an import), made through the Coder
-// acted on (Speaks): an external name alone is anyone's to write, and
-// would keep another resource's released key alive, and a record of
-// another Coder names another object, whatever id its server answered.
-// This is the one rule of who holds an object; the sweep and a deleting
-// resource's look at what its records name both go by it, and coderobj
-// leaves a held object alone.
+// liveOwners are, by id, the live resources that hold an object: their
+// external name is its id and a record of their own, of the Coder acted on,
+// names it. An external name alone is anyone's to write.
 type liveOwners map[string][]string
 
-// liveOwnersOf decides who holds what from the cleanup records and the live
-// managed resources the caller read (all of them for the sweep, those
-// naming one id for a deleting resource), in the Coder at now.
 func liveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed, now Origin) liveOwners {
 	recorded := make(map[[2]string]bool, len(recs))
 	for i := range recs {
@@ -267,28 +218,19 @@ func liveOwnersOf(recs []clusterv1alpha1.CleanupRecord, live []resource.Managed,
 	return h
 }
 
-// Except is what resources other than those of uids hold: the objects
-// coderobj must leave alone when it deletes for uids.
+// Except is what others than uids hold, which a delete for uids leaves.
 func (h liveOwners) Except(uids ...string) Owned {
 	return func(id string) bool {
 		return slices.ContainsFunc(h[id], func(uid string) bool { return !slices.Contains(uids, uid) })
 	}
 }
 
-// clockSkew is how far the API server's clock, which dates a
-// record, may run ahead of the provider's, whose instants coderobj places
-// on Coder's clock through the answer's Date before they meet Coder's
-// timestamps. Coder's own clock may be anywhere: it is never compared with
-// ours.
+// clockSkew is how far the API server's clock may run ahead of ours.
 const clockSkew = time.Minute
 
-// NotBefore is the earliest time, by our clock, Coder can have created
-// what rec names: a record of a create (it names the Coder name) was
-// written before the create, and the API server set its creation time,
-// which nobody editing the record can change. A record edited to name an
-// older object, or written by hand, deletes nothing made before it, and is
-// not settled by it either. An import's record (no Coder name) was written
-// after its object existed: zero.
+// NotBefore is the earliest time (our clock) Coder can have created what a
+// create's record names, by the creation time the API server set; zero for
+// an import's record (no Coder name), which postdates its object.
 func NotBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
 	if rec.Status.CoderName == "" {
 		return time.Time{}
@@ -296,18 +238,14 @@ func NotBefore(rec *clusterv1alpha1.CleanupRecord) time.Time {
 	return rec.CreationTimestamp.Add(-clockSkew)
 }
 
-// keyClaimOf is what a key record names: the key's id once known, and its
-// UID-derived name, which finds the key even when the id went stale.
+// keyClaimOf's UID-derived name finds the key when the id went stale.
 func keyClaimOf(rec *clusterv1alpha1.CleanupRecord) KeyClaim {
 	return KeyClaim{IDs: []string{rec.Status.ExternalID}, Name: nameIs(rec.Status.CoderName), NotBefore: NotBefore(rec)}
 }
 
-// OwnedByOthers reports the Coder objects another live managed resource
-// holds in the Coder at now (see liveOwners), read through the cache one id
-// at a time. The
-// second result is the first failure to find out; an object whose holders
-// could not be read counts as held meanwhile, so nothing is deleted on a
-// guess, and the failure fails the verification.
+// OwnedByOthers reports what another live resource holds in the Coder at
+// now; an id whose holders cannot be read counts as held, so nothing is
+// deleted on a guess, and the failure fails the verification.
 func (r *Store) OwnedByOthers(ctx context.Context, mg resource.Managed, now Origin) (Owned, func() error) {
 	var first error
 	self := string(mg.GetUID())
@@ -324,20 +262,43 @@ func (r *Store) OwnedByOthers(ctx context.Context, mg resource.Managed, now Orig
 	return owned, func() error { return first }
 }
 
-// An Origin is where a create is sent, and so where its object lives: the
-// Coder deployment, and the ProviderConfig with the canonical URL it named.
-// A deployment id is only what a server says of itself (buildinfo is
-// public, and a staging Coder restored from production's database says
-// production's), so the URL and the ProviderConfig are part of it: a
-// tenant's server claiming the platform's deployment id is still another
-// origin.
+// otherDeployment errs when a record names another Coder than the client
+// reaches now, whose not listing the object says nothing. The deployment is
+// asked now: the ProviderConfig's status may predate a change of URL.
+func (p Pass) otherDeployment(ctx context.Context, recs Set) (Origin, error) {
+	now := p.Origin
+	named := recs.Origins()
+	if len(named) == 0 || p.Deployment == nil {
+		return now, nil
+	}
+	var err error
+	if now.DeploymentID, err = p.Deployment(ctx); err != nil {
+		return now, errors.Wrap(err, errVerifyDeployment)
+	}
+	return now, OtherCoder(recs, now)
+}
+
+// OtherCoder is the error of records made through another Coder than now:
+// the one rule by which a resource, live or deleting, acts on a Coder
+// (DESIGN §9), as no other Coder's answer counts and its ids name others.
+func OtherCoder(recs Set, now Origin) error {
+	for _, o := range recs.Origins() {
+		if !o.SameCoder(now) {
+			return &otherDeploymentError{Recorded: o, Now: now}
+		}
+	}
+	return nil
+}
+
+// An Origin is where a create is sent: the deployment and the
+// ProviderConfig with its URL, as a deployment id is only what a server says
+// (a staging Coder restored from production's says production's).
 type Origin struct {
 	DeploymentID string
-	// ProviderConfig is zero on a record written before records named one.
+	// ProviderConfig is zero on a legacy record.
 	ProviderConfig clusterv1alpha1.RecordedProviderConfig
 }
 
-// originOf is where rec says its object was made.
 func originOf(rec *clusterv1alpha1.CleanupRecord) Origin {
 	o := Origin{DeploymentID: rec.Spec.DeploymentID}
 	if pc := rec.Spec.ProviderConfig; pc != nil {
@@ -346,8 +307,7 @@ func originOf(rec *clusterv1alpha1.CleanupRecord) Origin {
 	return o
 }
 
-// Legacy reports whether o is a record's origin that names no
-// ProviderConfig (written by an earlier release).
+// Legacy reports whether o is a record's that names no ProviderConfig.
 func (o Origin) Legacy() bool { return o.ProviderConfig == clusterv1alpha1.RecordedProviderConfig{} }
 
 // Spec is o's ProviderConfig as a record's spec holds it.
@@ -359,29 +319,25 @@ func (o Origin) Spec() *clusterv1alpha1.RecordedProviderConfig {
 	return &pc
 }
 
-// SameCoder reports whether a client at now answers for what was made at
-// o: the same deployment and, where o names one, the same canonical URL.
-// Only then does its "gone" count, and only then may it delete by id.
+// SameCoder reports whether a client at now answers for what was made at o:
+// only then does its "gone" count, and may it delete by id.
 func (o Origin) SameCoder(now Origin) bool {
 	return o.DeploymentID != "" && o.DeploymentID == now.DeploymentID &&
 		(o.Legacy() || o.ProviderConfig.URL == now.ProviderConfig.URL)
 }
 
-// MadeBy reports whether now is the ProviderConfig that made o, still
-// reaching the same Coder: only its credentials may delete an object found
-// by a name that its owner does not derive from its UID.
+// MadeBy reports whether now is the ProviderConfig that made o, at the same
+// Coder: only its credentials may delete by a name its owner chose.
 func (o Origin) MadeBy(now Origin) bool {
 	a, b := o.ProviderConfig, now.ProviderConfig
 	return !o.Legacy() && o.SameCoder(now) && a.Group == b.Group && a.Kind == b.Kind && a.Namespace == b.Namespace && a.Name == b.Name
 }
 
-// ByName reports whether a client at now may find, and delete, what was
-// made at o by a name its owner chose (an AIProvider's), not only by
-// recorded id or UID-derived name: it is the ProviderConfig that made it,
-// or, for a record that names none, one of the same deployment.
+// ByName reports whether a client at now may find and delete what was made
+// at o by a name its owner chose (MadeBy, or a legacy record's deployment).
 func ByName(o, now Origin) bool { return o.MadeBy(now) || (o.Legacy() && o.SameCoder(now)) }
 
-// String is o as the messages of conditions and events name it.
+// String is o as conditions and events name it.
 func (o Origin) String() string {
 	if o.Legacy() {
 		return "deployment " + o.DeploymentID
@@ -390,9 +346,7 @@ func (o Origin) String() string {
 	return "deployment " + o.DeploymentID + " at " + pc.URL + " (" + pc.Kind + " " + objectName(pc.Namespace, pc.Name) + ")"
 }
 
-// An otherDeploymentError says that a resource's object lives in another
-// Coder (deployment or URL) or was made through another ProviderConfig
-// than the resource reaches now.
+// An otherDeploymentError: the object lives in another Coder than now.
 type otherDeploymentError struct{ Recorded, Now Origin }
 
 func (e *otherDeploymentError) Error() string {

@@ -17,12 +17,9 @@ limitations under the License.
 package deletion
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"time"
 
-	"github.com/coder/coder/v2/codersdk"
 	"github.com/google/uuid"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/errors"
@@ -31,7 +28,6 @@ import (
 	"github.com/crossplane/crossplane-runtime/v2/pkg/reconciler/managed"
 	"github.com/crossplane/crossplane-runtime/v2/pkg/resource"
 
-	clusterv1alpha1 "github.com/crossplane-contrib/provider-coder/apis/cluster/v1alpha1"
 	"github.com/crossplane-contrib/provider-coder/internal/clients/coder"
 	"github.com/crossplane-contrib/provider-coder/internal/metrics"
 	"github.com/crossplane-contrib/provider-coder/internal/policy"
@@ -45,17 +41,14 @@ const (
 	errVerifyDeployment        = "cannot ask Coder which deployment it is"
 	errDeleteAgain             = "Coder accepted this resource's last delete of the object but still shows it; deleted again"
 
-	// ReasonCredentialsUnavailable is the failure reason when no Coder
-	// client could be built (ProviderConfig or its Secret gone).
+	// ReasonCredentialsUnavailable: no Coder client could be built.
 	ReasonCredentialsUnavailable = "CredentialsUnavailable"
 	reasonStillPresent           = "StillPresent"
-	// ReasonOtherDeployment is the release reason when the ProviderConfig
-	// reaches another Coder deployment than the one that made the object.
+	// ReasonOtherDeployment: the object was made through another Coder.
 	ReasonOtherDeployment = "OtherDeployment"
 )
 
-// DeleteFailureReasons are every reason a failed delete in Coder is
-// counted under: the error classes and the reasons of the bounded pass.
+// DeleteFailureReasons are every reason a failed delete is counted under.
 func DeleteFailureReasons() []string {
 	r := []string{ReasonCredentialsUnavailable, reasonStillPresent, ReasonOtherDeployment}
 	for _, c := range coder.Classes() {
@@ -64,8 +57,6 @@ func DeleteFailureReasons() []string {
 	return r
 }
 
-// failureClass is the failure class of a delete or a look: an object
-// still there after its delete, or the class of the call that failed.
 func failureClass(err error) string {
 	if isStillPresent(err) {
 		return reasonStillPresent
@@ -73,83 +64,27 @@ func failureClass(err error) string {
 	return string(coder.ClassOf(err))
 }
 
-// A Pass is how a managed resource reaches Coder on this reconcile: its
-// ProviderConfig's state decides between the normal path and the bounded
-// pass (see providerconfig.DependentMode).
+// A Pass is how a managed resource reaches Coder on this reconcile.
 type Pass struct {
 	Kind     string
 	Mode     providerconfig.Mode
 	Releases *Releases
-	// CreateRefused, when set, says why creates through the ProviderConfig
-	// are refused (providerconfig.CreateRefused).
+	// CreateRefused says why creates are refused, if they are.
 	CreateRefused string
-	// Records writes the cleanup record before anything is created.
-	Records *Store
-	// Origin is where a create goes now: the ProviderConfig, its canonical
-	// URL and the deployment it last reported. Records name it.
-	Origin Origin
-	// CoderName is the name the object will have in Coder.
+	Records       *Store
+	// Origin is where a create goes now; records name it.
+	Origin    Origin
 	CoderName func(resource.Managed) string
-	// Deployment asks the Coder the client reaches now for its deployment
-	// id; nil without a client. A delete is verified only in the
-	// deployment that made the object (see otherDeployment).
+	// Deployment asks the Coder reached now for its id (otherDeployment).
 	Deployment func(context.Context) (string, error)
-	// Coder is the client the resource reaches now, which verifies that
-	// what a deleting resource's records name is gone; nil without one.
-	Coder *coder.Client
-	// Keys, if set, is the key list the resource's ProviderConfig shares
-	// (its scope: Scope): a deleting resource's records are looked up on
-	// the list its own look read.
-	Keys  *coder.KeyLister
-	Scope string
-	// Record, if set, receives the events of a deleting resource's look.
+	Coder      *coder.Client
+	// Keys is the ProviderConfig's shared key list (scope Scope), if any.
+	Keys   *coder.KeyLister
+	Scope  string
 	Record event.Recorder
 }
 
-// otherDeployment returns an error when a record of recs names another
-// Coder than the client reaches now: another deployment, or another URL (a
-// ProviderConfig repointed to another Coder, or a resource moved to a
-// ProviderConfig of one). That Coder not listing the object says nothing
-// about the Coder that holds it, so no answer of this client may count as
-// gone. The deployment is asked now, not taken from the ProviderConfig's
-// status, which may predate a change of URL.
-//
-// It returns where the client reaches now, with the deployment asked when
-// a record names one.
-func (p Pass) otherDeployment(ctx context.Context, recs Set) (Origin, error) {
-	now := p.Origin
-	named := recs.Origins()
-	if len(named) == 0 || p.Deployment == nil {
-		return now, nil
-	}
-	var err error
-	if now.DeploymentID, err = p.Deployment(ctx); err != nil {
-		return now, errors.Wrap(err, errVerifyDeployment)
-	}
-	return now, OtherCoder(recs, now)
-}
-
-// OtherCoder is the error of a resource whose records (recs) were made
-// through another Coder than now (SameCoder), nil when every record was
-// made through now. It is the one rule by which a resource acts on a
-// Coder, live or deleting: its records speak of the Coder they were made
-// through only (DESIGN §9), so no answer of another Coder counts as gone,
-// and no id its external name holds is read, adopted, changed or deleted
-// there, where it names another object, whatever that Coder's server
-// answered. A resource without records (an import before its first look)
-// names no Coder yet.
-func OtherCoder(recs Set, now Origin) error {
-	for _, o := range recs.Origins() {
-		if !o.SameCoder(now) {
-			return &otherDeploymentError{Recorded: o, Now: now}
-		}
-	}
-	return nil
-}
-
-// Live is a kind's own external client. It serves live resources only: a
-// deleting resource is served by what its records name, through the kind's
-// find and remove (objectKinds), so a kind has no Delete of its own.
+// Live is a kind's own client; a deleting resource is served by its records.
 type Live[R resource.Managed] interface {
 	Observe(ctx context.Context, mg R) (managed.ExternalObservation, error)
 	Create(ctx context.Context, mg R) (managed.ExternalCreation, error)
@@ -157,17 +92,9 @@ type Live[R resource.Managed] interface {
 	Disconnect(ctx context.Context) error
 }
 
-// Wrap returns the external client the managed reconciler uses for a
-// resource of type R: the kind's own client while the resource lives, its
-// records once it is deleting. inner may be nil in a bounded pass when no
-// Coder client could be built: the resource then releases without a delete.
-//
-// Observe only reads Coder and Delete only deletes, as crossplane-runtime's
-// contract asks: a deleting resource's Observe reports its object as
-// existing while anything its records name is left in Coder, the
-// reconciler calls Delete, and the next reconcile's Observe verifies. The
-// reconciler calls neither for a deleting resource whose policies exclude
-// Delete (it lets go at once), so the pass does not ask again.
+// Wrap returns the external client of R: the kind's own while it lives, its
+// records once deleting (inner may be nil in a bounded pass). Observe only
+// reads and Delete only deletes, as crossplane-runtime asks.
 func Wrap[R resource.Managed](p Pass, inner Live[R]) managed.TypedExternalClient[R] {
 	n := &untilGone[R]{inner: inner, pass: p}
 	if p.Mode == providerconfig.ModeBoundedPass {
@@ -176,21 +103,18 @@ func Wrap[R resource.Managed](p Pass, inner Live[R]) managed.TypedExternalClient
 	return n
 }
 
-// untilGone is the normal path: failures are errors, so the reconciler keeps the
-// finalizer and retries while the ProviderConfig holds.
+// untilGone is the normal path: a failure keeps the finalizer, and retries.
 type untilGone[R resource.Managed] struct {
 	inner Live[R]
 	pass  Pass
-	// left is what a deleting resource's Observe found for Delete.
-	left Leftovers
+	left  Leftovers
 }
 
 func (n *untilGone[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
 	if !meta.WasDeleted(mg) {
 		return n.observe(ctx, mg)
 	}
-	// A bounded pass of an earlier reconcile may have given up; this one
-	// deletes for real.
+	// An earlier bounded pass may have given up; this one deletes.
 	n.pass.Releases.forget(mg.GetUID())
 	left, err := n.pass.find(ctx, mg)
 	switch Next(providerconfig.ModeNormal, PassResult{ObserveErr: err, Existed: !left.empty()}) {
@@ -204,15 +128,10 @@ func (n *untilGone[R]) Observe(ctx context.Context, mg R) (managed.ExternalObser
 	return managed.ExternalObservation{}, nil
 }
 
-// find is a deleting resource's look: what its records name that is left
-// in the Coder the client reaches now, and nothing else. Its external name
-// and annotations, which anyone editing it may set, decide nothing, and
-// the kind's own client is not asked. A look that finds nothing is
-// believed only on records read past the cache, where a record written a
-// moment ago cannot be missing, and, before any delete was sent, on a key
-// list sent now. A resource without records asks Coder nothing: nothing
-// was ever created for it (Coder may refuse every call, as a deployment
-// without the licence keys need does, or be down).
+// find is a deleting resource's look at what its records name, never its
+// external name or annotations. "Nothing left" counts only on records read
+// past the cache and, before any delete, a key list sent now. Without
+// records it asks Coder nothing, which may refuse every call or be down.
 func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) {
 	if p.Records == nil {
 		return Leftovers{}, nil
@@ -223,9 +142,6 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 		return nil, err
 	}
 	if len(recs.recs) == 0 {
-		// Only a resource without a record may be an import deleted
-		// before its first look; the look past the cache below finds
-		// the record written for it.
 		if err := p.adoptNamed(ctx, mg); err != nil {
 			return nil, err
 		}
@@ -236,8 +152,7 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 	}
 	past, err := p.Records.Past(ctx, mg)
 	if err != nil || (deleted && past.same(recs)) {
-		// The look after a delete went by the list sent after Coder
-		// answered it, and by every record there is.
+		// After a delete the look already used a list sent after it.
 		return left, err
 	}
 	if !deleted {
@@ -246,8 +161,6 @@ func (p Pass) find(ctx context.Context, mg resource.Managed) (Leftovers, error) 
 	return p.lookAt(ctx, mg, past, since)
 }
 
-// lookAt is what recs name that is left in the Coder the client reaches
-// now, on a key list sent after since, when every record speaks of it.
 func (p Pass) lookAt(ctx context.Context, mg resource.Managed, recs Set, since time.Time) (Leftovers, error) {
 	now, err := p.otherDeployment(ctx, recs)
 	if err != nil {
@@ -256,10 +169,7 @@ func (p Pass) lookAt(ctx context.Context, mg resource.Managed, recs Set, since t
 	return p.recordsLeft(ctx, mg, recs, now, since)
 }
 
-// adoptNamed records the object a deleting import names by its external
-// name when the resource has no record at all: it was deleted before a
-// live Observe recorded it (EnsureAdopted). An external name counts for
-// nothing else, and never for an object another resource owns.
+// adoptNamed records an import deleted before a live Observe recorded it.
 func (p Pass) adoptNamed(ctx context.Context, mg resource.Managed) error {
 	id := meta.GetExternalName(mg)
 	if _, err := uuid.Parse(id); err != nil || !policy.MayDelete(mg) {
@@ -271,10 +181,8 @@ func (p Pass) adoptNamed(ctx context.Context, mg resource.Managed) error {
 	return p.Records.EnsureAdopted(ctx, mg, p.Kind, p.Origin, id)
 }
 
-// Delete deletes what Observe found its records name. A delete of an
-// object Coder accepted before, in this resource's last delete, is an
-// error the resource's condition shows: Coder keeps what it said it
-// deleted.
+// Delete deletes what Observe found; an object Coder accepted the last
+// delete of is an error: Coder kept what it said it deleted.
 func (n *untilGone[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
 	uid, ids, start := mg.GetUID(), n.left.ids(), time.Now()
 	again := n.pass.Releases.acceptedBefore(uid, ids)
@@ -296,107 +204,183 @@ func (n *untilGone[R]) Disconnect(ctx context.Context) error {
 	return n.inner.Disconnect(ctx)
 }
 
-// ReasonBudgetChangedInCoder: a deleting resource's budget or override was
-// written in Coder since its last PUT, so it is someone else's and is left.
-const ReasonBudgetChangedInCoder event.Reason = "BudgetChangedInCoder"
-
-// msgFmtChanged is the event of ReasonBudgetChangedInCoder, per kind.
-var msgFmtChanged = map[string]string{
-	KindGroupBudget:  "The AI budget of group %s was changed in Coder since this resource last set it (its last write was updated %s by Coder's clock); it is left there",
-	KindUserOverride: "The AI budget override of user %s was changed in Coder since this resource last set it (its last write was updated %s by Coder's clock); it is left there",
+// boundedPass makes one attempt over two reconciles (look, delete, verify)
+// and always ends with Observe reporting the object gone; anything but a
+// verified absence is a release without delete.
+type boundedPass[R resource.Managed] struct {
+	n *untilGone[R]
 }
 
+func (b *boundedPass[R]) Observe(ctx context.Context, mg R) (managed.ExternalObservation, error) {
+	if !meta.WasDeleted(mg) {
+		// Only deleting resources take a bounded pass; a live one waits.
+		return managed.ExternalObservation{}, errors.New(errCreateThroughDeletingPC)
+	}
+	// An earlier pass that gave up must not count if this one deletes.
+	rel, uid := b.n.pass.Releases, mg.GetUID()
+	rel.forget(uid)
+	var r PassResult
+	var left Leftovers
+	if last, sent := rel.lastDelete(uid); sent {
+		r = b.verify(ctx, mg, last.err)
+		rel.verified(uid)
+	} else {
+		left, r = b.first(ctx, mg)
+	}
+	if Next(providerconfig.ModeBoundedPass, r) == StepDelete {
+		b.n.left = left
+		return managed.ExternalObservation{ResourceExists: true}, nil
+	}
+	b.end(ctx, mg, r)
+	return managed.ExternalObservation{ResourceExists: false}, nil
+}
+
+func (b *boundedPass[R]) first(ctx context.Context, mg R) (Leftovers, PassResult) {
+	if b.n.pass.Coder == nil {
+		return nil, PassResult{NoClient: true}
+	}
+	left, err := b.n.pass.find(ctx, mg)
+	return left, PassResult{ObserveErr: err, Existed: !left.empty()}
+}
+
+func (b *boundedPass[R]) verify(ctx context.Context, mg R, deleteErr error) PassResult {
+	r := PassResult{Deleted: true, Existed: true, DeleteErr: deleteErr}
+	switch {
+	case deleteErr != nil:
+		return r
+	case b.n.pass.Coder == nil:
+		r.NoClient = true
+		return r
+	}
+	left, err := b.n.pass.find(ctx, mg)
+	r.AfterErr, r.StillThere = err, !left.empty()
+	return r
+}
+
+// end marks a release without delete, which the finalizer counts.
+func (b *boundedPass[R]) end(ctx context.Context, mg R, r PassResult) {
+	p := b.n.pass
+	r.MayHaveAttempted = meta.GetExternalName(mg) != "" || p.Records.MayHaveAttempted(ctx, mg, p.Kind)
+	o := DecidePass(r)
+	if o.DeleteFailed != "" {
+		metrics.ExternalDeleteFailed(p.Kind, o.DeleteFailed)
+	}
+	if o.WithoutDelete {
+		p.Releases.mark(mg.GetUID(), o.Reason)
+	}
+}
+
+func (b *boundedPass[R]) Create(context.Context, R) (managed.ExternalCreation, error) {
+	return managed.ExternalCreation{}, errors.New(errDeleting)
+}
+
+func (b *boundedPass[R]) Update(context.Context, R) (managed.ExternalUpdate, error) {
+	return managed.ExternalUpdate{}, errors.New(errDeleting)
+}
+
+// Delete sends the pass's one delete; the next Observe ends the pass.
+func (b *boundedPass[R]) Delete(ctx context.Context, mg R) (managed.ExternalDelete, error) {
+	ids, start := b.n.left.ids(), time.Now()
+	err := b.n.pass.deleteLeft(ctx, b.n.left)
+	b.n.pass.Releases.deleted(mg.GetUID(), start, ids, err)
+	return managed.ExternalDelete{}, err
+}
+
+func (b *boundedPass[R]) Disconnect(ctx context.Context) error { return b.n.Disconnect(ctx) }
+
+// A PassResult is what one bounded pass saw, up to the first failure.
+type PassResult struct {
+	NoClient bool
+	// Deleted: the pass sent its one delete before this look.
+	Deleted    bool
+	ObserveErr error
+	Existed    bool
+	DeleteErr  error
+	// AfterErr and StillThere are the look after the delete.
+	AfterErr   error
+	StillThere bool
+	// MayHaveAttempted: an object is named, or a create may have been lost.
+	MayHaveAttempted bool
+	// Orphan: its policies keep the object in Coder on purpose.
+	Orphan bool
+	// Stalled says why the managed reconciler leaves it alone.
+	Stalled string
+}
+
+// A PassOutcome is how a bounded pass ends.
+type PassOutcome struct {
+	// WithoutDelete: records turn Abandoned; counted and evented.
+	WithoutDelete bool
+	Reason        string
+	// DeleteFailed is the failure class to count, if any.
+	DeleteFailed string
+}
+
+// A Step is what a deleting resource does after a look.
+type Step string
+
+// The steps.
 const (
-	errFmtRecordedUnread  = "cannot read whether what the cleanup record %s names is gone from Coder; the resource goes only once it is"
-	errDeleteRecordedLeft = "cannot delete what this resource's cleanup records name; the resource goes only once it is gone from Coder"
-	errNoClientVerify     = "no Coder client to verify that what the cleanup records name is gone"
+	StepDelete Step = "Delete"
+	// StepRetry: the look failed; the finalizer stays.
+	StepRetry Step = "Retry"
+	// StepEnd: nothing is left, or the bounded pass ends (DecidePass).
+	StepEnd Step = "End"
 )
 
-// Leftovers are the objects in Coder a deleting resource's records name,
-// by kind: a read finds them, Delete deletes them, and the next
-// reconcile's read verifies.
-type Leftovers map[string][]string
-
-func (l Leftovers) empty() bool { return len(l.ids()) == 0 }
-
-// ids are the Coder ids of l.
-func (l Leftovers) ids() []string {
-	var ids []string
-	for _, k := range objectKinds {
-		ids = append(ids, l[k.kind]...)
+// Next is the one step function of both paths: the normal path retries
+// every failure while its ProviderConfig holds; the bounded pass deletes
+// once, and ends at the look after or at a first look that fails or is empty.
+func Next(mode providerconfig.Mode, r PassResult) Step {
+	failed := r.ObserveErr != nil
+	if mode != providerconfig.ModeBoundedPass {
+		switch {
+		case failed:
+			return StepRetry
+		case r.Existed:
+			return StepDelete
+		}
+		return StepEnd
 	}
-	return ids
+	if r.Deleted || r.NoClient || failed || !r.Existed {
+		return StepEnd
+	}
+	return StepDelete
 }
 
-// recordsLeft reads what the records of the deleting mg name and is still
-// in the Coder the resource reaches now (now, with the deployment asked),
-// by its records (recs), never by its external name and annotations, which
-// anyone editing the resource can set (to a sibling's id, an unknown one, a
-// forged refusal). Objects another live resource holds by a record of its
-// own are left to it. It only reads.
-func (p Pass) recordsLeft(ctx context.Context, mg resource.Managed, recs Set, now Origin, since time.Time) (Leftovers, error) {
-	written := recs.written()
-	if len(written) == 0 {
-		return Leftovers{}, nil
-	}
-	if p.Coder == nil {
-		return Leftovers{}, errors.New(errNoClientVerify)
-	}
-	owned, lookup := p.Records.OwnedByOthers(ctx, mg, now)
-	l := look{cl: p.Coder, now: now, owned: owned, keys: p.keysSince(since)}
-	left := Leftovers{}
-	for _, k := range objectKinds {
-		of := slices.DeleteFunc(slices.Clone(written), func(r *clusterv1alpha1.CleanupRecord) bool { return r.Spec.Kind != k.kind })
-		for i, f := range k.find(ctx, l, of) {
-			if f.err != nil {
-				return Leftovers{}, errors.Wrapf(f.err, errFmtRecordedUnread, of[i].Name)
-			}
-			if f.superseded && p.Record != nil {
-				st := of[i].Status
-				p.Record.Event(mg, event.Warning(ReasonBudgetChangedInCoder, errors.Errorf(msgFmtChanged[k.kind], st.ExternalID, st.CoderUpdatedAt)))
-			}
-			for _, id := range f.ids {
-				if !slices.Contains(left[k.kind], id) {
-					left[k.kind] = append(left[k.kind], id)
-				}
-			}
+// DecidePass decides how a bounded pass ends: only a verified absence or an
+// orphan is a normal release; anything else releases without delete unless
+// nothing can exist in Coder (no object named, no create begun).
+func DecidePass(r PassResult) PassOutcome {
+	var why string
+	switch {
+	case r.Orphan:
+		return PassOutcome{}
+	case r.Stalled != "":
+		if !r.MayHaveAttempted {
+			return PassOutcome{}
 		}
+		return PassOutcome{WithoutDelete: true, Reason: r.Stalled}
+	case r.NoClient:
+		why = ReasonCredentialsUnavailable
+	case errors.As(r.ObserveErr, new(*otherDeploymentError)):
+		why = ReasonOtherDeployment
+	case r.ObserveErr != nil:
+		why = failureClass(r.ObserveErr)
+	case !r.Existed:
+		return PassOutcome{}
+	case r.DeleteErr != nil:
+		why = string(coder.ClassOf(r.DeleteErr))
+	case r.AfterErr != nil:
+		why = failureClass(r.AfterErr)
+	case r.StillThere:
+		why = reasonStillPresent
+	default:
+		return PassOutcome{}
 	}
-	return left, lookup()
-}
-
-// keysSince lists keys on the shared key list of the resource's
-// ProviderConfig, one sent at since or later (see find). Without a shared
-// list the find lists.
-func (p Pass) keysSince(since time.Time) func(context.Context) ([]codersdk.AIGatewayKey, error) {
-	if p.Keys == nil {
-		return nil
+	o := PassOutcome{DeleteFailed: why}
+	if r.MayHaveAttempted {
+		o.WithoutDelete, o.Reason = true, why
 	}
-	return func(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
-		list, err := p.Keys.ListSince(ctx, p.Scope, p.Coder, since)
-		if err != nil {
-			return nil, err
-		}
-		return list.Keys(), nil
-	}
-}
-
-// deleteLeft deletes what recordsLeft found, all of it, and returns the
-// first failure.
-func (p Pass) deleteLeft(ctx context.Context, l Leftovers) error {
-	if l.empty() {
-		return nil
-	}
-	if p.Coder == nil {
-		return errors.New(errNoClientVerify)
-	}
-	var first error
-	for _, k := range objectKinds {
-		if len(l[k.kind]) > 0 {
-			first = cmp.Or(first, k.remove(ctx, p.Coder, l[k.kind]))
-		}
-	}
-	// The pass notes the delete (Releases.deleted): the next look verifies
-	// on a list sent after this answer.
-	return errors.Wrap(first, errDeleteRecordedLeft)
+	return o
 }

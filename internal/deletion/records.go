@@ -45,66 +45,53 @@ const (
 	errListRecords   = "cannot list cleanup records"
 )
 
-// Name is the cleanup record of a managed resource: derived from the
-// kind and the UID, so a retry never writes two.
+// Name is a resource's cleanup record, from kind and UID so a retry writes one.
 func Name(kind string, uid types.UID) string {
 	return strings.ToLower(kind) + "-" + string(uid)
 }
 
-// ManagedResourceUIDLabel carries the UID of the managed resource on each of
-// its cleanup records, so all of them are found (and deleted) together.
+// ManagedResourceUIDLabel finds all of a resource's records together.
 const ManagedResourceUIDLabel = clusterv1alpha1.ManagedResourceUIDLabel
 
 // Store writes the cleanup records of managed resources.
 type Store struct {
 	kube client.Client
-	// reader reads around the cache where a record written a moment ago
-	// must not be missed (see Attempted).
-	reader client.Reader
-	scheme *runtime.Scheme
-	// abandoned is told when a record turns Abandoned, so a sweep runs at
-	// once; nil when nothing sweeps.
+	// reader reads past the cache, where a fresh record must not be missed.
+	reader    client.Reader
+	scheme    *runtime.Scheme
 	abandoned func()
 }
 
-// NewStore returns a record writer. abandoned, if not nil, is called
-// after a record turned Abandoned.
+// NewStore returns a record writer; abandoned, if set, starts a sweep.
 func NewStore(kube client.Client, scheme *runtime.Scheme, abandoned func()) *Store {
 	return &Store{kube: kube, reader: kube, scheme: scheme, abandoned: abandoned}
 }
 
-// WithReader makes Attempted read records through reader, the manager's API
-// reader, instead of the cache.
+// WithReader makes reads past the cache go through the API reader.
 func (r *Store) WithReader(reader client.Reader) *Store {
 	r.reader = reader
 	return r
 }
 
-// Reader is the reader WithReader set: past the cache, where one is set.
+// Reader is the reader WithReader set.
 func (r *Store) Reader() client.Reader { return r.reader }
 
-// Ensure writes an Active record for mg before anything is created in Coder,
-// and notes on it when this create attempt is sent (attempt): what the
-// sweep matches an object found by name against.
+// Ensure writes an Active record for mg before anything is created in
+// Coder, with the attempt's time for the sweep's matches by name.
 func (r *Store) Ensure(ctx context.Context, mg resource.Managed, kind string, o Origin, coderName string, attempt time.Time) error {
 	return r.ensure(ctx, mg, kind, Name(kind, mg.GetUID()), o, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseActive, "coderName": coderName, "createAttemptedAt": metav1.NewTime(attempt),
 	})
 }
 
-// NothingWritten notes that mg's last create attempt certainly wrote
-// nothing (Coder answered with an error), so no object found by name is
-// taken for its result.
+// NothingWritten notes that Coder refused mg's last create: nothing to find by name.
 func (r *Store) NothingWritten(ctx context.Context, mg resource.Managed, kind string) error {
 	return resource.IgnoreNotFound(r.patchStatus(ctx, Name(kind, mg.GetUID()), map[string]any{"createAttemptedAt": nil}))
 }
 
-// ensure creates the named record, or finds it written by an earlier
-// attempt, and then writes status onto it. The status is what the sweep
-// acts on, and it is written before anything is created in Coder: a record
-// without one names nothing there. A record of that name whose spec is not
-// mg's (written by someone else) is refused: mg would make it name an
-// object in Coder that the record's own resource does not own.
+// ensure creates the named record, or finds an earlier attempt's, then
+// writes the status the sweep acts on; a record of that name that is not
+// mg's is refused, as mg would make it name an object it does not own.
 func (r *Store) ensure(ctx context.Context, mg resource.Managed, kind, name string, o Origin, status map[string]any) error {
 	rec, err := r.newRecord(mg, kind, name, o)
 	if err != nil {
@@ -120,9 +107,6 @@ func (r *Store) ensure(ctx context.Context, mg resource.Managed, kind, name stri
 	return r.patchStatus(ctx, name, status)
 }
 
-// verify checks that the existing record of want's name is want: the same
-// spec and the same managed resource label. A record written before
-// records named their ProviderConfig matches on the rest.
 func (r *Store) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecord) error {
 	got := &clusterv1alpha1.CleanupRecord{}
 	if err := r.kube.Get(ctx, types.NamespacedName{Name: want.Name}, got); err != nil {
@@ -138,8 +122,7 @@ func (r *Store) verify(ctx context.Context, want *clusterv1alpha1.CleanupRecord)
 	if recorded.Legacy() && recorded.DeploymentID == now.DeploymentID || recorded == now {
 		return nil
 	}
-	// This resource's own record, of another Coder or ProviderConfig:
-	// its object may live there, so the record must not be deleted.
+	// Our own record of another Coder: its object may live there.
 	return &otherDeploymentError{Recorded: recorded, Now: now}
 }
 
@@ -150,7 +133,6 @@ func objectName(ns, name string) string {
 	return ns + "/" + name
 }
 
-// patchStatus merges status into the status of the named record.
 func (r *Store) patchStatus(ctx context.Context, name string, status map[string]any) error {
 	body, err := json.Marshal(map[string]any{"status": status})
 	if err != nil {
@@ -160,7 +142,6 @@ func (r *Store) patchStatus(ctx context.Context, name string, status map[string]
 	return errors.Wrap(r.kube.Status().Patch(ctx, rec, client.RawPatch(types.MergePatchType, body)), errWriteRecord)
 }
 
-// newRecord is a record of mg, named name, made at o, without a status.
 func (r *Store) newRecord(mg resource.Managed, kind, name string, o Origin) (*clusterv1alpha1.CleanupRecord, error) {
 	gvk, err := apiutil.GVKForObject(mg, r.scheme)
 	if err != nil {
@@ -180,21 +161,16 @@ func (r *Store) newRecord(mg resource.Managed, kind, name string, o Origin) (*cl
 	}, nil
 }
 
-// MayHaveAttempted reports whether a create for mg was ever sent: Ensure writes
-// its record before each create, so a record of mg means something may
-// exist in Coder that mg does not name (an earlier attempt's answer may
-// have been lost even when the last one was answered). The create-pending
-// annotation alone proves nothing: the reconciler sets it before a create
-// this provider may refuse unsent, and anyone can write it. On a failed
-// read it says yes: a release counted for nothing costs a sweep, a missed
-// one leaks.
+// MayHaveAttempted reports whether a create for mg was ever sent (a record
+// precedes each; its answer may have been lost); the create-pending
+// annotation is anyone's to write. A failed read says yes: a needless
+// release costs a sweep, a missed one leaks.
 func (r *Store) MayHaveAttempted(ctx context.Context, mg resource.Managed, kind string) bool {
 	has, err := r.hasRecord(ctx, mg, kind)
 	return has || err != nil
 }
 
-// hasRecord reports whether mg has any record: one the cache lists by its
-// UID label, or the first one by name, which the cache may not list yet.
+// hasRecord also reads the first record by name, which the cache may lack.
 func (r *Store) hasRecord(ctx context.Context, mg resource.Managed, kind string) (bool, error) {
 	recs, err := r.of(ctx, mg)
 	if err != nil || len(recs) > 0 {
@@ -207,17 +183,8 @@ func (r *Store) hasRecord(ctx context.Context, mg resource.Managed, kind string)
 	return err == nil, errors.Wrap(err, errReadRecord)
 }
 
-// EnsureAdopted writes an Active record for mg when it has none: mg manages
-// an object in Coder it did not create (imported by external name) and may
-// delete it, so a release without delete must leave a record the sweep can
-// act on. The record names the object by id only, with no create attempt:
-// nothing found by name is ever taken for it. It reads the cache first, so
-// a resource with a record costs no write on a poll.
-//
-// Any record of mg counts, not only the first key's: once a rotation is
-// over, the first key's record is gone on purpose and the key in use has
-// the record of its rotation; a second record for it would outlive the
-// rotation that deletes that key.
+// EnsureAdopted writes an Active record, by id, for an import mg may delete
+// with no record at all: after a rotation, a second would outlive it.
 func (r *Store) EnsureAdopted(ctx context.Context, mg resource.Managed, kind string, o Origin, id string) error {
 	if has, err := r.hasRecord(ctx, mg, kind); has || err != nil {
 		return err
@@ -225,12 +192,8 @@ func (r *Store) EnsureAdopted(ctx context.Context, mg resource.Managed, kind str
 	return r.ensure(ctx, mg, kind, Name(kind, mg.GetUID()), o, map[string]any{"phase": clusterv1alpha1.CleanupPhaseActive, "externalID": id})
 }
 
-// SetExternalID records the Coder id once a create returned it. It patches
-// instead of reading first: the cache may not have the record just created.
-// A record without the id is still swept, by name. A budget's or
-// override's create named its record of the row before its PUT
-// (NameGroup), and a record never changes the row it names: for those
-// kinds it writes nothing.
+// SetExternalID patches in the id a create returned (the cache may lack the
+// record); a budget's record names its row before the PUT, so not for those.
 func (r *Store) SetExternalID(ctx context.Context, mg resource.Managed, kind, id string) error {
 	if kind == KindGroupBudget || kind == KindUserOverride {
 		return nil
@@ -238,15 +201,9 @@ func (r *Store) SetExternalID(ctx context.Context, mg resource.Managed, kind, id
 	return r.SetRotatedExternalID(ctx, mg, kind, 0, id)
 }
 
-// Delete removes every record of mg: its objects were deleted in Coder, or
-// deliberately left there. The records of rotations are found by the UID
-// label, one delete each: the package's RBAC grants delete, not
-// deletecollection. A record the cache does not show yet turns Abandoned in
-// the sweep once mg is gone, and the sweep removes it after verifying its
-// key is absent.
+// Delete removes every record of mg, one delete each (the RBAC grants no
+// deletecollection), the first by name too, as the cache may miss it.
 func (r *Store) Delete(ctx context.Context, mg resource.Managed, kind string) error {
-	// The first key's record by name too: the cache may not show a record
-	// written a moment ago.
 	names := []string{Name(kind, mg.GetUID())}
 	recs, err := r.of(ctx, mg)
 	if err != nil {
@@ -266,10 +223,8 @@ func (r *Store) Delete(ctx context.Context, mg resource.Managed, kind string) er
 	return nil
 }
 
-// Abandon marks every record of mg Abandoned: it let go without a verified
-// delete, so a sweep must delete its objects in Coder. The first record is
-// marked by name as well: the cache may not show a record written a moment
-// ago, and a record left Active would be deleted with the resource.
+// Abandon marks every record of mg Abandoned for the sweep, the first by
+// name too: one left Active would be deleted with the resource.
 func (r *Store) Abandon(ctx context.Context, mg resource.Managed, kind, reason string) error {
 	recs, err := r.of(ctx, mg)
 	if err != nil {
@@ -289,13 +244,7 @@ func (r *Store) Abandon(ctx context.Context, mg resource.Managed, kind, reason s
 	return r.abandon(ctx, &clusterv1alpha1.CleanupRecord{ObjectMeta: metav1.ObjectMeta{Name: base}}, reason)
 }
 
-// of returns the records of mg, found by its UID label, as the cache shows
-// them. A record the cache does not show yet turns Abandoned in the sweep
-// once mg is gone.
-//
-// It reads the cache by index: a poll reads its resource's records, and a
-// list by label alone would scan every record in the cache, a cost per poll
-// that grows with the number of resources.
+// of reads the cache by index: a list by label would scan every record.
 func (r *Store) of(ctx context.Context, mg resource.Managed) ([]clusterv1alpha1.CleanupRecord, error) {
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := r.kube.List(ctx, l, client.MatchingFields{index.RecordManagedUID: string(mg.GetUID())}); err != nil {
@@ -304,7 +253,6 @@ func (r *Store) of(ctx context.Context, mg resource.Managed) ([]clusterv1alpha1.
 	return l.Items, nil
 }
 
-// list returns the records of mg that reader lists by its UID label.
 func list(ctx context.Context, reader client.Reader, mg resource.Managed) ([]clusterv1alpha1.CleanupRecord, error) {
 	l := &clusterv1alpha1.CleanupRecordList{}
 	if err := reader.List(ctx, l, client.MatchingLabels{ManagedResourceUIDLabel: string(mg.GetUID())}); err != nil {
@@ -317,8 +265,7 @@ func (r *Store) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecord,
 	if rec.Status.Phase == clusterv1alpha1.CleanupPhaseAbandoned {
 		return nil
 	}
-	// A patch, not an update: the cache's copy may be stale, and the
-	// record must turn Abandoned whatever else changed on it.
+	// A patch: the cache's copy may be stale.
 	err := r.patchStatus(ctx, rec.Name, map[string]any{
 		"phase": clusterv1alpha1.CleanupPhaseAbandoned, "reason": reason, "abandonedAt": metav1.Now(),
 	})
@@ -335,15 +282,13 @@ func (r *Store) abandon(ctx context.Context, rec *clusterv1alpha1.CleanupRecord,
 	return nil
 }
 
-// A Set is the cleanup records of one managed resource, as the cache
-// showed them: a record written a moment ago may be missing.
+// A Set is the cleanup records of one resource as one read showed them.
 type Set struct {
 	uid  types.UID
 	recs []clusterv1alpha1.CleanupRecord
 }
 
-// written are the records of s the provider wrote a status to: one it
-// never wrote names nothing.
+// written are the records with a status; one without names nothing.
 func (s Set) written() []*clusterv1alpha1.CleanupRecord {
 	var out []*clusterv1alpha1.CleanupRecord
 	for i := range s.recs {
@@ -354,21 +299,18 @@ func (s Set) written() []*clusterv1alpha1.CleanupRecord {
 	return out
 }
 
-// Of returns the records of mg, in one list of the cache.
+// Of returns mg's records from the cache, which may lack a fresh one.
 func (r *Store) Of(ctx context.Context, mg resource.Managed) (Set, error) {
 	recs, err := r.of(ctx, mg)
 	return Set{uid: mg.GetUID(), recs: recs}, err
 }
 
-// Past returns the records of mg read past the cache, where a record
-// written a moment ago cannot be missing.
+// Past returns the records of mg read past the cache.
 func (r *Store) Past(ctx context.Context, mg resource.Managed) (Set, error) {
 	recs, err := list(ctx, r.reader, mg)
 	return Set{uid: mg.GetUID(), recs: recs}, err
 }
 
-// same reports whether s and o hold the same records, each as written at
-// the same version.
 func (s Set) same(o Set) bool {
 	v := make(map[string]string, len(s.recs))
 	for i := range s.recs {
@@ -380,16 +322,13 @@ func (s Set) same(o Set) bool {
 	})
 }
 
-// In returns the records of s that speak of the Coder at now (Speaks):
-// an id a record of another Coder holds names another object, whatever
-// that Coder's server answered.
+// In returns the records that speak of the Coder at now (Speaks).
 func (s Set) In(now Origin) Set {
 	recs := slices.DeleteFunc(slices.Clone(s.recs), func(rec clusterv1alpha1.CleanupRecord) bool { return !SpeaksOf(&rec, now) })
 	return Set{uid: s.uid, recs: recs}
 }
 
-// Origins returns where the set's records say their objects were made,
-// each once, in record order.
+// Origins returns where the records' objects were made, each once.
 func (s Set) Origins() []Origin {
 	var out []Origin
 	for i := range s.recs {
@@ -400,9 +339,7 @@ func (s Set) Origins() []Origin {
 	return out
 }
 
-// LacksID reports whether the set is one create's record of kind, written
-// with the status the sweep acts on, that holds no id, and no record holds
-// id: the id of the object its resource adopted is missing from it.
+// LacksID: the set is one create's written record of kind, and none holds id.
 func (s Set) LacksID(kind, id string) bool {
 	if len(s.recs) != 1 || slices.Contains(s.ExternalIDs(), id) {
 		return false
@@ -411,10 +348,8 @@ func (s Set) LacksID(kind, id string) bool {
 	return r.Name == Name(kind, s.uid) && r.Status.Phase != "" && r.Status.ExternalID == ""
 }
 
-// ExternalIDs returns the Coder ids the set's records hold. They prove
-// which objects the resource owns when nothing else does: an imported key
-// keeps the id it was adopted under after a rotation moves the external
-// name to the new key.
+// ExternalIDs returns the ids the records hold: an imported key keeps its
+// adopted id after a rotation moves the external name.
 func (s Set) ExternalIDs() []string {
 	out := make([]string, 0, len(s.recs))
 	for i := range s.recs {

@@ -45,38 +45,29 @@ const (
 	ReasonManagedResourceGone = "ManagedResourceGone"
 )
 
-// A Sweeper deletes in Coder what Abandoned cleanup records name, through a
-// Ready ProviderConfig of the same Coder deployment, and abandons Active
-// records whose managed resource vanished without deleting (finalizers
-// stripped by hand). It runs at start, at once when Trigger is called (a
-// record turned Abandoned, a ProviderConfig turned Ready), after a backoff
-// of seconds to minutes while a sweep leaves work undone, and otherwise
-// every Interval with 10% jitter. It reads records and managed
-// resources through the uncached API reader: a stale cache could make it
-// abandon a record whose resource exists.
+// A Sweeper deletes in Coder what Abandoned records name, through a Ready
+// ProviderConfig of the same Coder, and abandons Active records whose
+// resource vanished (finalizers stripped by hand). It reads past the cache:
+// a stale one could make it abandon a record whose resource exists.
 type Sweeper struct {
-	Kube    client.Client
-	Reader  client.Reader
-	Clients *coder.Cache
-	Log     logging.Logger
-	// Timeout bounds each Coder request.
-	Timeout time.Duration
-	// Interval between sweeps that leave nothing undone.
+	Kube     client.Client
+	Reader   client.Reader
+	Clients  *coder.Cache
+	Log      logging.Logger
+	Timeout  time.Duration
 	Interval time.Duration
 	// Grace is how old an Active record must be before its missing
 	// resource counts as gone, so a fresh create is never raced.
 	Grace time.Duration
-	// Now is the clock the grace is measured on; time.Now when nil.
+	// Now measures the grace; time.Now when nil.
 	Now func() time.Time
-	// Share bounds one ProviderConfig's time on Coder in a sweep (see
-	// Share); zero means DefaultSweepShare.
+	// Share bounds a ProviderConfig's time on Coder (DefaultSweepShare).
 	Share time.Duration
 
 	trigger chan struct{}
 	sweeperState
 }
 
-// now is the sweeper's clock.
 func (s *Sweeper) now() time.Time {
 	if s.Now != nil {
 		return s.Now()
@@ -98,9 +89,8 @@ func (s *Sweeper) Trigger() {
 // NeedLeaderElection: only the leader sweeps.
 func (s *Sweeper) NeedLeaderElection() bool { return true }
 
-// Start sweeps until ctx ends. A sweep that fails or leaves an Abandoned
-// record behind is retried with backoff (see NextSweep); it never stops the
-// provider.
+// Start sweeps until ctx ends: at start, on Trigger, with backoff while
+// work is left (NextSweep), else every Interval; failures never stop it.
 func (s *Sweeper) Start(ctx context.Context) error {
 	retries := 0
 	for {
@@ -122,31 +112,24 @@ func (s *Sweeper) Start(ctx context.Context) error {
 			return nil
 		case <-s.trigger:
 			t.Stop()
-			// A trigger is news (a record turned Abandoned, a ProviderConfig
-			// turned Ready): the backoff starts over. Without this, records
-			// no Ready ProviderConfig can sweep (a deployment that is gone)
-			// would stretch it to its maximum and delay the retry of a
-			// sweep that Coder failed once by minutes.
+			// A trigger is news: the backoff starts over, or records of a
+			// gone deployment would stretch it to minutes for everyone.
 			retries = 0
 		case <-t.C:
 		}
 	}
 }
 
-// The backoff of a sweep that left work undone: Coder may be back, or a
-// ProviderConfig of the deployment Ready, long before the next interval.
+// An undone sweep retries soon: Coder may be back long before the interval.
 const (
 	sweepRetryFirst = 2 * time.Second
 	sweepRetryMax   = 5 * time.Minute
 )
 
-// NextSweep returns how long to wait after a sweep, and how many undone
-// sweeps in a row the next one follows. undone means the sweep failed or
-// left an Abandoned record it could not sweep; retries is how many undone
-// sweeps preceded it. An undone sweep is retried after 2s, doubling up to 5m
-// and never later than the interval; a complete one waits the interval,
-// shifted by jitter (a fraction in [-0.1, 0.1]) so replicas and restarts do
-// not sweep in step.
+// NextSweep returns the wait after a sweep and the undone sweeps in a row:
+// an undone one retries after 2s, doubling up to 5m and never past the
+// interval; a complete one waits the interval shifted by jitter (in
+// [-0.1, 0.1]) so replicas and restarts do not sweep in step.
 func NextSweep(interval time.Duration, retries int, undone bool, jitter float64) (time.Duration, int) {
 	if !undone {
 		return interval + time.Duration(jitter*float64(interval)), 0
@@ -160,10 +143,9 @@ func NextSweep(interval time.Duration, retries int, undone bool, jitter float64)
 
 // Result is what one sweep did.
 type Result struct {
-	// Swept is how many records it removed after a verified delete in Coder.
+	// Swept records were removed after a verified delete in Coder.
 	Swept int
-	// Left is how many Abandoned records are still there after it: no
-	// Ready ProviderConfig of their deployment, or Coder failed.
+	// Left Abandoned records remain: no Ready ProviderConfig, or Coder failed.
 	Left int
 }
 
@@ -177,23 +159,19 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 		return Result{}, errors.Wrap(err, errListRecords)
 	}
 	phases := map[string]int{clusterv1alpha1.CleanupPhaseActive: 0, clusterv1alpha1.CleanupPhaseAbandoned: 0}
-	// Abandoned records, by the client that sweeps them: each client's
-	// are swept by a worker of its own, within its budget.
+	// Each client's records are swept by a worker of its own.
 	work := map[*coder.Client]*clientWork{}
 	var sweepers []SweepConfig
 	var live []resource.Managed
 	var err error
 	loaded := false
-	// Whether a managed resource exists, by UID: a rotated key's records
-	// all name the same resource, which is read once per sweep.
+	// Whether a resource exists, by UID, read once per sweep.
 	seen := map[string]bool{}
 	swept := 0
 	for i := range l.Items {
 		rec := &l.Items[i]
 		if rec.Status.Phase == "" {
-			// The provider never wrote its status, so it names nothing in
-			// Coder: a create that stopped before it, or a record somebody
-			// else wrote. It goes with its resource.
+			// Without a status it names nothing in Coder.
 			s.removeUnwritten(ctx, rec, seen)
 			continue
 		}
@@ -202,8 +180,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 				rec.Status.Phase = clusterv1alpha1.CleanupPhaseAbandoned
 				rec.Status.Reason = ReasonManagedResourceGone
 				rec.Status.AbandonedAt = &metav1.Time{Time: s.now()}
-				// A conflict or NotFound means the resource settled the
-				// record itself in the meantime.
+				// A conflict or NotFound: the resource settled it meanwhile.
 				if err := s.Kube.Status().Update(ctx, rec); err != nil && !kerrors.IsNotFound(err) && !kerrors.IsConflict(err) {
 					s.Log.Info("Cannot abandon cleanup record", "record", rec.Name, "error", err)
 				}
@@ -214,7 +191,6 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 			continue
 		}
 		if !loaded {
-			// Read once per sweep, and only when there is something to sweep.
 			loaded = true
 			if sweepers, err = s.readyConfigs(ctx); err != nil {
 				return Result{Swept: swept}, err
@@ -240,8 +216,7 @@ func (s *Sweeper) Sweep(ctx context.Context) (Result, error) {
 	return Result{Swept: swept, Left: phases[clusterv1alpha1.CleanupPhaseAbandoned]}, nil
 }
 
-// resourceGone reports whether an Active record's managed resource no
-// longer exists (or is another incarnation), past the grace period.
+// resourceGone: the record's resource is gone (or replaced), past the grace.
 func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, seen map[string]bool) (bool, error) {
 	if s.now().Sub(rec.CreationTimestamp.Time) < s.Grace {
 		return false, nil
@@ -261,9 +236,8 @@ func (s *Sweeper) resourceGone(ctx context.Context, rec *clusterv1alpha1.Cleanup
 	return gone, nil
 }
 
-// claim counts a sweep attempt on an Abandoned record. The update claims
-// it: a second sweeper holding an older version gets a conflict and leaves
-// it alone.
+// claim counts a sweep attempt by an update, so a second sweeper holding an
+// older version gets a conflict and leaves the record alone.
 func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord) bool {
 	if _, ok := objectsOf(rec.Spec.Kind); !ok {
 		s.Log.Info("Cannot sweep cleanup record of an unknown kind", "record", rec.Name, "kind", rec.Spec.Kind)
@@ -273,9 +247,8 @@ func (s *Sweeper) claim(ctx context.Context, rec *clusterv1alpha1.CleanupRecord)
 	return s.Kube.Status().Update(ctx, rec) == nil
 }
 
-// settle ends a claimed record's sweep: after a verified delete in Coder
-// (err nil) it deletes the record, under the version it claimed, counting
-// it as result; otherwise it notes the error on the record for the retry.
+// settle deletes a claimed record after a verified delete (err nil), under
+// the version it claimed; otherwise it notes the error for the retry.
 func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, err error, result string) bool {
 	if err != nil {
 		metrics.Swept(rec.Spec.Kind, metrics.SweepError)
@@ -293,9 +266,8 @@ func (s *Sweeper) settle(ctx context.Context, rec *clusterv1alpha1.CleanupRecord
 	return true
 }
 
-// removeUnwritten deletes a record without a status once its managed
-// resource is gone (past the grace, so a create that is writing it now is
-// never raced), under the version read: a status written since keeps it.
+// removeUnwritten deletes a record without a status, under the version
+// read, once its resource is gone past the grace (so no create is raced).
 func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.CleanupRecord, seen map[string]bool) {
 	if gone, err := s.resourceGone(ctx, rec, seen); err != nil || !gone {
 		return
@@ -308,10 +280,8 @@ func (s *Sweeper) removeUnwritten(ctx context.Context, rec *clusterv1alpha1.Clea
 	s.Log.Debug("Removed a cleanup record the provider never completed; it names nothing in Coder", "record", rec.Name)
 }
 
-// managing reads every managed resource past the cache, since a stale read
-// could miss the resource that imported an object. From them and the
-// records each client's worker decides which objects of its Coder live
-// resources hold (liveOwnersOf).
+// managing reads every managed resource past the cache: a stale read could
+// miss the one that imported an object.
 func (s *Sweeper) managing(ctx context.Context) ([]resource.Managed, error) {
 	var live []resource.Managed
 	for _, k := range apis.ManagedKinds() {
@@ -324,11 +294,9 @@ func (s *Sweeper) managing(ctx context.Context) ([]resource.Managed, error) {
 	return live, nil
 }
 
-// SweepWhenResourcesVanish makes the sweeper sweep soon after a managed
-// resource is deleted while a record still names it Active. Our finalizer
-// settles every record before it goes, so such a resource lost its
-// finalizer some other way (stripped by hand) and left its objects in
-// Coder; without this they would wait for the next interval.
+// SweepWhenResourcesVanish sweeps soon after a resource whose record is
+// still Active is deleted: our finalizer settles every record, so it lost its
+// finalizer some other way and left its objects in Coder.
 func (s *Sweeper) SweepWhenResourcesVanish(ctx context.Context, c cache.Cache) error {
 	for _, k := range apis.ManagedKinds() {
 		if err := s.SweepWhenResourcesOfKindVanish(ctx, c, k); err != nil {
@@ -338,9 +306,8 @@ func (s *Sweeper) SweepWhenResourcesVanish(ctx context.Context, c cache.Cache) e
 	return nil
 }
 
-// SweepWhenResourcesOfKindVanish is SweepWhenResourcesVanish for the one
-// kind k, whose CRD must be served (a kind Crossplane has not activated
-// yet has none).
+// SweepWhenResourcesOfKindVanish is SweepWhenResourcesVanish for kind k,
+// whose CRD must be served.
 func (s *Sweeper) SweepWhenResourcesOfKindVanish(ctx context.Context, c cache.Cache, k apis.ManagedKind) error {
 	inf, err := c.GetInformer(ctx, k.New())
 	if err != nil {
@@ -352,9 +319,7 @@ func (s *Sweeper) SweepWhenResourcesOfKindVanish(ctx context.Context, c cache.Ca
 	return nil
 }
 
-// vanished triggers a sweep once the records of a deleted managed resource
-// that are not Abandoned yet (Active, or never completed) are older than
-// the grace, when the sweep treats them as left.
+// vanished triggers a sweep once the unabandoned records are past the grace.
 func (s *Sweeper) vanished(ctx context.Context, obj any) {
 	if d, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 		obj = d.Obj

@@ -35,24 +35,17 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/providerconfig"
 )
 
-// DefaultSweepShare is how long one ProviderConfig's Coder may work on a
-// sweep's records when Sweeper.Share is zero: enough for a Coder that
-// takes 25 s an answer to list, delete and list again, while nobody else
-// waits for it (see Share).
+// DefaultSweepShare lets a Coder answering in 25 s list, delete and list
+// again in a sweep.
 const DefaultSweepShare = 2 * time.Minute
 
-// sweepWait is how long a sweep waits for its workers before it returns,
-// leaving the slow ones working: what they have not settled yet counts as
-// left, so the sweep is retried with backoff, and a trigger (another
-// tenant's record turning Abandoned) is served at once.
+// sweepWait is how long a sweep waits for its workers: what slow ones have
+// not settled counts as left, and a trigger is served at once.
 const sweepWait = 5 * time.Second
 
-// A Share is each Coder client's share of the sweeps: one worker at a
-// time, working on Coder for at most Sweeper.Share. A sweep gives a client's records
-// to its own worker, so one tenant's slow Coder costs only that tenant's
-// records; a client whose worker from an earlier sweep still runs gets no
-// more work until it ends. It is not safe for concurrent use: the sweep
-// takes, its workers give back through the sweep's lock.
+// A Share is each client's share of the sweeps, one worker at a time for at
+// most Sweeper.Share, so one tenant's slow Coder costs only its own records.
+// Callers hold the sweep's lock.
 type Share struct {
 	running map[*coder.Client]bool
 }
@@ -72,22 +65,18 @@ func (b *Share) Take(cl *coder.Client) bool {
 // Done ends cl's worker: the next sweep may give it work again.
 func (b *Share) Done(cl *coder.Client) { delete(b.running, cl) }
 
-// errBudgetSpent is why a worker's calls to Coder stop.
 type errShareSpent time.Duration
 
 func (e errShareSpent) Error() string {
 	return fmt.Sprintf("this sweep's time for the ProviderConfig's Coder (%s) ran out; the next sweep goes on", time.Duration(e))
 }
 
-// clientWork is what one sweep gives one client's worker: the records it
-// claimed, by kind, and the budget it works within.
+// clientWork is one client's records in one sweep, by kind, and its budget.
 type clientWork struct {
 	recs map[string][]*clusterv1alpha1.CleanupRecord
 	n    int
-	// per is the worker's time on Coder, from its start.
-	per time.Duration
-	// now is the Coder the client reaches: only records made through it
-	// say who holds an object there (Speaks).
+	per  time.Duration
+	// now is the Coder the client reaches (Speaks).
 	now Origin
 }
 
@@ -101,9 +90,8 @@ func (w *clientWork) add(rec *clusterv1alpha1.CleanupRecord) {
 
 func (w *clientWork) len() int { return w.n }
 
-// workFor returns the work of cl in this sweep, taking cl's budget on its
-// first record; nil when cl is nil or its worker from an earlier sweep
-// still runs.
+// workFor returns cl's work in this sweep, taking cl's share on its first
+// record; nil when cl is nil or its earlier worker still runs.
 func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client, now Origin) *clientWork {
 	if cl == nil {
 		return nil
@@ -122,10 +110,8 @@ func (s *Sweeper) workFor(work map[*coder.Client]*clientWork, cl *coder.Client, 
 	return w
 }
 
-// sweepAll runs each client's work on a worker of its own and waits for
-// them for at most the sweep's wait. Records a worker has not settled by
-// then count as left. Each worker decides from recs and live what other
-// resources hold in its Coder (liveOwnersOf).
+// sweepAll runs each client's work on a worker of its own and waits at most
+// the sweep's wait; what is unsettled then counts as left.
 func (s *Sweeper) sweepAll(ctx context.Context, work map[*coder.Client]*clientWork, recs []clusterv1alpha1.CleanupRecord, live []resource.Managed) Result {
 	type done struct{ swept, left int }
 	results := make(chan done, len(work))
@@ -165,16 +151,11 @@ func (s *Sweeper) release(cl *coder.Client) {
 	s.shares.Done(cl)
 }
 
-// sweepClient deletes in Coder what one client's records name, kind by
-// kind (one find before and one after the deletes serve every record of a
-// kind: sweepObjects), calling Coder only until the budget ends; the
-// records are settled on ctx, which the budget does not end. An object a
-// live resource holds is left to it.
+// sweepClient deletes what one client's records name, calling Coder until
+// its share ends, and settles them on ctx, which the share does not end.
 func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWork, managing liveOwners) (swept, left int) {
-	// A cancellation, not a deadline: a cut request says nothing about
-	// Coder, so the client's breaker does not open on it.
-	// The budget bounds real time, not the grace's clock (s.now), which
-	// may be a test's.
+	// A cancellation, not a deadline, so the breaker does not open on a
+	// cut request; real time, not s.now, which may be a test's.
 	cctx, cancel := context.WithCancelCause(ctx)
 	t := time.AfterFunc(w.per, func() { cancel(errShareSpent(w.per)) })
 	defer t.Stop()
@@ -200,7 +181,6 @@ func (s *Sweeper) sweepClient(ctx context.Context, cl *coder.Client, w *clientWo
 	return swept, left
 }
 
-// spent is err, or, when the budget cut it, why.
 func spent(ctx context.Context, err error) error {
 	var cut errShareSpent
 	if errors.Is(err, context.Canceled) && errors.As(context.Cause(ctx), &cut) {
@@ -209,11 +189,10 @@ func spent(ctx context.Context, err error) error {
 	return err
 }
 
-// sweeperState is what a Sweeper keeps between sweeps.
 type sweeperState struct {
 	mu     sync.Mutex
 	shares Share
-	// wait overrides sweepWait; tests set it.
+	// wait overrides sweepWait in tests.
 	wait time.Duration
 }
 
@@ -224,7 +203,6 @@ func (s *Sweeper) waitFor() time.Duration {
 	return sweepWait
 }
 
-// ownersOf are the UIDs of the resources of recs.
 func ownersOf(recs []*clusterv1alpha1.CleanupRecord) []string {
 	out := make([]string, 0, len(recs))
 	for _, r := range recs {
@@ -235,37 +213,27 @@ func ownersOf(recs []*clusterv1alpha1.CleanupRecord) []string {
 
 // A SweepConfig is a Ready ProviderConfig the sweep may delete through.
 type SweepConfig struct {
-	// Origin is the ProviderConfig, its canonical URL and the deployment
-	// id its Coder reported. Any server can report any id, so it says
-	// which records the ProviderConfig could serve, never which it may.
+	// Origin says which records it could serve, never which it may: any
+	// server can report any deployment id.
 	Origin Origin
-	// Client is built the first time the sweep picks the ProviderConfig:
-	// a sweep reads the token Secrets of only the ProviderConfigs it uses.
+	// Client is built on first pick, so only used tokens are read.
 	Client *coder.Client
-	// Unusable: no client could be built (its Secret cannot be read); it
-	// is never picked.
+	// Unusable: no client could be built; never picked.
 	Unusable bool
 
 	conn providerconfig.Connection
 }
 
-// SweeperFor picks the ProviderConfig that sweeps a record made at rec, of
-// a resource in namespace ns (empty: a cluster-scoped resource), by its
-// index in configs.
+// SweeperFor picks, by index, the ProviderConfig that sweeps a record made
+// at rec, of a resource in namespace ns (empty: cluster-scoped).
 //
-// A record that names its ProviderConfig is swept through that one, if it
-// still reaches the same URL and deployment, and otherwise through a
-// cluster-scoped one (which only the platform team creates) of that URL
-// and deployment, which deletes by recorded id and UID-derived name only:
-// its credentials are not the ones that made the object, and may see
-// objects of the same name that are someone else's. A tenant's server that
-// claims the platform's deployment id is at another URL, and sweeps
-// nothing of the platform's; nor can the platform's ProviderConfig sweep a
-// tenant's record by a name that tenant chose.
-//
-// A record written before records named their ProviderConfig is swept by
-// deployment, through a cluster-scoped ProviderConfig or one in the
-// resource's own namespace, cluster-scoped first.
+// A record is swept through its own ProviderConfig while that reaches the
+// same URL and deployment, else through a cluster-scoped one (only the
+// platform team makes those) of that Coder, which deletes by recorded id and
+// UID-derived name only: its credentials may see someone else's objects of
+// the same name. A tenant's server claiming the platform's deployment id is
+// at another URL and sweeps nothing of the platform's. A legacy record is
+// swept by deployment, cluster-scoped first, then its own namespace's.
 func SweeperFor(configs []SweepConfig, rec Origin, ns string) (int, bool) {
 	if rec.Legacy() {
 		return legacySweeperFor(configs, rec.DeploymentID, ns)
@@ -283,7 +251,6 @@ func SweeperFor(configs []SweepConfig, rec Origin, ns string) (int, bool) {
 	return cluster, cluster >= 0
 }
 
-// legacySweeperFor is SweeperFor for a record that names no ProviderConfig.
 func legacySweeperFor(configs []SweepConfig, id, ns string) (int, bool) {
 	own := -1
 	for i, c := range configs {
@@ -298,10 +265,8 @@ func legacySweeperFor(configs []SweepConfig, id, ns string) (int, bool) {
 	return own, own >= 0
 }
 
-// sweeperFor returns the client of the ProviderConfig that sweeps rec
-// (see SweeperFor), building it on first use, and the Coder it reaches
-// (which decides whether it may delete by name: ByName); nil when none is
-// entitled.
+// sweeperFor returns the client that sweeps rec (SweeperFor), built on first
+// use, and its Coder (for ByName); nil when none is entitled.
 func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *clusterv1alpha1.CleanupRecord) (*coder.Client, Origin) {
 	for {
 		sw, ok := SweeperFor(configs, originOf(rec), rec.Spec.ManagedResource.Namespace)
@@ -324,9 +289,8 @@ func (s *Sweeper) sweeperFor(ctx context.Context, configs []SweepConfig, rec *cl
 	}
 }
 
-// readyConfigs returns the Ready ProviderConfigs that are not being
-// deleted and may sweep. It reads them uncached: the sweep a
-// ProviderConfig's turning Ready triggers must see it Ready.
+// readyConfigs reads uncached: a sweep triggered by a ProviderConfig turning
+// Ready must see it Ready.
 func (s *Sweeper) readyConfigs(ctx context.Context) ([]SweepConfig, error) {
 	var out []SweepConfig
 	for _, gk := range providerconfig.Kinds() {

@@ -134,7 +134,7 @@ func transportClass(err error) Class {
 
 // IsNotFound is true when Coder's own API answered 404 for the object: it
 // does not exist, or, for groups, users and their AI budgets, the token may
-// not read it (see coderobj.RowFound).
+// not read it (see deletion.RowFound).
 func IsNotFound(err error) bool { return ClassOf(err) == ClassNotFound }
 
 // IsConflict is true when the name is taken.

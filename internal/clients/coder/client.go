@@ -262,29 +262,6 @@ func (c *Client) Entitlements(ctx context.Context) (codersdk.Entitlements, error
 	return e, wrap(rec, err)
 }
 
-// ListKeys lists every AI Gateway key. Prefer KeyLister, which shares one list
-// among the callers of a ProviderConfig.
-func (c *Client) ListKeys(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
-	ctx, rec := c.begin(ctx, http.MethodGet, EndpointKeys)
-	keys, err := c.sdk.ListAIGatewayKeys(ctx)
-	return keys, wrap(rec, err)
-}
-
-// CreateKey creates an AI Gateway key. The response carries the key's
-// plaintext, which Coder returns only this once.
-func (c *Client) CreateKey(ctx context.Context, name string) (codersdk.CreateAIGatewayKeyResponse, error) {
-	ctx, rec := c.begin(ctx, http.MethodPost, EndpointKeys)
-	resp, err := c.sdk.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: name})
-	return resp, wrap(rec, err)
-}
-
-// DeleteKey deletes an AI Gateway key. A key that does not exist is a NotFound
-// error.
-func (c *Client) DeleteKey(ctx context.Context, id uuid.UUID) error {
-	ctx, rec := c.begin(ctx, http.MethodDelete, EndpointKey)
-	return wrap(rec, c.sdk.DeleteAIGatewayKey(ctx, id))
-}
-
 // ListProviders lists every AI provider that is not deleted.
 func (c *Client) ListProviders(ctx context.Context) ([]codersdk.AIProvider, error) {
 	ctx, rec := c.begin(ctx, http.MethodGet, EndpointProviders)

@@ -39,7 +39,7 @@ const (
 	// Invalid, so it can never be mistaken for verified absence. Coder also
 	// answers 404 for a group or user the token may not read, and for
 	// what hangs off them (AI budgets): there a 404 proves absence only
-	// with coderobj.RowFound.
+	// with deletion.RowFound.
 	ClassNotFound Class = "NotFound"
 	// ClassConflict: the name is taken.
 	ClassConflict Class = "Conflict"

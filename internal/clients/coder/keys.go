@@ -18,6 +18,7 @@ package coder
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,56 +29,63 @@ import (
 	"github.com/google/uuid"
 )
 
-// DefaultKeyListTTL is how long a key list serves callers when NewKeyLister
-// is given no TTL: long enough to cover every key of a ProviderConfig polling
-// at about the same time, short enough that changes made outside show soon.
+// DefaultKeyListTTL covers every key of a ProviderConfig polling at about
+// the same time, and is short enough that changes made outside show soon.
 const DefaultKeyListTTL = 5 * time.Second
 
-// DefaultKeyListBytes bounds what the lists of every scope hold together.
-// A real deployment's list is kilobytes; a hostile server's may reach the
-// body bound (16 MiB), so this holds two of those and thousands of real
-// ones.
+// DefaultKeyListBytes bounds all scopes' lists together: two hostile lists
+// at the body bound (16 MiB), or thousands of real ones (kilobytes).
 const DefaultKeyListBytes = 32 << 20
 
-// keyBytes is what one listed key holds beyond its strings: the struct
-// (an id, two string headers, two times) and its two index entries (by id,
-// by word: see KeyList), rounded up.
+// keyBytes is a listed key beyond its strings (struct, two index entries).
 const keyBytes = 256
 
-// KeyLister shares one AI Gateway key list per scope (a Coder and the
-// credential it is listed with: ListScope) among every caller: concurrent callers share one request, and a
-// successful list serves later callers for the TTL. Errors are not cached.
-//
-// What it holds is bounded whatever the ProviderConfigs say: a list is
-// dropped once expired, a scope with neither a list nor one in flight is
-// deleted (a URL that changes every minute leaves nothing behind), and the
-// cached lists hold at most maxBytes in all, the oldest evicted first.
+// ListKeys lists every AI Gateway key; prefer KeyLister's shared list.
+func (c *Client) ListKeys(ctx context.Context) ([]codersdk.AIGatewayKey, error) {
+	ctx, rec := c.begin(ctx, http.MethodGet, EndpointKeys)
+	keys, err := c.sdk.ListAIGatewayKeys(ctx)
+	return keys, wrap(rec, err)
+}
+
+// CreateKey creates an AI Gateway key; its plaintext comes only this once.
+func (c *Client) CreateKey(ctx context.Context, name string) (codersdk.CreateAIGatewayKeyResponse, error) {
+	ctx, rec := c.begin(ctx, http.MethodPost, EndpointKeys)
+	resp, err := c.sdk.CreateAIGatewayKey(ctx, codersdk.CreateAIGatewayKeyRequest{Name: name})
+	return resp, wrap(rec, err)
+}
+
+// DeleteKey deletes an AI Gateway key; a missing one is a NotFound error.
+func (c *Client) DeleteKey(ctx context.Context, id uuid.UUID) error {
+	ctx, rec := c.begin(ctx, http.MethodDelete, EndpointKey)
+	return wrap(rec, c.sdk.DeleteAIGatewayKey(ctx, id))
+}
+
+// KeyLister shares one key list per scope (a Coder and a credential:
+// ListScope) among concurrent callers, for the TTL; errors are not cached.
+// It is bounded whatever the ProviderConfigs say: expired lists and idle
+// scopes are dropped, and all lists hold at most maxBytes, oldest out first.
 type KeyLister struct {
-	ttl time.Duration
-	// maxBytes bounds the bytes of every cached list together.
+	ttl      time.Duration
 	maxBytes int64
 	// now is the clock; tests set it.
 	now func() time.Time
 
 	mu     sync.Mutex
 	scopes map[string]*keyScope
-	// bytes is what the cached lists hold.
-	bytes int64
-	// pruned is when expired lists and idle scopes were last dropped.
+	bytes  int64
 	pruned time.Time
 }
 
 type keyScope struct {
-	// gen counts Invalidate calls. A list is served or stored only for the
+	// gen counts Invalidate calls: a list is served or stored only in the
 	// generation it started in, so one started before our own create or
-	// delete never answers a caller that came after it.
+	// delete never answers a later caller.
 	gen uint64
 
 	cached  *KeyList
 	valid   bool
 	size    int64
 	expires time.Time
-	// started is when the request of the cached list was sent.
 	started time.Time
 
 	flight *keyFlight
@@ -91,8 +99,7 @@ type keyFlight struct {
 	err     error
 }
 
-// NewKeyLister returns a KeyLister whose lists live for ttl, or for
-// DefaultKeyListTTL when ttl is not positive.
+// NewKeyLister returns a KeyLister whose lists live ttl, or DefaultKeyListTTL.
 func NewKeyLister(ttl time.Duration) *KeyLister {
 	if ttl <= 0 {
 		ttl = DefaultKeyListTTL
@@ -100,19 +107,14 @@ func NewKeyLister(ttl time.Duration) *KeyLister {
 	return &KeyLister{ttl: ttl, maxBytes: DefaultKeyListBytes, scopes: map[string]*keyScope{}, now: time.Now}
 }
 
-// List returns the keys of scope, listing them with c unless a list of the
-// current generation is cached or in flight. A caller whose ctx ends gets
-// ctx.Err() and leaves the list running for the others; the list itself is
-// bounded by c's timeout. Every caller shares the list returned: it is
-// read-only.
+// List returns the keys of scope, listed with c unless a current list is
+// cached or in flight; the list is shared and read-only.
 func (l *KeyLister) List(ctx context.Context, scope string, c *Client) (*KeyList, error) {
 	return l.ListSince(ctx, scope, c, time.Time{})
 }
 
-// ListSince is List with a list whose request was sent at since or later:
-// a key made in Coder by someone else a moment ago is in it. A caller about
-// to conclude that a key is absent asks for one, since a cached list may
-// predate the key.
+// ListSince is List with a list sent at since or later: a caller about to
+// conclude a key is absent asks for one, as a cached list may predate it.
 func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, since time.Time) (*KeyList, error) {
 	l.mu.Lock()
 	l.prune(l.now())
@@ -128,8 +130,7 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 	}
 	f := s.flight
 	if f != nil && f.gen == s.gen && f.started.Before(since) {
-		// Too old for this caller: a new generation, so the old flight's
-		// answer is not stored over the newer one.
+		// Too old: a new generation, so its answer is not stored.
 		s.gen++
 		l.forget(s)
 	}
@@ -139,10 +140,8 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 			err = c.Silent(f.started)
 		}
 		if err != nil {
-			// The list in flight is the probe of a Coder that stopped
-			// answering, or it has waited long without an answer: waiting
-			// on it would hold this worker for the rest of its timeout,
-			// and every other tenant's resources with it.
+			// The flight probes a silent Coder: waiting would hold this
+			// worker, and other tenants' resources, for its timeout.
 			l.mu.Unlock()
 			return nil, err
 		}
@@ -154,8 +153,6 @@ func (l *KeyLister) ListSince(ctx context.Context, scope string, c *Client, sinc
 	}
 	l.mu.Unlock()
 
-	// Every caller waits on the one list, each no longer than Coder stays
-	// silent.
 	if err := c.await(ctx, f.done, f.started); err != nil {
 		return nil, err
 	}
@@ -166,7 +163,6 @@ func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Clien
 	keys, err := c.ListKeys(ctx)
 	var list *KeyList
 	if err == nil {
-		// Indexed once, outside the lock, for every caller.
 		list = NewKeyList(keys)
 		list.sent = f.started
 	}
@@ -183,9 +179,8 @@ func (l *KeyLister) run(ctx context.Context, s *keyScope, f *keyFlight, c *Clien
 	close(f.done)
 }
 
-// Invalidate forgets the list of scope, including one in flight: callers that
-// arrive afterwards get a list that started afterwards. Call it after our own
-// create or delete of a key.
+// Invalidate forgets scope's list, in flight too; call it after our own
+// create or delete of a key, so later callers get a later list.
 func (l *KeyLister) Invalidate(scope string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -197,9 +192,8 @@ func (l *KeyLister) Invalidate(scope string) {
 	l.forget(s)
 }
 
-// store caches keys as the list of s, sent at started, within the byte
-// bound: older lists of other scopes are evicted to make room, and a list
-// larger than the bound serves only the callers that waited for it.
+// store caches keys for s within the byte bound, evicting older lists; a
+// list past the bound serves only the callers that waited for it.
 func (l *KeyLister) store(s *keyScope, keys *KeyList, started time.Time) {
 	l.forget(s)
 	size := listBytes(keys.keys)
@@ -212,8 +206,7 @@ func (l *KeyLister) store(s *keyScope, keys *KeyList, started time.Time) {
 	l.bytes += size
 }
 
-// evictOldest forgets the cached list that expires first; false when none
-// is cached.
+// evictOldest forgets the list that expires first; false when none is.
 func (l *KeyLister) evictOldest() bool {
 	var oldest *keyScope
 	for _, s := range l.scopes {
@@ -228,16 +221,13 @@ func (l *KeyLister) evictOldest() bool {
 	return true
 }
 
-// forget drops the cached list of s.
 func (l *KeyLister) forget(s *keyScope) {
 	l.bytes -= s.size
 	s.cached, s.valid, s.size = nil, false, 0
 }
 
-// prune drops the lists that expired and deletes the scopes that hold
-// nothing (no list, none in flight), at most once a TTL. A deleted scope
-// is made afresh by its next caller: with nothing cached or in flight,
-// there is no generation a list could be stored against.
+// prune drops expired lists and empty scopes, at most once a TTL; a deleted
+// scope is made afresh, with no generation a list could be stored against.
 func (l *KeyLister) prune(now time.Time) {
 	if now.Sub(l.pruned) < l.ttl {
 		return
@@ -253,7 +243,6 @@ func (l *KeyLister) prune(now time.Time) {
 	}
 }
 
-// listBytes is about what keys hold in memory.
 func listBytes(keys []codersdk.AIGatewayKey) int64 {
 	n := int64(0)
 	for _, k := range keys {
@@ -262,23 +251,18 @@ func listBytes(keys []codersdk.AIGatewayKey) int64 {
 	return n
 }
 
-// A KeyList is one answer of Coder's key list, indexed by id and by the
-// last word of each key's name, and shared by every caller of a scope: a
-// poll finds its key in a few map reads, not by reading every key of the
-// deployment (at 5,000 keys, 8 ms a poll). It is read-only: what its
-// methods return is a copy, or a key (a value).
+// A KeyList is one answer of Coder's key list, indexed by id and by the last
+// word of each name, so a poll finds its key in a few map reads (at 5,000
+// keys a scan took 8 ms a poll). Read-only: methods return copies or values.
 type KeyList struct {
 	keys []codersdk.AIGatewayKey
 	byID map[uuid.UUID]int
-	// byWord holds, per word, the positions of the keys whose name ends in
-	// it (see nameWords).
+	// byWord holds the positions of the keys each word finds (nameWords).
 	byWord map[string][]int
-	// sent is when the request of the list was sent.
-	sent time.Time
+	sent   time.Time
 }
 
-// NewKeyList indexes keys; the list keeps keys, which the caller must not
-// change afterwards.
+// NewKeyList indexes keys, which the caller must not change afterwards.
 func NewKeyList(keys []codersdk.AIGatewayKey) *KeyList {
 	l := &KeyList{keys: keys, byID: make(map[uuid.UUID]int, len(keys)), byWord: make(map[string][]int, len(keys))}
 	for i, k := range keys {
@@ -290,7 +274,7 @@ func NewKeyList(keys []codersdk.AIGatewayKey) *KeyList {
 	return l
 }
 
-// Sent is when the request of the list was sent: a list sent after Coder
+// Sent is when the list's request was sent: a list sent after Coder
 // answered a delete verifies it by not showing what it deleted.
 func (l *KeyList) Sent() time.Time { return l.sent }
 
@@ -323,10 +307,8 @@ func (l *KeyList) ByID(id uuid.UUID) (codersdk.AIGatewayKey, bool) {
 }
 
 // Find returns, in Coder's order and once each, the keys whose name ends in
-// word (its last hyphen-separated word, or the word before a rotation's
-// "-r<n>" suffix) and the keys of ids (strings that are no id are
-// skipped). It narrows a search, and decides nothing: callers test each key
-// it returns. With no word it cannot narrow, and returns every key.
+// word (nameWords) and the keys of ids. It narrows a search and decides
+// nothing: callers test each key. With no word it returns every key.
 func (l *KeyList) Find(word string, ids ...string) []codersdk.AIGatewayKey {
 	if l == nil {
 		return nil
@@ -353,11 +335,9 @@ func (l *KeyList) Find(word string, ids ...string) []codersdk.AIGatewayKey {
 	return out
 }
 
-// nameWords are the words a key name is found by: its last hyphen-separated
-// word and, when that word is a rotation suffix r<n>, the word before it.
-// The names the provider derives end in the owner's UID characters, then
-// an optional -r<n> (aigatewaykey.RotatedKeyName), so the UID characters
-// find every key of one owner.
+// nameWords are a name's last hyphen-separated word and, after a rotation
+// suffix r<n>, the word before: derived names end in the owner's UID
+// characters (aigatewaykey.RotatedKeyName).
 func nameWords(name string) []string {
 	rest, last := lastWord(name)
 	if !isRotation(last) || rest == "" {
@@ -367,7 +347,6 @@ func nameWords(name string) []string {
 	return []string{last, before}
 }
 
-// lastWord splits name at its last hyphen.
 func lastWord(name string) (string, string) {
 	i := strings.LastIndexByte(name, '-')
 	if i < 0 {
@@ -376,8 +355,7 @@ func lastWord(name string) (string, string) {
 	return name[:i], name[i+1:]
 }
 
-// isRotation reports whether w is a rotation suffix: r and a counter
-// from 1 (aigatewaykey.RotatedKeyName).
+// isRotation reports whether w is a rotation suffix: r and a counter from 1.
 func isRotation(w string) bool {
 	if len(w) < 2 || w[0] != 'r' || w[1] == '0' {
 		return false
