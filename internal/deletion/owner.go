@@ -105,6 +105,7 @@ func (r *Store) owners(ctx context.Context, self, id string, kinds []apis.Manage
 		out = append(out, Owner{UID: recs[i].GetLabels()[ManagedResourceUIDLabel], Kind: m.Kind, Namespace: m.Namespace, Name: m.Name, Record: true})
 	}
 	for i, mg := range live {
+		// self is never its own owner (OwnerOf), so its poll reads no ProviderConfig.
 		if string(mg.GetUID()) != self && !r.reaches(ctx, mg, now) {
 			continue
 		}
@@ -171,6 +172,7 @@ func (r *Store) reaches(ctx context.Context, mg resource.Managed, now Origin) bo
 	if err != nil {
 		return true
 	}
+	// One that has not reported its deployment yet is judged by its URL.
 	at := Origin{ProviderConfig: clusterv1alpha1.RecordedProviderConfig{URL: coder.CanonicalURL(providerconfig.ConnectionOf(pc).URL)}}
 	if at.DeploymentID = providerconfig.StatusOf(pc).DeploymentID; at.DeploymentID == "" {
 		now.DeploymentID = ""
