@@ -194,15 +194,25 @@ func (r *runner) publish(ctx context.Context) error {
 	if err := r.run(ctx, r.o.Root, nil, "make", "publish", "REGISTRY="+org, "VERSION="+GuideRelease); err != nil {
 		return err
 	}
+	tag, err := functionVersion(r.o.Root)
+	if err != nil {
+		return err
+	}
 	return r.run(ctx, r.o.Root, nil, r.path("bin", "crossplane"), "xpkg", "push", "--package-files="+r.path("function.xpkg"),
-		r.registry+"/crossplane-contrib/"+functionName+":"+functionVersion(r.o.Root))
+		r.registry+"/crossplane-contrib/"+functionName+":"+tag)
 }
 
 // functionVersion is the tag the composition example installs.
-func functionVersion(root string) string {
-	b, _ := os.ReadFile(filepath.Join(root, functionsFile))
-	_, tag, _ := strings.Cut(string(b), functionName+":")
-	return strings.TrimSpace(strings.SplitN(tag, "\n", 2)[0])
+func functionVersion(root string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, functionsFile))
+	if err != nil {
+		return "", err
+	}
+	_, tag, ok := strings.Cut(string(b), functionName+":")
+	if tag = strings.TrimSpace(strings.SplitN(tag, "\n", 2)[0]); !ok || tag == "" {
+		return "", fmt.Errorf("%s installs no %s by tag", functionsFile, functionName)
+	}
+	return tag, nil
 }
 
 // installFunction applies the composition example's Function from the

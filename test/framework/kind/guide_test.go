@@ -95,8 +95,8 @@ func TestARolloutIsDoneWhenEveryReplicaRunsTheLatestTemplate(t *testing.T) {
 }
 
 func TestTheStandInFunctionHasTheExamplesTag(t *testing.T) {
-	if v := functionVersion(crds.RepoRoot()); !strings.HasPrefix(v, "v") || strings.ContainsAny(v, " \n") {
-		t.Errorf("functionVersion() = %q, want the tag %s installs", v, functionsFile)
+	if v, err := functionVersion(crds.RepoRoot()); err != nil || !strings.HasPrefix(v, "v") || strings.ContainsAny(v, " \n") {
+		t.Errorf("functionVersion() = %q, %v; want the tag %s installs", v, err, functionsFile)
 	}
 }
 
