@@ -42,6 +42,11 @@ import (
 // Terminating: a poll, a requeue and the API server's own pace.
 const settle = 30 * time.Second
 
+// retryCap is the longest a failed reconcile waits for its retry: the
+// managed reconcilers' per-item backoff (crossplane-runtime's
+// ratelimiter.NewController, 1 s doubling to 60 s).
+const retryCap = 60 * time.Second
+
 // sweepGrace is the provider's default --sweep-grace, which the harness
 // does not change.
 var sweepGrace = provider.DefaultOptions().SweepGrace
@@ -245,8 +250,15 @@ func (r *run) terminating(ctx context.Context, quietAt time.Time) []terminating 
 			continue
 		}
 		// Everything is bound by the longest hold from its own deletion,
-		// and, once quiet, by a settle after the quiet began.
-		d := maxTime(o.GetDeletionTimestamp().Add(bound), quietAt.Add(settle))
+		// and, once quiet, by a settle after the quiet began. A namespace
+		// whose resources use a ClusterProviderConfig that stands is bound
+		// by that hold's dependent timeout, then two retries: the bounded
+		// pass's delete and its look (docs/how-to/deletion.md).
+		b := bound
+		if _, ok := o.(*corev1.Namespace); ok {
+			b += 2 * retryCap
+		}
+		d := maxTime(o.GetDeletionTimestamp().Add(b), quietAt.Add(settle))
 		out = append(out, terminating{what: fmt.Sprintf("%T %s", o, objName(o.GetNamespace(), o.GetName())), deadline: d})
 	}
 	return out
