@@ -27,6 +27,7 @@ import (
 	kerrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -76,19 +77,15 @@ func setMaxKeys(ctx context.Context, t *testing.T, kube client.Client, limit int
 		t.Fatal(err)
 	}
 	probe := providerWithKeys("probe", int(limit))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	// The API server applies a CRD's new schema a moment after the update.
+	if err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
 		fits := kube.Create(ctx, probe, client.DryRunAll) == nil
 		probe.Spec.ForProvider.APIKeySecretRefs = keyRefs(int(limit) + 1)
 		over := kube.Create(ctx, probe, client.DryRunAll) != nil
 		probe.Spec.ForProvider.APIKeySecretRefs = keyRefs(int(limit))
-		if fits && over {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the API server did not apply the limit of %d API keys", limit)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return fits && over, nil
+	}); err != nil {
+		t.Fatalf("the API server did not apply the limit of %d API keys", limit)
 	}
 }
 

@@ -28,6 +28,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
 	"github.com/crossplane/crossplane-runtime/v2/pkg/logging"
@@ -158,19 +159,20 @@ func TestWhileItWaitsForRBACTheProviderIsAliveAndNotReady(t *testing.T) {
 	}()
 	status := func(path string) int {
 		var code int
-		deadline := time.Now().Add(5 * time.Second)
-		for {
+		var last error
+		// The probes answer once WaitForGrant serves them.
+		if err := wait.PollUntilContextTimeout(t.Context(), 10*time.Millisecond, 5*time.Second, true, func(ctx context.Context) (bool, error) {
 			resp, err := http.Get("http://" + addr + path) //nolint:noctx // a test's probe
-			if err == nil {
-				_ = resp.Body.Close()
-				code = resp.StatusCode
-				return code
+			if last = err; err != nil {
+				return false, nil
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("GET %s: %v", path, err)
-			}
-			time.Sleep(10 * time.Millisecond)
+			_ = resp.Body.Close()
+			code = resp.StatusCode
+			return true, nil
+		}); err != nil {
+			t.Fatalf("GET %s: %v", path, last)
 		}
+		return code
 	}
 	if got := status("/healthz"); got != http.StatusOK {
 		t.Errorf("/healthz while waiting = %d, want 200", got)

@@ -220,9 +220,8 @@ func TestLeaderKilledInItsContainerDuringARotationsSettleWindowRotatesEachKeyOnc
 		kl.pod, kl.killed.Sub(start).Round(100*time.Millisecond), len(w.newAt), len(w.oldGone))
 	waitTakeover(t, ha, kl)
 
-	testenv.Eventually(t, settle+3*time.Minute, "every key rotated and every old key deleted after its window", func() (bool, string) {
+	testenv.EventuallyEvery(t, time.Second, settle+3*time.Minute, "every key rotated and every old key deleted after its window", func() (bool, string) {
 		look()
-		time.Sleep(time.Second)
 		return len(w.newAt) == n && len(w.oldGone) == n, fmt.Sprintf("%d new keys, %d old keys gone", len(w.newAt), len(w.oldGone))
 	})
 	t.Logf("every key rotated and every old key gone %s after the rotations were asked (settle window %s)", time.Since(start).Round(time.Second), settle)
@@ -366,9 +365,8 @@ func TestLeaderKilledInItsContainerDuringTheSweepSweepsEachRecordOnce(t *testing
 	// A ProviderConfig's share of the sweep deletes its records' objects in
 	// Coder, verifies them gone with one list, then removes the records:
 	// the records go at the end, the keys one by one.
-	testenv.Eventually(t, 5*time.Minute, "about half of the records' keys deleted in Coder", func() (bool, string) {
+	testenv.EventuallyEvery(t, 500*time.Millisecond, 5*time.Minute, "about half of the records' keys deleted in Coder", func() (bool, string) {
 		m := inCoder()
-		time.Sleep(500 * time.Millisecond)
 		return m <= n/2, fmt.Sprintf("%d of %d keys left", m, n)
 	})
 	kl := killLeaderInItsContainer(t, ha, coder, counted)
@@ -379,9 +377,8 @@ func TestLeaderKilledInItsContainerDuringTheSweepSweepsEachRecordOnce(t *testing
 	t.Logf("leader %s killed (kill -9) %s into the sweep with %d of %d records and %d of their keys left",
 		kl.pod, kl.killed.Sub(start).Round(100*time.Millisecond), atKill, n, keysAtKill)
 	waitTakeover(t, ha, kl)
-	testenv.Eventually(t, 5*time.Minute, "every record swept", func() (bool, string) {
+	testenv.EventuallyEvery(t, 500*time.Millisecond, 5*time.Minute, "every record swept", func() (bool, string) {
 		m := left()
-		time.Sleep(500 * time.Millisecond)
 		return m == 0, fmt.Sprintf("%d of %d records left", m, n)
 	})
 	t.Logf("%d records swept %s after the ProviderConfig was created (%s after the kill)", n,

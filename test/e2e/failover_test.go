@@ -246,7 +246,7 @@ func stillCounts(t *testing.T, ha testenv.Replicated, pod string) deletionCounts
 	t.Helper()
 	var last deletionCounts
 	same := 0
-	testenv.Eventually(t, 20*time.Second, "the leader's counters to stand still", func() (bool, string) {
+	testenv.EventuallyEvery(t, time.Second, 20*time.Second, "the leader's counters to stand still", func() (bool, string) {
 		c := scrape(t, ha, pod)
 		if fmt.Sprint(c) == fmt.Sprint(last) {
 			same++
@@ -254,7 +254,6 @@ func stillCounts(t *testing.T, ha testenv.Replicated, pod string) deletionCounts
 			same = 0
 		}
 		last = c
-		time.Sleep(time.Second)
 		return same >= 2, fmt.Sprint(c)
 	})
 	return last

@@ -19,6 +19,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -160,10 +161,9 @@ func TestTheProviderAtTheInstallGuidesLimitHolds5000KeysWithoutAnOOMKill(t *test
 		}
 	}
 	logged := time.Now()
-	testenv.Eventually(t, 40*time.Minute, "every key Ready", func() (bool, string) {
+	testenv.EventuallyEvery(t, 5*time.Second, 40*time.Minute, "every key Ready", func() (bool, string) {
 		restarted()
 		n, err := ready()
-		time.Sleep(5 * time.Second)
 		if err != nil {
 			return false, err.Error()
 		}
@@ -174,8 +174,22 @@ func TestTheProviderAtTheInstallGuidesLimitHolds5000KeysWithoutAnOOMKill(t *test
 		return n == namespaces*perNamespace, fmt.Sprintf("%d Ready; memory: %s", n, w)
 	})
 	t.Logf("%d keys Ready %s after the first create; memory so far: %s", namespaces*perNamespace, time.Since(start).Round(time.Second), w)
-	// Two polls of the install guide's --poll=1m at the steady state.
-	time.Sleep(2 * time.Minute)
+	// Two polls of the install guide's --poll=1m at the steady state: the
+	// leader has reconciled every key twice more.
+	leader := ha.Leader(t)
+	keyReconciles := func() float64 {
+		mfs, err := ha.PodMetrics(t.Context(), leader)
+		if err != nil {
+			return -1
+		}
+		return keyReconcilesOf(mfs)
+	}
+	polled := keyReconciles()
+	testenv.EventuallyEvery(t, 5*time.Second, 5*time.Minute, "two polls of every key at the steady state", func() (bool, string) {
+		restarted()
+		d := keyReconciles() - polled
+		return d >= 2*namespaces*perNamespace, fmt.Sprintf("%.0f key reconciles by %s since every key was Ready", d, leader)
+	})
 	for _, p := range pods {
 		mfs, err := ha.PodMetrics(t.Context(), p)
 		if err != nil {
@@ -204,6 +218,24 @@ func TestTheProviderAtTheInstallGuidesLimitHolds5000KeysWithoutAnOOMKill(t *test
 			t.Logf("pod %s: no restart", p)
 		}
 	}
+}
+
+// keyReconcilesOf sums the reconciles of the AIGatewayKey controllers.
+func keyReconcilesOf(mfs []*dto.MetricFamily) float64 {
+	sum := 0.0
+	for _, mf := range mfs {
+		if mf.GetName() != "controller_runtime_reconcile_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && strings.HasPrefix(l.GetValue(), "managed/aigatewaykey.") {
+					sum += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return sum
 }
 
 // gauge is a gauge's value, the first series of name.

@@ -174,8 +174,16 @@ func (e *Env) Delete(t *testing.T, o client.Object, opts ...client.DeleteOption)
 // test's context, which ends before t.Cleanup functions that wait run.
 func Eventually(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) {
 	t.Helper()
+	EventuallyEvery(t, 100*time.Millisecond, timeout, what, cond)
+}
+
+// EventuallyEvery is Eventually for a condition that costs more to ask
+// (many objects, a metrics scrape) or that compares looks taken interval
+// apart.
+func EventuallyEvery(t *testing.T, interval, timeout time.Duration, what string, cond func() (bool, string)) {
+	t.Helper()
 	last := ""
-	err := wait.PollUntilContextTimeout(context.Background(), 100*time.Millisecond, timeout, true, func(context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), interval, timeout, true, func(context.Context) (bool, error) {
 		ok, why := cond()
 		last = why
 		return ok, nil
