@@ -318,14 +318,12 @@ func runtimeContainer(t *testing.T, d *appsv1.Deployment) corev1.Container {
 func toolPath(t *testing.T, bin string) string {
 	t.Helper()
 	root := crds.RepoRoot()
-	where := exec.CommandContext(t.Context(), "go", "tool", "-n", "-modfile="+filepath.Join(root, "tools", "crank", "go.mod"), "crank")
-	where.Dir = root
-	out, err := where.Output()
+	crank, err := crossplane.GoTool(t.Context(), root, "crank")
 	if err != nil {
-		t.Fatalf("cannot build the Crossplane CLI from tools/crank: %v", err)
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	for name, target := range map[string]string{"crossplane": strings.TrimSpace(string(out)), "kubectl": filepath.Join(bin, "kubectl")} {
+	for name, target := range map[string]string{"crossplane": crank, "kubectl": filepath.Join(bin, "kubectl")} {
 		if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
 			t.Fatal(err)
 		}

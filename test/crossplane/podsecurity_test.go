@@ -20,7 +20,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -176,14 +175,10 @@ func helmBinary(t *testing.T) string {
 	helm.once.Do(func() {
 		start := time.Now()
 		root := crds.RepoRoot()
-		cmd := exec.Command("go", "tool", "-n", "-modfile="+filepath.Join(root, "tools", "helm", "go.mod"), "helm")
-		cmd.Dir = root
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			helm.err = fmt.Errorf("cannot build Helm from tools/helm: %w\n%s", err, out)
+		helm.path, helm.err = crossplane.GoTool(context.Background(), root, "helm")
+		if helm.err != nil {
 			return
 		}
-		helm.path = strings.TrimSpace(string(out))
 		t.Logf("Helm of tools/helm built in %s", time.Since(start).Round(time.Second))
 	})
 	if helm.err != nil {

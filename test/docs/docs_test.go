@@ -48,6 +48,7 @@ import (
 	"github.com/crossplane-contrib/provider-coder/internal/provider"
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/crds"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
 	"github.com/crossplane-contrib/provider-coder/test/infrastructure/fakecoder"
 )
 
@@ -481,13 +482,10 @@ func TestTheCrossplaneCLICommandsOfTheDocsExist(t *testing.T) {
 		t.Skip("skipping: builds the crossplane CLI from tools/crank, which -short excludes")
 	}
 	root := crds.RepoRoot()
-	where := exec.Command("go", "tool", "-n", "-modfile="+filepath.Join(root, "tools", "crank", "go.mod"), "crank")
-	where.Dir = root
-	out, err := where.Output()
+	crank, err := crossplane.GoTool(t.Context(), root, "crank")
 	if err != nil {
-		t.Fatalf("cannot build the crossplane CLI from tools/crank: %v", err)
+		t.Fatal(err)
 	}
-	crank := strings.TrimSpace(string(out))
 	checked := 0
 	for _, page := range append(slices.Clone(pages), slices.Sorted(maps.Keys(elsewhere))...) {
 		b, err := os.ReadFile(filepath.Join(root, page))

@@ -93,54 +93,62 @@ func InstallGuideRuntimeConfig(root string) (*unstructured.Unstructured, error) 
 	return nil, fmt.Errorf("%s has no DeploymentRuntimeConfig named %s", InstallGuide, ProviderName)
 }
 
+// runtimeContainers is where a DeploymentRuntimeConfig lists its containers.
+var runtimeContainers = []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
+
+// editRuntimeContainer hands edit the one container of the runtime
+// configuration u, the package runtime, and writes back what edit left.
+func editRuntimeContainer(u *unstructured.Unstructured, edit func(c map[string]any) error) error {
+	containers, _, err := unstructured.NestedSlice(u.Object, runtimeContainers...)
+	if err != nil {
+		return fmt.Errorf("the DeploymentRuntimeConfig %s's containers: %w", u.GetName(), err)
+	}
+	var c map[string]any
+	if len(containers) == 1 {
+		c, _ = containers[0].(map[string]any)
+	}
+	if c == nil || c["name"] != "package-runtime" {
+		return fmt.Errorf("the DeploymentRuntimeConfig %s has containers %v, want the package runtime alone", u.GetName(), containers)
+	}
+	if err := edit(c); err != nil {
+		return err
+	}
+	return unstructured.SetNestedSlice(u.Object, []any{c}, runtimeContainers...)
+}
+
 // SetMemoryLimit replaces the memory limit of the runtime configuration's
 // container.
 func SetMemoryLimit(u *unstructured.Unstructured, limit string) error {
-	path := []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
-	containers, _, err := unstructured.NestedSlice(u.Object, path...)
-	if err != nil {
-		return fmt.Errorf("the DeploymentRuntimeConfig's containers: %w", err)
-	}
-	if len(containers) != 1 {
-		return fmt.Errorf("the DeploymentRuntimeConfig has %d containers, want the package runtime alone", len(containers))
-	}
-	c, _ := containers[0].(map[string]any)
-	if err := unstructured.SetNestedField(c, limit, "resources", "limits", "memory"); err != nil {
-		return err
-	}
-	// A request above the limit is refused: it goes down with it.
 	l, err := resource.ParseQuantity(limit)
 	if err != nil {
 		return err
 	}
-	if req, ok, _ := unstructured.NestedString(c, "resources", "requests", "memory"); ok {
-		if r, err := resource.ParseQuantity(req); err == nil && r.Cmp(l) > 0 {
-			if err := unstructured.SetNestedField(c, limit, "resources", "requests", "memory"); err != nil {
-				return err
+	return editRuntimeContainer(u, func(c map[string]any) error {
+		if err := unstructured.SetNestedField(c, limit, "resources", "limits", "memory"); err != nil {
+			return err
+		}
+		// A request above the limit is refused: it goes down with it.
+		if req, ok, _ := unstructured.NestedString(c, "resources", "requests", "memory"); ok {
+			if r, err := resource.ParseQuantity(req); err == nil && r.Cmp(l) > 0 {
+				return unstructured.SetNestedField(c, limit, "resources", "requests", "memory")
 			}
 		}
-	}
-	return unstructured.SetNestedSlice(u.Object, []any{c}, path...)
+		return nil
+	})
 }
 
 // forFailover checks the guide's runtime configuration is the one the failover
 // scenarios need: the package runtime alone, with leader election.
 func forFailover(u *unstructured.Unstructured) (*unstructured.Unstructured, error) {
-	path := []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
-	containers, _, err := unstructured.NestedSlice(u.Object, path...)
+	err := editRuntimeContainer(u, func(c map[string]any) error {
+		args, _, _ := unstructured.NestedStringSlice(c, "args")
+		if !strings.Contains(strings.Join(args, " "), "--leader-election") {
+			return fmt.Errorf("the DeploymentRuntimeConfig runs without --leader-election (args %q)", args)
+		}
+		return nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig's containers: %w", InstallGuide, err)
-	}
-	if len(containers) != 1 {
-		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig has %d containers, want the package runtime alone", InstallGuide, len(containers))
-	}
-	c, ok := containers[0].(map[string]any)
-	if !ok || c["name"] != "package-runtime" {
-		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig's container is not package-runtime: %v", InstallGuide, containers[0])
-	}
-	args, _, _ := unstructured.NestedStringSlice(c, "args")
-	if !strings.Contains(strings.Join(args, " "), "--leader-election") {
-		return nil, fmt.Errorf("%s: the DeploymentRuntimeConfig runs without --leader-election (args %q)", InstallGuide, args)
+		return nil, fmt.Errorf("%s: %w", InstallGuide, err)
 	}
 	return u, nil
 }

@@ -34,6 +34,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/crossplane-contrib/provider-coder/test/framework/controlplane"
+	"github.com/crossplane-contrib/provider-coder/test/framework/crossplane"
 	"github.com/crossplane-contrib/provider-coder/test/framework/docblocks"
 )
 
@@ -140,13 +141,11 @@ func (r *runner) tools(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("kubectl comes from the test control plane's build (make controlplane): %w", err)
 	}
-	where := exec.CommandContext(ctx, "go", "tool", "-n", "-modfile="+filepath.Join(r.o.Root, "tools", "crank", "go.mod"), "crank")
-	where.Dir = r.o.Root
-	crank, err := where.Output()
+	crank, err := crossplane.GoTool(ctx, r.o.Root, "crank")
 	if err != nil {
-		return fmt.Errorf("cannot build the Crossplane CLI from tools/crank: %w", err)
+		return err
 	}
-	for name, target := range map[string]string{"crossplane": strings.TrimSpace(string(crank)), "kubectl": filepath.Join(bin, "kubectl")} {
+	for name, target := range map[string]string{"crossplane": crank, "kubectl": filepath.Join(bin, "kubectl")} {
 		link := r.path("bin", name)
 		_ = os.Remove(link)
 		if err := os.Symlink(target, link); err != nil {

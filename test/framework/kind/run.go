@@ -428,22 +428,23 @@ func (r *runner) configureForScenarios(ctx context.Context) error {
 // ScenarioRuntimeConfig turns the guide's runtime configuration into the
 // scenarios': one replica, ProviderArgs.
 func ScenarioRuntimeConfig(drc *unstructured.Unstructured) error {
-	path := []string{"spec", "deploymentTemplate", "spec", "template", "spec", "containers"}
-	containers, _, err := unstructured.NestedSlice(drc.Object, path...)
+	err := editRuntimeContainer(drc, func(c map[string]any) error {
+		return unstructured.SetNestedStringSlice(c, ProviderArgs(), "args")
+	})
 	if err != nil {
-		return fmt.Errorf("the DeploymentRuntimeConfig %s: %w", drc.GetName(), err)
-	}
-	if len(containers) != 1 {
-		return fmt.Errorf("the DeploymentRuntimeConfig %s has %d containers, want the package runtime alone", drc.GetName(), len(containers))
-	}
-	c, _ := containers[0].(map[string]any)
-	if err := unstructured.SetNestedStringSlice(c, ProviderArgs(), "args"); err != nil {
-		return err
-	}
-	if err := unstructured.SetNestedSlice(drc.Object, []any{c}, path...); err != nil {
 		return err
 	}
 	return unstructured.SetNestedField(drc.Object, int64(1), "spec", "deploymentTemplate", "spec", "replicas")
+}
+
+// PodReady says whether p's Ready condition is True.
+func PodReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }
 
 // onePod holds once the provider runs as one ready pod with ProviderArgs,
@@ -457,10 +458,7 @@ func (r *runner) onePod(ctx context.Context) (bool, error) {
 		return false, fmt.Errorf("%d provider pods", len(pods.Items))
 	}
 	p := pods.Items[0]
-	ready := false
-	for _, c := range p.Status.Conditions {
-		ready = ready || c.Type == corev1.PodReady && c.Status == corev1.ConditionTrue
-	}
+	ready := PodReady(&p)
 	if !ready || p.DeletionTimestamp != nil || strings.Join(p.Spec.Containers[0].Args, " ") != strings.Join(ProviderArgs(), " ") {
 		return false, fmt.Errorf("provider pod %s: ready %t, args %q", p.Name, ready, p.Spec.Containers[0].Args)
 	}

@@ -163,7 +163,7 @@ func (c *kindCluster) providerPod(ctx context.Context) (*corev1.Pod, error) {
 	var ready []*corev1.Pod
 	for i := range l.Items {
 		p := &l.Items[i]
-		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && podReady(p) {
+		if p.DeletionTimestamp == nil && p.Status.Phase == corev1.PodRunning && kind.PodReady(p) {
 			ready = append(ready, p)
 		}
 	}
@@ -171,15 +171,6 @@ func (c *kindCluster) providerPod(ctx context.Context) (*corev1.Pod, error) {
 		return nil, fmt.Errorf("%d ready provider pods (%s in %s), want 1", len(ready), kind.ProviderPodSelector, kind.ProviderNamespace)
 	}
 	return ready[0], nil
-}
-
-func podReady(p *corev1.Pod) bool {
-	for _, c := range p.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
 }
 
 // RestartProvider deletes the provider's pod without a grace period, as a

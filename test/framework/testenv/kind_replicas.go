@@ -139,7 +139,7 @@ func (c *kindCluster) waitPods(ctx context.Context, t *testing.T, what string, o
 		var states []string
 		for i := range l.Items {
 			p := &l.Items[i]
-			if p.DeletionTimestamp != nil || !podReady(p) {
+			if p.DeletionTimestamp != nil || !kind.PodReady(p) {
 				return false, "pod " + p.Name + " is not ready or terminating"
 			}
 			states = append(states, fmt.Sprintf("%s %q", p.Name, p.Spec.Containers[0].Args))
@@ -156,7 +156,7 @@ func (c *kindCluster) ProviderPods(t *testing.T) []string {
 	}
 	var names []string
 	for i := range l.Items {
-		if p := &l.Items[i]; p.DeletionTimestamp == nil && podReady(p) {
+		if p := &l.Items[i]; p.DeletionTimestamp == nil && kind.PodReady(p) {
 			names = append(names, p.Name)
 		}
 	}
